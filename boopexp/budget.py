@@ -1,0 +1,118 @@
+"""The compute budget an agent thinks under (EXPERIMENTS.md §6; docs/budget.md).
+
+Modes:
+    device      a deterministic emulated clock: every primitive the agent performs is charged a
+                cost (in device-microseconds) from a named device profile; the agent thinks until
+                ``seconds`` device-seconds are spent. Same seed, same game, on any machine.
+    cpu         real CPU time of the worker process, scaled by ``throttle`` (``auto``: measured so
+                that vanilla gets about 80 iterations per emulated second on this host).
+    wall        real seconds, as on the paper's device.
+    iterations  a fixed number of MCTS iterations per move.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from boopexp.errors import ConfigError
+
+BUDGET_MODES = ("device", "cpu", "wall", "iterations")
+
+
+@dataclass(frozen=True)
+class DeviceProfile:
+    """Costs, in device-microseconds, of the primitives an MCTS agent performs.
+
+    Attributes:
+        node: creating one tree node (copy the state, place, push, victory tests, promotion).
+        random_ply: one random playout ply, including its heuristic reward.
+        solver_call: fixed cost of one solver call (model set-up, JNI crossing).
+        solver_move: cost of scoring one candidate move inside a solver call (simulate + H).
+        iteration: fixed overhead of one MCTS iteration (selection descent, backpropagation).
+    """
+
+    name: str
+    node: float
+    random_ply: float
+    solver_call: float
+    solver_move: float
+    iteration: float
+    description: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+#: Calibrated profiles. The numbers and how they were obtained are in docs/budget.md.
+DEVICE_PROFILES: dict[str, DeviceProfile] = {
+    "android-2023": DeviceProfile(
+        name="android-2023",
+        node=60.0,
+        random_ply=300.0,
+        solver_call=100.0,
+        solver_move=11.0,
+        iteration=40.0,
+        description="Android virtual device of the paper (2023-24): ~80 vanilla iterations/s",
+    ),
+}
+DEFAULT_PROFILE = "android-2023"
+
+
+@dataclass(frozen=True)
+class Budget:
+    """How long an agent may think per move.
+
+    Attributes:
+        mode: one of ``device``, ``cpu``, ``wall``, ``iterations``.
+        seconds: seconds per move (device, cpu and wall modes).
+        profile: device profile name (device mode).
+        throttle: cpu mode: host CPU seconds per emulated second, or ``"auto"``.
+        iterations: iterations per move (iterations mode).
+    """
+
+    mode: str = "device"
+    seconds: float = 1.0
+    profile: str = DEFAULT_PROFILE
+    throttle: float | str = "auto"
+    iterations: int = 80
+
+    def __post_init__(self) -> None:
+        if self.mode not in BUDGET_MODES:
+            raise ConfigError(f"budget.mode = {self.mode!r} is not allowed; allowed: {', '.join(BUDGET_MODES)}")
+        if isinstance(self.seconds, bool) or not isinstance(self.seconds, (int, float)) or not self.seconds > 0:
+            raise ConfigError(f"budget.seconds = {self.seconds!r} must be a positive number")
+        if self.profile not in DEVICE_PROFILES:
+            raise ConfigError(
+                f"budget.profile = {self.profile!r} is unknown; allowed: {', '.join(DEVICE_PROFILES)}"
+            )
+        if self.throttle != "auto" and (
+            isinstance(self.throttle, bool) or not isinstance(self.throttle, (int, float)) or not self.throttle > 0
+        ):
+            raise ConfigError(f"budget.throttle = {self.throttle!r} must be a positive number or 'auto'")
+        if isinstance(self.iterations, bool) or not isinstance(self.iterations, int) or self.iterations < 1:
+            raise ConfigError(f"budget.iterations = {self.iterations!r} must be a positive integer")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The keys that matter for the mode (used in hashes and records)."""
+        if self.mode == "device":
+            return {"mode": "device", "seconds": float(self.seconds), "profile": self.profile}
+        if self.mode == "cpu":
+            return {"mode": "cpu", "seconds": float(self.seconds), "throttle": self.throttle}
+        if self.mode == "wall":
+            return {"mode": "wall", "seconds": float(self.seconds)}
+        return {"mode": "iterations", "iterations": self.iterations}
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any] | None, where: str = "budget") -> "Budget":
+        """Parse a YAML ``budget:`` mapping; unknown keys raise ConfigError naming them."""
+        if data is None:
+            return cls()
+        if not isinstance(data, Mapping):
+            raise ConfigError(f"{where} = {data!r} must be a mapping like {{mode: device, seconds: 1.0}}")
+        allowed = {f.name for f in dataclasses.fields(cls)}
+        for key in data:
+            if key not in allowed:
+                raise ConfigError(f"unknown key {where}.{key}; allowed: {', '.join(sorted(allowed))}")
+        return cls(**dict(data))

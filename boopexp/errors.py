@@ -1,0 +1,21 @@
+"""The exceptions boopexp raises; the CLI turns each into one line and a non-zero exit."""
+
+
+class BoopError(Exception):
+    """Base class of every error boopexp raises on purpose."""
+
+
+class InvalidMoveError(BoopError, ValueError):
+    """A move or position string that cannot be parsed (quotes the input)."""
+
+
+class IllegalMoveError(BoopError, ValueError):
+    """A well-formed move that the rules forbid in the given position."""
+
+
+class ConfigError(BoopError, ValueError):
+    """A bad experiment configuration, agent name, parameter or budget."""
+
+
+class StoreError(BoopError):
+    """A results store that cannot be read or written safely."""
