@@ -1,0 +1,64 @@
+"""An explicit, seedable random generator for the compiled kernels (xoshiro256**).
+
+Every random choice of the engine and the agents draws from a ``uint64[4]`` state array that
+the caller owns and passes in, seeded from a ``numpy.random.Generator`` / ``SeedSequence``.
+numba's own ``np.random`` is a hidden per-thread global; an explicit state keeps one game's
+randomness a pure function of its seed, independent of threads, workers and call order, and
+bit-identical across numba versions.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, uint64
+
+_ROTL_MASK = uint64(0xFFFFFFFFFFFFFFFF)
+
+
+def new_rng_state(seed_or_gen) -> np.ndarray:
+    """A fresh generator state from an int seed, a SeedSequence or a numpy Generator."""
+    if isinstance(seed_or_gen, np.random.Generator):
+        words = seed_or_gen.integers(0, 2**64, size=4, dtype=np.uint64, endpoint=False)
+    else:
+        ss = seed_or_gen if isinstance(seed_or_gen, np.random.SeedSequence) else np.random.SeedSequence(seed_or_gen)
+        words = ss.generate_state(4, dtype=np.uint64)
+    words = np.asarray(words, dtype=np.uint64).copy()
+    if not words.any():  # the all-zero state is the one fixed point of xoshiro
+        words[0] = 1
+    return words
+
+
+@njit(cache=True, inline="always")
+def _rotl(x, k):
+    return (x << uint64(k)) | (x >> uint64(64 - k))
+
+
+@njit(cache=True)
+def next_u64(st):
+    """The next 64-bit output; advances ``st`` in place."""
+    result = _rotl(st[1] * uint64(5), 7) * uint64(9)
+    t = st[1] << uint64(17)
+    st[2] ^= st[0]
+    st[3] ^= st[1]
+    st[1] ^= st[2]
+    st[0] ^= st[3]
+    st[2] ^= t
+    st[3] = _rotl(st[3], 45)
+    return result
+
+
+@njit(cache=True)
+def rand_below(st, n):
+    """A uniform integer in [0, n) for 1 <= n < 2**32 (multiply-shift on the top 32 bits)."""
+    x = next_u64(st) >> uint64(32)
+    return np.int64((x * uint64(n)) >> uint64(32))
+
+
+@njit(cache=True)
+def shuffle_prefix(st, arr, n):
+    """Fisher-Yates shuffle of ``arr[:n]`` in place."""
+    for i in range(n - 1, 0, -1):
+        j = rand_below(st, i + 1)
+        tmp = arr[i]
+        arr[i] = arr[j]
+        arr[j] = tmp

@@ -1,0 +1,244 @@
+"""The rules of boop. as the Pobo 0.6.2 engines play them (RULES.md), compiled.
+
+One engine, three variants selected by an explicit argument (RULES.md §10):
+
+* ``REAL`` — the app's game model in real games: victory of the mover only, checked after
+  placement + push; one candidate group is promoted (the single one automatically, otherwise
+  the agent's choice).
+* ``TREE`` — the same model as driven by the MCTS agent: victory of BOTH colours after every move,
+  Blue first when both (QUIRK-A3); otherwise the promotion heuristic picks a group.
+* ``SIM`` — the C++ simulator inside the CO objective: no victory test at all (QUIRK-H7/H8),
+  all-large lines are not candidates, the promotion heuristic picks a group, the side to move is
+  not switched.
+
+Kernels work on explicit copies: the input state is never written.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from boopexp.heuristic import promotion_score
+from boopexp.luts import ANCHOR_LINE1, ANCHOR_LINE2, LINE_MASKS, PUSH_T, PUSH_V
+from boopexp.rng import rand_below
+from boopexp.state import STATE_SIZE
+
+REAL = 0
+TREE = 1
+SIM = 2
+VARIANTS = {"REAL": REAL, "TREE": TREE, "SIM": SIM}
+
+#: promotion policies for ``apply_move``'s ``promo`` argument (a value >= 0 is an explicit index)
+PROMO_HEURISTIC = -1  # maximal promotion-heuristic score, uniform among ties (every AI)
+PROMO_RANDOM = -2  # a uniformly random candidate (the random agent, AGENTS.md §C.3)
+
+MAX_GROUPS = 48
+
+
+@njit(cache=True, inline="always")
+def pool_index(colour):
+    """Index of ``colour``'s small-piece pool count in the state (larges at +1)."""
+    return 36 if colour < 0 else 38
+
+
+@njit(cache=True)
+def place_and_push(st, size, sq):
+    """Place ``size`` on ``sq`` for the side to move and push the neighbours (RULES.md §4).
+
+    Works in place on ``st`` (callers pass a copy). ``moveNumber`` += 1.
+    """
+    mover = st[42]
+    base = pool_index(mover)
+    st[base + size - 1] -= 1
+    st[sq] = size * mover
+    for k in range(8):
+        v = PUSH_V[sq, k]
+        if v < 0:
+            continue
+        victim = st[v]
+        if victim == 0:
+            continue
+        vsize = victim if victim > 0 else -victim
+        if vsize > size:  # a small cannot push a large
+            continue
+        t = PUSH_T[sq, k]
+        if t >= 0:
+            if st[t] == 0:  # slide; an occupied target blocks (no chain pushing)
+                st[t] = victim
+                st[v] = 0
+        else:  # ejected: back to its owner's pool with its current size
+            st[pool_index(victim) + vsize - 1] += 1
+            st[v] = 0
+    st[43] += 1
+
+
+@njit(cache=True)
+def has_three_large(st, colour):
+    """Victory V1: three of ``colour``'s larges in a row (RULES.md §7)."""
+    mask = np.int64(0)
+    big = 2 * colour
+    for i in range(36):
+        if st[i] == big:
+            mask |= np.int64(1) << np.int64(i)
+    if mask == 0:
+        return False
+    for t in LINE_MASKS:
+        if (mask & t) == t:
+            return True
+    return False
+
+
+@njit(cache=True)
+def has_won(st, colour):
+    """V1 or V2 (pool empty and all 8 pieces large) for ``colour`` (RULES.md §7)."""
+    base = pool_index(colour)
+    lcount = st[40] if colour < 0 else st[41]
+    if st[base] == 0 and st[base + 1] == 0 and lcount == 8:
+        return True
+    return has_three_large(st, colour)
+
+
+@njit(cache=True)
+def candidate_groups(st, colour, exclude_all_large, groups):
+    """Fill ``groups[:n, :3]`` with ``colour``'s candidate groups in the app's order; return n.
+
+    RULES.md §5–6: row-major anchors; a singleton (cells 1 and 2 = -1) for every own piece when
+    the pool is empty, listed before the lines anchored on the same square; lines in direction
+    order UR, RT, DR, DN. ``exclude_all_large`` drops all-large lines (the C++ list, HEURISTIC.md
+    §6.1); it never changes a list that is used (an all-large line is a win in REAL/TREE).
+    """
+    base = pool_index(colour)
+    pool_empty = st[base] == 0 and st[base + 1] == 0
+    n = 0
+    for sq in range(36):
+        v = st[sq]
+        if v * colour <= 0:
+            continue
+        if pool_empty:
+            groups[n, 0] = sq
+            groups[n, 1] = -1
+            groups[n, 2] = -1
+            n += 1
+        for k in range(4):
+            a = ANCHOR_LINE1[sq, k]
+            if a < 0:
+                continue
+            b = ANCHOR_LINE2[sq, k]
+            if st[a] * colour > 0 and st[b] * colour > 0:
+                if exclude_all_large and v == st[a] and v == st[b] and (v == 2 or v == -2):
+                    continue
+                groups[n, 0] = sq
+                groups[n, 1] = a
+                groups[n, 2] = b
+                n += 1
+    return n
+
+
+@njit(cache=True)
+def choose_group(st, colour, groups, n, rng, scores, ties):
+    """Index of the group the promotion heuristic picks (HEURISTIC.md §6.3); -1 when n == 0.
+
+    One group is taken without scoring; otherwise the maximal score, exact ties broken
+    uniformly at random with ``rng``. ``scores``/``ties`` are work buffers of length >= n.
+    """
+    if n == 0:
+        return -1
+    if n == 1:
+        return 0
+    best = -(1 << 30)
+    for i in range(n):
+        sc = promotion_score(st, colour, groups[i, 0], groups[i, 1], groups[i, 2])
+        scores[i] = sc
+        if sc > best:
+            best = sc
+    nt = 0
+    for i in range(n):
+        if scores[i] == best:
+            ties[nt] = i
+            nt += 1
+    if nt == 1:
+        return ties[0]
+    return ties[rand_below(rng, nt)]
+
+
+@njit(cache=True)
+def apply_group(st, colour, c0, c1, c2):
+    """Remove a group: each small promoted (a large to the pool, L += 1), each large returned."""
+    base = pool_index(colour)
+    lidx = 40 if colour < 0 else 41
+    for q in (c0, c1, c2):
+        if q < 0:
+            continue
+        v = st[q]
+        if v == 1 or v == -1:
+            st[lidx] += 1
+        st[base + 1] += 1
+        st[q] = 0
+
+
+@njit(cache=True)
+def apply_move_inplace(st, size, sq, variant, promo, rng, groups, scores, ties):
+    """Play one move on ``st`` in place under ``variant``; return (winner, n_groups, chosen).
+
+    ``winner``: 0 none, -1 Blue, +1 Red (REAL: the mover or nobody; TREE: Blue first when both;
+    SIM: always 0). ``promo``: PROMO_HEURISTIC, PROMO_RANDOM or an explicit group index.
+    """
+    mover = st[42]
+    place_and_push(st, size, sq)
+    winner = 0
+    if variant == REAL:
+        if has_won(st, mover):
+            winner = mover
+    elif variant == TREE:
+        # QUIRK-A3: both colours are tested, and Blue's victory takes precedence.
+        if has_won(st, -1):
+            winner = -1
+        elif has_won(st, 1):
+            winner = 1
+    n = 0
+    chosen = -1
+    if winner == 0:
+        n = candidate_groups(st, mover, variant == SIM, groups)
+        if n > 0:
+            if promo >= 0:
+                chosen = promo
+            elif promo == PROMO_RANDOM:
+                chosen = rand_below(rng, n)
+            else:
+                chosen = choose_group(st, mover, groups, n, rng, scores, ties)
+            apply_group(st, mover, groups[chosen, 0], groups[chosen, 1], groups[chosen, 2])
+    if variant != SIM:
+        st[42] = -mover
+    return winner, n, chosen
+
+
+@njit(cache=True)
+def apply_move(st_in, size, sq, variant, promo, rng):
+    """Copying wrapper of :func:`apply_move_inplace`: returns (new_state, winner, n, chosen)."""
+    st = st_in.copy()
+    groups = np.empty((MAX_GROUPS, 3), dtype=np.int64)
+    scores = np.empty(MAX_GROUPS, dtype=np.int64)
+    ties = np.empty(MAX_GROUPS, dtype=np.int64)
+    winner, n, chosen = apply_move_inplace(st, size, sq, variant, promo, rng, groups, scores, ties)
+    return st, winner, n, chosen
+
+
+@njit(cache=True)
+def legal_move_codes(st, out):
+    """Fill ``out`` with the legal move codes ``(size-1)*36 + sq`` in solver order; return n."""
+    base = pool_index(st[42])
+    n = 0
+    for size in (1, 2):
+        if st[base + size - 1] <= 0:
+            continue
+        for sq in range(36):
+            if st[sq] == 0:
+                out[n] = (size - 1) * 36 + sq
+                n += 1
+    return n
+
+
+def new_state_buffer() -> np.ndarray:
+    """An uninitialised state-sized int16 buffer."""
+    return np.empty(STATE_SIZE, dtype=np.int16)

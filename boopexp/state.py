@@ -1,0 +1,85 @@
+"""The game state: one small int16 array (RULES.md §1–2, §8).
+
+Layout of a state ``s`` (``STATE_SIZE`` = 44 entries):
+
+====================  ==========================================================
+``s[0:36]``           the board, index ``6*row + col``; 0 empty, -1/-2 Blue small/large,
+                      +1/+2 Red small/large (RULES.md §1)
+``s[36]``, ``s[37]``  Blue's pool: smalls, larges
+``s[38]``, ``s[39]``  Red's pool: smalls, larges
+``s[40]``, ``s[41]``  large-piece counters L of Blue and Red (RULES.md §2; victory V2)
+``s[42]``             side to move: -1 Blue, +1 Red (the sign of its pieces)
+``s[43]``             ``moveNumber``: plies played so far (RULES.md §8)
+====================  ==========================================================
+
+Only counts of the pools matter for play and for the heuristic (HEURISTIC.md §7); the order in
+which the C++ code keeps its pool vectors is not modelled (see docs/engine.md).
+A colour is written as its sign: ``BLUE = -1``, ``RED = +1``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+STATE_SIZE = 44
+STATE_DTYPE = np.int16
+BLUE = -1
+RED = 1
+SMALL = 1
+LARGE = 2
+N_SQUARES = 36
+POOL_BASE_BLUE = 36
+POOL_BASE_RED = 38
+L_BLUE = 40
+L_RED = 41
+TO_MOVE = 42
+MOVE_NUMBER = 43
+PIECES_PER_PLAYER = 8
+#: moves are coded ``(size - 1) * 36 + square``: the solver's enumeration order (AGENTS.md §A.1)
+N_MOVE_CODES = 72
+
+
+def initial_state() -> np.ndarray:
+    """The start of a game: empty board, 8 smalls in each pool, Blue to move."""
+    s = np.zeros(STATE_SIZE, dtype=STATE_DTYPE)
+    s[POOL_BASE_BLUE] = PIECES_PER_PLAYER
+    s[POOL_BASE_RED] = PIECES_PER_PLAYER
+    s[TO_MOVE] = BLUE
+    return s
+
+
+def make_state(
+    grid,
+    blue_pool: tuple[int, int],
+    red_pool: tuple[int, int],
+    to_move: int,
+    blue_l: int | None = None,
+    red_l: int | None = None,
+    move_number: int = 0,
+) -> np.ndarray:
+    """Build a state from a 36-cell grid and pools given as (smalls, larges).
+
+    The large counters L default to the number of larges the colour owns (board + pool), which
+    is what L is in any game that started from the initial position (larges never disappear).
+    """
+    s = np.zeros(STATE_SIZE, dtype=STATE_DTYPE)
+    g = np.asarray(grid, dtype=STATE_DTYPE).reshape(-1)
+    if g.size != N_SQUARES:
+        raise ValueError(f"a grid has 36 cells, got {g.size}")
+    s[:36] = g
+    s[POOL_BASE_BLUE], s[POOL_BASE_BLUE + 1] = blue_pool
+    s[POOL_BASE_RED], s[POOL_BASE_RED + 1] = red_pool
+    if blue_l is None:
+        blue_l = int(np.sum(g == -2)) + blue_pool[1]
+    if red_l is None:
+        red_l = int(np.sum(g == 2)) + red_pool[1]
+    s[L_BLUE], s[L_RED] = blue_l, red_l
+    s[TO_MOVE] = to_move
+    s[MOVE_NUMBER] = move_number
+    return s
+
+
+def pool_counts_from_list(pool) -> tuple[int, int]:
+    """(smalls, larges) of a pool written as a list of sizes (the golden/C++ encoding)."""
+    pool = list(pool)
+    return pool.count(1), pool.count(2)
