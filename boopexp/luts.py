@@ -107,3 +107,45 @@ SCAN_SP = _cols["sp"]
 SCAN_RING2 = _cols["ring2"]
 SCAN_CORNER = _cols["corner"]
 del _cols
+
+# ------------------------------------------------------------------------------------------
+# Bitboard helpers (bit i = square i) for the heuristic's fast path.
+BOARD_MASK = np.int64((1 << 36) - 1)
+RING_MASK = np.int64(sum(1 << i for i in range(36) if RING[i]))
+CENTRE_MASK = np.int64(sum(1 << i for i in range(36) if CENTRE[i]))
+#: square offset of the neighbour s1 = s + d in each line direction UR, RT, DR, DN
+DIR_DELTA = np.array([-5, 1, 7, 6], dtype=np.int64)
+#: per direction, the squares whose neighbour s1 is on the board (the scan's start squares)
+PAIR_START = np.zeros(4, dtype=np.int64)
+#: ENTRY_OF[k, sq]: the scan entry of start square sq in direction k (-1 if none)
+ENTRY_OF = np.full((4, 36), -1, dtype=np.int64)
+#: first scan entry of each direction's block, and the end of each entry's segment
+DIR_BASE = np.zeros(4, dtype=np.int64)
+ENTRY_SEG_END = np.zeros(SCAN_S.shape[0], dtype=np.int64)
+
+
+def _bitboard_tables() -> None:
+    dir_of_block = {0: 1, 1: 3, 2: 0, 3: 2}  # scan blocks: rows RT, columns DN, UR, DR
+    blocks = [(0, 30), (30, 60), (60, 85), (85, 110)]
+    for b, (lo, hi) in enumerate(blocks):
+        k = dir_of_block[b]
+        DIR_BASE[k] = lo
+        for e in range(lo, hi):
+            ENTRY_OF[k, SCAN_S[e]] = e
+            PAIR_START[k] |= np.int64(1 << int(SCAN_S[e]))
+    for seg in range(SCAN_SEG.shape[0] - 1):
+        ENTRY_SEG_END[SCAN_SEG[seg] : SCAN_SEG[seg + 1]] = SCAN_SEG[seg + 1]
+    for k, (dr, dc) in enumerate(LINE_DIRS):
+        for sq in range(36):
+            r, c = divmod(sq, 6)
+            assert (ENTRY_OF[k, sq] >= 0) == _on(r + dr, c + dc)
+            if _on(r + dr, c + dc):
+                assert 6 * (r + dr) + (c + dc) == sq + DIR_DELTA[k]
+
+
+_bitboard_tables()
+
+#: per direction, the squares s whose s + 2d is on the board (anchors of a line of three)
+TRIPLE_START = np.array(
+    [sum(1 << s for s in range(36) if ANCHOR_LINE2[s, k] >= 0) for k in range(4)], dtype=np.int64
+)

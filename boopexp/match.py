@@ -1,11 +1,28 @@
-"""One game between two agents: the pure function the runner maps over its pool."""
+"""One game between two agents: the pure function the runner maps over its pool.
+
+``play_game(task)`` depends only on the task (agents, budget, seed): the same task gives the
+same record on any machine in ``device`` and ``iterations`` modes, whatever the number of
+workers or the order in which games finish.
+"""
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
+import numpy as np
+
+from boopexp import __version__, mcts, notation, rules
 from boopexp.agents import AgentSpec
-from boopexp.budget import Budget
+from boopexp.budget import DEVICE_PROFILES, Budget
+from boopexp.errors import BoopError
+from boopexp.objective import best_move_ws, new_workspace
+from boopexp.rng import new_rng_state
+from boopexp.state import initial_state
+
+#: A safety net, not a rule: the engine has no move limit (RULES.md §7) and every logged game of
+#: the paper ended with a winner; a game this long means something is broken.
+MAX_PLIES = 5000
 
 
 @dataclass(frozen=True)
@@ -23,6 +40,156 @@ class GameTask:
     seed: int
 
 
-def play_game(task: GameTask) -> dict:
-    """Play one game and return its record (docs/architecture.md)."""
-    raise NotImplementedError("play_game lands with the agents issue")
+def device_costs(profile_name: str) -> np.ndarray:
+    """The cost vector (device-µs) of a device profile, in the kernels' order."""
+    p = DEVICE_PROFILES[profile_name]
+    return np.array([p.node, p.random_ply, p.solver_call, p.solver_move, p.iteration], dtype=np.float64)
+
+
+class Player:
+    """An agent in a game: chooses moves and promotions with its own generator."""
+
+    promotion = rules.PROMO_HEURISTIC  # AGENTS.md §B.11: every AI but the random one
+
+    def __init__(self, spec: AgentSpec, budget: Budget, rng: np.ndarray, costs: np.ndarray, throttle: float):
+        self.spec = spec
+        self.budget = budget
+        self.rng = rng
+        self.costs = costs
+        self.throttle = throttle
+
+    def select(self, st: np.ndarray) -> tuple[int, dict]:
+        raise NotImplementedError
+
+
+class MCTSPlayer(Player):
+    """MCTS_GHOST (AGENTS.md §B) under the game's budget."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.work = mcts.new_work()
+
+    def select(self, st):
+        return mcts.search(st, self.spec.mcts, self.budget, self.costs, self.rng, self.work, self.throttle)
+
+
+class HeuristicsPlayer(Player):
+    """Pure Heuristics (AGENTS.md §C.2): one best_move call, random fallback; no search."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.ws = new_workspace()
+        self.mask = np.zeros(72, dtype=np.bool_)
+        self.squares = np.empty(36, dtype=np.int64)
+
+    def select(self, st):
+        cpu0 = time.process_time()
+        code, ties = best_move_ws(st, self.mask, self.rng, *self.ws)
+        if code < 0:
+            code = mcts.random_move(st, self.mask, self.rng, self.squares)
+        n = int(mcts.count_legal(st))
+        return int(code), {
+            "iterations": 0,
+            "solver_calls": 1,
+            "equivalent_moves": int(ties > 1),
+            "tree_nodes": 0,
+            "device_seconds": float(self.costs[2] + self.costs[3] * n) / 1e6,
+            "host_cpu_seconds": time.process_time() - cpu0,
+        }
+
+
+class RandomPlayer(Player):
+    """RandomPlay (AGENTS.md §C.3): random moves, uniformly random promotion group."""
+
+    promotion = rules.PROMO_RANDOM
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.mask = np.zeros(72, dtype=np.bool_)
+        self.squares = np.empty(36, dtype=np.int64)
+
+    def select(self, st):
+        cpu0 = time.process_time()
+        code = mcts.random_move(st, self.mask, self.rng, self.squares)
+        return int(code), {
+            "iterations": 0,
+            "solver_calls": 0,
+            "equivalent_moves": 0,
+            "tree_nodes": 0,
+            "device_seconds": 0.0,
+            "host_cpu_seconds": time.process_time() - cpu0,
+        }
+
+
+_PLAYERS = {"mcts": MCTSPlayer, "heuristics": HeuristicsPlayer, "random": RandomPlayer}
+
+
+def make_player(spec: AgentSpec, budget: Budget, seed_seq: np.random.SeedSequence, throttle: float = 1.0) -> Player:
+    """A Player for ``spec`` drawing from its own generator seeded by ``seed_seq``."""
+    return _PLAYERS[spec.kind](spec, budget, new_rng_state(seed_seq), device_costs(budget.profile), throttle)
+
+
+def play_game(task: GameTask, on_ply=None) -> dict:
+    """Play one game and return its record (docs/architecture.md).
+
+    Args:
+        task: the game's identity and settings.
+        on_ply: optional callback ``on_ply(ply, state, move_text, winner)`` (e.g. ``--show``).
+    """
+    cpu0 = time.process_time()
+    throttle = 1.0
+    if task.budget.mode == "cpu":
+        from boopexp.calibrate import resolve_throttle
+
+        throttle = resolve_throttle(task.budget.throttle)
+    ss = np.random.SeedSequence(task.seed)
+    p1_ss, p2_ss = ss.spawn(2)
+    players = (make_player(task.p1, task.budget, p1_ss, throttle), make_player(task.p2, task.budget, p2_ss, throttle))
+    st = initial_state()
+    groups = np.empty((rules.MAX_GROUPS, 3), dtype=np.int64)
+    scores = np.empty(rules.MAX_GROUPS, dtype=np.int64)
+    ties = np.empty(rules.MAX_GROUPS, dtype=np.int64)
+    moves: list[str] = []
+    telemetry: list[dict] = []
+    winner = 0
+    while winner == 0:
+        if len(moves) >= MAX_PLIES:
+            raise BoopError(f"game {task.pairing} #{task.game_index} passed {MAX_PLIES} plies without a winner")
+        side = 0 if st[42] < 0 else 1
+        player = players[side]
+        code, tel = player.select(st)
+        if code < 0:
+            raise BoopError(f"agent {player.spec.name} found no move in {notation.format_position(st)!r}")
+        size, sq = code // 36 + 1, code % 36
+        st = st.copy()
+        winner, n, chosen = rules.apply_move_inplace(st, size, sq, rules.REAL, player.promotion, player.rng,
+                                                     groups, scores, ties)
+        group = tuple(int(q) for q in groups[chosen] if q >= 0) if n >= 2 else None
+        text = notation.format_move(size, sq, group)
+        moves.append(text)
+        tel = {"ply": len(moves), "player": "p1" if side == 0 else "p2", "agent": player.spec.name, **tel}
+        telemetry.append(tel)
+        if on_ply is not None:
+            on_ply(len(moves), st, text, winner)
+    win_side = "p1" if winner < 0 else "p2"
+    return {
+        "experiment": task.experiment,
+        "config_hash": task.config_hash,
+        "pairing": task.pairing,
+        "game_index": task.game_index,
+        "p1": task.p1.name,
+        "p2": task.p2.name,
+        "p1_spec": task.p1.to_dict(),
+        "p2_spec": task.p2.to_dict(),
+        "winner": win_side,
+        "winner_agent": task.p1.name if win_side == "p1" else task.p2.name,
+        "winner_colour": "blue" if winner < 0 else "red",
+        "plies": len(moves),
+        "moves": moves,
+        "seed": task.seed,
+        "budget": task.budget.to_dict(),
+        "preset": task.preset,
+        "telemetry": telemetry,
+        "host_seconds": time.process_time() - cpu0,
+        "version": __version__,
+    }

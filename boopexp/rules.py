@@ -20,7 +20,7 @@ import numpy as np
 from numba import njit
 
 from boopexp.heuristic import promotion_score
-from boopexp.luts import ANCHOR_LINE1, ANCHOR_LINE2, LINE_MASKS, PUSH_T, PUSH_V
+from boopexp.luts import ANCHOR_LINE1, ANCHOR_LINE2, BOARD_MASK, DIR_DELTA, LINE_MASKS, PUSH_T, PUSH_V, TRIPLE_START
 from boopexp.rng import rand_below
 from boopexp.state import STATE_SIZE
 
@@ -97,6 +97,30 @@ def has_won(st, colour):
     if st[base] == 0 and st[base + 1] == 0 and lcount == 8:
         return True
     return has_three_large(st, colour)
+
+
+@njit(cache=True)
+def may_have_groups(st, colour):
+    """False only when ``colour`` surely has no candidate group: its pool is not empty and no
+    three of its pieces are in a row (a bitboard test; the full scan is the slow part)."""
+    base = pool_index(colour)
+    if st[base] == 0 and st[base + 1] == 0:
+        return True
+    m = np.int64(0)
+    for i in range(36):
+        if st[i] * colour > 0:
+            m |= np.int64(1) << np.int64(i)
+    for k in range(4):
+        d = DIR_DELTA[k]
+        if d > 0:
+            m1 = m >> np.int64(d)
+            m2 = m >> np.int64(2 * d)
+        else:
+            m1 = (m << np.int64(-d)) & BOARD_MASK
+            m2 = (m << np.int64(-2 * d)) & BOARD_MASK
+        if m & m1 & m2 & TRIPLE_START[k] != 0:
+            return True
+    return False
 
 
 @njit(cache=True)
@@ -198,7 +222,7 @@ def apply_move_inplace(st, size, sq, variant, promo, rng, groups, scores, ties):
             winner = 1
     n = 0
     chosen = -1
-    if winner == 0:
+    if winner == 0 and may_have_groups(st, mover):
         n = candidate_groups(st, mover, variant == SIM, groups)
         if n > 0:
             if promo >= 0:

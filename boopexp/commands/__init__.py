@@ -8,6 +8,8 @@ import click
 
 # module name -> names of the click commands it defines (attribute names)
 _COMMANDS: dict[str, tuple[str, ...]] = {
+    "tables": ("tables",),
+    "runs": ("run", "mirror", "status"),
 }
 
 

@@ -1,0 +1,493 @@
+"""Experiment configurations: YAML → validated frozen dataclasses → the planned list of games.
+
+A config names its pairings; a non-mirror pairing ``[A, B]`` plans ``games_per_side`` games
+"A vs B" (A = p1 = Blue, moves first) and as many "B vs A"; a mirror ``[A, A]`` plans
+``2 × games_per_side`` games "A vs A" (EXPERIMENTS.md §1). Each pairing string has its own
+settings hash (:func:`boopexp.identity.settings_hash`) and its games are indexed 0..n-1, so the
+plan is deterministic and independent of how it is run. Every mistake raises
+:class:`~boopexp.errors.ConfigError` with one line naming the file, the key, the value and what
+is allowed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Mapping
+
+import yaml
+
+from boopexp import __version__, identity
+from boopexp.agents import (
+    BASELINES,
+    DEFAULT_PRESET,
+    MCTS_PARAMETERS,
+    PAPER_PARAMS,
+    PRESETS,
+    AgentSpec,
+    MCTSConfig,
+    canonical_name,
+    resolve_agent,
+)
+from boopexp.budget import BUDGET_MODES, Budget
+from boopexp.errors import ConfigError
+
+if TYPE_CHECKING:  # match pulls in the compiled engine; configs are read without it
+    from boopexp.match import GameTask
+
+#: Top-level keys of a config file, and which of them must be present.
+CONFIG_KEYS: tuple[str, ...] = (
+    "name",
+    "seed",
+    "games_per_side",
+    "budget",
+    "preset",
+    "params",
+    "agents",
+    "pairings",
+)
+REQUIRED_KEYS: tuple[str, ...] = ("name", "seed", "games_per_side", "pairings")
+
+#: The budget keys each mode reads; any other key would be silently ignored, so it is refused.
+BUDGET_KEYS: dict[str, tuple[str, ...]] = {
+    "device": ("mode", "seconds", "profile"),
+    "cpu": ("mode", "seconds", "throttle"),
+    "wall": ("mode", "seconds"),
+    "iterations": ("mode", "iterations"),
+}
+
+# The name becomes a folder (results/<name>/), so keep it to characters safe in any shell.
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+# resolve_agent's defaults for m and d are MCTSConfig's (AGENTS.md §C.4); k depends on the preset.
+_DEFAULT_M = MCTSConfig().preselect_m
+_DEFAULT_D = MCTSConfig().discount
+
+
+@dataclass(frozen=True)
+class PlanEntry:
+    """One planned pairing as the store sees it: its identity and how many games it should hold."""
+
+    pairing: str
+    p1: str
+    p2: str
+    config_hash: str
+    games: int
+
+
+@dataclass(frozen=True)
+class PlannedPairing:
+    """A pairing string with both resolved agents, its settings hash and its number of games."""
+
+    p1_spec: AgentSpec
+    p2_spec: AgentSpec
+    config_hash: str
+    games: int
+
+    @property
+    def p1(self) -> str:
+        return self.p1_spec.name
+
+    @property
+    def p2(self) -> str:
+        return self.p2_spec.name
+
+    @property
+    def pairing(self) -> str:
+        return pairing_name(self.p1, self.p2)
+
+    def entry(self) -> PlanEntry:
+        """The store's view of this pairing."""
+        return PlanEntry(self.pairing, self.p1, self.p2, self.config_hash, self.games)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``plan:`` item written to a store's config.yaml."""
+        return {
+            "pairing": self.pairing,
+            "p1": self.p1,
+            "p2": self.p2,
+            "config_hash": self.config_hash,
+            "games": self.games,
+            "p1_spec": self.p1_spec.to_dict(),
+            "p2_spec": self.p2_spec.to_dict(),
+        }
+
+
+@dataclass(frozen=True)
+class ExperimentConfig:
+    """A validated experiment configuration (agent names canonical, params effective).
+
+    Attributes:
+        name: experiment name; default output folder ``results/<name>/``. Not part of any hash.
+        seed: experiment seed, hashed into every pairing's settings.
+        games_per_side: games with each agent of a pairing as p1 (a mirror plays twice as many).
+        budget: the thinking budget of every agent.
+        preset: ``code-0.6.2`` or ``paper`` (AGENTS.md §C.4).
+        params: the effective paper parameters ``k``, ``m``, ``d`` (defaults filled in).
+        agents: per-agent overrides of :class:`~boopexp.agents.MCTSConfig` fields.
+        pairings: the configured pairings ``(A, B)``, canonical names, in file order.
+        source: where the config came from (for messages).
+    """
+
+    name: str
+    seed: int
+    games_per_side: int
+    budget: Budget = field(default_factory=Budget)
+    preset: str = DEFAULT_PRESET
+    params: dict[str, Any] = field(default_factory=dict)
+    agents: dict[str, dict[str, Any]] = field(default_factory=dict)
+    pairings: tuple[tuple[str, str], ...] = ()
+    source: str = "<config>"
+
+    def agent(self, name: str) -> AgentSpec:
+        """The resolved spec of agent ``name`` under this config's preset, params and overrides."""
+        name = canonical_name(name)
+        return resolve_agent(name, self.preset, self.params, self.agents.get(name))
+
+    def planned_pairing(self, p1: str, p2: str, games: int) -> PlannedPairing:
+        """The pairing "p1 vs p2" of this config with ``games`` games."""
+        s1, s2 = self.agent(p1), self.agent(p2)
+        config_hash = identity.settings_hash(self.seed, self.budget.to_dict(), self.preset, s1.to_dict(), s2.to_dict())
+        return PlannedPairing(s1, s2, config_hash, games)
+
+    def plan(self, games_per_side: int | None = None) -> tuple[PlannedPairing, ...]:
+        """Every pairing string of the config with its number of games.
+
+        Args:
+            games_per_side: overrides the config's value (the hashes do not depend on it, so a
+                shorter run's games are the first games of the full run).
+        """
+        n = self.games_per_side if games_per_side is None else games_per_side
+        out: list[PlannedPairing] = []
+        for a, b in self.pairings:
+            if a == b:
+                out.append(self.planned_pairing(a, a, 2 * n))
+            else:
+                out.append(self.planned_pairing(a, b, n))
+                out.append(self.planned_pairing(b, a, n))
+        return tuple(out)
+
+    def mirror_plan(self, agent: str, games: int) -> tuple[PlannedPairing, ...]:
+        """The config's plan with "agent vs agent" set to ``games`` games (added if absent)."""
+        mirror = self.planned_pairing(agent, agent, games)
+        plan = [mirror if p.pairing == mirror.pairing else p for p in self.plan()]
+        if mirror not in plan:
+            plan.append(mirror)
+        return tuple(plan)
+
+    def tasks(self, plan: tuple[PlannedPairing, ...]) -> list[GameTask]:
+        """The planned games, pairing by pairing, game indices 0..n-1, each with its own seed."""
+        from boopexp.match import GameTask
+
+        return [
+            GameTask(
+                experiment=self.name,
+                config_hash=p.config_hash,
+                pairing=p.pairing,
+                game_index=i,
+                p1=p.p1_spec,
+                p2=p.p2_spec,
+                budget=self.budget,
+                preset=self.preset,
+                seed=identity.game_seed(p.config_hash, i),
+            )
+            for p in plan
+            for i in range(p.games)
+        ]
+
+    def resolved(self, plan: tuple[PlannedPairing, ...] | None = None) -> dict[str, Any]:
+        """The resolved config (effective values and the plan) that a store's config.yaml keeps."""
+        plan = self.plan() if plan is None else plan
+        return {
+            "name": self.name,
+            "seed": self.seed,
+            "games_per_side": self.games_per_side,
+            "budget": self.budget.to_dict(),
+            "preset": self.preset,
+            "params": dict(self.params),
+            "agents": {k: dict(v) for k, v in self.agents.items()},
+            "pairings": [[a, b] for a, b in self.pairings],
+            "plan": [p.to_dict() for p in plan],
+            "boopexp_version": __version__,
+        }
+
+    def with_games_per_side(self, games_per_side: int) -> "ExperimentConfig":
+        """A copy with another ``games_per_side`` (validated)."""
+        _positive_int(self.source, "games_per_side", games_per_side)
+        return dataclasses.replace(self, games_per_side=games_per_side)
+
+
+def pairing_name(p1: str, p2: str) -> str:
+    """The pairing string of a game: ``"<p1> vs <p2>"`` (p1 = Blue, moves first)."""
+    return f"{p1} vs {p2}"
+
+
+def load_config(path: str | Path) -> ExperimentConfig:
+    """Read and validate a YAML experiment config.
+
+    Raises:
+        ConfigError: missing file, malformed YAML (with line and column) or any invalid entry.
+    """
+    src = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"config file {src} not found") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read config file {src}: {exc}") from None
+    return parse_config(load_yaml(text, src), src)
+
+
+def load_yaml(text: str, source: str = "<config>") -> Any:
+    """Parse YAML text, refusing duplicate keys; errors give file, line and column.
+
+    Raises:
+        ConfigError: malformed YAML or a key given twice in one mapping.
+    """
+    try:
+        return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader subclass
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        where = f"{source} line {mark.line + 1}, column {mark.column + 1}" if mark else source
+        problem = exc.problem or exc.context or "syntax error"
+        raise ConfigError(f"{where}: malformed YAML: {problem}") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{source}: malformed YAML: {' '.join(str(exc).split())}") from None
+
+
+def parse_config(data: Any, source: str = "<config>") -> ExperimentConfig:
+    """Validate a parsed YAML document into an :class:`ExperimentConfig`.
+
+    Args:
+        data: the document (a mapping).
+        source: file name used as the prefix of error messages.
+
+    Raises:
+        ConfigError: one line naming the key, the bad value and what is allowed.
+    """
+    src = source
+    if data is None:
+        raise ConfigError(f"{src}: the config is empty; required keys: {', '.join(REQUIRED_KEYS)}")
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"{src}: the config must be a mapping of keys, got {_show(data)}")
+    for key, value in data.items():
+        if key not in CONFIG_KEYS:
+            raise ConfigError(f"{src}: unknown key {_show(key)} (value {_show(value)}); allowed: {', '.join(CONFIG_KEYS)}")
+    for key in REQUIRED_KEYS:
+        if key not in data:
+            raise ConfigError(f"{src}: missing required key {key!r}; required: {', '.join(REQUIRED_KEYS)}")
+
+    name = data["name"]
+    if not isinstance(name, str) or not _NAME_RE.match(name):
+        raise ConfigError(
+            f"{src}: name = {_show(name)} must be a non-empty string of letters, digits, '.', '_' or '-'"
+            " (it names the output folder)"
+        )
+    seed = data["seed"]
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ConfigError(f"{src}: seed = {_show(seed)} must be a non-negative integer")
+    games_per_side = data["games_per_side"]
+    _positive_int(src, "games_per_side", games_per_side)
+
+    budget = _parse_budget(src, data.get("budget"))
+
+    preset = data.get("preset", DEFAULT_PRESET)
+    if not isinstance(preset, str) or preset not in PRESETS:
+        raise ConfigError(f"{src}: preset = {_show(preset)} is not allowed; allowed: {', '.join(PRESETS)}")
+
+    params = _parse_params(src, data.get("params"), preset)
+    agents = _parse_agents(src, data.get("agents"), preset, params)
+    pairings = _parse_pairings(src, data["pairings"])
+
+    return ExperimentConfig(
+        name=name,
+        seed=seed,
+        games_per_side=games_per_side,
+        budget=budget,
+        preset=preset,
+        params=params,
+        agents=agents,
+        pairings=pairings,
+        source=src,
+    )
+
+
+def plan_entries(resolved: Mapping[str, Any], source: str = "config.yaml") -> tuple[PlanEntry, ...]:
+    """The ``plan:`` of a store's resolved config.yaml.
+
+    Raises:
+        ConfigError: the document has no readable plan.
+    """
+    plan = resolved.get("plan") if isinstance(resolved, Mapping) else None
+    if not isinstance(plan, list):
+        raise ConfigError(f"{source}: no 'plan:' list; was it written by boopexp run?")
+    out = []
+    for i, item in enumerate(plan):
+        try:
+            out.append(
+                PlanEntry(
+                    pairing=str(item["pairing"]),
+                    p1=str(item["p1"]),
+                    p2=str(item["p2"]),
+                    config_hash=str(item["config_hash"]),
+                    games=int(item["games"]),
+                )
+            )
+        except (KeyError, TypeError, ValueError):
+            raise ConfigError(f"{source}: plan item {i} = {_show(item)} lacks pairing/p1/p2/config_hash/games") from None
+    return tuple(out)
+
+
+# --------------------------------------------------------------------------------------------
+# validation helpers
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """SafeLoader that refuses a key given twice (PyYAML silently keeps the last one)."""
+
+
+def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
+    loader.flatten_mapping(node)
+    seen: dict[Any, Any] = {}
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=deep)
+        try:
+            duplicate = key in seen
+        except TypeError:  # unhashable key: let the default constructor report it
+            continue
+        if duplicate:
+            raise yaml.constructor.ConstructorError(
+                "while constructing a mapping", node.start_mark, f"duplicate key {key!r}", key_node.start_mark
+            )
+        seen[key] = True
+    return loader.construct_mapping(node, deep=deep)
+
+
+_StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+def _show(value: Any, limit: int = 60) -> str:
+    """repr() of a bad value, shortened so that an error stays on one line."""
+    text = " ".join(repr(value).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _positive_int(src: str, key: str, value: Any) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigError(f"{src}: {key} = {_show(value)} must be a positive integer")
+
+
+def _parse_budget(src: str, data: Any) -> Budget:
+    if data is None:
+        return Budget()
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"{src}: budget = {_show(data)} must be a mapping like {{mode: device, seconds: 1.0}}")
+    mode = data.get("mode", Budget.mode)
+    if not isinstance(mode, str) or mode not in BUDGET_MODES:
+        raise ConfigError(f"{src}: budget.mode = {_show(mode)} is not allowed; allowed: {', '.join(BUDGET_MODES)}")
+    allowed = BUDGET_KEYS[mode]
+    for key, value in data.items():
+        if key not in allowed:
+            raise ConfigError(
+                f"{src}: unknown key budget.{key} (value {_show(value)}) for mode {mode!r}; allowed: {', '.join(allowed)}"
+            )
+    seconds = data.get("seconds")
+    if seconds is not None and (
+        isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not math.isfinite(seconds) or seconds <= 0
+    ):
+        raise ConfigError(f"{src}: budget.seconds = {_show(seconds)} must be a positive number of seconds")
+    profile = data.get("profile")
+    if profile is not None and not isinstance(profile, str):
+        raise ConfigError(f"{src}: budget.profile = {_show(profile)} must be a device profile name")
+    throttle = data.get("throttle")
+    if isinstance(throttle, (int, float)) and not isinstance(throttle, bool) and not math.isfinite(throttle):
+        raise ConfigError(f"{src}: budget.throttle = {_show(throttle)} must be a positive number or 'auto'")
+    try:
+        return Budget.from_mapping(data)
+    except ConfigError as exc:
+        raise ConfigError(f"{src}: {exc}") from None
+
+
+def _parse_params(src: str, data: Any, preset: str) -> dict[str, Any]:
+    if data is None:
+        data = {}
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"{src}: params = {_show(data)} must be a mapping like {{k: 21, m: 5, d: 0.9}}")
+    for key, value in data.items():
+        if key not in PAPER_PARAMS:
+            raise ConfigError(f"{src}: unknown key params.{key} (value {_show(value)}); allowed: {', '.join(PAPER_PARAMS)}")
+    # Record the values in effect, not only those written: k's default depends on the preset.
+    params = {
+        "k": data.get("k", PRESETS[preset]["k"]),
+        "m": data.get("m", _DEFAULT_M),
+        "d": data.get("d", _DEFAULT_D),
+    }
+    try:
+        resolve_agent("mcts-co", preset, params)  # checks types and ranges of k, m and d
+    except ConfigError as exc:
+        raise ConfigError(f"{src}: {exc}") from None
+    params["d"] = float(params["d"])
+    return params
+
+
+def _parse_agents(src: str, data: Any, preset: str, params: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    if data is None:
+        return {}
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"{src}: agents = {_show(data)} must be a mapping like {{mcts-co: {{uct_c: 0.3}}}}")
+    out: dict[str, dict[str, Any]] = {}
+    for raw_name, overrides in data.items():
+        try:
+            name = canonical_name(raw_name)
+        except ConfigError as exc:
+            raise ConfigError(f"{src}: agents: {exc}") from None
+        if name in out:
+            raise ConfigError(f"{src}: agents: {raw_name!r} and another entry both name agent {name!r}")
+        if overrides is None:
+            overrides = {}
+        if not isinstance(overrides, Mapping):
+            raise ConfigError(
+                f"{src}: agents.{raw_name} = {_show(overrides)} must be a mapping of parameters like {{uct_c: 0.3}}"
+            )
+        for key, value in overrides.items():
+            if name in BASELINES:
+                raise ConfigError(
+                    f"{src}: unknown key agents.{raw_name}.{key} (value {_show(value)}); agent {name!r} takes no parameters"
+                )
+            if key not in MCTS_PARAMETERS:
+                raise ConfigError(
+                    f"{src}: unknown key agents.{raw_name}.{key} (value {_show(value)}); allowed: {', '.join(MCTS_PARAMETERS)}"
+                )
+        try:
+            resolve_agent(name, preset, params, overrides)
+        except ConfigError as exc:
+            raise ConfigError(f"{src}: agents.{raw_name}: {exc}") from None
+        out[name] = dict(overrides)
+    return out
+
+
+def _parse_pairings(src: str, data: Any) -> tuple[tuple[str, str], ...]:
+    if not isinstance(data, list) or not data:
+        raise ConfigError(f"{src}: pairings = {_show(data)} must be a non-empty list of pairs like [mcts-co, vanilla]")
+    out: list[tuple[str, str]] = []
+    seen: dict[str, int] = {}
+    for i, item in enumerate(data):
+        if not isinstance(item, list) or len(item) != 2 or not all(isinstance(n, str) for n in item):
+            raise ConfigError(f"{src}: pairings[{i}] = {_show(item)} must be a list of two agent names like [mcts-co, vanilla]")
+        try:
+            a, b = canonical_name(item[0]), canonical_name(item[1])
+        except ConfigError as exc:
+            raise ConfigError(f"{src}: pairings[{i}]: {exc}") from None
+        # [A, B] and [B, A] plan the same games: a second listing is certainly a mistake.
+        for pairing in {pairing_name(a, b), pairing_name(b, a)}:
+            if pairing in seen:
+                raise ConfigError(
+                    f"{src}: pairings[{i}] = {_show(item)} repeats pairings[{seen[pairing]}]"
+                    " (each pair already plays both sides)"
+                )
+        seen[pairing_name(a, b)] = seen[pairing_name(b, a)] = i
+        out.append((a, b))
+    return tuple(out)

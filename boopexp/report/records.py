@@ -1,0 +1,354 @@
+"""Read ``games.jsonl`` files into pandas frames: one row per game, one row per telemetry ply.
+
+Rules (docs/tables.md):
+
+* **Reading.** A results directory holds ``games.jsonl`` (one JSON record per line,
+  docs/architecture.md) and ``config.yaml``. Blank lines are ignored. An invalid *last* line
+  is skipped with a :class:`ReportWarning` (a run may be appending to it right now); an invalid
+  line anywhere else, or a record lacking a required key, raises :class:`StoreError` naming the
+  file and the line number.
+* **Deduplication.** A game is identified by ``(config_hash, pairing, game_index)``; a game seen
+  twice (a resumed run, the same settings in two directories) is counted once — the first copy
+  read, in the order the directories were given.
+* **Current run.** ``boopexp run`` keeps the resolved config in the directory's ``config.yaml``,
+  whose ``plan:`` lists each pairing with its ``config_hash`` and planned number of games; when
+  the config changes the file is replaced (the old one is backed up) but the old games stay in
+  ``games.jsonl``. So when ``config.yaml`` has a readable plan, only games whose
+  ``(pairing, config_hash)`` is in it count for Tables I/II (a warning counts the others);
+  without a plan every game of the directory is a candidate.
+* **Selection.** Tables I/II and the game-length table must not silently merge different
+  settings. For each pairing, the candidate games are grouped by ``config_hash``; if there is
+  more than one group, the one with the most games is used (ties: the group read first) and a
+  warning names the others. The pairwise table lists every group, with a ``selected`` column.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+import pandas as pd
+import yaml
+
+from boopexp.errors import StoreError
+
+GAMES_FILE = "games.jsonl"
+CONFIG_FILE = "config.yaml"
+
+#: Keys a record must have to be counted (the rest is optional for the tables).
+REQUIRED_KEYS: tuple[str, ...] = ("config_hash", "pairing", "game_index", "winner")
+
+#: Numeric telemetry fields per ply; a missing one becomes NaN.
+TELEMETRY_FIELDS: tuple[str, ...] = (
+    "iterations", "solver_calls", "equivalent_moves", "tree_nodes", "device_seconds", "host_cpu_seconds",
+)
+
+GAME_COLUMNS: tuple[str, ...] = (
+    "source", "line", "order", "experiment", "config_hash", "pairing", "game_index", "p1", "p2",
+    "winner", "plies", "in_plan", "planned",
+)
+PLY_COLUMNS: tuple[str, ...] = (
+    "config_hash", "pairing", "game_index", "ply", "player", "agent", *TELEMETRY_FIELDS,
+)
+
+
+class ReportWarning(UserWarning):
+    """A recoverable problem with the results (missing directory, truncated last line, mixed settings)."""
+
+
+@dataclass(frozen=True)
+class GameData:
+    """All games read from some results directories.
+
+    Attributes:
+        games: one row per unique game (columns GAME_COLUMNS plus ``selected``); ``in_plan`` is
+            False for games of settings absent from their directory's config.yaml plan,
+            ``planned`` the planned number of games of their pairing (NaN if unknown).
+        plies: one row per telemetry entry of those games (columns PLY_COLUMNS).
+        sources: the directories actually read, in the given order.
+    """
+
+    games: pd.DataFrame
+    plies: pd.DataFrame
+    sources: tuple[Path, ...]
+
+    @property
+    def selected(self) -> pd.DataFrame:
+        """The games used by Tables I/II and the game-length table (one config_hash per pairing)."""
+        return self.games[self.games["selected"]]
+
+
+def read_games_file(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    """Parse one ``games.jsonl`` into (line number, record) pairs.
+
+    Args:
+        path: the file.
+
+    Returns:
+        The records in file order, with 1-based line numbers.
+
+    Raises:
+        StoreError: the file cannot be read, or a line other than the last is not a JSON object.
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise StoreError(f"cannot read {str(path)!r}: {exc}") from None
+    lines = text.split("\n")
+    non_blank = [i for i, line in enumerate(lines) if line.strip()]
+    last = non_blank[-1] if non_blank else -1
+    out: list[tuple[int, dict[str, Any]]] = []
+    for i in non_blank:
+        line = lines[i]
+        try:
+            record = json.loads(line)
+            if not isinstance(record, dict):
+                raise ValueError(f"a JSON {type(record).__name__}, not an object")
+        except ValueError as exc:
+            if i == last:
+                # The writer may be in the middle of appending this line: not an error yet.
+                warnings.warn(
+                    f"{path}:{i + 1}: skipping truncated or invalid last line ({_short(line)!r})",
+                    ReportWarning,
+                    stacklevel=2,
+                )
+                continue
+            raise StoreError(f"{path}:{i + 1}: invalid record ({exc}): {_short(line)!r}") from None
+        out.append((i + 1, record))
+    return out
+
+
+def read_plan(directory: Path) -> dict[tuple[str, str], int | None] | None:
+    """The ``plan:`` of a results directory's config.yaml as {(pairing, config_hash): planned games}.
+
+    Returns:
+        None when there is no config.yaml or it has no usable plan (then every game counts);
+        a config.yaml that is not valid YAML gives a ReportWarning and None too.
+    """
+    path = directory / CONFIG_FILE
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        warnings.warn(f"cannot read {str(path)!r} ({exc}); using every game of {str(directory)!r}",
+                      ReportWarning, stacklevel=3)
+        return None
+    try:
+        doc = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        first = " ".join(str(exc).split())[:80]
+        warnings.warn(f"{path} is not valid YAML ({first}); using every game of {str(directory)!r}",
+                      ReportWarning, stacklevel=3)
+        return None
+    plan = doc.get("plan") if isinstance(doc, dict) else None
+    if not isinstance(plan, list):
+        return None
+    out: dict[tuple[str, str], int | None] = {}
+    for item in plan:
+        if not isinstance(item, dict):
+            continue
+        pairing, config_hash, games = item.get("pairing"), item.get("config_hash"), item.get("games")
+        if isinstance(pairing, str) and isinstance(config_hash, str):
+            planned = games if isinstance(games, int) and not isinstance(games, bool) else None
+            out[(pairing, config_hash)] = planned
+    return out or None
+
+
+def load_results(results_dirs: Sequence[Path | str]) -> GameData:
+    """Read, validate, deduplicate and select the games of some results directories.
+
+    Args:
+        results_dirs: directories each holding a ``games.jsonl``.
+
+    Returns:
+        The games and telemetry (possibly empty if no games were written yet).
+
+    Raises:
+        StoreError: no directory exists, a middle line is invalid or a record lacks a required key.
+    """
+    dirs = [Path(d) for d in results_dirs]
+    if not dirs:
+        raise StoreError("no results directory given")
+    existing = [d for d in dirs if d.is_dir()]
+    missing = [d for d in dirs if not d.is_dir()]
+    if not existing:
+        names = ", ".join(repr(str(d)) for d in missing)
+        raise StoreError(f"results directory not found: {names}")
+    for d in missing:
+        warnings.warn(f"results directory {str(d)!r} not found; skipping it", ReportWarning, stacklevel=2)
+
+    game_rows: list[dict[str, Any]] = []
+    ply_rows: list[dict[str, Any]] = []
+    seen: dict[tuple[str, str, int], dict[str, Any]] = {}
+    order = 0
+    for d in existing:
+        path = d / GAMES_FILE
+        if not path.is_file():
+            warnings.warn(f"no {GAMES_FILE} in {str(d)!r} (no games yet)", ReportWarning, stacklevel=2)
+            continue
+        plan = read_plan(d)
+        off_plan: dict[str, int] = {}
+        for line_no, record in read_games_file(path):
+            row = _game_row(record, path, line_no, default_experiment=d.name)
+            settings = (row["pairing"], row["config_hash"])
+            row["in_plan"] = plan is None or settings in plan
+            planned = plan.get(settings) if plan else None
+            row["planned"] = math.nan if planned is None else float(planned)
+            if not row["in_plan"]:
+                off_plan[row["pairing"]] = off_plan.get(row["pairing"], 0) + 1
+            key = (row["config_hash"], row["pairing"], row["game_index"])
+            if key in seen:
+                first = seen[key]
+                # The same game planned by another directory's config still belongs to a current run.
+                first["in_plan"] = first["in_plan"] or row["in_plan"]
+                if math.isnan(first["planned"]):
+                    first["planned"] = row["planned"]
+                if first["winner"] != row["winner"]:
+                    warnings.warn(
+                        f"{path}:{line_no}: game {key!r} was already read from "
+                        f"{first['source']}:{first['line']} with another winner; keeping the first",
+                        ReportWarning,
+                        stacklevel=2,
+                    )
+                continue
+            row["order"] = order
+            order += 1
+            seen[key] = row
+            game_rows.append(row)
+            ply_rows.extend(_ply_rows(record, row))
+        if off_plan:
+            detail = ", ".join(f"{p} ({n})" for p, n in sorted(off_plan.items()))
+            warnings.warn(
+                f"{path}: {sum(off_plan.values())} games have settings not in the plan of "
+                f"{d / CONFIG_FILE} (older runs?); they are left out of Tables I/II: {detail}",
+                ReportWarning,
+                stacklevel=2,
+            )
+
+    games = pd.DataFrame(game_rows, columns=list(GAME_COLUMNS))
+    games = games.astype({"line": "int64", "order": "int64", "game_index": "int64", "plies": "float64",
+                          "in_plan": "bool", "planned": "float64"})
+    plies = pd.DataFrame(ply_rows, columns=list(PLY_COLUMNS))
+    plies = plies.astype({"game_index": "int64", "ply": "float64", **{f: "float64" for f in TELEMETRY_FIELDS}})
+    games["selected"] = _select(games)
+    return GameData(games=games, plies=plies, sources=tuple(existing))
+
+
+def _select(games: pd.DataFrame) -> pd.Series:
+    """Mark, for each pairing, the planned games of its config_hash with the most games (ties: read first)."""
+    candidates = games[games["in_plan"]]
+    if candidates.empty:
+        return pd.Series(False, dtype=bool, index=games.index)
+    groups = (
+        candidates.groupby(["pairing", "config_hash"], sort=True)
+        .agg(n=("order", "size"), first=("order", "min"), experiments=("experiment", _join_unique))
+        .reset_index()
+        .sort_values(["pairing", "n", "first"], ascending=[True, False, True], kind="mergesort")
+    )
+    chosen: dict[str, str] = {}
+    for pairing, grp in groups.groupby("pairing", sort=True):
+        best = grp.iloc[0]
+        chosen[pairing] = best["config_hash"]
+        if len(grp) > 1:
+            others = "; ".join(
+                f"{r.config_hash} ({r.n} games, {r.experiments})" for r in grp.iloc[1:].itertuples()
+            )
+            warnings.warn(
+                f"pairing {pairing!r} has games of {len(grp)} different settings; using config_hash "
+                f"{best['config_hash']} ({best['n']} games, {best['experiments']}), ignoring {others} "
+                f"in Tables I/II",
+                ReportWarning,
+                stacklevel=3,
+            )
+    return games["in_plan"] & (games["config_hash"] == games["pairing"].map(chosen))
+
+
+def _join_unique(values: Iterable[str]) -> str:
+    return ", ".join(sorted(set(values)))
+
+
+def _game_row(record: dict[str, Any], path: Path, line_no: int, default_experiment: str) -> dict[str, Any]:
+    """Validate one record and keep the fields the tables use."""
+    where = f"{path}:{line_no}"
+    for key in REQUIRED_KEYS:
+        if key not in record:
+            raise StoreError(f"{where}: record lacks the key {key!r}")
+    pairing = record["pairing"]
+    if not isinstance(pairing, str) or " vs " not in pairing:
+        raise StoreError(f"{where}: pairing {pairing!r} is not of the form '<p1> vs <p2>'")
+    index = record["game_index"]
+    if isinstance(index, bool) or not isinstance(index, int) or index < 0:
+        raise StoreError(f"{where}: game_index {index!r} is not a non-negative integer")
+    winner = record["winner"]
+    if winner not in ("p1", "p2"):
+        raise StoreError(f"{where}: winner {winner!r} is not 'p1' or 'p2'")
+    config_hash = record["config_hash"]
+    if not isinstance(config_hash, str) or not config_hash:
+        raise StoreError(f"{where}: config_hash {config_hash!r} is not a non-empty string")
+    name1, name2 = pairing.split(" vs ", 1)
+    experiment = record.get("experiment")
+    return {
+        "source": str(path.parent),
+        "line": line_no,
+        "order": -1,
+        "experiment": experiment if isinstance(experiment, str) and experiment else default_experiment,
+        "config_hash": config_hash,
+        "pairing": pairing,
+        "game_index": index,
+        "p1": record.get("p1") if isinstance(record.get("p1"), str) else name1,
+        "p2": record.get("p2") if isinstance(record.get("p2"), str) else name2,
+        "winner": winner,
+        "plies": _number(record.get("plies")),
+        "in_plan": True,
+        "planned": math.nan,
+    }
+
+
+def _ply_rows(record: dict[str, Any], game: dict[str, Any]) -> list[dict[str, Any]]:
+    """The telemetry entries of one record; missing or malformed fields become NaN, never an error."""
+    telemetry = record.get("telemetry")
+    if not isinstance(telemetry, list):
+        return []
+    rows = []
+    for position, entry in enumerate(telemetry, start=1):
+        if not isinstance(entry, dict):
+            continue
+        ply = _number(entry.get("ply"))
+        if math.isnan(ply):
+            ply = float(position)
+        player = entry.get("player")
+        if player not in ("p1", "p2"):
+            # p1 moves on odd plies (plies counted from 1).
+            player = "p1" if int(ply) % 2 == 1 else "p2"
+        agent = entry.get("agent")
+        if not isinstance(agent, str) or not agent:
+            agent = game[player]
+        row = {
+            "config_hash": game["config_hash"],
+            "pairing": game["pairing"],
+            "game_index": game["game_index"],
+            "ply": ply,
+            "player": player,
+            "agent": agent,
+        }
+        for f in TELEMETRY_FIELDS:
+            row[f] = _number(entry.get(f))
+        rows.append(row)
+    return rows
+
+
+def _number(value: Any) -> float:
+    """A finite-or-NaN float from a JSON value; anything non-numeric is NaN."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return math.nan
+    return float(value)
+
+
+def _short(line: str, limit: int = 60) -> str:
+    line = line.strip()
+    return line if len(line) <= limit else line[:limit] + "…"

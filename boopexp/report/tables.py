@@ -1,0 +1,631 @@
+"""The report's tables as pandas frames plus their display form: Table I, Table II, pairwise, telemetry.
+
+Each builder returns a :class:`Table`: ``data`` is the machine-readable frame written to CSV
+(every row, numbers unformatted), ``rows`` the formatted cells shown in Markdown and LaTeX
+(rows that were not run are left out there and listed in a note instead).
+
+Statistical choices (see :mod:`boopexp.report.stats` for the reasoning): win rates carry a
+Wilson 95% score interval; our counts are compared with the paper's by a two-sided Fisher exact
+test on the 2×2 table (ours, paper) × (wins, losses) — the paper's counts are a sample too —
+and the verdict is "differs" if p < 0.05, else "consistent".
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from boopexp.agents import AGENT_NAMES
+from boopexp.report.paper import (
+    FOCUS_AGENT,
+    TABLE1_OPPONENTS,
+    TABLE2_AGENTS,
+    PaperCounts,
+    durations_reference,
+    equivalent_moves_reference,
+    table1_reference,
+    table2_reference,
+)
+from boopexp.report.records import GameData
+from boopexp.report.stats import ALPHA, fisher_exact, verdict, wilson_interval
+
+DASH = "—"
+HEURISTIC_AGENTS = frozenset({"heuristics", "random"})
+
+FISHER_NOTE = (
+    "p: two-sided Fisher exact test of our wins/losses against the paper's wins/losses. "
+    "Fisher rather than a binomial test against the paper's rate because the paper's counts are "
+    "themselves a sample of 50 or 100 games; two-sided p = sum of the probabilities of all tables "
+    f"no more likely than the observed one. Verdict: 'differs' if p < {ALPHA}, else 'consistent' "
+    "(no evidence of a difference at that level, not proof of equality). "
+    "Intervals: Wilson 95% score intervals."
+)
+
+
+@dataclass(frozen=True)
+class Table:
+    """One table: CSV data, formatted display rows and the notes printed under it.
+
+    Attributes:
+        name: file stem (``table1``, ``pairwise``, …).
+        title: one-line caption.
+        data: every row, raw values (written to CSV).
+        headers: display column headers.
+        align: one of ``l``/``r`` per display column.
+        rows: formatted display cells (Markdown/LaTeX).
+        notes: sentences printed under the table.
+    """
+
+    name: str
+    title: str
+    data: pd.DataFrame
+    headers: tuple[str, ...]
+    align: str
+    rows: tuple[tuple[str, ...], ...]
+    notes: tuple[str, ...] = field(default=())
+
+
+# --------------------------------------------------------------------------- shared helpers
+
+
+def pairing_counts(games: pd.DataFrame) -> pd.DataFrame:
+    """Per pairing (and config_hash): games, P1 wins, P2 wins; indexed by pairing.
+
+    Args:
+        games: game rows (one config_hash per pairing expected, e.g. GameData.selected).
+
+    Returns:
+        Columns ``config_hash``, ``games``, ``p1_wins``, ``p2_wins``; index ``pairing``.
+    """
+    if games.empty:
+        return pd.DataFrame(
+            {"config_hash": pd.Series([], dtype=object), "games": pd.Series([], dtype="int64"),
+             "p1_wins": pd.Series([], dtype="int64"), "p2_wins": pd.Series([], dtype="int64")},
+            index=pd.Index([], name="pairing"),
+        )
+    frame = games.assign(p1_win=games["winner"] == "p1", p2_win=games["winner"] == "p2")
+    out = frame.groupby("pairing", sort=True).agg(
+        config_hash=("config_hash", _join_sorted),
+        games=("winner", "size"),
+        p1_wins=("p1_win", "sum"),
+        p2_wins=("p2_win", "sum"),
+    )
+    return out.astype({"games": "int64", "p1_wins": "int64", "p2_wins": "int64"})
+
+
+def _join_sorted(values: pd.Series) -> str:
+    return " ".join(sorted(set(values)))
+
+
+def _status(ours: list[int], planned: list[int]) -> str:
+    """'complete', 'partial (n/N)' or 'not run' from our games and the paper's, side by side."""
+    n, total = sum(ours), sum(planned)
+    if n == 0:
+        return "not run"
+    if all(o >= p for o, p in zip(ours, planned)):
+        return "complete"
+    return f"partial ({n}/{total})"
+
+
+def fmt_count(wins: Any, games: Any) -> str:
+    """'47/50', or '—' when there were no games."""
+    if _missing(wins) or _missing(games) or int(games) == 0:
+        return DASH
+    return f"{int(wins)}/{int(games)}"
+
+
+def fmt_rate_ci(rate: Any, low: Any, high: Any) -> str:
+    """'96.0% [90.2, 98.4]' or '—'."""
+    if _missing(rate):
+        return DASH
+    return f"{100 * rate:.1f}% [{100 * low:.1f}, {100 * high:.1f}]"
+
+
+def fmt_percent(rate: Any) -> str:
+    """'96%' for whole percentages, '95.5%' otherwise, '—' if missing."""
+    if _missing(rate):
+        return DASH
+    pct = round(100 * float(rate), 6)
+    return f"{pct:.0f}%" if float(pct).is_integer() else f"{pct:.1f}%"
+
+
+def fmt_diff(diff: Any) -> str:
+    """Difference of rates in percentage points, signed: '+2.0 pp'."""
+    if _missing(diff):
+        return DASH
+    value = 100 * float(diff)
+    if abs(value) < 0.05:
+        value = 0.0  # no '-0.0'
+    return f"{value:+.1f} pp"
+
+
+def fmt_p(p: Any) -> str:
+    """A p-value with three decimals, '<0.001' below that, '—' if missing."""
+    if _missing(p):
+        return DASH
+    return "<0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def fmt_num(x: Any) -> str:
+    """A count-like number: '1,502', '70.5', or '—'."""
+    if _missing(x):
+        return DASH
+    x = float(x)
+    return f"{x:,.0f}" if x.is_integer() else f"{x:,.1f}"
+
+
+def fmt_median_iqr(median: Any, q25: Any, q75: Any) -> str:
+    """'71 [65–80]' (median [quartile 1–quartile 3]) or '—'."""
+    if _missing(median):
+        return DASH
+    return f"{fmt_num(median)} [{fmt_num(q25)}–{fmt_num(q75)}]"
+
+
+def _missing(x: Any) -> bool:
+    if x is None or x is pd.NA:
+        return True
+    try:
+        return math.isnan(float(x))
+    except (TypeError, ValueError):
+        return False
+
+
+def _fisher_or_nan(wins: int, games: int, paper_wins: int, paper_games: int) -> float:
+    if games == 0 or paper_games == 0:
+        return math.nan
+    return fisher_exact([[wins, games - wins], [paper_wins, paper_games - paper_wins]])
+
+
+def _ratio(a: int, b: int) -> float:
+    return a / b if b else math.nan
+
+
+def _partial_notes(data: pd.DataFrame, key: str) -> list[str]:
+    notes = []
+    partial = data.loc[data["status"].str.startswith("partial"), key].tolist()
+    if partial:
+        notes.append(
+            "Partial results: fewer games than the paper for "
+            + ", ".join(partial)
+            + " (see status); those rows use the games available."
+        )
+    not_run = data.loc[data["status"] == "not run", key].tolist()
+    if not_run:
+        notes.append("Not run: " + ", ".join(not_run) + ".")
+    return notes
+
+
+# --------------------------------------------------------------------------- Table I
+
+TABLE1_INT = (
+    "p1_wins", "p1_games", "p2_wins", "p2_games", "wins", "games",
+    "paper_p1_wins", "paper_p1_games", "paper_p2_wins", "paper_p2_games",
+)
+TABLE1_FLOAT = ("win_rate", "ci_low", "ci_high", "paper_win_rate", "difference", "p_value", "p_value_p1", "p_value_p2")
+
+
+def table1(data: GameData) -> Table:
+    """Table I: mcts-co's wins against each opponent, as P1 and as P2, against the paper's.
+
+    Args:
+        data: loaded games; only the selected settings of each pairing are used.
+
+    Returns:
+        The table; ``data`` has one row per opponent of the paper, in its order.
+    """
+    counts = pairing_counts(data.selected)
+    reference = table1_reference()
+    records = []
+    for opponent in TABLE1_OPPONENTS:
+        paper = reference[opponent]
+        sides = []  # (our wins, our games, paper wins, paper games, config_hash) for P1 then P2
+        for pairing, winner_col, paper_wins, paper_games in (
+            (f"{FOCUS_AGENT} vs {opponent}", "p1_wins", paper.p1_wins, paper.n1),
+            (f"{opponent} vs {FOCUS_AGENT}", "p2_wins", paper.p2_wins, paper.n2),
+        ):
+            if pairing in counts.index:
+                row = counts.loc[pairing]
+                sides.append((int(row[winner_col]), int(row["games"]), paper_wins, paper_games, row["config_hash"]))
+            else:
+                sides.append((None, 0, paper_wins, paper_games, ""))
+        records.append(_comparison_row(opponent, sides, paper))
+    frame = pd.DataFrame(records)
+    frame = frame.astype({c: "Int64" for c in TABLE1_INT} | {c: "float64" for c in TABLE1_FLOAT})
+
+    shown = frame[frame["status"] != "not run"]
+    rows = tuple(
+        (
+            r.opponent,
+            fmt_count(r.p1_wins, r.p1_games),
+            fmt_count(r.p2_wins, r.p2_games),
+            fmt_rate_ci(r.win_rate, r.ci_low, r.ci_high),
+            fmt_count(r.paper_p1_wins, r.paper_p1_games),
+            fmt_count(r.paper_p2_wins, r.paper_p2_games),
+            fmt_percent(r.paper_win_rate),
+            fmt_diff(r.difference),
+            fmt_p(r.p_value),
+            r.verdict,
+            r.status,
+        )
+        for r in shown.itertuples()
+    )
+    notes = _partial_notes(frame, "opponent")
+    if not len(shown):
+        notes.insert(0, "No Table I pairing in the given results.")
+    one_sided = shown[(shown["p1_games"] == 0) | (shown["p2_games"] == 0)]["opponent"].tolist()
+    if one_sided:
+        notes.append(
+            "Only one side was run for " + ", ".join(one_sided)
+            + ": its paper rate and test use the paper's games of that side only."
+        )
+    notes += [
+        "P1: mcts-co wins as first player (pairing 'mcts-co vs X'); P2: as second player "
+        "('X vs mcts-co'); win rate pooled over both sides; diff = ours - paper.",
+        FISHER_NOTE + " The test pools both sides; per-side p-values are in table1.csv.",
+    ]
+    return Table(
+        name="table1",
+        title="Table I: wins of mcts-co against each opponent (ours vs the paper)",
+        data=frame,
+        headers=("opponent", "P1", "P2", "win rate [95% CI]", "paper P1", "paper P2", "paper rate",
+                 "diff", "p (Fisher)", "verdict", "status"),
+        align="lrrrrrrrrll",
+        rows=rows,
+        notes=tuple(notes),
+    )
+
+
+def _comparison_row(opponent: str, sides: list[tuple], paper: PaperCounts) -> dict[str, Any]:
+    """One Table I row from the (ours, paper) counts of both sides."""
+    (w1, n1, pw1, pn1, h1), (w2, n2, pw2, pn2, h2) = sides
+    present = [(w, n, pw, pn) for w, n, pw, pn, _ in sides if n > 0]
+    wins = sum(s[0] for s in present)
+    games = sum(s[1] for s in present)
+    # With one side missing, compare against the paper's games of the same side only: the side
+    # effect (P2 is favoured) is too strong to compare one side with a two-side pool.
+    paper_wins = sum(s[2] for s in present) if present else pw1 + pw2
+    paper_games = sum(s[3] for s in present) if present else pn1 + pn2
+    low, high = wilson_interval(wins, games)
+    rate = _ratio(wins, games)
+    paper_rate = _ratio(paper_wins, paper_games)
+    p = _fisher_or_nan(wins, games, paper_wins, paper_games)
+    return {
+        "opponent": opponent,
+        "status": _status([n1, n2], [pn1, pn2]),
+        "p1_wins": w1, "p1_games": n1, "p2_wins": w2, "p2_games": n2,
+        "wins": wins if games else None, "games": games,
+        "win_rate": rate, "ci_low": low, "ci_high": high,
+        "paper_p1_wins": pw1, "paper_p1_games": pn1, "paper_p2_wins": pw2, "paper_p2_games": pn2,
+        "paper_win_rate": paper_rate,
+        "difference": rate - paper_rate,
+        "p_value": p,
+        "p_value_p1": _fisher_or_nan(w1, n1, pw1, pn1) if n1 else math.nan,
+        "p_value_p2": _fisher_or_nan(w2, n2, pw2, pn2) if n2 else math.nan,
+        "verdict": verdict(p),
+        "p1_config_hash": h1,
+        "p2_config_hash": h2,
+    }
+
+
+# --------------------------------------------------------------------------- Table II
+
+TABLE2_INT = ("games", "p1_wins", "p2_wins", "paper_games", "paper_p1_wins", "paper_p2_wins")
+TABLE2_FLOAT = ("p2_share", "ci_low", "ci_high", "paper_p2_share", "difference", "p_value")
+
+
+def table2(data: GameData) -> Table:
+    """Table II: P1 and P2 wins of each agent's mirror games ("A vs A"), against the paper's.
+
+    Args:
+        data: loaded games; only the selected settings of each pairing are used.
+
+    Returns:
+        The table; ``data`` has one row per agent of the paper, in its order.
+    """
+    counts = pairing_counts(data.selected)
+    reference = table2_reference()
+    records = []
+    for agent in TABLE2_AGENTS:
+        paper = reference[agent]
+        paper_games = paper.p1_wins + paper.p2_wins
+        pairing = f"{agent} vs {agent}"
+        if pairing in counts.index:
+            row = counts.loc[pairing]
+            games, p1, p2, config_hash = int(row["games"]), int(row["p1_wins"]), int(row["p2_wins"]), row["config_hash"]
+        else:
+            games, p1, p2, config_hash = 0, None, None, ""
+        low, high = wilson_interval(p2 or 0, games)
+        share = _ratio(p2 or 0, games)
+        paper_share = paper.p2_wins / paper_games
+        p = fisher_exact([[p1, p2], [paper.p1_wins, paper.p2_wins]]) if games else math.nan
+        records.append({
+            "agent": agent,
+            "status": _status([games], [paper_games]),
+            "games": games, "p1_wins": p1, "p2_wins": p2,
+            "p2_share": share, "ci_low": low, "ci_high": high,
+            "paper_games": paper_games, "paper_p1_wins": paper.p1_wins, "paper_p2_wins": paper.p2_wins,
+            "paper_p2_share": paper_share,
+            "difference": share - paper_share,
+            "p_value": p,
+            "verdict": verdict(p),
+            "config_hash": config_hash,
+        })
+    frame = pd.DataFrame(records)
+    frame = frame.astype({c: "Int64" for c in TABLE2_INT} | {c: "float64" for c in TABLE2_FLOAT})
+    shown = frame[frame["status"] != "not run"]
+    rows = tuple(
+        (
+            r.agent,
+            fmt_num(r.p1_wins),
+            fmt_num(r.p2_wins),
+            fmt_num(r.games),
+            fmt_rate_ci(r.p2_share, r.ci_low, r.ci_high),
+            fmt_num(r.paper_p1_wins),
+            fmt_num(r.paper_p2_wins),
+            fmt_percent(r.paper_p2_share),
+            fmt_diff(r.difference),
+            fmt_p(r.p_value),
+            r.verdict,
+            r.status,
+        )
+        for r in shown.itertuples()
+    )
+    notes = _partial_notes(frame, "agent")
+    if not len(shown):
+        notes.insert(0, "No Table II (mirror) pairing in the given results.")
+    notes += [
+        "Mirror games 'A vs A': P1 (Blue) moves first; P2 share = P2 wins / games; diff = ours - paper.",
+        FISHER_NOTE + " Here the 2x2 table is (ours, paper) x (P1 wins, P2 wins).",
+    ]
+    return Table(
+        name="table2",
+        title="Table II: mirror games, wins by side (ours vs the paper)",
+        data=frame,
+        headers=("agent", "P1 wins", "P2 wins", "games", "P2 share [95% CI]", "paper P1", "paper P2",
+                 "paper P2 share", "diff", "p (Fisher)", "verdict", "status"),
+        align="lrrrrrrrrrll",
+        rows=rows,
+        notes=tuple(notes),
+    )
+
+
+# --------------------------------------------------------------------------- pairwise
+
+
+def pairwise(data: GameData) -> Table:
+    """Every (experiment, config_hash, pairing) present, paper or not: games, P1/P2 wins, P1 rate.
+
+    Args:
+        data: loaded games (all settings, not only the selected ones).
+
+    Returns:
+        The table, sorted by experiment, pairing and config_hash; ``planned`` comes from the
+        directory's config.yaml plan (empty if unknown), ``status`` compares the games with it.
+    """
+    games = data.games
+    columns = ["experiment", "config_hash", "pairing", "games", "planned", "status", "p1_wins", "p2_wins",
+               "p1_rate", "ci_low", "ci_high", "in_plan", "selected"]
+    if games.empty:
+        frame = pd.DataFrame({c: pd.Series([], dtype=object) for c in columns})
+    else:
+        frame = (
+            games.assign(p1_win=games["winner"] == "p1", p2_win=games["winner"] == "p2")
+            .groupby(["experiment", "pairing", "config_hash"], sort=True)
+            .agg(games=("winner", "size"), planned=("planned", "max"), p1_wins=("p1_win", "sum"),
+                 p2_wins=("p2_win", "sum"), in_plan=("in_plan", "any"), selected=("selected", "any"))
+            .reset_index()
+        )
+        frame["p1_rate"] = frame["p1_wins"] / frame["games"]
+        cis = [wilson_interval(int(w), int(n)) for w, n in zip(frame["p1_wins"], frame["games"])]
+        frame["ci_low"] = [c[0] for c in cis]
+        frame["ci_high"] = [c[1] for c in cis]
+        frame["status"] = [_plan_status(n, planned, in_plan)
+                           for n, planned, in_plan in zip(frame["games"], frame["planned"], frame["in_plan"])]
+        frame = frame[columns].astype(
+            {"games": "int64", "planned": "Int64", "p1_wins": "int64", "p2_wins": "int64"}
+        )
+    rows = tuple(
+        (
+            r.experiment, r.config_hash, r.pairing, fmt_count(r.games, r.planned) if not _missing(r.planned)
+            else fmt_num(r.games), r.status, fmt_num(r.p1_wins), fmt_num(r.p2_wins),
+            fmt_rate_ci(r.p1_rate, r.ci_low, r.ci_high), "yes" if r.selected else "no",
+        )
+        for r in frame.itertuples()
+    )
+    notes = []
+    if frame.empty:
+        notes.append("No games in the given results.")
+    if len(frame) and frame["status"].str.startswith("partial").any():
+        notes.append("Partial results: some pairings have fewer games than planned (see status).")
+    notes.append(
+        "One row per experiment, settings hash and pairing; games/planned from the directory's "
+        "config.yaml plan. 'used' = these games feed Tables I/II (per pairing, the planned settings "
+        "with the most games). Intervals: Wilson 95%."
+    )
+    return Table(
+        name="pairwise",
+        title="All pairings: wins by side",
+        data=frame.reset_index(drop=True),
+        headers=("experiment", "config_hash", "pairing", "games", "status", "P1 wins", "P2 wins",
+                 "P1 rate [95% CI]", "used"),
+        align="lllrlrrrl",
+        rows=rows,
+        notes=tuple(notes),
+    )
+
+
+def _plan_status(games: int, planned: float, in_plan: bool) -> str:
+    """'complete', 'partial (n/N)', 'not in plan' (older settings) or '—' (no plan known)."""
+    if not in_plan:
+        return "not in plan"
+    if _missing(planned):
+        return DASH
+    return "complete" if games >= planned else f"partial ({games}/{int(planned)})"
+
+
+# --------------------------------------------------------------------------- telemetry
+
+
+def agent_order(names: set[str]) -> list[str]:
+    """The registry's agent order first (vanilla … mcts-co, heuristics, random), then others sorted."""
+    known = [a for a in AGENT_NAMES if a in names]
+    return known + sorted(names - set(known))
+
+
+def telemetry(data: GameData) -> Table:
+    """Per agent, over all games given: iterations and solver calls per move, equivalent moves and plies per game.
+
+    Args:
+        data: loaded games and telemetry (all settings).
+
+    Returns:
+        The table, one row per agent that played a game.
+    """
+    games, plies = data.games, data.plies
+    # One row per (game, agent): a mirror game counts once for its agent.
+    sides = pd.concat(
+        [games[["config_hash", "pairing", "game_index", "p1", "plies"]].rename(columns={"p1": "agent"}),
+         games[["config_hash", "pairing", "game_index", "p2", "plies"]].rename(columns={"p2": "agent"})],
+        ignore_index=True,
+    ).drop_duplicates(["config_hash", "pairing", "game_index", "agent"])
+    names = set(sides["agent"]) | set(plies["agent"])
+    per_game = sides.groupby("agent").agg(
+        games=("plies", "size"),
+        plies_median=("plies", "median"),
+        plies_q25=("plies", lambda s: s.quantile(0.25)),
+        plies_q75=("plies", lambda s: s.quantile(0.75)),
+    )
+    per_move = plies.groupby("agent").agg(
+        moves=("ply", "size"),
+        iterations_median=("iterations", "median"),
+        iterations_q25=("iterations", lambda s: s.quantile(0.25)),
+        iterations_q75=("iterations", lambda s: s.quantile(0.75)),
+        solver_calls_median=("solver_calls", "median"),
+        tree_nodes_median=("tree_nodes", "median"),
+        device_seconds_median=("device_seconds", "median"),
+    )
+    # The paper counts equivalent moves "per agent and per game": sum over one side's plies of one game.
+    eq_side = (
+        plies.groupby(["agent", "config_hash", "pairing", "game_index", "player"])["equivalent_moves"]
+        .sum(min_count=1)
+        .groupby("agent")
+        .mean()
+        .rename("equivalent_moves_per_game")
+    )
+    paper_eq = equivalent_moves_reference()
+    frame = pd.DataFrame(index=pd.Index(agent_order(names), name="agent"))
+    frame = frame.join(per_game).join(per_move).join(eq_side)
+    frame["paper_equivalent_moves_per_game"] = [paper_eq.get(a, math.nan) for a in frame.index]
+    frame = frame.reset_index()
+    columns = ["agent", "games", "moves", "iterations_median", "iterations_q25", "iterations_q75",
+               "solver_calls_median", "equivalent_moves_per_game", "paper_equivalent_moves_per_game",
+               "plies_median", "plies_q25", "plies_q75", "tree_nodes_median", "device_seconds_median"]
+    frame = frame.reindex(columns=columns)
+    frame = frame.astype({"games": "Int64", "moves": "Int64"} | {c: "float64" for c in columns[3:]})
+    rows = tuple(
+        (
+            r.agent, fmt_num(r.games), fmt_num(r.moves),
+            fmt_median_iqr(r.iterations_median, r.iterations_q25, r.iterations_q75),
+            fmt_num(r.solver_calls_median), fmt_num(r.equivalent_moves_per_game),
+            fmt_num(r.paper_equivalent_moves_per_game),
+            fmt_median_iqr(r.plies_median, r.plies_q25, r.plies_q75),
+        )
+        for r in frame.itertuples()
+    )
+    notes = []
+    if frame.empty:
+        notes.append("No games in the given results.")
+    notes.append(
+        "Per agent over every game given (all settings). Per move: the agent's own plies "
+        "(telemetry entries). Equivalent moves: random tie-breaks among equal-valued CO solutions, "
+        "summed over one side of one game, averaged over (game, side); the paper reports 21,352 "
+        "for mcts-co (10 games against heuristics). Plies per game: a mirror game counts once. "
+        "Medians with [first-third quartile]; '—' = no data."
+    )
+    return Table(
+        name="telemetry",
+        title="Telemetry per agent",
+        data=frame,
+        headers=("agent", "games", "moves", "iterations/move median [IQR]", "solver calls/move median",
+                 "equivalent moves/game mean", "paper", "plies/game median [IQR]"),
+        align="lrrrrrrr",
+        rows=rows,
+        notes=tuple(notes),
+    )
+
+
+def game_length(data: GameData) -> Table:
+    """§5: the paper's median seconds per game per log file beside our median plies for that pairing.
+
+    Args:
+        data: loaded games; only the selected settings of each pairing are used.
+
+    Returns:
+        The table, one row per log file of the paper (22 rows).
+    """
+    selected = data.selected
+    stats = selected.groupby("pairing").agg(
+        games=("plies", "size"),
+        plies_median=("plies", "median"),
+        plies_q25=("plies", lambda s: s.quantile(0.25)),
+        plies_q75=("plies", lambda s: s.quantile(0.75)),
+    )
+    records = []
+    for ref in durations_reference():
+        pairing = ref["pairing"]
+        p1, p2 = pairing.split(" vs ")
+        n_heuristic = (p1 in HEURISTIC_AGENTS) + (p2 in HEURISTIC_AGENTS)
+        # §5: an MCTS ply costs ~1 s on the device, a heuristic ply tens of ms.
+        if n_heuristic == 0:
+            reading, factor = "plies ≈ s", 1.0
+        elif n_heuristic == 1:
+            reading, factor = "plies ≈ 2×s", 2.0
+        else:
+            reading, factor = "not comparable", math.nan
+        ours = stats.loc[pairing] if pairing in stats.index else None
+        records.append({
+            "file": ref["file"],
+            "pairing": pairing,
+            "paper_games_timed": ref["games_timed"],
+            "paper_median_s": ref["median_s"],
+            "reading": reading,
+            "paper_plies_estimate": ref["median_s"] * factor,
+            "games": int(ours["games"]) if ours is not None else 0,
+            "plies_median": ours["plies_median"] if ours is not None else math.nan,
+            "plies_q25": ours["plies_q25"] if ours is not None else math.nan,
+            "plies_q75": ours["plies_q75"] if ours is not None else math.nan,
+        })
+    frame = pd.DataFrame(records).astype(
+        {"paper_games_timed": "int64", "games": "int64", "paper_median_s": "float64",
+         "paper_plies_estimate": "float64", "plies_median": "float64", "plies_q25": "float64",
+         "plies_q75": "float64"}
+    )
+    rows = tuple(
+        (
+            r.file, r.pairing, f"{r.paper_median_s:.1f} ({r.paper_games_timed})", r.reading,
+            fmt_num(r.paper_plies_estimate), fmt_num(r.games) if r.games else DASH,
+            fmt_median_iqr(r.plies_median, r.plies_q25, r.plies_q75),
+        )
+        for r in frame.itertuples()
+    )
+    notes = (
+        "Paper: median seconds per game in each 0.6.2 log file (games timed; intervals spanning an "
+        "app restart excluded), EXPERIMENTS.md §5. The logs hold no move lists, so paper plies are "
+        "estimates: an MCTS ply costs about 1 s on the device and a heuristic ply tens of ms, hence "
+        "plies ≈ seconds for MCTS vs MCTS and plies ≈ 2 × seconds when one side is heuristics; "
+        "the heuristics mirror (1.5 s per game) gives no estimate.",
+        "Ours: median plies [quartiles] of the games used for Tables I/II for the same pairing.",
+    )
+    return Table(
+        name="game_length",
+        title="Game length: the paper's seconds per game vs our plies per game",
+        data=frame,
+        headers=("paper file", "pairing", "paper median s (games)", "reading", "paper plies (est.)",
+                 "our games", "our plies median [IQR]"),
+        align="llrlrrr",
+        rows=rows,
+        notes=notes,
+    )
