@@ -50,9 +50,9 @@ DEVICE_PROFILES: dict[str, DeviceProfile] = {
     "android-2023": DeviceProfile(
         name="android-2023",
         node=60.0,
-        random_ply=300.0,
+        random_ply=381.2,
         solver_call=100.0,
-        solver_move=11.0,
+        solver_move=7.4,
         iteration=40.0,
         description="Android virtual device of the paper (2023-24): ~80 vanilla iterations/s",
     ),

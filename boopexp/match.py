@@ -21,8 +21,10 @@ from boopexp.rng import new_rng_state
 from boopexp.state import initial_state
 
 #: A safety net, not a rule: the engine has no move limit (RULES.md §7) and every logged game of
-#: the paper ended with a winner; a game this long means something is broken.
-MAX_PLIES = 5000
+#: the paper ended with a winner. Two agents that both answer deterministically can repeat a
+#: position cycle forever (seen between mcts-co at 100 iterations and heuristics); such a game
+#: stops here and is recorded with ``winner: null, termination: "ply_limit"`` (docs/agents.md).
+MAX_PLIES = 1000
 
 
 @dataclass(frozen=True)
@@ -93,6 +95,9 @@ class HeuristicsPlayer(Player):
             "solver_calls": 1,
             "equivalent_moves": int(ties > 1),
             "tree_nodes": 0,
+            "nodes_created": 0,
+            "playout_plies": 0,
+            "solver_moves": n,
             "device_seconds": float(self.costs[2] + self.costs[3] * n) / 1e6,
             "host_cpu_seconds": time.process_time() - cpu0,
         }
@@ -116,6 +121,9 @@ class RandomPlayer(Player):
             "solver_calls": 0,
             "equivalent_moves": 0,
             "tree_nodes": 0,
+            "nodes_created": 0,
+            "playout_plies": 0,
+            "solver_moves": 0,
             "device_seconds": 0.0,
             "host_cpu_seconds": time.process_time() - cpu0,
         }
@@ -152,9 +160,7 @@ def play_game(task: GameTask, on_ply=None) -> dict:
     moves: list[str] = []
     telemetry: list[dict] = []
     winner = 0
-    while winner == 0:
-        if len(moves) >= MAX_PLIES:
-            raise BoopError(f"game {task.pairing} #{task.game_index} passed {MAX_PLIES} plies without a winner")
+    while winner == 0 and len(moves) < MAX_PLIES:
         side = 0 if st[42] < 0 else 1
         player = players[side]
         code, tel = player.select(st)
@@ -171,7 +177,7 @@ def play_game(task: GameTask, on_ply=None) -> dict:
         telemetry.append(tel)
         if on_ply is not None:
             on_ply(len(moves), st, text, winner)
-    win_side = "p1" if winner < 0 else "p2"
+    win_side = None if winner == 0 else ("p1" if winner < 0 else "p2")
     return {
         "experiment": task.experiment,
         "config_hash": task.config_hash,
@@ -182,8 +188,9 @@ def play_game(task: GameTask, on_ply=None) -> dict:
         "p1_spec": task.p1.to_dict(),
         "p2_spec": task.p2.to_dict(),
         "winner": win_side,
-        "winner_agent": task.p1.name if win_side == "p1" else task.p2.name,
-        "winner_colour": "blue" if winner < 0 else "red",
+        "winner_agent": None if win_side is None else (task.p1.name if win_side == "p1" else task.p2.name),
+        "winner_colour": None if win_side is None else ("blue" if winner < 0 else "red"),
+        "termination": "victory" if win_side is not None else "ply_limit",
         "plies": len(moves),
         "moves": moves,
         "seed": task.seed,

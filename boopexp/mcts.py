@@ -39,8 +39,10 @@ Work = namedtuple(
     ["state", "groups", "scores", "ties", "codes", "values", "tie_moves", "mask", "squares",
      "playout", "path", "best"],
 )
-#: int64 counters of one search: [iterations, solver calls, equivalent moves]
-ACC_ITER, ACC_SOLVER, ACC_EQUIV = 0, 1, 2
+#: int64 counters of one search: iterations, solver calls, equivalent moves, and the primitives
+#: the device clock charges (nodes created, playout plies, moves scored by the solver)
+ACC_ITER, ACC_SOLVER, ACC_EQUIV, ACC_NODES, ACC_PLIES, ACC_SOLVER_MOVES = 0, 1, 2, 3, 4, 5
+N_ACC = 6
 #: device cost vector indices (DeviceProfile fields)
 C_NODE, C_RANDOM_PLY, C_SOLVER_CALL, C_SOLVER_MOVE, C_ITERATION = 0, 1, 2, 3, 4
 
@@ -136,6 +138,7 @@ def solver_best_move(st, mask, rng, work, acc, acc_us, costs):
     )
     n_scored = count_legal(st)
     acc[ACC_SOLVER] += 1
+    acc[ACC_SOLVER_MOVES] += n_scored
     if ties > 1:
         acc[ACC_EQUIV] += 1  # the paper's "equivalent moves" event
     acc_us[0] += costs[C_SOLVER_CALL] + costs[C_SOLVER_MOVE] * n_scored
@@ -143,7 +146,7 @@ def solver_best_move(st, mask, rng, work, acc, acc_us, costs):
 
 
 @njit(cache=True)
-def create_node(tree, parent_id, code, rng, work, acc_us, costs):
+def create_node(tree, parent_id, code, rng, work, acc, acc_us, costs):
     """AGENTS.md §B.3 (TREE engine); returns the new node id."""
     nid = tree.count[0]
     tree.count[0] = nid + 1
@@ -179,6 +182,7 @@ def create_node(tree, parent_id, code, rng, work, acc_us, costs):
         tree.next_sibling[tree.last_child[parent_id]] = nid
     tree.last_child[parent_id] = nid
     tree.n_children[parent_id] += 1
+    acc[ACC_NODES] += 1
     acc_us[0] += costs[C_NODE]
     return nid
 
@@ -224,6 +228,7 @@ def playout(tree, e_id, params, rng, work, acc, acc_us, costs):
             st, code // 36 + 1, code % 36, TREE, PROMO_HEURISTIC, rng, work.groups, work.scores, work.ties
         )
         n += 1
+        acc[ACC_PLIES] += 1
         acc_us[0] += costs[C_RANDOM_PLY]
         if winner == 0:
             # QUIRK-A10: exponent n - 1 (offset 1; the paper's prose: offset 0); H, not f,
@@ -306,7 +311,7 @@ def iterate(tree, params, rng, work, acc, acc_us, costs):
     while c >= 0:
         banned[tree.move[c]] = False
         c = tree.next_sibling[c]
-    e_id = create_node(tree, s_id, code, rng, work, acc_us, costs)
+    e_id = create_node(tree, s_id, code, rng, work, acc, acc_us, costs)
     if not tree.terminal[e_id]:
         # QUIRK-A7: divided by the number of S's children (E included).
         tree.score[e_id] = -playout(tree, e_id, params, rng, work, acc, acc_us, costs) / tree.n_children[s_id]
@@ -339,15 +344,17 @@ def init_root(tree, root_state, params, rng, work, acc, acc_us, costs):
             continue
         for sq in range(36):
             if root_state[sq] == 0:
-                create_node(tree, 0, (size - 1) * 36 + sq, rng, work, acc_us, costs)
+                create_node(tree, 0, (size - 1) * 36 + sq, rng, work, acc, acc_us, costs)
     if m > 0:
         keep = np.zeros(N_MOVE_CODES, dtype=np.bool_)
         k = best_m_moves_ws(
             root_state, m, rng, work.state, work.groups, work.scores, work.ties, work.codes, work.values,
             work.tie_moves, work.path,
         )
+        n_root = count_legal(root_state)
         acc[ACC_SOLVER] += 1
-        acc_us[0] += costs[C_SOLVER_CALL] + costs[C_SOLVER_MOVE] * count_legal(root_state)
+        acc[ACC_SOLVER_MOVES] += n_root
+        acc_us[0] += costs[C_SOLVER_CALL] + costs[C_SOLVER_MOVE] * n_root
         for j in range(k):
             keep[work.path[j]] = True
         c = tree.first_child[0]
@@ -434,7 +441,7 @@ def search(root_state: np.ndarray, cfg, budget, costs: np.ndarray, rng: np.ndarr
     """
     work = work or new_work()
     params = params_vector(cfg)
-    acc = np.zeros(3, dtype=np.int64)
+    acc = np.zeros(N_ACC, dtype=np.int64)
     acc_us = np.zeros(1, dtype=np.float64)
     cpu0 = time.process_time()
     wall0 = time.perf_counter()
@@ -477,6 +484,9 @@ def search(root_state: np.ndarray, cfg, budget, costs: np.ndarray, rng: np.ndarr
         "solver_calls": int(acc[ACC_SOLVER]),
         "equivalent_moves": int(acc[ACC_EQUIV]),
         "tree_nodes": int(tree.count[0]),
+        "nodes_created": int(acc[ACC_NODES]),
+        "playout_plies": int(acc[ACC_PLIES]),
+        "solver_moves": int(acc[ACC_SOLVER_MOVES]),
         "device_seconds": float(acc_us[0]) / 1e6,
         "host_cpu_seconds": time.process_time() - cpu0,
     }
