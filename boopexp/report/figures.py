@@ -77,7 +77,7 @@ def table1_figure(table: Table) -> Figure | None:
         ax.errorbar(rate, y, xerr=err, fmt="o", color=OURS_COLOUR, capsize=3, label="ours (Wilson 95%)")
         ax.scatter(df["paper_win_rate"].to_numpy(float), y, marker="x", s=50, color=PAPER_COLOUR,
                    zorder=3, label="paper")
-        ax.set_yticks(y, [f"{o} ({s})" if s != "complete" else o for o, s in zip(df["opponent"], df["status"])])
+        ax.set_yticks(y, [f"{o}\n{s}" if s != "complete" else o for o, s in zip(df["opponent"], df["status"])])
         ax.set_xlim(-0.02, 1.02)  # room for markers at 0% and 100%
         ax.axvline(0.5, color="0.7", linewidth=0.8, linestyle="--")
         ax.set_xlabel("win rate of mcts-co (both sides pooled)")
@@ -115,9 +115,12 @@ def table2_figure(table: Table) -> Figure | None:
 
 
 def iterations_figure(data: GameData) -> Figure | None:
-    """Box plot of MCTS iterations per move for each agent with iteration data; None if none has any."""
+    """Box plot of MCTS iterations per move for each agent that searched (some move > 0 iterations); else None."""
     plies = data.plies
     values = plies.dropna(subset=["iterations"])
+    # Baselines report 0 iterations on every move: they are not searching, so leave them out.
+    searching = values.groupby("agent")["iterations"].max()
+    values = values[values["agent"].isin(searching[searching > 0].index)]
     if values.empty:
         return None
     agents = agent_order(set(values["agent"]))

@@ -7,8 +7,9 @@ test would treat 96/100 as the exact probability and call far too many honest re
 paper's) come from one common win probability? — conditioning on the margins, so it is exact
 for small counts and needs no large-sample approximation. The two-sided p-value is the sum of
 the probabilities of every table no more likely than the observed one (the usual definition,
-the same as R's ``fisher.test`` and SciPy's ``fisher_exact``), with a relative tolerance of
-1e-7 so that tables tied in probability with the observed one are not lost to rounding.
+the same as R's ``fisher.test`` and SciPy's ``fisher_exact``), "no more likely" meaning at most
+(1 + 1e-7) times the observed probability, the relative tolerance R uses. The weights are exact
+integers here, so ties are exact anyway; the tolerance keeps the definition identical to R's.
 
 Everything is written with :mod:`math` only (no SciPy dependency): hypergeometric
 probabilities are ratios of exact integer binomial coefficients.

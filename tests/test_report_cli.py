@@ -1,0 +1,86 @@
+"""``boopexp tables`` through click's CliRunner: files written, errors as one line, warnings."""
+
+from __future__ import annotations
+
+from click.testing import CliRunner
+
+from boopexp.cli import main
+
+from report_fixtures import games_for, write_results
+
+TABLE_FILES = {
+    f"{stem}.{ext}" for stem in ("table1", "table2", "telemetry", "pairwise") for ext in ("md", "csv", "tex")
+}
+
+
+def _results(root):
+    write_results(root / "ablation", games_for("mcts-co vs vanilla", 40, 10, iterations=20, experiment="ablation")
+                  + games_for("vanilla vs mcts-co", 2, 48, iterations=20, experiment="ablation"))
+    write_results(root / "mirror", games_for("mcts-co vs mcts-co", 10, 90, iterations=20, experiment="mirror"))
+    return root
+
+
+def test_tables_writes_everything(tmp_path):
+    root = _results(tmp_path)
+    out = tmp_path / "tables"
+    result = CliRunner().invoke(main, ["tables", str(root / "ablation"), str(root / "mirror"), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    written = {p.name for p in out.iterdir()}
+    assert TABLE_FILES | {"game_length.csv", "table1.png", "table2.svg", "iterations.png"} <= written
+    assert "| vanilla | 40/50 | 48/50 | 88.0% [" in result.stdout
+    assert "| mcts-co | 10 | 90 | 100 |" in result.stdout
+    assert f"Wrote {len(written)} files to {out}/" in result.stdout
+    assert result.stderr == ""
+
+
+def test_tables_default_directories(tmp_path, monkeypatch):
+    _results(tmp_path / "results")
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["tables"])
+    assert result.exit_code == 0, result.output
+    assert TABLE_FILES <= {p.name for p in (tmp_path / "results" / "tables").iterdir()}
+
+
+def test_missing_directory_is_one_error_line(tmp_path):
+    missing = tmp_path / "no-such-results"
+    result = CliRunner().invoke(main, ["tables", str(missing), "--out", str(tmp_path / "out")])
+    assert result.exit_code != 0
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error:") and str(missing) in lines[0]
+    assert not (tmp_path / "out").exists()
+
+
+def test_some_directories_missing_warns(tmp_path):
+    root = _results(tmp_path)
+    result = CliRunner().invoke(main, ["tables", str(root / "ablation"), str(root / "gone"), "--out", str(tmp_path / "o")])
+    assert result.exit_code == 0, result.output
+    assert "Warning: results directory" in result.stderr and "gone" in result.stderr
+
+
+def test_corrupt_middle_line_names_file_and_line(tmp_path):
+    root = _results(tmp_path)
+    path = root / "ablation" / "games.jsonl"
+    lines = path.read_text().splitlines(keepends=True)
+    lines[6] = lines[6][:40] + "\n"
+    path.write_text("".join(lines))
+    result = CliRunner().invoke(main, ["tables", str(root / "ablation"), "--out", str(tmp_path / "o")])
+    assert result.exit_code == 1
+    assert f"Error: {path}:7: invalid record" in result.stderr
+    assert "Traceback" not in result.output
+
+
+def test_truncated_last_line_warns_and_succeeds(tmp_path):
+    root = _results(tmp_path)
+    path = root / "mirror" / "games.jsonl"
+    path.write_text(path.read_text() + '{"experiment": "mirror", "config_h')
+    result = CliRunner().invoke(main, ["tables", str(root / "ablation"), str(root / "mirror"),
+                                       "--out", str(tmp_path / "o")])
+    assert result.exit_code == 0, result.output
+    assert f"Warning: {path}:101: skipping truncated or invalid last line" in result.stderr
+    assert "| mcts-co | 10 | 90 | 100 |" in result.stdout
+
+
+def test_tables_has_help():
+    result = CliRunner().invoke(main, ["tables", "--help"])
+    assert result.exit_code == 0
+    assert "Build Tables I and II" in result.output and "--out" in result.output

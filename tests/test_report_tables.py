@@ -1,0 +1,362 @@
+"""Tables, records, rendering and figures of boopexp.report, from synthetic and paper records."""
+
+from __future__ import annotations
+
+import json
+import math
+import warnings
+
+import matplotlib.image as mpimg
+import pandas as pd
+import pytest
+
+from boopexp.errors import StoreError
+from boopexp.report import ReportWarning, build_report, build_tables, load_results
+from boopexp.report.paper import TABLE1_OPPONENTS, TABLE2_AGENTS, paper_data, table1_reference
+from boopexp.report.render import latex_document, to_markdown
+from boopexp.report.stats import fisher_exact, wilson_interval
+
+from report_fixtures import games_for, make_record, paper_games_path, paper_records, write_plan, write_results
+
+EXPECTED_FILES = {
+    f"{stem}.{ext}" for stem in ("table1", "table2", "telemetry", "pairwise") for ext in ("md", "csv", "tex")
+} | {"game_length.csv"}
+FIGURES = {f"{stem}.{ext}" for stem in ("table1", "table2", "iterations") for ext in ("png", "svg")}
+
+
+def _load(*dirs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ReportWarning)
+        return load_results(list(dirs))
+
+
+@pytest.fixture
+def synthetic(tmp_path):
+    """Two results dirs with known counts and telemetry.
+
+    ablation: mcts-co vs vanilla 30 P1 / 10 P2 (40 games, partial), vanilla vs mcts-co 5 / 45,
+              mcts-co vs mcts+S 20 / 30 (P2 side absent), random vs heuristics 3 / 1 (not a paper pairing).
+    mirror:   mcts+P vs mcts+P 20 / 80, vanilla vs vanilla 50 / 50.
+    """
+    ablation = (
+        games_for("mcts-co vs vanilla", 30, 10, plies=31, iterations=50, equivalent_moves=7, experiment="ablation")
+        + games_for("vanilla vs mcts-co", 5, 45, plies=20, iterations=80, equivalent_moves=3, experiment="ablation")
+        + games_for("mcts-co vs mcts+S", 20, 30, plies=40, experiment="ablation")
+        + games_for("random vs heuristics", 3, 1, plies=11, experiment="ablation", config_hash="00000000000000bb")
+    )
+    mirror = games_for("mcts+P vs mcts+P", 20, 80, plies=25, experiment="mirror") + games_for(
+        "vanilla vs vanilla", 50, 50, plies=60, experiment="mirror"
+    )
+    write_results(tmp_path / "ablation", ablation)
+    write_results(tmp_path / "mirror", mirror)
+    return tmp_path
+
+
+# --------------------------------------------------------------------------- synthetic counts
+
+
+def test_table1_cells_from_synthetic_records(synthetic):
+    tables = build_tables(_load(synthetic / "ablation", synthetic / "mirror"))
+    t1 = tables["table1"].data.set_index("opponent")
+    assert list(t1.index) == list(TABLE1_OPPONENTS)
+
+    van = t1.loc["vanilla"]
+    assert (van.p1_wins, van.p1_games, van.p2_wins, van.p2_games) == (30, 40, 45, 50)
+    assert (van.wins, van.games) == (75, 90)
+    assert van.status == "partial (90/100)"
+    assert van.win_rate == pytest.approx(75 / 90)
+    assert (van.ci_low, van.ci_high) == pytest.approx(wilson_interval(75, 90))
+    assert van.paper_win_rate == pytest.approx(0.96)
+    assert van.difference == pytest.approx(75 / 90 - 0.96)
+    assert van.p_value == pytest.approx(fisher_exact([[75, 15], [96, 4]]))
+    assert van.p_value_p1 == pytest.approx(fisher_exact([[30, 10], [47, 3]]))
+    assert van.verdict == "differs"  # 75/90 vs 96/100: p ~ 0.003
+
+    # Only the P1 side was run: compared with the paper's P1 side only (31/50).
+    s = t1.loc["mcts+S"]
+    assert (s.p1_wins, s.p1_games, s.p2_games) == (20, 50, 0)
+    assert pd.isna(s.p2_wins)
+    assert s.paper_win_rate == pytest.approx(31 / 50)
+    assert s.p_value == pytest.approx(fisher_exact([[20, 30], [31, 19]]))
+    assert s.status == "partial (50/100)"
+
+    assert t1.loc["mcts+EP"].status == "not run"
+    assert pd.isna(t1.loc["mcts+EP"].win_rate)
+    md = to_markdown(tables["table1"])
+    assert "| vanilla | 30/40 | 45/50 | 83.3% [" in md
+    assert "| mcts+S | 20/50 | — |" in md
+    assert "| mcts+EP |" not in md
+    assert "Not run: heuristics, mcts+E, mcts+P, mcts+SE, mcts+SP, mcts+EP." in md
+    assert "Partial results" in md
+
+
+def test_table2_cells_from_synthetic_records(synthetic):
+    t2 = build_tables(_load(synthetic / "ablation", synthetic / "mirror"))["table2"]
+    df = t2.data.set_index("agent")
+    assert list(df.index) == list(TABLE2_AGENTS)
+    p = df.loc["mcts+P"]
+    assert (p.games, p.p1_wins, p.p2_wins, p.status) == (100, 20, 80, "complete")
+    assert p.p2_share == pytest.approx(0.8)
+    assert p.p_value == pytest.approx(fisher_exact([[20, 80], [14, 86]]))
+    assert p.verdict == "consistent"
+    v = df.loc["vanilla"]
+    assert (v.p1_wins, v.p2_wins) == (50, 50)
+    assert df.loc["mcts-co"].status == "not run"
+    md = to_markdown(t2)
+    assert "| mcts+P | 20 | 80 | 100 | 80.0% [71.1, 86.7] | 14 | 86 | 86% | -6.0 pp |" in md
+
+
+def test_pairwise_lists_every_pairing(synthetic):
+    pw = build_tables(_load(synthetic / "ablation", synthetic / "mirror"))["pairwise"].data
+    assert len(pw) == 6
+    row = pw[pw["pairing"] == "random vs heuristics"].iloc[0]
+    assert (row.experiment, row.config_hash, row.games, row.p1_wins, row.p2_wins) == (
+        "ablation", "00000000000000bb", 4, 3, 1)
+    assert row.p1_rate == pytest.approx(0.75)
+    assert list(pw["experiment"]) == sorted(pw["experiment"])
+
+
+def test_telemetry_from_synthetic_records(synthetic):
+    tel = build_tables(_load(synthetic / "ablation", synthetic / "mirror"))["telemetry"].data.set_index("agent")
+    co = tel.loc["mcts-co"]
+    # mcts-co: 40 games x 16 plies at 50 iterations (P1 of 31 plies) + 50 games x 10 plies at 80 (P2 of 20).
+    assert co.moves == 40 * 16 + 50 * 10
+    assert co.iterations_median == 50
+    assert co.iterations_q75 == 80
+    assert co.solver_calls_median == 100
+    assert co.equivalent_moves_per_game == pytest.approx((40 * 16 * 7 + 50 * 10 * 3) / 90)
+    assert co.paper_equivalent_moves_per_game == 21352
+    assert co.games == 140  # 40 + 50 with telemetry, 50 against mcts+S without
+    assert co.plies_median == 31  # 50 games of 40 plies, 40 of 31, 50 of 20
+    van = tel.loc["vanilla"]
+    assert van.games == 190  # the mirror games count once each
+    assert pd.isna(van.paper_equivalent_moves_per_game)
+    assert pd.isna(tel.loc["heuristics"].iterations_median)
+    assert list(tel.index)[:3] == ["vanilla", "mcts+S", "mcts+P"]
+
+
+def test_telemetry_missing_keys_are_nan(tmp_path):
+    entries = [{"ply": 1, "player": "p1", "agent": "mcts-co", "iterations": 10},
+               {"ply": 2},  # no player/agent: derived from the ply number
+               {"ply": 3, "player": "p1", "solver_calls": "oops"},
+               "not a dict"]
+    write_results(tmp_path / "r", [make_record("mcts-co vs heuristics", 0, "p1", telemetry=entries)])
+    tel = build_tables(_load(tmp_path / "r"))["telemetry"].data.set_index("agent")
+    assert tel.loc["mcts-co", "moves"] == 2
+    assert tel.loc["mcts-co", "iterations_median"] == 10
+    assert math.isnan(tel.loc["mcts-co", "solver_calls_median"])
+    assert tel.loc["heuristics", "moves"] == 1
+    assert math.isnan(tel.loc["heuristics", "equivalent_moves_per_game"])
+
+
+def test_game_length_beside_paper_durations(synthetic):
+    gl = build_tables(_load(synthetic / "ablation", synthetic / "mirror"))["game_length"].data.set_index("file")
+    assert len(gl) == 22
+    row = gl.loc["full_vs_vanilla.txt"]
+    assert (row.pairing, row.paper_median_s, row.games, row.plies_median) == ("mcts-co vs vanilla", 41.6, 40, 31)
+    assert gl.loc["full_vs_heuristics.txt", "paper_plies_estimate"] == pytest.approx(54.0)
+    assert gl.loc["full_vs_heuristics.txt", "reading"] == "plies ≈ 2×s"
+    assert math.isnan(gl.loc["heuristics_mirror.txt", "paper_plies_estimate"])
+    assert gl.loc["full_mirror.txt", "games"] == 0
+
+
+# --------------------------------------------------------------------------- reading rules
+
+
+def test_duplicates_counted_once(tmp_path):
+    records = games_for("mcts+E vs mcts+E", 3, 2)
+    write_results(tmp_path / "a", records + records[:2])
+    write_results(tmp_path / "b", records)  # same settings in another directory: the same games
+    data = _load(tmp_path / "a", tmp_path / "b")
+    assert len(data.games) == 5
+    row = build_tables(data)["table2"].data.set_index("agent").loc["mcts+E"]
+    assert (row.p1_wins, row.p2_wins) == (3, 2)
+
+
+def test_mixed_settings_use_largest_group_and_warn(tmp_path):
+    old = games_for("mcts-co vs mcts-co", 1, 2, config_hash="1111111111111111")
+    new = games_for("mcts-co vs mcts-co", 4, 1, config_hash="2222222222222222")
+    write_results(tmp_path / "m", old + new)
+    with pytest.warns(ReportWarning, match="using config_hash 2222222222222222"):
+        data = load_results([tmp_path / "m"])
+    tables = build_tables(data)
+    row = tables["table2"].data.set_index("agent").loc["mcts-co"]
+    assert (row.games, row.p1_wins, row.p2_wins, row.config_hash) == (5, 4, 1, "2222222222222222")
+    pw = tables["pairwise"].data.set_index("config_hash")
+    assert pw.loc["1111111111111111", "selected"] == False  # noqa: E712 - numpy bool
+    assert pw.loc["2222222222222222", "selected"] == True  # noqa: E712
+
+
+def test_config_plan_defines_the_current_run(tmp_path):
+    # An older run (more games) left its records behind; config.yaml now plans other settings.
+    old = games_for("mcts+S vs mcts+S", 15, 5, config_hash="1111111111111111")
+    new = games_for("mcts+S vs mcts+S", 2, 4, config_hash="2222222222222222")
+    write_results(tmp_path / "m", old + new)
+    write_plan(tmp_path / "m", [("mcts+S vs mcts+S", "2222222222222222", 10)])
+    with pytest.warns(ReportWarning, match=r"20 games have settings not in the plan"):
+        data = load_results([tmp_path / "m"])
+    tables = build_tables(data)
+    row = tables["table2"].data.set_index("agent").loc["mcts+S"]
+    assert (row.games, row.p1_wins, row.p2_wins) == (6, 2, 4)
+    pw = tables["pairwise"].data.set_index("config_hash")
+    assert pw.loc["2222222222222222", "status"] == "partial (6/10)"
+    assert pw.loc["2222222222222222", "planned"] == 10
+    assert pw.loc["1111111111111111", "status"] == "not in plan"
+    assert "Partial results" in to_markdown(tables["pairwise"])
+
+
+def test_unreadable_config_falls_back_to_all_games(tmp_path):
+    write_results(tmp_path / "m", games_for("mcts+S vs mcts+S", 2, 4))
+    (tmp_path / "m" / "config.yaml").write_text("plan: [unclosed\n")
+    with pytest.warns(ReportWarning, match="config.yaml is not valid YAML"):
+        data = load_results([tmp_path / "m"])
+    assert data.selected.shape[0] == 6
+
+
+def test_truncated_last_line_warns_and_is_skipped(tmp_path):
+    write_results(tmp_path / "r", games_for("vanilla vs vanilla", 2, 1), tail='{"experiment": "x", "conf')
+    with pytest.warns(ReportWarning, match=r"games.jsonl:4: skipping truncated"):
+        data = load_results([tmp_path / "r"])
+    assert len(data.games) == 3
+
+
+def test_invalid_middle_line_is_an_error(tmp_path):
+    path = write_results(tmp_path / "r", games_for("vanilla vs vanilla", 2, 1))
+    lines = path.read_text().splitlines(keepends=True)
+    lines.insert(1, '{"broken": \n')
+    path.write_text("".join(lines))
+    with pytest.raises(StoreError, match=r"games.jsonl:2: invalid record"):
+        load_results([tmp_path / "r"])
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [({"winner": "draw"}, "winner 'draw'"), ({"game_index": -1}, "game_index -1"), ({"pairing": "solo"}, "pairing 'solo'")],
+)
+def test_bad_record_is_an_error(tmp_path, change, message):
+    bad = make_record("vanilla vs vanilla", 9, "p1") | change
+    write_results(tmp_path / "r", games_for("vanilla vs vanilla", 1, 1) + [bad, make_record("vanilla vs vanilla", 5, "p2")])
+    with pytest.raises(StoreError, match=rf"games.jsonl:3: {message}"):
+        load_results([tmp_path / "r"])
+
+
+def test_missing_key_is_an_error(tmp_path):
+    bad = make_record("vanilla vs vanilla", 9, "p1")
+    del bad["config_hash"]
+    write_results(tmp_path / "r", [bad])
+    with pytest.raises(StoreError, match="games.jsonl:1: record lacks the key 'config_hash'"):
+        load_results([tmp_path / "r"])
+
+
+def test_missing_directories(tmp_path):
+    with pytest.raises(StoreError, match="nowhere"):
+        load_results([tmp_path / "nowhere"])
+    write_results(tmp_path / "here", games_for("vanilla vs vanilla", 1, 0))
+    with pytest.warns(ReportWarning, match="nowhere"):
+        data = load_results([tmp_path / "nowhere", tmp_path / "here"])
+    assert len(data.games) == 1
+
+
+# --------------------------------------------------------------------------- the paper's own games
+
+
+@pytest.fixture(scope="module")
+def paper_dirs(tmp_path_factory):
+    path = paper_games_path()
+    if not path.is_file():
+        pytest.skip(f"paper games not found at {path} (set BOOP_PAPER_GAMES)")
+    root = tmp_path_factory.mktemp("paper")
+    for name, records in paper_records(path).items():
+        write_results(root / name, records)
+    return root
+
+
+def test_paper_games_reproduce_table1(paper_dirs):
+    t1 = build_tables(_load(paper_dirs / "ablation", paper_dirs / "mirror"))["table1"].data
+    ref = table1_reference()
+    for row in t1.itertuples():
+        paper = ref[row.opponent]
+        assert (row.p1_wins, row.p1_games, row.p2_wins, row.p2_games) == (paper.p1_wins, 50, paper.p2_wins, 50)
+        assert row.win_rate == pytest.approx(next(
+            r["win_rate"] for r in paper_data()["table1"]["rows"] if r["opponent"] == row.opponent))
+        assert (row.status, row.verdict, row.p_value) == ("complete", "consistent", 1.0)
+    assert len(t1) == 8
+
+
+def test_paper_games_reproduce_table2(paper_dirs):
+    t2 = build_tables(_load(paper_dirs / "ablation", paper_dirs / "mirror"))["table2"].data
+    expected = {r["agent"]: (r["p1_wins"], r["p2_wins"]) for r in paper_data()["table2"]["rows"]}
+    assert {r.agent: (r.p1_wins, r.p2_wins) for r in t2.itertuples()} == expected
+    assert set(t2["verdict"]) == {"consistent"}
+    assert set(t2["games"]) == {100}
+
+
+def test_package_data_matches_paper_games_per_file():
+    path = paper_games_path()
+    if not path.is_file():
+        pytest.skip(f"paper games not found at {path}")
+    games = pd.read_csv(path)
+    tally = games.groupby("file")["winner_colour"].value_counts().unstack(fill_value=0)
+    for f in paper_data()["files"]:
+        assert (tally.loc[f["file"], "Blue"], tally.loc[f["file"], "Red"]) == (f["blue_wins"], f["red_wins"])
+        assert games.loc[games["file"] == f["file"], "pairing"].iloc[0] == f["pairing"]
+    assert {d["file"] for d in paper_data()["durations"]} == set(tally.index)
+
+
+# --------------------------------------------------------------------------- files and figures
+
+
+def test_build_writes_all_files_and_rebuild_is_byte_identical(synthetic, tmp_path):
+    dirs = [synthetic / "ablation", synthetic / "mirror"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ReportWarning)
+        one = build_report(dirs, tmp_path / "one")
+        two = build_report(dirs, tmp_path / "two")
+    names = {p.name for p in one.paths}
+    assert names == EXPECTED_FILES | FIGURES
+    assert {p.name for p in (tmp_path / "one").iterdir()} == names
+    for name in sorted(names):
+        assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes(), name
+
+
+def test_figures_open(synthetic, tmp_path):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ReportWarning)
+        build_report([synthetic / "ablation", synthetic / "mirror"], tmp_path / "out")
+    for stem in ("table1", "table2", "iterations"):
+        image = mpimg.imread(tmp_path / "out" / f"{stem}.png")
+        assert image.shape[:2] == (450, 700)
+        assert image[..., :3].std() > 0.01  # something was drawn
+        svg = (tmp_path / "out" / f"{stem}.svg").read_text()
+        assert svg.lstrip().startswith("<?xml") and "</svg>" in svg and "<dc:date>" not in svg
+
+
+def test_empty_results_build_without_figures(tmp_path):
+    write_results(tmp_path / "r", [])
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "table1.png").write_bytes(b"stale")
+    report = build_report([tmp_path / "r"], tmp_path / "out")
+    assert {p.name for p in report.paths} == EXPECTED_FILES
+    assert not (tmp_path / "out" / "table1.png").exists()
+    md = (tmp_path / "out" / "table1.md").read_text()
+    assert "No Table I pairing" in md and "(no rows)" in md
+    assert set(report.tables["table1"].data["status"]) == {"not run"}
+
+
+def test_latex_is_ascii_booktabs(synthetic, tmp_path):
+    tables = build_tables(_load(synthetic / "ablation", synthetic / "mirror"))
+    tex = latex_document([tables["telemetry"], tables["game_length"], tables["table1"]])
+    tex.encode("ascii")  # raises if a symbol was not mapped
+    assert tex.count("\\begin{table}") == tex.count("\\end{table}") == 3
+    assert "\\toprule" in tex and "\\bottomrule" in tex
+    assert "plies $\\approx$ 2$\\times$s" in tex
+    assert "95\\% CI" in tex
+
+
+def test_csv_round_trips(synthetic, tmp_path):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ReportWarning)
+        build_report([synthetic / "ablation", synthetic / "mirror"], tmp_path / "out")
+    t1 = pd.read_csv(tmp_path / "out" / "table1.csv").set_index("opponent")
+    assert t1.loc["vanilla", "p1_wins"] == 30 and t1.loc["mcts+EP", "status"] == "not run"
+    assert json.loads(json.dumps(t1.loc["vanilla", "p_value"])) < 0.05
