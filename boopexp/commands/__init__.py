@@ -10,6 +10,8 @@ import click
 _COMMANDS: dict[str, tuple[str, ...]] = {
     "tables": ("tables",),
     "runs": ("run", "mirror", "status"),
+    "bench": ("bench",),
+    "play": ("game", "calibrate"),
 }
 
 

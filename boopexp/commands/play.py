@@ -1,0 +1,119 @@
+"""``boopexp game`` (one game between two agents) and ``boopexp calibrate`` (host rates)."""
+
+from __future__ import annotations
+
+import json
+
+import click
+import yaml
+
+from boopexp.agents import AGENT_NAMES, DEFAULT_PRESET, PRESETS, resolve_agent
+from boopexp.budget import BUDGET_MODES, DEFAULT_PROFILE, DEVICE_PROFILES, Budget
+from boopexp.errors import ConfigError
+from boopexp.identity import game_seed, settings_hash
+
+
+def _parse_overrides(items: tuple[str, ...], option: str) -> dict:
+    """``KEY=VALUE`` pairs, values read as YAML scalars (``true``, ``0.3``, ``21``)."""
+    out = {}
+    for item in items:
+        if "=" not in item:
+            raise ConfigError(f"{option} {item!r} must look like KEY=VALUE, e.g. uct_c=0.5")
+        key, value = item.split("=", 1)
+        out[key.strip()] = yaml.safe_load(value)
+    return out
+
+
+@click.command("game")
+@click.option("--p1", required=True, metavar="AGENT", help="Blue, moves first: " + ", ".join(AGENT_NAMES))
+@click.option("--p2", required=True, metavar="AGENT", help="Red, moves second.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Experiment seed (the game seed derives from it).")
+@click.option("--budget", "mode", type=click.Choice(BUDGET_MODES), default="device", show_default=True)
+@click.option("--seconds", type=float, default=1.0, show_default=True, help="Seconds per move (device/cpu/wall).")
+@click.option("--iterations", type=int, default=80, show_default=True, help="Iterations per move (iterations mode).")
+@click.option("--profile", default=DEFAULT_PROFILE, show_default=True, type=click.Choice(sorted(DEVICE_PROFILES)))
+@click.option("--throttle", default="auto", show_default=True, help="cpu mode: host CPU s per emulated s, or auto.")
+@click.option("--preset", default=DEFAULT_PRESET, show_default=True, type=click.Choice(sorted(PRESETS)))
+@click.option("--p1-param", multiple=True, metavar="KEY=VALUE", help="Override a parameter of p1 (repeatable).")
+@click.option("--p2-param", multiple=True, metavar="KEY=VALUE", help="Override a parameter of p2 (repeatable).")
+@click.option("--show", is_flag=True, help="Render the board after each ply.")
+@click.option("--json", "as_json", is_flag=True, help="Print the game record as JSON.")
+def game(p1, p2, seed, mode, seconds, iterations, profile, throttle, preset, p1_param, p2_param, show, as_json):
+    """Play one game between two agents (p1 = Blue moves first) and print the result."""
+    from boopexp import notation
+    from boopexp.match import GameTask, play_game
+
+    if throttle != "auto":
+        try:
+            throttle = float(throttle)
+        except ValueError:
+            raise ConfigError(f"--throttle {throttle!r} must be a positive number or 'auto'") from None
+    budget = Budget(mode=mode, seconds=seconds, profile=profile, throttle=throttle, iterations=iterations)
+    a = resolve_agent(p1, preset, overrides=_parse_overrides(p1_param, "--p1-param"))
+    b = resolve_agent(p2, preset, overrides=_parse_overrides(p2_param, "--p2-param"))
+    chash = settings_hash(seed, budget.to_dict(), preset, a.to_dict(), b.to_dict())
+    pairing = f"{a.name} vs {b.name}"
+    task = GameTask("game", chash, pairing, 0, a, b, budget, preset, game_seed(chash, 0))
+
+    def on_ply(ply, st, text, winner):
+        if show:
+            who = "Blue" if ply % 2 == 1 else "Red"
+            click.echo(f"ply {ply}: {who} plays {text}", err=as_json)
+            click.echo(notation.render(st) + "\n", err=as_json)
+
+    record = play_game(task, on_ply=on_ply)
+    if as_json:
+        click.echo(json.dumps(record, indent=1))
+        return
+    mcts_moves = [t for t in record["telemetry"] if t["iterations"] > 0]
+    if record["winner"] is None:
+        click.echo(f"{pairing}: no winner after {record['plies']} plies (ply limit; a position cycle)")
+    else:
+        click.echo(
+            f"{pairing}: {record['winner']} ({record['winner_agent']}, {record['winner_colour']}) wins "
+            f"in {record['plies']} plies"
+        )
+    click.echo("moves: " + " ".join(record["moves"]))
+    if mcts_moves:
+        its = sorted(t["iterations"] for t in mcts_moves)
+        click.echo(f"MCTS iterations per move: median {its[len(its) // 2]}, min {its[0]}, max {its[-1]}")
+    click.echo(f"seed {record['seed']}, host CPU {record['host_seconds']:.2f} s")
+
+
+@click.command("calibrate")
+@click.option("--seconds", type=float, default=2.0, show_default=True, help="Measuring time per agent.")
+@click.option("--device", "fit_device", is_flag=True, help="Also re-fit the device profile from seeded games.")
+@click.option("--games", type=int, default=8, show_default=True, help="Games per measurement with --device.")
+def calibrate(seconds, fit_device, games):
+    """Measure this host's MCTS rates and the cpu-mode throttle (docs/budget.md)."""
+    from boopexp import calibrate as cal
+
+    if seconds <= 0 or games < 1:
+        raise ConfigError("--seconds must be > 0 and --games >= 1")
+    van = cal.host_iteration_rate("vanilla", seconds)
+    co = cal.host_iteration_rate("mcts-co", seconds)
+    throttle = cal.PAPER_VANILLA_ITERATIONS_PER_S / van
+    click.echo(f"host vanilla iterations per CPU second: {van:,.0f}")
+    click.echo(f"host mcts-co iterations per CPU second: {co:,.0f}")
+    click.echo(f"cpu-mode throttle (auto): {throttle:.6f} host CPU s per emulated s "
+               f"(vanilla gets {cal.PAPER_VANILLA_ITERATIONS_PER_S:.0f} iterations per emulated second)")
+    if fit_device:
+        shipped = DEVICE_PROFILES[DEFAULT_PROFILE]
+        v = cal.measure_primitives("vanilla", "vanilla", 80, games)
+        fitted = cal.fit_device_profile(v)
+        m = cal.measure_primitives("mcts-co", "heuristics", 100, games)
+        click.echo(f"vanilla per move at 80 iterations: {v.plies:.1f} playout plies, {v.nodes:.1f} nodes")
+        click.echo(f"fitted random_ply cost: {fitted.random_ply} device-us (shipped: {shipped.random_ply})")
+        for label, prof in (("shipped", shipped), ("fitted", fitted)):
+            r = cal.predicted_rate(m, prof)
+            per_game = r["equivalent_moves_per_device_s"] * cal.PAPER_MCTS_CO_MOVES_PER_GAME
+            click.echo(
+                f"{label}: mcts-co {r['iterations_per_device_s']:.1f} iterations, "
+                f"{r['solver_calls_per_device_s']:.0f} solver calls, "
+                f"{r['equivalent_moves_per_device_s']:.0f} equivalent moves per device-second "
+                f"(~{per_game:,.0f} per game of {cal.PAPER_MCTS_CO_MOVES_PER_GAME} moves; "
+                f"paper: {cal.PAPER_EQUIVALENT_MOVES_PER_GAME:,})"
+            )
+
+
+__all__ = ["game", "calibrate"]
