@@ -42,6 +42,7 @@ class PrimitiveCounts:
     solver_calls: float
     solver_moves: float
     equivalent_moves: float
+    equivalent_candidates: float
 
     def device_us(self, p: DeviceProfile) -> float:
         return (
@@ -77,6 +78,7 @@ def measure_primitives(agent: str, opponent: str, iterations: int, games: int, s
         solver_calls=mean("solver_calls"),
         solver_moves=mean("solver_moves"),
         equivalent_moves=mean("equivalent_moves"),
+        equivalent_candidates=mean("equivalent_candidates"),
     )
 
 
@@ -106,6 +108,7 @@ def predicted_rate(counts: PrimitiveCounts, profile: DeviceProfile) -> dict:
     return {
         "iterations_per_device_s": counts.iterations / per_move_s,
         "equivalent_moves_per_device_s": counts.equivalent_moves / per_move_s,
+        "equivalent_candidates_per_device_s": counts.equivalent_candidates / per_move_s,
         "solver_calls_per_device_s": counts.solver_calls / per_move_s,
     }
 

@@ -41,8 +41,9 @@ Work = namedtuple(
 )
 #: int64 counters of one search: iterations, solver calls, equivalent moves, and the primitives
 #: the device clock charges (nodes created, playout plies, moves scored by the solver)
-ACC_ITER, ACC_SOLVER, ACC_EQUIV, ACC_NODES, ACC_PLIES, ACC_SOLVER_MOVES = 0, 1, 2, 3, 4, 5
-N_ACC = 6
+#: and the moves in those ties (the other reading of the paper's "equivalent moves", docs/budget.md)
+ACC_ITER, ACC_SOLVER, ACC_EQUIV, ACC_NODES, ACC_PLIES, ACC_SOLVER_MOVES, ACC_EQUIV_CANDS = 0, 1, 2, 3, 4, 5, 6
+N_ACC = 7
 #: device cost vector indices (DeviceProfile fields)
 C_NODE, C_RANDOM_PLY, C_SOLVER_CALL, C_SOLVER_MOVE, C_ITERATION = 0, 1, 2, 3, 4
 
@@ -141,6 +142,7 @@ def solver_best_move(st, mask, rng, work, acc, acc_us, costs):
     acc[ACC_SOLVER_MOVES] += n_scored
     if ties > 1:
         acc[ACC_EQUIV] += 1  # the paper's "equivalent moves" event
+        acc[ACC_EQUIV_CANDS] += ties
     acc_us[0] += costs[C_SOLVER_CALL] + costs[C_SOLVER_MOVE] * n_scored
     return code
 
@@ -483,6 +485,7 @@ def search(root_state: np.ndarray, cfg, budget, costs: np.ndarray, rng: np.ndarr
         "iterations": int(acc[ACC_ITER]),
         "solver_calls": int(acc[ACC_SOLVER]),
         "equivalent_moves": int(acc[ACC_EQUIV]),
+        "equivalent_candidates": int(acc[ACC_EQUIV_CANDS]),
         "tree_nodes": int(tree.count[0]),
         "nodes_created": int(acc[ACC_NODES]),
         "playout_plies": int(acc[ACC_PLIES]),

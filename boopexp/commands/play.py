@@ -107,12 +107,13 @@ def calibrate(seconds, fit_device, games):
         for label, prof in (("shipped", shipped), ("fitted", fitted)):
             r = cal.predicted_rate(m, prof)
             per_game = r["equivalent_moves_per_device_s"] * cal.PAPER_MCTS_CO_MOVES_PER_GAME
+            cands = r["equivalent_candidates_per_device_s"] * cal.PAPER_MCTS_CO_MOVES_PER_GAME
             click.echo(
                 f"{label}: mcts-co {r['iterations_per_device_s']:.1f} iterations, "
                 f"{r['solver_calls_per_device_s']:.0f} solver calls, "
-                f"{r['equivalent_moves_per_device_s']:.0f} equivalent moves per device-second "
-                f"(~{per_game:,.0f} per game of {cal.PAPER_MCTS_CO_MOVES_PER_GAME} moves; "
-                f"paper: {cal.PAPER_EQUIVALENT_MOVES_PER_GAME:,})"
+                f"{r['equivalent_moves_per_device_s']:.0f} equivalent moves per device-second; per game of "
+                f"{cal.PAPER_MCTS_CO_MOVES_PER_GAME} moves ~{per_game:,.0f} tie events, ~{cands:,.0f} tied "
+                f"candidates (paper: {cal.PAPER_EQUIVALENT_MOVES_PER_GAME:,})"
             )
 
 
