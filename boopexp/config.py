@@ -464,7 +464,9 @@ def _parse_agents(src: str, data: Any, preset: str, params: Mapping[str, Any]) -
         try:
             resolve_agent(name, preset, params, overrides)
         except ConfigError as exc:
-            raise ConfigError(f"{src}: agents.{raw_name}: {exc}") from None
+            # MCTSConfig's message starts with the field name: make it the full key path.
+            message = str(exc).removeprefix(f"agent {name!r}: ")
+            raise ConfigError(f"{src}: agents.{raw_name}.{message}") from None
         out[name] = dict(overrides)
     return out
 

@@ -175,13 +175,16 @@ def iter_outcomes(
         scheduler: address of a running dask scheduler; without it a LocalCluster of ``jobs``
             worker processes is started.
         play: the function that plays one game; default :func:`boopexp.match.play_game`, looked
-            up when the run starts. It must be picklable by reference for a pool.
+            up when the run starts (so a monkeypatched one is used). A pool pickles it (with
+            cloudpickle): its module must be importable in the workers.
         on_message: receives ``(text, warning)``: worker deaths (warnings), the dask dashboard.
     """
     check_backend(backend, scheduler)
     fn = play if play is not None else match.play_game
     say = on_message or (lambda text, warning=True: None)
     tasks = list(tasks)
+    if not tasks:
+        return  # nothing to play: do not start a pool (a dask cluster takes seconds)
     if backend == "loky" and jobs == 1:
         for task in tasks:
             yield play_one(fn, task)
@@ -290,9 +293,13 @@ def run_plan(
                     writer.append(outcome.record)  # type: ignore[arg-type]
                     played += 1
                     s = scores[outcome.task.pairing]
-                    p1_won = outcome.record["winner"] == "p1"  # type: ignore[index]
+                    winner = outcome.record["winner"]  # type: ignore[index]
                     scores[s.pairing] = dataclasses.replace(
-                        s, done=s.done + 1, p1_wins=s.p1_wins + p1_won, p2_wins=s.p2_wins + (not p1_won)
+                        s,
+                        done=s.done + 1,
+                        p1_wins=s.p1_wins + (winner == "p1"),
+                        p2_wins=s.p2_wins + (winner == "p2"),
+                        no_winner=s.no_winner + (winner is None),
                     )
                 else:
                     failed.append(outcome)

@@ -57,8 +57,12 @@ def check_record(record: Any) -> str | None:
     index = record.get("game_index")
     if isinstance(index, bool) or not isinstance(index, int) or index < 0:
         return f"game_index = {index!r} is not a non-negative integer"
-    if record.get("winner") not in ("p1", "p2"):
-        return f"winner = {record.get('winner')!r} is not 'p1' or 'p2'"
+    if "winner" not in record:
+        return "no 'winner' key"
+    # null: the game hit match.MAX_PLIES without a winner ("termination": "ply_limit"). It is a
+    # finished game all the same: storing it keeps a rerun from replaying it forever.
+    if record["winner"] not in ("p1", "p2", None):
+        return f"winner = {record['winner']!r} is not 'p1', 'p2' or null"
     return None
 
 
@@ -150,7 +154,7 @@ def scan_games(path: str | Path) -> StoreScan:
 
 @dataclass(frozen=True)
 class PairingScore:
-    """Progress of one planned pairing: games done out of planned, and wins by side."""
+    """Progress of one planned pairing: games done out of planned, wins by side, games without a winner."""
 
     pairing: str
     p1: str
@@ -160,6 +164,7 @@ class PairingScore:
     done: int = 0
     p1_wins: int = 0
     p2_wins: int = 0
+    no_winner: int = 0
 
 
 def score(entries: Iterable[PlanEntry], records: Iterable[Mapping[str, Any]]) -> tuple[PairingScore, ...]:
@@ -170,17 +175,20 @@ def score(entries: Iterable[PlanEntry], records: Iterable[Mapping[str, Any]]) ->
         records: deduplicated game records (:attr:`StoreScan.records`).
     """
     entries = tuple(entries)
-    counts = {(e.config_hash, e.pairing): [0, 0, 0] for e in entries}
+    counts = {(e.config_hash, e.pairing): [0, 0, 0, 0] for e in entries}
     limit = {(e.config_hash, e.pairing): e.games for e in entries}
     for r in records:
         slot = counts.get((r["config_hash"], r["pairing"]))
         if slot is None or r["game_index"] >= limit[(r["config_hash"], r["pairing"])]:
             continue
         slot[0] += 1
-        slot[1 if r["winner"] == "p1" else 2] += 1
+        slot[_WINNER_SLOT[r["winner"]]] += 1
     return tuple(
         PairingScore(e.pairing, e.p1, e.p2, e.config_hash, e.games, *counts[(e.config_hash, e.pairing)]) for e in entries
     )
+
+
+_WINNER_SLOT = {"p1": 1, "p2": 2, None: 3}
 
 
 def unplanned(entries: Iterable[PlanEntry], records: Iterable[Mapping[str, Any]]) -> int:

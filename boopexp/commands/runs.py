@@ -123,7 +123,6 @@ def _execute(config: "ExperimentConfig", plan: Sequence["PlannedPairing"], only:
 
     check_backend(backend, scheduler)  # before anything is written
     out_dir = out if out is not None else RESULTS_DIR / config.name
-    run_pairings = tuple(p for p in plan if only is None or p.pairing == only)
     if quiet:
         progress = _QuietProgress()
     elif sys.stdout.isatty():
@@ -132,7 +131,7 @@ def _execute(config: "ExperimentConfig", plan: Sequence["PlannedPairing"], only:
         progress = _LineProgress()
     report = run_plan(
         config, plan, out_dir, jobs=jobs or _default_jobs(), backend=backend, scheduler=scheduler,
-        progress=progress, pairings=[p.pairing for p in run_pairings],
+        progress=progress, pairings=None if only is None else [only],
     )
     _summary(report)
     if report.interrupted:
@@ -167,14 +166,21 @@ def _resume_command() -> str:
     return shlex.join(words)
 
 
+def _score_table(scores: Sequence["PairingScore"]) -> None:
+    """Games done/planned and wins per pairing; a "no winner" column only if a game hit the ply limit."""
+    width = max([len(s.pairing) for s in scores] + [len("pairing")])
+    extra = any(s.no_winner for s in scores)
+    click.echo(f"  {'pairing':<{width}}  {'games':>9}  {'p1 wins':>7}  {'p2 wins':>7}" + ("  no winner" if extra else ""))
+    for s in scores:
+        row = f"  {s.pairing:<{width}}  {f'{s.done}/{s.planned}':>9}  {s.p1_wins:>7}  {s.p2_wins:>7}"
+        click.echo(row + (f"  {s.no_winner:>9}" if extra else ""))
+    done, planned = sum(s.done for s in scores), sum(s.planned for s in scores)
+    click.echo(f"  {'total':<{width}}  {f'{done}/{planned}':>9}")
+
+
 def _summary(report: "RunReport") -> None:
-    width = max([len(s.pairing) for s in report.scores] + [len("pairing")])
     click.echo(f"Results: {report.games_path} (settings: {report.out_dir / 'config.yaml'})")
-    click.echo(f"  {'pairing':<{width}}  {'games':>9}  {'p1 wins':>7}  {'p2 wins':>7}")
-    for s in report.scores:
-        click.echo(f"  {s.pairing:<{width}}  {f'{s.done}/{s.planned}':>9}  {s.p1_wins:>7}  {s.p2_wins:>7}")
-    done = sum(s.done for s in report.scores)
-    click.echo(f"  {'total':<{width}}  {f'{done}/{report.planned}':>9}")
+    _score_table(report.scores)
     click.echo(f"Played {report.played} game(s) in this run; {report.skipped} were already stored.")
     if report.failed:
         click.echo(f"{len(report.failed)} game(s) failed (not stored; rerun the same command to retry them):", err=True)
@@ -186,7 +192,11 @@ def _summary(report: "RunReport") -> None:
 
 
 class _ProgressBase:
-    """Warnings go to stderr in every mode; notices only when not quiet."""
+    """Warnings go to stderr in every mode; notices only when not quiet.
+
+    Same methods as :class:`boopexp.runner.Progress`, which is not subclassed so that importing
+    the CLI does not import the runner (and the engine behind it).
+    """
 
     quiet = False
 
@@ -264,6 +274,9 @@ def _describe(outcome: "GameOutcome") -> str:
         return f"{head}: FAILED: {outcome.error}"
     record = outcome.record or {}
     winner = record["winner"]
+    if winner is None:
+        why = record.get("termination", "no winner")
+        return f"{head}: no winner ({why}) after {record.get('plies', '?')} plies, {outcome.seconds:.1f} s"
     agent = task.p1.name if winner == "p1" else task.p2.name
     return f"{head}: {winner} ({agent}) wins in {record.get('plies', '?')} plies, {outcome.seconds:.1f} s"
 
@@ -287,19 +300,15 @@ def _status_of(folder: Path) -> None:
         for r in scan.records:
             c = counts.setdefault(r["pairing"], [0, 0, 0])
             c[0] += 1
-            c[1 if r["winner"] == "p1" else 2] += 1
+            c[1] += r["winner"] == "p1"
+            c[2] += r["winner"] == "p2"
         for pairing, (n, w1, w2) in counts.items():
             click.echo(f"  {pairing}: {n} games, p1 {w1} - p2 {w2}")
         return
     entries = plan_entries(doc, str(store.config_path))
     scores = score(entries, scan.records)
     click.echo(f"{folder}: {_describe_settings(doc)}")
-    width = max([len(s.pairing) for s in scores] + [len("pairing")])
-    click.echo(f"  {'pairing':<{width}}  {'games':>9}  {'p1 wins':>7}  {'p2 wins':>7}")
-    for s in scores:
-        click.echo(f"  {s.pairing:<{width}}  {f'{s.done}/{s.planned}':>9}  {s.p1_wins:>7}  {s.p2_wins:>7}")
-    done, planned = sum(s.done for s in scores), sum(s.planned for s in scores)
-    click.echo(f"  {'total':<{width}}  {f'{done}/{planned}':>9}")
+    _score_table(scores)
     extra = unplanned(entries, scan.records)
     if extra:
         click.echo(f"  ({extra} other record(s) in {store.games_path} belong to other settings or games; not counted)")

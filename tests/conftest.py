@@ -1,0 +1,104 @@
+"""Shared test set-up: the ``e2e_real`` marker and a fake ``play_game`` for the runner tests.
+
+The fake lives here (not in a test module) so that pool workers, which import functions by
+module name, can import it: pytest puts this folder on ``sys.path`` and loky passes ``sys.path``
+on to its workers.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "e2e_real: end-to-end runner tests that play real games (random/heuristics, tiny MCTS budgets)",
+    )
+
+
+#: Fields that measure the host, not the game: they differ between two runs of the same game.
+TIMING_FIELDS = ("host_seconds",)
+TELEMETRY_TIMING_FIELDS = ("host_cpu_seconds",)
+
+
+def without_timing(record: dict[str, Any]) -> dict[str, Any]:
+    """A copy of a game record without its host timing fields."""
+    out = {k: v for k, v in record.items() if k not in TIMING_FIELDS}
+    if isinstance(out.get("telemetry"), list):
+        out["telemetry"] = [
+            {k: v for k, v in ply.items() if k not in TELEMETRY_TIMING_FIELDS} for ply in out["telemetry"]
+        ]
+    return out
+
+
+def fake_play_game(task: Any, sleep: float = 0.0, die: tuple[str, ...] = (), die_once_dir: str | None = None) -> dict:
+    """A stand-in for ``boopexp.match.play_game``: a schema-shaped record, deterministic in task.seed.
+
+    Args:
+        task: the GameTask.
+        sleep: seconds to wait (to make a run slow enough to interrupt); also
+            ``$BOOPEXP_TEST_FAKE_SLEEP``.
+        die: keys ``"<pairing>#<index>"`` whose worker kills itself (SIGKILL), every time.
+        die_once_dir: with ``die``, kill the worker only on the first attempt (a marker file
+            in this folder remembers it).
+    """
+    key = f"{task.pairing}#{task.game_index}"
+    if key in die:
+        marker = Path(die_once_dir, key.replace(" ", "_")) if die_once_dir else None
+        if marker is None or not marker.exists():
+            if marker is not None:
+                marker.touch()
+            os.kill(os.getpid(), signal.SIGKILL)
+    time.sleep(sleep or float(os.environ.get("BOOPEXP_TEST_FAKE_SLEEP", "0")))
+    rng = np.random.default_rng(task.seed)
+    plies = int(rng.integers(9, 60))
+    winner = "p1" if plies % 2 else "p2"  # p1 moves on odd plies and the last mover wins
+    return {
+        "experiment": task.experiment,
+        "config_hash": task.config_hash,
+        "pairing": task.pairing,
+        "game_index": task.game_index,
+        "p1": task.p1.name,
+        "p2": task.p2.name,
+        "p1_spec": task.p1.to_dict(),
+        "p2_spec": task.p2.to_dict(),
+        "winner": winner,
+        "winner_agent": task.p1.name if winner == "p1" else task.p2.name,
+        "winner_colour": "blue" if winner == "p1" else "red",
+        "plies": plies,
+        "moves": [f"m{int(x)}" for x in rng.integers(0, 72, plies)],
+        "seed": task.seed,
+        "budget": task.budget.to_dict(),
+        "preset": task.preset,
+        "telemetry": [
+            {"ply": 1, "player": "p1", "agent": task.p1.name, "iterations": int(rng.integers(1, 99)),
+             "host_cpu_seconds": time.process_time()}
+        ],
+        "host_seconds": time.process_time(),
+        "version": "fake",
+    }
+
+
+@pytest.fixture(scope="session")
+def real_play_game():
+    """The real ``match.play_game``, or a skip while it is not implemented."""
+    from boopexp import match
+    from boopexp.agents import resolve_agent
+    from boopexp.budget import Budget
+
+    spec = resolve_agent("random")
+    task = match.GameTask("probe", "0" * 16, "random vs random", 0, spec, spec, Budget(mode="iterations", iterations=2),
+                          "code-0.6.2", 1)
+    try:
+        match.play_game(task)
+    except NotImplementedError:
+        pytest.skip("play_game not implemented yet")
+    return match.play_game

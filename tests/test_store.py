@@ -1,0 +1,198 @@
+"""The store: append + fsync, strict reading, truncated last lines, duplicates, other settings, config.yaml."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+from boopexp.config import PlanEntry
+from boopexp.errors import StoreError
+from boopexp.store import (
+    GameStore,
+    encode_record,
+    record_key,
+    scan_games,
+    score,
+    unplanned,
+)
+
+
+def rec(index: int, winner: str = "p1", config_hash: str = "aaaa", pairing: str = "a vs b", **extra) -> dict:
+    return {"config_hash": config_hash, "pairing": pairing, "game_index": index, "winner": winner, **extra}
+
+
+def write_lines(path, records, tail: bytes = b"") -> bytes:
+    data = b"".join(encode_record(r) for r in records) + tail
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    return data
+
+
+def snapshot(folder):
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+def test_append_then_scan_round_trips_and_fsyncs_every_game(tmp_path, monkeypatch):
+    store = GameStore(tmp_path / "res")
+    synced = []
+    real_fsync = os.fsync
+    monkeypatch.setattr("boopexp.store.os.fsync", lambda fd: (synced.append(fd), real_fsync(fd)))
+    with store.open() as w:
+        before = len(synced)
+        w.append(rec(0, moves=["c3", "D4"]))
+        w.append(rec(1, "p2"))
+        assert len(synced) - before == 2
+    scan = store.scan()
+    assert [record_key(r) for r in scan.records] == [("aaaa", "a vs b", 0), ("aaaa", "a vs b", 1)]
+    assert scan.records[0]["moves"] == ["c3", "D4"]
+    assert scan.tail is None and scan.duplicates == 0 and scan.warnings() == []
+    lines = store.games_path.read_bytes().split(b"\n")
+    assert lines[-1] == b"" and len(lines) == 3
+
+
+def test_missing_file_is_an_empty_store(tmp_path):
+    scan = scan_games(tmp_path / "nothing" / "games.jsonl")
+    assert scan.records == () and scan.keys == frozenset()
+
+
+def test_numpy_values_are_stored_as_plain_json(tmp_path):
+    store = GameStore(tmp_path)
+    with store.open() as w:
+        w.append(rec(int(np.int64(0)), plies=np.int32(12), score=np.float64(0.5), moves=np.array([1, 2])))
+    line = json.loads(store.games_path.read_text())
+    assert line["plies"] == 12 and line["score"] == 0.5 and line["moves"] == [1, 2]
+
+
+def test_invalid_record_is_refused_on_append(tmp_path):
+    with GameStore(tmp_path).open() as w:
+        with pytest.raises(StoreError, match="winner"):
+            w.append(rec(0, winner="draw"))
+    assert GameStore(tmp_path).games_path.read_bytes() == b""
+
+
+def test_truncated_last_line_is_reported_ignored_and_moved_aside(tmp_path):
+    store = GameStore(tmp_path)
+    partial = b'{"config_hash": "aaaa", "pairing": "a vs b", "game_in'
+    original = write_lines(store.games_path, [rec(0), rec(1)], tail=partial)
+    scan = store.scan()
+    assert [r["game_index"] for r in scan.records] == [0, 1]
+    assert scan.tail is not None and scan.tail.line == 3 and scan.tail.data == partial
+    (warning,) = scan.warnings()
+    assert str(store.games_path) in warning and "line 3" in warning and "truncated" in warning
+    with store.open() as w:
+        moved = w.moved_tail
+        w.append(rec(2))
+    # the partial bytes are kept elsewhere, never lost; the next record starts on its own line
+    assert moved is not None and moved.name.startswith("games.jsonl.corrupt-")
+    assert moved.read_bytes() == partial
+    data = store.games_path.read_bytes()
+    assert data == original[: -len(partial)] + encode_record(rec(2))
+    assert [r["game_index"] for r in store.scan().records] == [0, 1, 2]
+    assert store.scan().tail is None
+
+
+def test_a_lone_partial_line_is_a_truncated_tail_too(tmp_path):
+    store = GameStore(tmp_path)
+    store.games_path.write_bytes(b'{"config')
+    assert store.scan().tail.line == 1
+    with store.open() as w:
+        w.append(rec(0))
+    assert store.games_path.read_bytes() == encode_record(rec(0))
+
+
+@pytest.mark.parametrize(
+    "bad,reason",
+    [(b"{not json", "not valid JSON"), (b'{"config_hash": "aaaa"}', "invalid game record"),
+     (b"[1, 2]", "not a JSON object"), (b'{"config_hash":"a","pairing":"x","game_index":-1,"winner":"p1"}', "game_index")],
+)
+def test_corrupt_middle_line_is_an_error_and_nothing_is_written(tmp_path, bad, reason):
+    store = GameStore(tmp_path / "res")
+    data = encode_record(rec(0)) + bad + b"\n" + encode_record(rec(1))
+    store.directory.mkdir()
+    store.games_path.write_bytes(data)
+    before = snapshot(store.directory)
+    with pytest.raises(StoreError) as info:
+        store.scan()
+    assert f"{store.games_path} line 2" in str(info.value) and reason in str(info.value)
+    with pytest.raises(StoreError, match="line 2"):
+        store.open()
+    assert snapshot(store.directory) == before  # not even a lock file
+
+
+def test_complete_but_invalid_last_line_is_an_error_not_a_truncation(tmp_path):
+    store = GameStore(tmp_path)
+    store.games_path.write_bytes(encode_record(rec(0)) + b"garbage\n")
+    with pytest.raises(StoreError, match="line 2"):
+        store.scan()
+
+
+def test_blank_lines_are_skipped(tmp_path):
+    store = GameStore(tmp_path)
+    store.games_path.write_bytes(encode_record(rec(0)) + b"\n  \n" + encode_record(rec(1)))
+    assert len(store.scan().records) == 2
+
+
+def test_duplicate_records_count_once(tmp_path):
+    store = GameStore(tmp_path)
+    write_lines(store.games_path, [rec(0, "p1"), rec(1, "p2"), rec(0, "p2")])
+    scan = store.scan()
+    assert len(scan.records) == 2 and scan.duplicates == 1
+    assert scan.records[0]["winner"] == "p1"  # the first copy is the one kept
+    assert any("1 duplicate" in w for w in scan.warnings())
+    (s,) = score([PlanEntry("a vs b", "a", "b", "aaaa", 5)], scan.records)
+    assert (s.done, s.p1_wins, s.p2_wins) == (2, 1, 1)
+
+
+def test_a_game_without_a_winner_is_stored_and_counted_apart(tmp_path):
+    store = GameStore(tmp_path)
+    with store.open() as w:
+        w.append(rec(0, None, termination="ply_limit"))
+        w.append(rec(1, "p2"))
+        with pytest.raises(StoreError, match="no 'winner' key"):
+            w.append({k: v for k, v in rec(2).items() if k != "winner"})
+    (s,) = score([PlanEntry("a vs b", "a", "b", "aaaa", 5)], store.scan().records)
+    assert (s.done, s.p1_wins, s.p2_wins, s.no_winner) == (2, 0, 1, 1)
+
+
+def test_records_of_other_settings_or_beyond_the_plan_are_not_counted(tmp_path):
+    store = GameStore(tmp_path)
+    write_lines(store.games_path, [rec(0), rec(1, config_hash="bbbb"), rec(2, "p2"), rec(7), rec(0, pairing="b vs a")])
+    entries = [PlanEntry("a vs b", "a", "b", "aaaa", 5)]
+    (s,) = score(entries, store.scan().records)
+    assert (s.planned, s.done, s.p1_wins, s.p2_wins) == (5, 2, 1, 1)
+    assert unplanned(entries, store.scan().records) == 3  # other hash, index 7, other pairing
+
+
+def test_write_config_is_atomic_and_keeps_a_different_old_one(tmp_path):
+    store = GameStore(tmp_path / "res")
+    assert store.write_config({"name": "x", "seed": 1}) is None
+    first = store.config_path.read_bytes()
+    assert store.read_config() == {"name": "x", "seed": 1}
+    assert store.write_config({"name": "x", "seed": 1}) is None  # same content: nothing to keep
+    backup = store.write_config({"name": "x", "seed": 2})
+    assert backup is not None and backup.read_bytes() == first
+    assert store.read_config()["seed"] == 2
+    # going back and forth never overwrites a kept file and leaves no temporary file behind
+    assert store.write_config({"name": "x", "seed": 1}) is not None
+    assert backup.read_bytes() == first
+    names = sorted(p.name for p in store.directory.iterdir())
+    assert len(names) == 3 and not any(".tmp" in n for n in names)
+
+
+def test_unreadable_config_yaml_is_a_store_error(tmp_path):
+    store = GameStore(tmp_path)
+    store.config_path.write_text("a: [1\n")
+    with pytest.raises(StoreError, match="config.yaml"):
+        store.read_config()
+
+
+def test_one_writer_at_a_time(tmp_path):
+    store = GameStore(tmp_path)
+    with store.open():
+        with pytest.raises(StoreError, match="another boopexp process"):
+            GameStore(tmp_path).open()
+    with GameStore(tmp_path).open() as w:  # released on close
+        w.append(rec(0))
