@@ -1,0 +1,370 @@
+"""Engine throughput benchmarks (``boopexp bench``, ``benchmarks/bench_engine.py``).
+
+Every measurement is a compiled loop over a fixed, seeded set of realistic positions, so Python
+overhead is not measured. Each loop is compiled and calibrated first, then timed with
+:func:`time.perf_counter` for about ``seconds``; the run is repeated and the median reported.
+The kernels are single-threaded (plain ``njit``), so every figure is for ONE core.
+
+Adding a measurement (e.g. the MCTS iteration rates) is one decorated function::
+
+    @metric("vanilla_iterations_per_s")
+    def _vanilla(ctx: BenchContext, seconds: float) -> float:
+        return timed_rate(lambda reps: <run reps iterations, return the count>, seconds)
+
+and it appears in the CLI output and the JSON object with no other change.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import statistics
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+from numba import njit
+
+from boopexp.heuristic import heuristic
+from boopexp.objective import best_move_ws, new_workspace, objective_ws
+from boopexp.rng import new_rng_state, rand_below
+from boopexp.rules import MAX_GROUPS, PROMO_HEURISTIC, TREE, apply_move_inplace
+from boopexp.state import STATE_SIZE
+
+#: the seed of the benchmark position set (fixed: the set is identical on every run)
+SAMPLE_SEED = 20240611
+N_POSITIONS = 200
+#: plies (inclusive) from which positions are sampled: past the first moves, before the endgame
+PLY_RANGE = (4, 40)
+#: probability that a side plays the solver's best move (else a random legal move)
+SOLVER_PROB = 0.5
+#: the fraction of ``seconds`` a calibration run should last before the timed run is sized
+_CALIBRATION_FRACTION = 0.1
+
+
+# ------------------------------------------------------------------------------------------
+# The position set
+
+def sample_positions(n: int = N_POSITIONS, seed: int = SAMPLE_SEED) -> np.ndarray:
+    """``n`` non-terminal positions (an ``(n, STATE_SIZE)`` int16 array) from seeded games.
+
+    In each game both sides play the solver's best move with probability 1/2, else a random
+    legal move (REAL rules, heuristic promotions); a few plies in ``PLY_RANGE`` are drawn per
+    game and the positions reached there are kept. Deterministic for a given engine and seed.
+    """
+    from boopexp.game import Position  # the Python API, only needed to build the set
+
+    gen = np.random.default_rng(seed)
+    rng = new_rng_state(seed)
+    lo, hi = PLY_RANGE
+    out: list[np.ndarray] = []
+    while len(out) < n:
+        wanted = set(gen.choice(np.arange(lo, hi + 1), size=5, replace=False).tolist())
+        pos = Position.initial()
+        for ply in range(hi + 1):
+            if ply in wanted:
+                out.append(np.array(pos.state))
+                if len(out) == n:
+                    break
+            if gen.random() < SOLVER_PROB:
+                mv, _ = pos.best_move(rng=rng)
+            else:
+                moves = pos.legal_moves()
+                mv = moves[int(gen.integers(len(moves)))]
+            res = pos.play(mv, rng=rng)
+            if res.winner is not None:
+                break  # finished games contribute only the positions before the end
+            pos = res.position
+    return np.ascontiguousarray(np.stack(out).astype(np.int16))
+
+
+def all_legal_moves(states: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(position index, size, square) of every legal move of every position, flattened."""
+    pidx, sizes, squares = [], [], []
+    for i, s in enumerate(states):
+        base = 36 if s[42] < 0 else 38
+        for size in (1, 2):
+            if s[base + size - 1] > 0:
+                for sq in np.flatnonzero(s[:36] == 0):
+                    pidx.append(i)
+                    sizes.append(size)
+                    squares.append(int(sq))
+    return (np.array(pidx, dtype=np.int64), np.array(sizes, dtype=np.int64), np.array(squares, dtype=np.int64))
+
+
+# ------------------------------------------------------------------------------------------
+# Compiled measurement loops: each returns a checksum so the work cannot be optimised away.
+# They are NOT cached on purpose: numba's cache does not notice edits to the engine kernels a
+# cached caller has inlined, and a benchmark must measure the engine as it is now (~3 s of
+# compilation per run of the bench).
+
+@njit(cache=False)
+def heuristic_loop(states, reps):
+    """``reps`` passes of H from both sides on every position: 2 * reps * n evaluations."""
+    acc = 0.0
+    for _ in range(reps):
+        for i in range(states.shape[0]):
+            acc += heuristic(states[i], -1)
+            acc += heuristic(states[i], 1)
+    return acc
+
+
+@njit(cache=False)
+def objective_loop(states, pidx, sizes, squares, reps, rng, work, groups, scores, ties):
+    """``reps`` passes of f over every (position, legal move): reps * len(pidx) evaluations."""
+    acc = 0.0
+    for _ in range(reps):
+        for j in range(pidx.shape[0]):
+            acc += objective_ws(states[pidx[j]], sizes[j], squares[j], rng, work, groups, scores, ties)
+    return acc
+
+
+@njit(cache=False)
+def solver_loop(states, reps, rng, mask, work, groups, scores, ties, codes, values, tie_moves):
+    """``reps`` passes of best_move (score every legal move + argmax) on every position."""
+    acc = 0
+    for _ in range(reps):
+        for i in range(states.shape[0]):
+            code, nt = best_move_ws(states[i], mask, rng, work, groups, scores, ties, codes, values, tie_moves)
+            acc += code + nt
+    return acc
+
+
+@njit(cache=False)
+def random_plies_loop(states, n_plies, rng, work, groups, scores, ties):
+    """``n_plies`` random plies as in a vanilla playout (AGENTS.md §B.8-B.9).
+
+    A size drawn from the mover's pool in proportion to its counts, a uniformly random empty
+    square, the TREE move (both victories tested, heuristic promotion) and the ply's reward
+    H(state, persp). A finished game restarts from the next sample position.
+    """
+    n = states.shape[0]
+    idx = 0
+    for k in range(STATE_SIZE):
+        work[k] = states[0, k]
+    persp = work[42]
+    acc = 0.0
+    for _ in range(n_plies):
+        base = 36 if work[42] < 0 else 38
+        n_small = work[base]
+        size = 1 if rand_below(rng, n_small + work[base + 1]) < n_small else 2
+        n_empty = 0
+        for k in range(36):
+            if work[k] == 0:
+                n_empty += 1
+        pick = rand_below(rng, n_empty)
+        sq = 0
+        for k in range(36):
+            if work[k] == 0:
+                if pick == 0:
+                    sq = k
+                    break
+                pick -= 1
+        winner, _, _ = apply_move_inplace(work, size, sq, TREE, PROMO_HEURISTIC, rng, groups, scores, ties)
+        if winner != 0:
+            acc += winner
+            idx = (idx + 1) % n
+            for k in range(STATE_SIZE):
+                work[k] = states[idx, k]
+            persp = work[42]
+        else:
+            acc += heuristic(work, persp)
+    return acc
+
+
+# ------------------------------------------------------------------------------------------
+# Timing and the metric registry
+
+def timed_rate(run: Callable[[int], int], seconds: float) -> float:
+    """Units per second of ``run(reps)`` (which returns the units it did), timed for ~``seconds``.
+
+    ``run(1)`` first compiles/warms up; then ``reps`` is doubled until a run lasts a tenth of
+    ``seconds``, and the timed run is sized from that to last about ``seconds``.
+    """
+    run(1)  # warm-up: compilation and caches, never timed
+    reps = 1
+    target = max(seconds * _CALIBRATION_FRACTION, 1e-3)
+    while True:
+        t0 = time.perf_counter()
+        run(reps)
+        dt = time.perf_counter() - t0
+        if dt >= target or reps >= 1 << 30:
+            break
+        reps *= 2
+    reps = max(1, int(reps * seconds / max(dt, 1e-9)))
+    t0 = time.perf_counter()
+    units = run(reps)
+    dt = time.perf_counter() - t0
+    return units / dt
+
+
+@dataclass
+class BenchContext:
+    """The fixed position set and the work buffers shared by the measurements."""
+
+    states: np.ndarray = field(default_factory=sample_positions)
+    seed: int = SAMPLE_SEED
+
+    def __post_init__(self) -> None:
+        self.pidx, self.sizes, self.squares = all_legal_moves(self.states)
+        self.rng = new_rng_state(self.seed)
+        self.ws = new_workspace()
+        self.mask = np.zeros(72, dtype=np.bool_)
+        self.play_state = np.empty(STATE_SIZE, dtype=np.int16)
+        self.groups = np.empty((MAX_GROUPS, 3), dtype=np.int64)
+
+
+MetricFn = Callable[[BenchContext, float], float]
+#: name -> function(context, seconds) returning one measured rate (units per second)
+METRICS: dict[str, MetricFn] = {}
+
+
+def metric(name: str) -> Callable[[MetricFn], MetricFn]:
+    """Register a measurement under ``name`` (its key in the report)."""
+
+    def deco(fn: MetricFn) -> MetricFn:
+        METRICS[name] = fn
+        return fn
+
+    return deco
+
+
+@metric("heuristic_per_s")
+def _heuristic(ctx: BenchContext, seconds: float) -> float:
+    n = ctx.states.shape[0]
+
+    def run(reps: int) -> int:
+        heuristic_loop(ctx.states, reps)
+        return 2 * reps * n
+
+    return timed_rate(run, seconds)
+
+
+@metric("objective_per_s")
+def _objective(ctx: BenchContext, seconds: float) -> float:
+    n = ctx.pidx.shape[0]
+    work, groups, scores, ties = ctx.ws[:4]
+
+    def run(reps: int) -> int:
+        objective_loop(ctx.states, ctx.pidx, ctx.sizes, ctx.squares, reps, ctx.rng, work, groups, scores, ties)
+        return reps * n
+
+    return timed_rate(run, seconds)
+
+
+@metric("solver_calls_per_s")
+def _solver(ctx: BenchContext, seconds: float) -> float:
+    n = ctx.states.shape[0]
+
+    def run(reps: int) -> int:
+        solver_loop(ctx.states, reps, ctx.rng, ctx.mask, *ctx.ws)
+        return reps * n
+
+    return timed_rate(run, seconds)
+
+
+@metric("random_plies_per_s")
+def _random_plies(ctx: BenchContext, seconds: float) -> float:
+    _, groups, scores, ties = ctx.ws[:4]
+
+    def run(reps: int) -> int:
+        plies = 1000 * reps
+        random_plies_loop(ctx.states, plies, ctx.rng, ctx.play_state, groups, scores, ties)
+        return plies
+
+    return timed_rate(run, seconds)
+
+
+# ------------------------------------------------------------------------------------------
+# Report
+
+def _cpu_model() -> str | None:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:
+            for line in fh:
+                if line.lower().startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or None
+
+
+def machine_info() -> dict:
+    """Where the figures were measured."""
+    try:
+        usable = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        usable = None
+    return {
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+        "cpu_model": _cpu_model(),
+        "cpu_count": os.cpu_count(),
+        "usable_cpus": usable,
+        "threads_used": 1,
+    }
+
+
+def versions() -> dict:
+    import numba
+
+    from boopexp import __version__
+
+    return {
+        "python": sys.version.split()[0],
+        "numpy": np.__version__,
+        "numba": numba.__version__,
+        "boopexp": __version__,
+    }
+
+
+def run_bench(seconds: float = 1.0, repeats: int = 5, names: list[str] | None = None,
+              ctx: BenchContext | None = None, progress: Callable[[str], None] | None = None) -> dict:
+    """Run the registered measurements; return the report (medians, runs, machine, versions)."""
+    if seconds <= 0 or repeats < 1:
+        raise ValueError(f"seconds must be > 0 and repeats >= 1, got {seconds!r} and {repeats!r}")
+    names = list(METRICS) if names is None else names
+    unknown = [n for n in names if n not in METRICS]
+    if unknown:
+        raise KeyError(f"unknown benchmark(s) {unknown}; known: {', '.join(METRICS)}")
+    ctx = ctx or BenchContext()
+    report: dict = {}
+    runs: dict[str, list[float]] = {}
+    for name in names:
+        if progress:
+            progress(name)
+        runs[name] = [float(METRICS[name](ctx, seconds)) for _ in range(repeats)]
+        report[name] = statistics.median(runs[name])
+    report["runs"] = runs
+    report["settings"] = {
+        "seconds": seconds,
+        "repeats": repeats,
+        "positions": int(ctx.states.shape[0]),
+        "moves": int(ctx.pidx.shape[0]),
+        "sample_seed": ctx.seed,
+        "ply_range": list(PLY_RANGE),
+    }
+    report["machine"] = machine_info()
+    report["versions"] = versions()
+    return report
+
+
+def format_report(report: dict) -> str:
+    """The human-readable table of a report."""
+    names = [k for k in report if k not in ("runs", "settings", "machine", "versions")]
+    width = max(len(n) for n in names)
+    lines = []
+    for n in names:
+        runs = report["runs"][n]
+        spread = f"  (min {min(runs):,.0f}, max {max(runs):,.0f}, {len(runs)} runs)" if len(runs) > 1 else ""
+        lines.append(f"{n:<{width}}  {report[n]:>14,.0f}{spread}")
+    s, m, v = report["settings"], report["machine"], report["versions"]
+    lines.append("")
+    lo, hi = s["ply_range"]
+    lines.append(f"medians of {s['repeats']} runs of ~{s['seconds']} s on one core; {s['positions']} positions "
+                 f"({s['moves']} legal moves) from plies {lo}-{hi}, seed {s['sample_seed']}")
+    lines.append(f"{m['cpu_model']} ({m['cpu_count']} CPUs), {m['platform']}")
+    lines.append(f"python {v['python']}, numpy {v['numpy']}, numba {v['numba']}, boopexp {v['boopexp']}")
+    return "\n".join(lines)

@@ -1,0 +1,40 @@
+"""``boopexp bench``: the CLI runs and reports every metric (no timing assertion)."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from boopexp.bench import METRICS, BenchContext, sample_positions
+from boopexp.cli import main
+
+KEYS = ("heuristic_per_s", "objective_per_s", "solver_calls_per_s", "random_plies_per_s")
+
+
+def test_bench_json_keys_and_positive_values():
+    result = CliRunner().invoke(main, ["bench", "--json", "--seconds", "0.05", "--repeats", "1"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    for key in KEYS:
+        assert report[key] > 0, key
+        assert len(report["runs"][key]) == 1
+    assert set(METRICS) <= set(report)
+    assert {"platform", "cpu_count"} <= set(report["machine"])
+    assert {"python", "numpy", "numba"} <= set(report["versions"])
+
+
+def test_bench_rejects_bad_options():
+    result = CliRunner().invoke(main, ["bench", "--seconds", "0"])
+    assert result.exit_code == 2
+    result = CliRunner().invoke(main, ["bench", "--repeats", "0"])
+    assert result.exit_code == 2
+
+
+def test_sample_positions_fixed_and_non_terminal():
+    a = sample_positions(20)
+    b = sample_positions(20)
+    assert a.shape == (20, 44) and (a == b).all()
+    assert ((a[:, 43] >= 4) & (a[:, 43] <= 40)).all()  # plies 4..40
+    ctx = BenchContext(states=a)
+    assert ctx.pidx.shape[0] > 20 * 20  # every legal move of every position
