@@ -13,7 +13,7 @@ import numpy as np
 
 from boopexp import heuristic as _h
 from boopexp import notation, objective, rules
-from boopexp.errors import IllegalMoveError
+from boopexp.errors import IllegalMoveError, InvalidMoveError
 from boopexp.rng import new_rng_state
 from boopexp.state import (
     BLUE,
@@ -159,6 +159,8 @@ class Position:
 
     def check_legal(self, move: Move | str) -> Move:
         """The move, parsed if given as text; IllegalMoveError if the rules forbid it here."""
+        if not isinstance(move, (str, Move)):
+            raise InvalidMoveError(f"{move!r} is not a move: expected a Move or a string like 'c3' or 'C3'")
         text = move if isinstance(move, str) else None
         if isinstance(move, str):
             move = Move.parse(move)
@@ -202,7 +204,17 @@ class Position:
         elif promotion == "random":
             promo = rules.PROMO_RANDOM
         else:
+            if isinstance(promotion, bool) or not isinstance(promotion, (int, np.integer)) or promotion < 0:
+                raise IllegalMoveError(
+                    f"promotion={promotion!r}: use 'heuristic', 'random' or the index of a candidate group"
+                )
             promo = int(promotion)
+            cands = self._groups_after(move, var)
+            if promo >= len(cands):
+                names = [''.join(notation.square_name(q) for q in g) for g in cands]
+                raise IllegalMoveError(
+                    f"promotion index {promo} after {str(move)!r}: there are {len(cands)} candidate groups {names}"
+                )
         if group is not None:
             cands = self._groups_after(move, var)
             if group not in cands:

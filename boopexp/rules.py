@@ -135,9 +135,10 @@ def candidate_groups(st, colour, exclude_all_large, groups):
     base = pool_index(colour)
     pool_empty = st[base] == 0 and st[base + 1] == 0
     n = 0
+    cap = groups.shape[0] - 5  # room for a singleton and 4 lines; legal states list at most ~30
     for sq in range(36):
         v = st[sq]
-        if v * colour <= 0:
+        if v * colour <= 0 or n > cap:
             continue
         if pool_empty:
             groups[n, 0] = sq

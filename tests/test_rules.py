@@ -336,7 +336,7 @@ def test_play_does_not_change_the_position():
 
 
 # --------------------------------------------------------------------------------------------
-# Known engine bugs (reported to the lead; strict xfail so a fix is noticed)
+# Regressions: engine bugs found by this suite, fixed in game.py
 
 _OUT_OF_RANGE = """
 from boopexp.game import Position
@@ -351,10 +351,6 @@ for index in (2, 5, 47):
 """
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "engine bug (game.py Position.play / rules.apply_move_inplace): an explicit promotion index "
-    ">= the number of candidates is not checked; the kernel reads an uninitialised row of the "
-    "group buffer (corrupt state or segfault). Expected: IllegalMoveError naming the candidates."))
 def test_promotion_index_out_of_range_is_rejected():
     # in a subprocess: the bug can crash the interpreter
     proc = subprocess.run([sys.executable, "-c", _OUT_OF_RANGE], capture_output=True, text=True, timeout=300)
@@ -362,9 +358,6 @@ def test_promotion_index_out_of_range_is_rejected():
     assert proc.stdout.split("\n")[:3] == ["rejected 2", "rejected 5", "rejected 47"]
 
 
-@pytest.mark.xfail(strict=True, raises=AttributeError, reason=(
-    "engine bug (game.py Position.play/check_legal): a non-string, non-Move argument such as None "
-    "raises AttributeError instead of InvalidMoveError (notation.parse_move handles it)."))
 def test_play_non_string_raises_invalid_move_error():
     with pytest.raises(InvalidMoveError, match="None"):
         Position.from_string(START).play(None)
