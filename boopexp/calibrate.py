@@ -122,7 +122,7 @@ _THROTTLE_CACHE: dict[str, float] = {}
 def host_iteration_rate(agent: str = "vanilla", seconds: float = 2.0, seed: int = 7) -> float:
     """Median MCTS iterations per host CPU second of ``agent`` over a fixed set of positions."""
     from boopexp import mcts
-    from boopexp.positions import sample_positions
+    from boopexp.bench import sample_positions
     from boopexp.match import device_costs
     from boopexp.rng import new_rng_state
 
