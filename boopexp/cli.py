@@ -42,3 +42,7 @@ def _register() -> None:
 
 
 _register()
+
+
+if __name__ == "__main__":  # python -m boopexp.cli
+    main()

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import signal
+import threading
 import time
 import traceback
 from dataclasses import dataclass
@@ -287,24 +289,25 @@ def run_plan(
             todo, jobs=jobs, backend=backend, scheduler=scheduler, play=play, on_message=progress.message
         )
         try:
-            for outcome in outcomes:
-                outcome = _checked(outcome)
-                if outcome.ok:
-                    writer.append(outcome.record)  # type: ignore[arg-type]
-                    played += 1
-                    s = scores[outcome.task.pairing]
-                    winner = outcome.record["winner"]  # type: ignore[index]
-                    scores[s.pairing] = dataclasses.replace(
-                        s,
-                        done=s.done + 1,
-                        p1_wins=s.p1_wins + (winner == "p1"),
-                        p2_wins=s.p2_wins + (winner == "p2"),
-                        no_winner=s.no_winner + (winner is None),
-                    )
-                else:
-                    failed.append(outcome)
-                finished += 1
-                progress.game(outcome, finished, len(tasks), tuple(scores.values()))
+            with _sigterm_as_interrupt():
+                for outcome in outcomes:
+                    outcome = _checked(outcome)
+                    if outcome.ok:
+                        writer.append(outcome.record)  # type: ignore[arg-type]
+                        played += 1
+                        s = scores[outcome.task.pairing]
+                        winner = outcome.record["winner"]  # type: ignore[index]
+                        scores[s.pairing] = dataclasses.replace(
+                            s,
+                            done=s.done + 1,
+                            p1_wins=s.p1_wins + (winner == "p1"),
+                            p2_wins=s.p2_wins + (winner == "p2"),
+                            no_winner=s.no_winner + (winner is None),
+                        )
+                    else:
+                        failed.append(outcome)
+                    finished += 1
+                    progress.game(outcome, finished, len(tasks), tuple(scores.values()))
         except KeyboardInterrupt:
             interrupted = True
         finally:
@@ -323,6 +326,24 @@ def run_plan(
 
 
 # --------------------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt():
+    """Treat SIGTERM (a batch scheduler pre-empting the job, ``kill``) like Ctrl-C: finished
+    games are already on disk and the run stops with the message that says how to resume."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _checked(outcome: GameOutcome) -> GameOutcome:

@@ -320,12 +320,13 @@ def test_sigkill_mid_run_then_resume_gives_exactly_the_planned_games(workdir):
     assert {k: without_timing(r) for k, r in _records(games.parent).items()} == reference
 
 
-def test_ctrl_c_stops_cleanly_and_says_how_to_resume(workdir):
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_ctrl_c_or_sigterm_stops_cleanly_and_says_how_to_resume(workdir, signum):
     games = workdir / "results" / "demo" / "games.jsonl"
     args = ["run", "configs/demo.yaml", "--jobs", "1", "--games-per-side", "2"]
     proc = _start(args, workdir, {"BOOPEXP_TEST_FAKE_SLEEP": "0.3"})
     _wait_for_lines(games, 2, proc)
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(signum)
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 130, (out, err)
     done = len(keys_in(games.parent))

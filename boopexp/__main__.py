@@ -1,0 +1,5 @@
+"""``python -m boopexp`` = the ``boopexp`` command."""
+
+from boopexp.cli import main
+
+main()
