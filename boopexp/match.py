@@ -180,6 +180,16 @@ def play_game(task: GameTask, on_ply=None) -> dict:
         if on_ply is not None:
             on_ply(len(moves), st, text, winner)
     win_side = None if winner == 0 else ("p1" if winner < 0 else "p2")
+    return build_record(task, win_side, moves, telemetry, time.process_time() - cpu0)
+
+
+def build_record(task: GameTask, winner: str | None, moves: list[str], telemetry: list[dict],
+                 host_seconds: float, version: str = __version__) -> dict:
+    """The game record of docs/architecture.md (one line of games.jsonl).
+
+    Args:
+        winner: ``"p1"``, ``"p2"`` or None (a game stopped at MAX_PLIES).
+    """
     return {
         "experiment": task.experiment,
         "config_hash": task.config_hash,
@@ -189,16 +199,16 @@ def play_game(task: GameTask, on_ply=None) -> dict:
         "p2": task.p2.name,
         "p1_spec": task.p1.to_dict(),
         "p2_spec": task.p2.to_dict(),
-        "winner": win_side,
-        "winner_agent": None if win_side is None else (task.p1.name if win_side == "p1" else task.p2.name),
-        "winner_colour": None if win_side is None else ("blue" if winner < 0 else "red"),
-        "termination": "victory" if win_side is not None else "ply_limit",
+        "winner": winner,
+        "winner_agent": None if winner is None else (task.p1.name if winner == "p1" else task.p2.name),
+        "winner_colour": None if winner is None else ("blue" if winner == "p1" else "red"),
+        "termination": "victory" if winner is not None else "ply_limit",
         "plies": len(moves),
         "moves": moves,
         "seed": task.seed,
         "budget": task.budget.to_dict(),
         "preset": task.preset,
         "telemetry": telemetry,
-        "host_seconds": time.process_time() - cpu0,
-        "version": __version__,
+        "host_seconds": host_seconds,
+        "version": version,
     }

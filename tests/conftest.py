@@ -16,6 +16,8 @@ from typing import Any
 import numpy as np
 import pytest
 
+from boopexp import match
+
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
@@ -61,30 +63,12 @@ def fake_play_game(task: Any, sleep: float = 0.0, die: tuple[str, ...] = (), die
     rng = np.random.default_rng(task.seed)
     plies = int(rng.integers(9, 60))
     winner = "p1" if plies % 2 else "p2"  # p1 moves on odd plies and the last mover wins
-    return {
-        "experiment": task.experiment,
-        "config_hash": task.config_hash,
-        "pairing": task.pairing,
-        "game_index": task.game_index,
-        "p1": task.p1.name,
-        "p2": task.p2.name,
-        "p1_spec": task.p1.to_dict(),
-        "p2_spec": task.p2.to_dict(),
-        "winner": winner,
-        "winner_agent": task.p1.name if winner == "p1" else task.p2.name,
-        "winner_colour": "blue" if winner == "p1" else "red",
-        "plies": plies,
-        "moves": [f"m{int(x)}" for x in rng.integers(0, 72, plies)],
-        "seed": task.seed,
-        "budget": task.budget.to_dict(),
-        "preset": task.preset,
-        "telemetry": [
-            {"ply": 1, "player": "p1", "agent": task.p1.name, "iterations": int(rng.integers(1, 99)),
-             "host_cpu_seconds": time.process_time()}
-        ],
-        "host_seconds": time.process_time(),
-        "version": "fake",
-    }
+    moves = [f"m{int(x)}" for x in rng.integers(0, 72, plies)]
+    telemetry = [
+        {"ply": 1, "player": "p1", "agent": task.p1.name, "iterations": int(rng.integers(1, 99)),
+         "host_cpu_seconds": time.process_time()}
+    ]
+    return match.build_record(task, winner, moves, telemetry, time.process_time(), version="fake")
 
 
 @pytest.fixture(scope="session")
