@@ -10,6 +10,9 @@ from typing import Any, Iterable
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
+#: Sentinel: leave the key out of the record (an older record).
+ABSENT: Any = object()
+
 
 def paper_games_path() -> Path:
     """shared/reference/paper_games.csv: $BOOP_PAPER_GAMES, else ../shared/reference relative to the repo."""
@@ -22,7 +25,7 @@ def paper_games_path() -> Path:
 def make_record(
     pairing: str,
     game_index: int,
-    winner: str,
+    winner: str | None,
     *,
     config_hash: str = "00000000000000aa",
     experiment: str = "test",
@@ -30,11 +33,18 @@ def make_record(
     telemetry: list[dict[str, Any]] | None = None,
     iterations: int | None = None,
     equivalent_moves: int | None = None,
+    equivalent_candidates: Any = ABSENT,
+    termination: Any = None,
 ) -> dict[str, Any]:
     """One game record in the schema of docs/architecture.md.
 
     Without an explicit ``telemetry`` and with ``iterations`` given, every ply gets
-    ``iterations`` iterations, ``2 * iterations`` solver calls and ``equivalent_moves``.
+    ``iterations`` iterations, ``2 * iterations`` solver calls, ``equivalent_moves`` and, unless
+    ABSENT (an older record), ``equivalent_candidates``.
+
+    ``winner`` None is a game stopped at the ply limit (``winner_agent``/``winner_colour`` null,
+    ``termination`` "ply_limit" unless given). A decided game has no ``termination`` key unless
+    one is given (older records lack it); ABSENT leaves it out in any case.
     """
     p1, p2 = pairing.split(" vs ")
     record: dict[str, Any] = {
@@ -45,14 +55,18 @@ def make_record(
         "p1": p1,
         "p2": p2,
         "winner": winner,
-        "winner_agent": p1 if winner == "p1" else p2,
-        "winner_colour": "blue" if winner == "p1" else "red",
+        "winner_agent": None if winner is None else p1 if winner == "p1" else p2,
+        "winner_colour": None if winner is None else "blue" if winner == "p1" else "red",
         "seed": 1000 + game_index,
         "budget": {"mode": "iterations", "iterations": 80},
         "preset": "code-0.6.2",
         "host_seconds": 1.0,
         "version": "0.1.0",
     }
+    if termination is None and winner is None:
+        termination = "ply_limit"
+    if termination is not None and termination is not ABSENT:
+        record["termination"] = termination
     if plies is not None:
         record["plies"] = plies
         record["moves"] = ["a1"] * plies
@@ -60,23 +74,35 @@ def make_record(
         telemetry = []
         for ply in range(1, plies + 1):
             player = "p1" if ply % 2 else "p2"
-            telemetry.append({
+            entry = {
                 "ply": ply, "player": player, "agent": p1 if player == "p1" else p2,
                 "iterations": iterations, "solver_calls": 2 * iterations,
                 "equivalent_moves": equivalent_moves, "tree_nodes": iterations + 1,
                 "device_seconds": 1.0, "host_cpu_seconds": 0.01,
-            })
+            }
+            if equivalent_candidates is not ABSENT:
+                entry["equivalent_candidates"] = equivalent_candidates
+            telemetry.append(entry)
     if telemetry is not None:
         record["telemetry"] = telemetry
     return record
 
 
-def games_for(pairing: str, p1_wins: int, p2_wins: int, **kwargs: Any) -> list[dict[str, Any]]:
-    """``p1_wins + p2_wins`` records of one pairing: first the P1 wins, then the P2 wins."""
-    return [
+def games_for(
+    pairing: str, p1_wins: int, p2_wins: int, no_winner: int = 0, *, no_winner_plies: int = 1000, **kwargs: Any
+) -> list[dict[str, Any]]:
+    """``p1_wins + p2_wins + no_winner`` records of one pairing: the P1 wins, the P2 wins, then
+    the games stopped at the ply limit (``no_winner_plies`` plies, winner null)."""
+    decided = [
         make_record(pairing, i, "p1" if i < p1_wins else "p2", **kwargs)
         for i in range(p1_wins + p2_wins)
     ]
+    undecided_kwargs = kwargs | {"plies": no_winner_plies, "termination": None}
+    undecided = [
+        make_record(pairing, p1_wins + p2_wins + j, None, **undecided_kwargs)
+        for j in range(no_winner)
+    ]
+    return decided + undecided
 
 
 def write_results(directory: Path, records: Iterable[dict[str, Any]], tail: str = "") -> Path:

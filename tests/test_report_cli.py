@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
+
 from click.testing import CliRunner
 
 from boopexp.cli import main
 
-from report_fixtures import games_for, write_results
+from report_fixtures import games_for, make_record, write_results
 
 TABLE_FILES = {
     f"{stem}.{ext}" for stem in ("table1", "table2", "telemetry", "pairwise") for ext in ("md", "csv", "tex")
@@ -27,8 +29,8 @@ def test_tables_writes_everything(tmp_path):
     assert result.exit_code == 0, result.output
     written = {p.name for p in out.iterdir()}
     assert TABLE_FILES | {"game_length.csv", "table1.png", "table2.svg", "iterations.png"} <= written
-    assert "| vanilla | 40/50 | 48/50 | 88.0% [" in result.stdout
-    assert "| mcts-co | 10 | 90 | 100 |" in result.stdout
+    assert "| vanilla | 40/50 | 48/50 | 0 | 88.0% [" in result.stdout
+    assert "| mcts-co | 10 | 90 | 0 | 100 |" in result.stdout
     assert f"Wrote {len(written)} files to {out}/" in result.stdout
     assert result.stderr == ""
 
@@ -77,10 +79,42 @@ def test_truncated_last_line_warns_and_succeeds(tmp_path):
                                        "--out", str(tmp_path / "o")])
     assert result.exit_code == 0, result.output
     assert f"Warning: {path}:101: skipping truncated or invalid last line" in result.stderr
-    assert "| mcts-co | 10 | 90 | 100 |" in result.stdout
+    assert "| mcts-co | 10 | 90 | 0 | 100 |" in result.stdout
 
 
 def test_tables_has_help():
     result = CliRunner().invoke(main, ["tables", "--help"])
     assert result.exit_code == 0
     assert "Build Tables I and II" in result.output and "--out" in result.output
+
+
+def test_tables_with_ply_limit_games(tmp_path):
+    # Two games stopped at the ply limit (winner null): a "no winner" column, rates on decided games.
+    write_results(tmp_path / "ablation", games_for("mcts-co vs vanilla", 40, 9, 1, iterations=20, experiment="ablation")
+                  + games_for("vanilla vs mcts-co", 2, 48, iterations=20, experiment="ablation"))
+    write_results(tmp_path / "mirror", games_for("mcts-co vs mcts-co", 10, 89, 1, experiment="mirror"))
+    out = tmp_path / "tables"
+    args = ["tables", str(tmp_path / "ablation"), str(tmp_path / "mirror"), "--out", str(out)]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert result.stderr == ""
+    assert "| vanilla | 40/49 | 48/50 | 1 | 88.9% [" in result.stdout  # 88 of 99 decided games
+    assert "| mcts-co | 10 | 89 | 1 | 100 | 89.9% [" in result.stdout  # P2 share 89/99
+    assert "No winner: games stopped at the 1,000-ply safety cap" in result.stdout
+    assert "no_winner" in (out / "table1.csv").read_text().splitlines()[0]
+    first = {p.name: p.read_bytes() for p in out.iterdir()}
+    again = CliRunner().invoke(main, args)
+    assert again.exit_code == 0, again.output
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == first
+
+
+def test_bogus_winner_names_file_and_line(tmp_path):
+    root = _results(tmp_path)
+    path = root / "ablation" / "games.jsonl"
+    lines = path.read_text().splitlines(keepends=True)
+    lines.insert(3, json.dumps(make_record("mcts-co vs vanilla", 77, "p1") | {"winner": "draw"}) + "\n")
+    path.write_text("".join(lines))
+    result = CliRunner().invoke(main, ["tables", str(root / "ablation"), "--out", str(tmp_path / "o")])
+    assert result.exit_code == 1
+    assert f"Error: {path}:4: winner 'draw' is not 'p1', 'p2' or null" in result.stderr
+    assert "Traceback" not in result.output

@@ -14,9 +14,18 @@ from boopexp.errors import StoreError
 from boopexp.report import ReportWarning, build_report, build_tables, load_results
 from boopexp.report.paper import TABLE1_OPPONENTS, TABLE2_AGENTS, paper_data, table1_reference
 from boopexp.report.render import latex_document, to_markdown
+from boopexp.report.render import to_csv as render_csv
 from boopexp.report.stats import fisher_exact, wilson_interval
 
-from report_fixtures import games_for, make_record, paper_games_path, paper_records, write_plan, write_results
+from report_fixtures import (
+    ABSENT,
+    games_for,
+    make_record,
+    paper_games_path,
+    paper_records,
+    write_plan,
+    write_results,
+)
 
 EXPECTED_FILES = {
     f"{stem}.{ext}" for stem in ("table1", "table2", "telemetry", "pairwise") for ext in ("md", "csv", "tex")
@@ -83,7 +92,7 @@ def test_table1_cells_from_synthetic_records(synthetic):
     assert t1.loc["mcts+EP"].status == "not run"
     assert pd.isna(t1.loc["mcts+EP"].win_rate)
     md = to_markdown(tables["table1"])
-    assert "| vanilla | 30/40 | 45/50 | 83.3% [" in md
+    assert "| vanilla | 30/40 | 45/50 | 0 | 83.3% [" in md
     assert "| mcts+S | 20/50 | — |" in md
     assert "| mcts+EP |" not in md
     assert "Not run: heuristics, mcts+E, mcts+P, mcts+SE, mcts+SP, mcts+EP." in md
@@ -103,7 +112,7 @@ def test_table2_cells_from_synthetic_records(synthetic):
     assert (v.p1_wins, v.p2_wins) == (50, 50)
     assert df.loc["mcts-co"].status == "not run"
     md = to_markdown(t2)
-    assert "| mcts+P | 20 | 80 | 100 | 80.0% [71.1, 86.7] | 14 | 86 | 86% | -6.0 pp |" in md
+    assert "| mcts+P | 20 | 80 | 0 | 100 | 80.0% [71.1, 86.7] | 14 | 86 | 86% | -6.0 pp |" in md
 
 
 def test_pairwise_lists_every_pairing(synthetic):
@@ -158,6 +167,218 @@ def test_game_length_beside_paper_durations(synthetic):
     assert gl.loc["full_vs_heuristics.txt", "reading"] == "plies ≈ 2×s"
     assert math.isnan(gl.loc["heuristics_mirror.txt", "paper_plies_estimate"])
     assert gl.loc["full_mirror.txt", "games"] == 0
+
+
+# --------------------------------------------------------------------------- games without a winner
+
+
+@pytest.fixture
+def no_winner_results(tmp_path):
+    """Known counts with exactly 2 games stopped at the ply limit (winner null, 1000 plies).
+
+    ablation: mcts-co vs heuristics 40 P1 / 9 P2 / 1 no winner (30 plies, 1000 for the cap game;
+              every ply: 50 iterations, 2 equivalent moves, 5 equivalent candidates),
+              heuristics vs mcts-co 4 / 46 (40 plies; 3 equivalent moves, no equivalent_candidates
+              key: older telemetry).
+    mirror:   mcts-co vs mcts-co 30 / 69 / 1 no winner (50 plies, no telemetry).
+    """
+    ablation = (
+        games_for("mcts-co vs heuristics", 40, 9, 1, plies=30, iterations=50, equivalent_moves=2,
+                  equivalent_candidates=5, experiment="ablation", termination="victory")
+        + games_for("heuristics vs mcts-co", 4, 46, plies=40, iterations=50, equivalent_moves=3,
+                    experiment="ablation")
+    )
+    mirror = games_for("mcts-co vs mcts-co", 30, 69, 1, plies=50, experiment="mirror")
+    write_results(tmp_path / "ablation", ablation)
+    write_results(tmp_path / "mirror", mirror)
+    return tmp_path
+
+
+def _no_winner_tables(root):
+    return build_tables(_load(root / "ablation", root / "mirror"))
+
+
+def test_no_winner_games_are_read(no_winner_results):
+    data = _load(no_winner_results / "ablation", no_winner_results / "mirror")
+    undecided = data.games[data.games["winner"].isna()]
+    assert len(data.games) == 200 and len(undecided) == 2
+    assert set(undecided["termination"]) == {"ply_limit"}
+    assert set(undecided["plies"]) == {1000.0}
+    assert set(data.games.loc[data.games["pairing"] == "mcts-co vs heuristics", "termination"]) == {
+        "victory", "ply_limit"}
+    # Older records without "termination": derived from the winner.
+    assert set(data.games.loc[data.games["pairing"] == "heuristics vs mcts-co", "termination"]) == {"victory"}
+
+
+def test_table1_no_winner_column_and_rates_on_decided_games(no_winner_results):
+    t1 = _no_winner_tables(no_winner_results)["table1"]
+    row = t1.data.set_index("opponent").loc["heuristics"]
+    assert (row.p1_wins, row.p1_games, row.p1_no_winner) == (40, 49, 1)
+    assert (row.p2_wins, row.p2_games, row.p2_no_winner) == (46, 50, 0)
+    assert (row.wins, row.games, row.no_winner) == (86, 99, 1)
+    assert row.status == "complete"  # 50 finished games per side, one of them without a winner
+    assert row.win_rate == pytest.approx(86 / 99)
+    assert (row.ci_low, row.ci_high) == pytest.approx(wilson_interval(86, 99))
+    assert row.paper_win_rate == pytest.approx(0.80)
+    assert row.difference == pytest.approx(86 / 99 - 0.80)
+    assert row.p_value == pytest.approx(fisher_exact([[86, 13], [80, 20]]))
+    assert row.p_value_p1 == pytest.approx(fisher_exact([[40, 9], [30, 20]]))
+    assert row.p_value_p2 == pytest.approx(fisher_exact([[46, 4], [50, 0]]))
+    md = to_markdown(t1)
+    assert "| opponent | P1 | P2 | no winner | win rate [95% CI] |" in md
+    assert f"| heuristics | 40/49 | 46/50 | 1 | {100 * 86 / 99:.1f}% [" in md
+    assert "| heuristics | 40/49 | 46/50 | 1 | 86.9% [78.8, 92.2] | 30/50 | 50/50 | 80% | +6.9 pp |" in md
+    assert "No winner: games stopped at the 1,000-ply safety cap" in md
+    assert "RULES.md §7" in md and "docs/agents.md" in md and "n = wins + losses" in md
+    csv = pd.read_csv(pd.io.common.StringIO(render_csv(t1))).set_index("opponent")
+    assert csv.loc["heuristics", "no_winner"] == 1 and csv.loc["heuristics", "p1_no_winner"] == 1
+    assert pd.isna(csv.loc["vanilla", "no_winner"])  # not run
+
+
+def test_table2_no_winner_column_and_share_on_decided_games(no_winner_results):
+    t2 = _no_winner_tables(no_winner_results)["table2"]
+    row = t2.data.set_index("agent").loc["mcts-co"]
+    assert (row.games, row.p1_wins, row.p2_wins, row.no_winner, row.status) == (100, 30, 69, 1, "complete")
+    assert row.p2_share == pytest.approx(69 / 99)
+    assert (row.ci_low, row.ci_high) == pytest.approx(wilson_interval(69, 99))
+    assert row.p_value == pytest.approx(fisher_exact([[30, 69], [7, 93]]))
+    assert row.difference == pytest.approx(69 / 99 - 0.93)
+    md = to_markdown(t2)
+    assert "| agent | P1 wins | P2 wins | no winner | games | P2 share [95% CI] |" in md
+    assert "| mcts-co | 30 | 69 | 1 | 100 | 69.7% [60.0, 77.9] | 7 | 93 | 93% | -23.3 pp |" in md
+    assert "No winner: games stopped at the 1,000-ply safety cap" in md
+
+
+def test_pairwise_no_winner_column(no_winner_results):
+    pw = _no_winner_tables(no_winner_results)["pairwise"]
+    df = pw.data.set_index("pairing")
+    row = df.loc["mcts-co vs heuristics"]
+    assert (row.games, row.p1_wins, row.p2_wins, row.no_winner) == (50, 40, 9, 1)
+    assert row.p1_rate == pytest.approx(40 / 49)
+    assert (row.ci_low, row.ci_high) == pytest.approx(wilson_interval(40, 49))
+    assert df.loc["heuristics vs mcts-co", "no_winner"] == 0
+    assert df["no_winner"].sum() == 2
+    md = to_markdown(pw)
+    assert "| P1 wins | P2 wins | no winner | P1 rate [95% CI] | used |" in md
+    assert "| mirror | 00000000000000aa | mcts-co vs mcts-co | 100 | — | 30 | 69 | 1 | 30.3% [" in md
+
+
+def test_telemetry_leaves_no_winner_games_out_of_per_game_figures(no_winner_results):
+    tel_table = _no_winner_tables(no_winner_results)["telemetry"]
+    tel = tel_table.data.set_index("agent")
+    co = tel.loc["mcts-co"]
+    assert (co.games, co.no_winner) == (200, 2)  # the mirror games count once
+    # Moves of the capped game count (500 of its 1000 plies are mcts-co's).
+    assert co.moves == 49 * 15 + 500 + 50 * 20
+    # Plies per game over the 198 decided games: 49 of 30, 50 of 40, 99 of 50 plies.
+    decided = [30] * 49 + [40] * 50 + [50] * 99
+    assert co.plies_median == pytest.approx(pd.Series(decided).median())
+    assert co.plies_q25 == pytest.approx(pd.Series(decided).quantile(0.25))
+    # Equivalent moves: 15 x 2 per side as P1 (49 decided games), 20 x 3 as P2 (50 games);
+    # the capped game (500 x 2 = 1000) is left out.
+    assert co.equivalent_moves_per_game == pytest.approx((49 * 30 + 50 * 60) / 99)
+    # Candidates only where recorded: 15 x 5 per side, in the 49 decided mcts-co vs heuristics games.
+    assert co.equivalent_candidates_per_game == pytest.approx(75.0)
+    assert co.paper_equivalent_moves_per_game == 21352
+    h = tel.loc["heuristics"]
+    assert (h.games, h.no_winner) == (100, 1)
+    assert h.plies_median == pytest.approx(pd.Series([30] * 49 + [40] * 50).median())
+    md = to_markdown(tel_table)
+    assert "| equivalent moves/game mean | equivalent candidates/game mean | paper |" in md
+    assert md.count("21,352 |") == 1  # the paper's figure, once, beside both readings
+    assert "Here 2 games had no winner" in md
+    assert "≈ 22,000 per game" in md and "docs/budget.md" in md
+
+
+def test_game_length_uses_decided_games(no_winner_results):
+    gl = _no_winner_tables(no_winner_results)["game_length"].data.set_index("file")
+    row = gl.loc["full_vs_heuristics.txt"]
+    assert (row.games, row.no_winner, row.plies_median) == (49, 1, 30)
+    assert gl.loc["full_mirror.txt", "no_winner"] == 1
+    assert gl.loc["full_mirror.txt", "plies_median"] == 50
+
+
+def test_pairing_with_only_no_winner_games(tmp_path):
+    records = games_for("mcts+E vs mcts+E", 0, 0, 2) + games_for("mcts-co vs mcts+E", 0, 0, 1)
+    write_results(tmp_path / "r", records)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ReportWarning)
+        report = build_report([tmp_path / "r"], tmp_path / "out")
+    row = report.tables["table2"].data.set_index("agent").loc["mcts+E"]
+    assert (row.games, row.p1_wins, row.p2_wins, row.no_winner, row.status) == (2, 0, 0, 2, "partial (2/100)")
+    assert pd.isna(row.p2_share) and pd.isna(row.p_value) and row.verdict == "—"
+    t1 = report.tables["table1"].data.set_index("opponent").loc["mcts+E"]
+    assert (t1.p1_games, t1.p1_no_winner, t1.status) == (0, 1, "partial (1/100)")
+    assert pd.isna(t1.win_rate) and pd.isna(t1.p_value)
+    assert "| mcts+E | 0 | 0 | 2 | 2 | — |" in to_markdown(report.tables["table2"])
+    # No rate to draw: no Table I/II figure.
+    assert not (tmp_path / "out" / "table1.png").exists() and not (tmp_path / "out" / "table2.png").exists()
+    tel = report.tables["telemetry"].data.set_index("agent")
+    assert pd.isna(tel.loc["mcts+E", "plies_median"]) and tel.loc["mcts+E", "no_winner"] == 3
+
+
+def test_null_winner_without_termination_key_is_no_winner(tmp_path):
+    old = make_record("vanilla vs vanilla", 1, None, termination=ABSENT)
+    assert "termination" not in old
+    write_results(tmp_path / "r", [make_record("vanilla vs vanilla", 0, "p2"), old])
+    data = _load(tmp_path / "r")
+    assert list(data.games["termination"]) == ["victory", "ply_limit"]
+    row = build_tables(data)["table2"].data.set_index("agent").loc["vanilla"]
+    assert (row.games, row.p1_wins, row.p2_wins, row.no_winner) == (2, 0, 1, 1)
+
+
+def test_no_winner_rebuild_is_byte_identical(no_winner_results, tmp_path):
+    dirs = [no_winner_results / "ablation", no_winner_results / "mirror"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ReportWarning)
+        one = build_report(dirs, tmp_path / "one")
+        two = build_report(dirs, tmp_path / "two")
+    names = {p.name for p in one.paths}
+    assert names == EXPECTED_FILES | FIGURES
+    for name in sorted(names):
+        assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes(), name
+    tex = (tmp_path / "one" / "table1.tex").read_text(encoding="ascii")  # still ASCII
+    assert "RULES.md \\S{}7" in tex
+
+
+# --------------------------------------------------------------------------- equivalent candidates
+
+
+def test_telemetry_with_equivalent_candidates(tmp_path):
+    records = games_for("mcts-co vs heuristics", 2, 1, plies=10, iterations=20, equivalent_moves=4,
+                        equivalent_candidates=9)
+    write_results(tmp_path / "r", records)
+    tel = build_tables(_load(tmp_path / "r"))["telemetry"]
+    co = tel.data.set_index("agent").loc["mcts-co"]
+    assert co.equivalent_moves_per_game == pytest.approx(5 * 4)
+    assert co.equivalent_candidates_per_game == pytest.approx(5 * 9)
+    assert "| mcts-co | 3 | 15 | 20 [20–20] | 40 | 20 | 45 | 21,352 | 10 [10–10] |" in to_markdown(tel)
+
+
+def test_telemetry_without_equivalent_candidates_is_nan(tmp_path):
+    # Older records: no equivalent_candidates anywhere.
+    records = games_for("mcts-co vs heuristics", 2, 1, plies=10, iterations=20, equivalent_moves=4)
+    assert "equivalent_candidates" not in records[0]["telemetry"][0]
+    write_results(tmp_path / "r", records)
+    tel = build_tables(_load(tmp_path / "r"))["telemetry"]
+    co = tel.data.set_index("agent").loc["mcts-co"]
+    assert co.equivalent_moves_per_game == pytest.approx(20)
+    assert pd.isna(co.equivalent_candidates_per_game)
+    assert math.isnan(tel.data.set_index("agent").loc["mcts-co", "equivalent_candidates_per_game"])
+    assert "| mcts-co | 3 | 15 | 20 [20–20] | 40 | 20 | — | 21,352 |" in to_markdown(tel)
+
+
+def test_side_with_partly_missing_candidates_is_left_out(tmp_path):
+    full = make_record("mcts-co vs heuristics", 0, "p1", plies=4, iterations=1, equivalent_moves=1,
+                       equivalent_candidates=3)
+    partial = make_record("mcts-co vs heuristics", 1, "p1", plies=4, iterations=1, equivalent_moves=1,
+                          equivalent_candidates=100)
+    del partial["telemetry"][0]["equivalent_candidates"]  # mcts-co's first ply (p1)
+    write_results(tmp_path / "r", [full, partial])
+    tel = build_tables(_load(tmp_path / "r"))["telemetry"].data.set_index("agent")
+    assert tel.loc["mcts-co", "equivalent_candidates_per_game"] == pytest.approx(6)  # game 0 only
+    assert tel.loc["heuristics", "equivalent_candidates_per_game"] == pytest.approx((6 + 200) / 2)
+    assert tel.loc["mcts-co", "equivalent_moves_per_game"] == pytest.approx(2)
 
 
 # --------------------------------------------------------------------------- reading rules
@@ -231,7 +452,8 @@ def test_invalid_middle_line_is_an_error(tmp_path):
 
 @pytest.mark.parametrize(
     ("change", "message"),
-    [({"winner": "draw"}, "winner 'draw'"), ({"game_index": -1}, "game_index -1"), ({"pairing": "solo"}, "pairing 'solo'")],
+    [({"winner": "draw"}, "winner 'draw' is not 'p1', 'p2' or null"), ({"winner": "P1"}, "winner 'P1'"),
+     ({"winner": 0}, "winner 0"), ({"game_index": -1}, "game_index -1"), ({"pairing": "solo"}, "pairing 'solo'")],
 )
 def test_bad_record_is_an_error(tmp_path, change, message):
     bad = make_record("vanilla vs vanilla", 9, "p1") | change

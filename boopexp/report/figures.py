@@ -64,8 +64,11 @@ def _figure() -> Figure:
 
 
 def table1_figure(table: Table) -> Figure | None:
-    """mcts-co's pooled win rate per opponent with Wilson intervals, the paper's rate marked; None if no row."""
-    df = table.data[table.data["status"] != "not run"]
+    """mcts-co's pooled win rate per opponent with Wilson intervals, the paper's rate marked; None if no row.
+
+    Rows whose games all lack a winner (no rate) are left out.
+    """
+    df = table.data[(table.data["status"] != "not run") & table.data["win_rate"].notna()]
     if df.empty:
         return None
     with matplotlib.rc_context(_RC):
@@ -87,16 +90,20 @@ def table1_figure(table: Table) -> Figure | None:
 
 
 def table2_figure(table: Table) -> Figure | None:
-    """Stacked P1/P2 shares of each agent's mirror games, the paper's P1 share marked; None if no row."""
-    df = table.data[table.data["status"] != "not run"]
+    """Stacked P1/P2 shares of each agent's decided mirror games, the paper's P1 share marked; None if no row.
+
+    Shares are of the decided games (P1 wins + P2 wins), like the table's P2 share; games
+    without a winner are not drawn.
+    """
+    df = table.data[(table.data["status"] != "not run") & table.data["p2_share"].notna()]
     if df.empty:
         return None
     with matplotlib.rc_context(_RC):
         fig = _figure()
         ax = fig.add_subplot()
         x = np.arange(len(df))
-        games = df["games"].to_numpy(float)
-        p1_share = df["p1_wins"].to_numpy(float) / games
+        n_decided = df["p1_wins"].to_numpy(float) + df["p2_wins"].to_numpy(float)
+        p1_share = df["p1_wins"].to_numpy(float) / n_decided
         ax.bar(x, p1_share, color=P1_COLOUR, label="P1 (Blue) wins")
         ax.bar(x, 1.0 - p1_share, bottom=p1_share, color=P2_COLOUR, label="P2 (Red) wins")
         # The P1/P2 boundary is 1 - P2 share; its interval is the mirrored Wilson interval of P2.

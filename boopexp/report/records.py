@@ -7,6 +7,11 @@ Rules (docs/tables.md):
   is skipped with a :class:`ReportWarning` (a run may be appending to it right now); an invalid
   line anywhere else, or a record lacking a required key, raises :class:`StoreError` naming the
   file and the line number.
+* **No winner.** ``winner`` is ``"p1"``, ``"p2"`` or ``null``: null is a game that
+  ``match.play_game`` stopped at ``match.MAX_PLIES`` (``"termination": "ply_limit"``) because two
+  near-deterministic agents kept repeating a position cycle — boop. itself has no draw
+  (RULES.md §7). Such a game is kept (``winner`` None); the tables count it in a "no winner"
+  column and leave it out of rates and tests. Any other winner value is an error.
 * **Deduplication.** A game is identified by ``(config_hash, pairing, game_index)``; a game seen
   twice (a resumed run, the same settings in two directories) is counted once — the first copy
   read, in the order the directories were given.
@@ -43,13 +48,20 @@ CONFIG_FILE = "config.yaml"
 REQUIRED_KEYS: tuple[str, ...] = ("config_hash", "pairing", "game_index", "winner")
 
 #: Numeric telemetry fields per ply; a missing one becomes NaN.
+#: ``equivalent_moves`` counts tie events (solver calls whose best value several moves share),
+#: ``equivalent_candidates`` the tied moves summed over those events (docs/budget.md); older
+#: records lack the latter.
 TELEMETRY_FIELDS: tuple[str, ...] = (
-    "iterations", "solver_calls", "equivalent_moves", "tree_nodes", "device_seconds", "host_cpu_seconds",
+    "iterations", "solver_calls", "equivalent_moves", "equivalent_candidates", "tree_nodes", "device_seconds",
+    "host_cpu_seconds",
 )
+
+#: Values of ``winner``: a side, or None for a game stopped at the ply limit without a victory.
+WINNERS: tuple[str | None, ...] = ("p1", "p2", None)
 
 GAME_COLUMNS: tuple[str, ...] = (
     "source", "line", "order", "experiment", "config_hash", "pairing", "game_index", "p1", "p2",
-    "winner", "plies", "in_plan", "planned",
+    "winner", "termination", "plies", "in_plan", "planned",
 )
 PLY_COLUMNS: tuple[str, ...] = (
     "config_hash", "pairing", "game_index", "ply", "player", "agent", *TELEMETRY_FIELDS,
@@ -65,8 +77,10 @@ class GameData:
     """All games read from some results directories.
 
     Attributes:
-        games: one row per unique game (columns GAME_COLUMNS plus ``selected``); ``in_plan`` is
-            False for games of settings absent from their directory's config.yaml plan,
+        games: one row per unique game (columns GAME_COLUMNS plus ``selected``); ``winner`` is
+            "p1", "p2" or None (no winner: stopped at the ply limit), ``termination`` the
+            record's ("victory" / "ply_limit"; derived from ``winner`` when absent); ``in_plan``
+            is False for games of settings absent from their directory's config.yaml plan,
             ``planned`` the planned number of games of their pairing (NaN if unknown).
         plies: one row per telemetry entry of those games (columns PLY_COLUMNS).
         sources: the directories actually read, in the given order.
@@ -285,8 +299,12 @@ def _game_row(record: dict[str, Any], path: Path, line_no: int, default_experime
     if isinstance(index, bool) or not isinstance(index, int) or index < 0:
         raise StoreError(f"{where}: game_index {index!r} is not a non-negative integer")
     winner = record["winner"]
-    if winner not in ("p1", "p2"):
-        raise StoreError(f"{where}: winner {winner!r} is not 'p1' or 'p2'")
+    if winner not in WINNERS:
+        raise StoreError(f"{where}: winner {winner!r} is not 'p1', 'p2' or null")
+    termination = record.get("termination")
+    if not isinstance(termination, str) or not termination:
+        # Older records have no "termination"; the only way a game ends without a winner is the cap.
+        termination = "victory" if winner is not None else "ply_limit"
     config_hash = record["config_hash"]
     if not isinstance(config_hash, str) or not config_hash:
         raise StoreError(f"{where}: config_hash {config_hash!r} is not a non-empty string")
@@ -303,6 +321,7 @@ def _game_row(record: dict[str, Any], path: Path, line_no: int, default_experime
         "p1": record.get("p1") if isinstance(record.get("p1"), str) else name1,
         "p2": record.get("p2") if isinstance(record.get("p2"), str) else name2,
         "winner": winner,
+        "termination": termination,
         "plies": _number(record.get("plies")),
         "in_plan": True,
         "planned": math.nan,

@@ -8,6 +8,11 @@ Statistical choices (see :mod:`boopexp.report.stats` for the reasoning): win rat
 Wilson 95% score interval; our counts are compared with the paper's by a two-sided Fisher exact
 test on the 2×2 table (ours, paper) × (wins, losses) — the paper's counts are a sample too —
 and the verdict is "differs" if p < 0.05, else "consistent".
+
+Games without a winner (stopped at ``match.MAX_PLIES``, ``winner`` None) are neither wins nor
+losses: they get their own "no winner" column, count towards the status (they are finished
+games), and are left out of rates, intervals, tests and every per-game figure (plies per game,
+equivalent moves per game), which their length — the cap, not a game — would distort.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from typing import Any
 import pandas as pd
 
 from boopexp.agents import AGENT_NAMES
+from boopexp.match import MAX_PLIES
 from boopexp.report.paper import (
     FOCUS_AGENT,
     TABLE1_OPPONENTS,
@@ -42,6 +48,14 @@ FISHER_NOTE = (
     f"no more likely than the observed one. Verdict: 'differs' if p < {ALPHA}, else 'consistent' "
     "(no evidence of a difference at that level, not proof of equality). "
     "Intervals: Wilson 95% score intervals."
+)
+
+NO_WINNER_NOTE = (
+    f"No winner: games stopped at the {MAX_PLIES:,}-ply safety cap (match.MAX_PLIES) without a victory. "
+    "boop. has no draw: the engine has no draw, repetition or move limit rule (RULES.md §7), and every "
+    "game of the paper ended with a winner; the cap only stops two near-deterministic agents that "
+    "repeat a position cycle forever (docs/agents.md). Such games are neither wins nor losses: win "
+    "rates, intervals and Fisher tests use decided games only (n = wins + losses)."
 )
 
 
@@ -71,29 +85,44 @@ class Table:
 # --------------------------------------------------------------------------- shared helpers
 
 
+COUNT_COLUMNS = ("games", "p1_wins", "p2_wins", "no_winner")
+
+
+def with_outcomes(games: pd.DataFrame) -> pd.DataFrame:
+    """``games`` plus boolean columns ``p1_win``, ``p2_win`` and ``no_win`` (winner None)."""
+    return games.assign(p1_win=games["winner"] == "p1", p2_win=games["winner"] == "p2",
+                        no_win=games["winner"].isna())
+
+
+def decided(games: pd.DataFrame) -> pd.DataFrame:
+    """The games that ended with a winner (not stopped at the ply limit)."""
+    return games[games["winner"].notna()]
+
+
 def pairing_counts(games: pd.DataFrame) -> pd.DataFrame:
-    """Per pairing (and config_hash): games, P1 wins, P2 wins; indexed by pairing.
+    """Per pairing (and config_hash): games, P1 wins, P2 wins, games without a winner; indexed by pairing.
 
     Args:
         games: game rows (one config_hash per pairing expected, e.g. GameData.selected).
 
     Returns:
-        Columns ``config_hash``, ``games``, ``p1_wins``, ``p2_wins``; index ``pairing``.
+        Columns ``config_hash``, ``games`` (every finished game), ``p1_wins``, ``p2_wins`` and
+        ``no_winner`` (so games = p1_wins + p2_wins + no_winner); index ``pairing``.
     """
     if games.empty:
         return pd.DataFrame(
-            {"config_hash": pd.Series([], dtype=object), "games": pd.Series([], dtype="int64"),
-             "p1_wins": pd.Series([], dtype="int64"), "p2_wins": pd.Series([], dtype="int64")},
+            {"config_hash": pd.Series([], dtype=object)}
+            | {c: pd.Series([], dtype="int64") for c in COUNT_COLUMNS},
             index=pd.Index([], name="pairing"),
         )
-    frame = games.assign(p1_win=games["winner"] == "p1", p2_win=games["winner"] == "p2")
-    out = frame.groupby("pairing", sort=True).agg(
+    out = with_outcomes(games).groupby("pairing", sort=True).agg(
         config_hash=("config_hash", _join_sorted),
-        games=("winner", "size"),
+        games=("game_index", "size"),
         p1_wins=("p1_win", "sum"),
         p2_wins=("p2_win", "sum"),
+        no_winner=("no_win", "sum"),
     )
-    return out.astype({"games": "int64", "p1_wins": "int64", "p2_wins": "int64"})
+    return out.astype({c: "int64" for c in COUNT_COLUMNS})
 
 
 def _join_sorted(values: pd.Series) -> str:
@@ -201,7 +230,7 @@ def _partial_notes(data: pd.DataFrame, key: str) -> list[str]:
 # --------------------------------------------------------------------------- Table I
 
 TABLE1_INT = (
-    "p1_wins", "p1_games", "p2_wins", "p2_games", "wins", "games",
+    "p1_wins", "p1_games", "p1_no_winner", "p2_wins", "p2_games", "p2_no_winner", "wins", "games", "no_winner",
     "paper_p1_wins", "paper_p1_games", "paper_p2_wins", "paper_p2_games",
 )
 TABLE1_FLOAT = ("win_rate", "ci_low", "ci_high", "paper_win_rate", "difference", "p_value", "p_value_p1", "p_value_p2")
@@ -214,23 +243,28 @@ def table1(data: GameData) -> Table:
         data: loaded games; only the selected settings of each pairing are used.
 
     Returns:
-        The table; ``data`` has one row per opponent of the paper, in its order.
+        The table; ``data`` has one row per opponent of the paper, in its order. ``p1_games``,
+        ``p2_games`` and ``games`` count decided games (wins + losses of mcts-co), the rates'
+        denominators; ``p1_no_winner``, ``p2_no_winner`` and ``no_winner`` the games stopped at
+        the ply limit; the status counts both.
     """
     counts = pairing_counts(data.selected)
     reference = table1_reference()
     records = []
     for opponent in TABLE1_OPPONENTS:
         paper = reference[opponent]
-        sides = []  # (our wins, our games, paper wins, paper games, config_hash) for P1 then P2
+        sides = []  # (our wins, decided games, paper wins, paper games, config_hash, no winner): P1 then P2
         for pairing, winner_col, paper_wins, paper_games in (
             (f"{FOCUS_AGENT} vs {opponent}", "p1_wins", paper.p1_wins, paper.n1),
             (f"{opponent} vs {FOCUS_AGENT}", "p2_wins", paper.p2_wins, paper.n2),
         ):
             if pairing in counts.index:
                 row = counts.loc[pairing]
-                sides.append((int(row[winner_col]), int(row["games"]), paper_wins, paper_games, row["config_hash"]))
+                n_decided = int(row["p1_wins"]) + int(row["p2_wins"])
+                sides.append((int(row[winner_col]), n_decided, paper_wins, paper_games, row["config_hash"],
+                              int(row["no_winner"])))
             else:
-                sides.append((None, 0, paper_wins, paper_games, ""))
+                sides.append((None, 0, paper_wins, paper_games, "", None))
         records.append(_comparison_row(opponent, sides, paper))
     frame = pd.DataFrame(records)
     frame = frame.astype({c: "Int64" for c in TABLE1_INT} | {c: "float64" for c in TABLE1_FLOAT})
@@ -241,6 +275,7 @@ def table1(data: GameData) -> Table:
             r.opponent,
             fmt_count(r.p1_wins, r.p1_games),
             fmt_count(r.p2_wins, r.p2_games),
+            fmt_num(r.no_winner),
             fmt_rate_ci(r.win_rate, r.ci_low, r.ci_high),
             fmt_count(r.paper_p1_wins, r.paper_p1_games),
             fmt_count(r.paper_p2_wins, r.paper_p2_games),
@@ -258,30 +293,33 @@ def table1(data: GameData) -> Table:
     one_sided = shown[(shown["p1_games"] == 0) | (shown["p2_games"] == 0)]["opponent"].tolist()
     if one_sided:
         notes.append(
-            "Only one side was run for " + ", ".join(one_sided)
+            "Only one side has decided games for " + ", ".join(one_sided)
             + ": its paper rate and test use the paper's games of that side only."
         )
     notes += [
-        "P1: mcts-co wins as first player (pairing 'mcts-co vs X'); P2: as second player "
-        "('X vs mcts-co'); win rate pooled over both sides; diff = ours - paper.",
+        "P1: mcts-co's wins of the decided games as first player (pairing 'mcts-co vs X'); P2: as "
+        "second player ('X vs mcts-co'); no winner: games of both pairings stopped at the ply cap; "
+        "win rate pooled over both sides; diff = ours - paper.",
+        NO_WINNER_NOTE + " The status counts every finished game.",
         FISHER_NOTE + " The test pools both sides; per-side p-values are in table1.csv.",
     ]
     return Table(
         name="table1",
         title="Table I: wins of mcts-co against each opponent (ours vs the paper)",
         data=frame,
-        headers=("opponent", "P1", "P2", "win rate [95% CI]", "paper P1", "paper P2", "paper rate",
-                 "diff", "p (Fisher)", "verdict", "status"),
-        align="lrrrrrrrrll",
+        headers=("opponent", "P1", "P2", "no winner", "win rate [95% CI]", "paper P1", "paper P2",
+                 "paper rate", "diff", "p (Fisher)", "verdict", "status"),
+        align="lrrrrrrrrrll",
         rows=rows,
         notes=tuple(notes),
     )
 
 
 def _comparison_row(opponent: str, sides: list[tuple], paper: PaperCounts) -> dict[str, Any]:
-    """One Table I row from the (ours, paper) counts of both sides."""
-    (w1, n1, pw1, pn1, h1), (w2, n2, pw2, pn2, h2) = sides
-    present = [(w, n, pw, pn) for w, n, pw, pn, _ in sides if n > 0]
+    """One Table I row from the (ours, paper) counts of both sides (n = decided games)."""
+    (w1, n1, pw1, pn1, h1, u1), (w2, n2, pw2, pn2, h2, u2) = sides
+    present = [(w, n, pw, pn) for w, n, pw, pn, _, _ in sides if n > 0]
+    run = [u for _, _, _, _, _, u in sides if u is not None]
     wins = sum(s[0] for s in present)
     games = sum(s[1] for s in present)
     # With one side missing, compare against the paper's games of the same side only: the side
@@ -294,9 +332,11 @@ def _comparison_row(opponent: str, sides: list[tuple], paper: PaperCounts) -> di
     p = _fisher_or_nan(wins, games, paper_wins, paper_games)
     return {
         "opponent": opponent,
-        "status": _status([n1, n2], [pn1, pn2]),
-        "p1_wins": w1, "p1_games": n1, "p2_wins": w2, "p2_games": n2,
-        "wins": wins if games else None, "games": games,
+        # A game stopped at the ply limit is finished (it will not be replayed): it counts here.
+        "status": _status([n1 + (u1 or 0), n2 + (u2 or 0)], [pn1, pn2]),
+        "p1_wins": w1, "p1_games": n1, "p1_no_winner": u1,
+        "p2_wins": w2, "p2_games": n2, "p2_no_winner": u2,
+        "wins": wins if games else None, "games": games, "no_winner": sum(run) if run else None,
         "win_rate": rate, "ci_low": low, "ci_high": high,
         "paper_p1_wins": pw1, "paper_p1_games": pn1, "paper_p2_wins": pw2, "paper_p2_games": pn2,
         "paper_win_rate": paper_rate,
@@ -312,7 +352,7 @@ def _comparison_row(opponent: str, sides: list[tuple], paper: PaperCounts) -> di
 
 # --------------------------------------------------------------------------- Table II
 
-TABLE2_INT = ("games", "p1_wins", "p2_wins", "paper_games", "paper_p1_wins", "paper_p2_wins")
+TABLE2_INT = ("games", "p1_wins", "p2_wins", "no_winner", "paper_games", "paper_p1_wins", "paper_p2_wins")
 TABLE2_FLOAT = ("p2_share", "ci_low", "ci_high", "paper_p2_share", "difference", "p_value")
 
 
@@ -323,7 +363,9 @@ def table2(data: GameData) -> Table:
         data: loaded games; only the selected settings of each pairing are used.
 
     Returns:
-        The table; ``data`` has one row per agent of the paper, in its order.
+        The table; ``data`` has one row per agent of the paper, in its order. ``games`` counts
+        every finished game (= P1 wins + P2 wins + no winner); the P2 share, its interval and the
+        test use the decided games (P1 wins + P2 wins) only.
     """
     counts = pairing_counts(data.selected)
     reference = table2_reference()
@@ -334,17 +376,19 @@ def table2(data: GameData) -> Table:
         pairing = f"{agent} vs {agent}"
         if pairing in counts.index:
             row = counts.loc[pairing]
-            games, p1, p2, config_hash = int(row["games"]), int(row["p1_wins"]), int(row["p2_wins"]), row["config_hash"]
+            games, p1, p2, none = (int(row[c]) for c in ("games", "p1_wins", "p2_wins", "no_winner"))
+            config_hash = row["config_hash"]
         else:
-            games, p1, p2, config_hash = 0, None, None, ""
-        low, high = wilson_interval(p2 or 0, games)
-        share = _ratio(p2 or 0, games)
+            games, p1, p2, none, config_hash = 0, None, None, None, ""
+        n_decided = (p1 or 0) + (p2 or 0)
+        low, high = wilson_interval(p2 or 0, n_decided)
+        share = _ratio(p2 or 0, n_decided)
         paper_share = paper.p2_wins / paper_games
-        p = fisher_exact([[p1, p2], [paper.p1_wins, paper.p2_wins]]) if games else math.nan
+        p = fisher_exact([[p1, p2], [paper.p1_wins, paper.p2_wins]]) if n_decided else math.nan
         records.append({
             "agent": agent,
             "status": _status([games], [paper_games]),
-            "games": games, "p1_wins": p1, "p2_wins": p2,
+            "games": games, "p1_wins": p1, "p2_wins": p2, "no_winner": none,
             "p2_share": share, "ci_low": low, "ci_high": high,
             "paper_games": paper_games, "paper_p1_wins": paper.p1_wins, "paper_p2_wins": paper.p2_wins,
             "paper_p2_share": paper_share,
@@ -361,6 +405,7 @@ def table2(data: GameData) -> Table:
             r.agent,
             fmt_num(r.p1_wins),
             fmt_num(r.p2_wins),
+            fmt_num(r.no_winner),
             fmt_num(r.games),
             fmt_rate_ci(r.p2_share, r.ci_low, r.ci_high),
             fmt_num(r.paper_p1_wins),
@@ -377,16 +422,18 @@ def table2(data: GameData) -> Table:
     if not len(shown):
         notes.insert(0, "No Table II (mirror) pairing in the given results.")
     notes += [
-        "Mirror games 'A vs A': P1 (Blue) moves first; P2 share = P2 wins / games; diff = ours - paper.",
+        "Mirror games 'A vs A': P1 (Blue) moves first; games = P1 wins + P2 wins + no winner; "
+        "P2 share = P2 wins / (P1 wins + P2 wins); diff = ours - paper.",
+        NO_WINNER_NOTE + " The status counts every finished game.",
         FISHER_NOTE + " Here the 2x2 table is (ours, paper) x (P1 wins, P2 wins).",
     ]
     return Table(
         name="table2",
         title="Table II: mirror games, wins by side (ours vs the paper)",
         data=frame,
-        headers=("agent", "P1 wins", "P2 wins", "games", "P2 share [95% CI]", "paper P1", "paper P2",
-                 "paper P2 share", "diff", "p (Fisher)", "verdict", "status"),
-        align="lrrrrrrrrrll",
+        headers=("agent", "P1 wins", "P2 wins", "no winner", "games", "P2 share [95% CI]", "paper P1",
+                 "paper P2", "paper P2 share", "diff", "p (Fisher)", "verdict", "status"),
+        align="lrrrrrrrrrrll",
         rows=rows,
         notes=tuple(notes),
     )
@@ -403,34 +450,39 @@ def pairwise(data: GameData) -> Table:
 
     Returns:
         The table, sorted by experiment, pairing and config_hash; ``planned`` comes from the
-        directory's config.yaml plan (empty if unknown), ``status`` compares the games with it.
+        directory's config.yaml plan (empty if unknown), ``status`` compares the games (every
+        finished game, with or without a winner) with it; the P1 rate and its interval use the
+        decided games (P1 wins + P2 wins).
     """
     games = data.games
     columns = ["experiment", "config_hash", "pairing", "games", "planned", "status", "p1_wins", "p2_wins",
-               "p1_rate", "ci_low", "ci_high", "in_plan", "selected"]
+               "no_winner", "p1_rate", "ci_low", "ci_high", "in_plan", "selected"]
     if games.empty:
         frame = pd.DataFrame({c: pd.Series([], dtype=object) for c in columns})
     else:
         frame = (
-            games.assign(p1_win=games["winner"] == "p1", p2_win=games["winner"] == "p2")
+            with_outcomes(games)
             .groupby(["experiment", "pairing", "config_hash"], sort=True)
-            .agg(games=("winner", "size"), planned=("planned", "max"), p1_wins=("p1_win", "sum"),
-                 p2_wins=("p2_win", "sum"), in_plan=("in_plan", "any"), selected=("selected", "any"))
+            .agg(games=("game_index", "size"), planned=("planned", "max"), p1_wins=("p1_win", "sum"),
+                 p2_wins=("p2_win", "sum"), no_winner=("no_win", "sum"), in_plan=("in_plan", "any"),
+                 selected=("selected", "any"))
             .reset_index()
         )
-        frame["p1_rate"] = frame["p1_wins"] / frame["games"]
-        cis = [wilson_interval(int(w), int(n)) for w, n in zip(frame["p1_wins"], frame["games"])]
+        n_decided = frame["p1_wins"] + frame["p2_wins"]
+        frame["p1_rate"] = [_ratio(int(w), int(n)) for w, n in zip(frame["p1_wins"], n_decided)]
+        cis = [wilson_interval(int(w), int(n)) for w, n in zip(frame["p1_wins"], n_decided)]
         frame["ci_low"] = [c[0] for c in cis]
         frame["ci_high"] = [c[1] for c in cis]
         frame["status"] = [_plan_status(n, planned, in_plan)
                            for n, planned, in_plan in zip(frame["games"], frame["planned"], frame["in_plan"])]
         frame = frame[columns].astype(
-            {"games": "int64", "planned": "Int64", "p1_wins": "int64", "p2_wins": "int64"}
+            {"games": "int64", "planned": "Int64", "p1_wins": "int64", "p2_wins": "int64", "no_winner": "int64",
+             "p1_rate": "float64"}
         )
     rows = tuple(
         (
             r.experiment, r.config_hash, r.pairing, fmt_count(r.games, r.planned) if not _missing(r.planned)
-            else fmt_num(r.games), r.status, fmt_num(r.p1_wins), fmt_num(r.p2_wins),
+            else fmt_num(r.games), r.status, fmt_num(r.p1_wins), fmt_num(r.p2_wins), fmt_num(r.no_winner),
             fmt_rate_ci(r.p1_rate, r.ci_low, r.ci_high), "yes" if r.selected else "no",
         )
         for r in frame.itertuples()
@@ -442,16 +494,18 @@ def pairwise(data: GameData) -> Table:
         notes.append("Partial results: some pairings have fewer games than planned (see status).")
     notes.append(
         "One row per experiment, settings hash and pairing; games/planned from the directory's "
-        "config.yaml plan. 'used' = these games feed Tables I/II (per pairing, the planned settings "
+        "config.yaml plan (games = P1 wins + P2 wins + no winner). P1 rate = P1 wins / (P1 wins + "
+        "P2 wins). 'used' = these games feed Tables I/II (per pairing, the planned settings "
         "with the most games). Intervals: Wilson 95%."
     )
+    notes.append(NO_WINNER_NOTE + " Games and status count every finished game.")
     return Table(
         name="pairwise",
         title="All pairings: wins by side",
         data=frame.reset_index(drop=True),
         headers=("experiment", "config_hash", "pairing", "games", "status", "P1 wins", "P2 wins",
-                 "P1 rate [95% CI]", "used"),
-        align="lllrlrrrl",
+                 "no winner", "P1 rate [95% CI]", "used"),
+        align="lllrlrrrrl",
         rows=rows,
         notes=tuple(notes),
     )
@@ -475,8 +529,52 @@ def agent_order(names: set[str]) -> list[str]:
     return known + sorted(names - set(known))
 
 
+EQUIVALENT_NOTE = (
+    "Equivalent moves (tie events): solver calls whose best value was shared by several moves, "
+    "so that one was drawn at random; equivalent candidates: the tied moves summed over those "
+    "events. Both are summed over one side of one game and averaged over (game, side), the "
+    "paper's 'per agent and per game'; a side whose telemetry lacks the field is left out, "
+    "'—' when no side has it (older records have no equivalent candidates)."
+)
+#: What our calibrated device profile predicts for mcts-co's tied candidates per game (docs/budget.md).
+PREDICTED_CANDIDATES_PER_GAME = "≈ 22,000"
+
+
+def _paper_equivalent_note() -> str:
+    """Where the paper's figure comes from and its two readings (docs/budget.md)."""
+    figures = ", ".join(f"{v:,} for {a}" for a, v in equivalent_moves_reference().items())
+    return (
+        f"Paper: {figures} equivalent moves per agent and per game (10 games against heuristics); "
+        "the counter is not in the released logs. The spec reads that figure as tie events (our "
+        "equivalent moves); read as tied candidates (our equivalent candidates), our calibrated "
+        f"device profile predicts {PREDICTED_CANDIDATES_PER_GAME} per game (docs/budget.md, 'Two "
+        "readings of equivalent moves'). The paper's figure is shown once, beside both readings."
+    )
+
+
+_SIDE_KEYS = ["agent", "config_hash", "pairing", "game_index", "player"]
+
+
+def _per_game_mean(plies: pd.DataFrame, field_name: str) -> pd.Series:
+    """Per agent: the mean over (game, side) of ``field_name`` summed over that side's plies.
+
+    A side with any ply lacking the field is NaN (a partial sum would undercount) and left out
+    of the mean; an agent without any complete side is NaN.
+    """
+    if plies.empty:
+        return pd.Series([], dtype="float64", index=pd.Index([], name="agent"), name=field_name)
+    keys = [plies[k] for k in _SIDE_KEYS]
+    total = plies.groupby(keys, sort=True)[field_name].sum(min_count=1)
+    incomplete = plies[field_name].isna().groupby(keys, sort=True).any()
+    return total.where(~incomplete).groupby(level="agent").mean()
+
+
 def telemetry(data: GameData) -> Table:
     """Per agent, over all games given: iterations and solver calls per move, equivalent moves and plies per game.
+
+    Per-move figures use every telemetry entry; per-game figures (plies, equivalent moves and
+    candidates per game) only games with a winner: a game stopped at the ply limit is a cycle
+    of up to MAX_PLIES plies, not a game length, and would inflate the per-game sums.
 
     Args:
         data: loaded games and telemetry (all settings).
@@ -485,18 +583,22 @@ def telemetry(data: GameData) -> Table:
         The table, one row per agent that played a game.
     """
     games, plies = data.games, data.plies
+    game_keys = ["config_hash", "pairing", "game_index"]
     # One row per (game, agent): a mirror game counts once for its agent.
     sides = pd.concat(
-        [games[["config_hash", "pairing", "game_index", "p1", "plies"]].rename(columns={"p1": "agent"}),
-         games[["config_hash", "pairing", "game_index", "p2", "plies"]].rename(columns={"p2": "agent"})],
+        [games[[*game_keys, "p1", "plies", "winner"]].rename(columns={"p1": "agent"}),
+         games[[*game_keys, "p2", "plies", "winner"]].rename(columns={"p2": "agent"})],
         ignore_index=True,
-    ).drop_duplicates(["config_hash", "pairing", "game_index", "agent"])
+    ).drop_duplicates([*game_keys, "agent"])
+    no_win = sides["winner"].isna()
+    sides = sides.assign(no_win=no_win, decided_plies=sides["plies"].where(~no_win))
     names = set(sides["agent"]) | set(plies["agent"])
     per_game = sides.groupby("agent").agg(
         games=("plies", "size"),
-        plies_median=("plies", "median"),
-        plies_q25=("plies", lambda s: s.quantile(0.25)),
-        plies_q75=("plies", lambda s: s.quantile(0.75)),
+        no_winner=("no_win", "sum"),
+        plies_median=("decided_plies", "median"),
+        plies_q25=("decided_plies", lambda s: s.quantile(0.25)),
+        plies_q75=("decided_plies", lambda s: s.quantile(0.75)),
     )
     per_move = plies.groupby("agent").agg(
         moves=("ply", "size"),
@@ -508,29 +610,28 @@ def telemetry(data: GameData) -> Table:
         device_seconds_median=("device_seconds", "median"),
     )
     # The paper counts equivalent moves "per agent and per game": sum over one side's plies of one game.
-    eq_side = (
-        plies.groupby(["agent", "config_hash", "pairing", "game_index", "player"])["equivalent_moves"]
-        .sum(min_count=1)
-        .groupby("agent")
-        .mean()
-        .rename("equivalent_moves_per_game")
-    )
+    undecided = pd.MultiIndex.from_frame(games.loc[games["winner"].isna(), game_keys])
+    decided_plies = plies[~pd.MultiIndex.from_frame(plies[game_keys]).isin(undecided)]
+    eq_moves = _per_game_mean(decided_plies, "equivalent_moves").rename("equivalent_moves_per_game")
+    eq_cands = _per_game_mean(decided_plies, "equivalent_candidates").rename("equivalent_candidates_per_game")
     paper_eq = equivalent_moves_reference()
     frame = pd.DataFrame(index=pd.Index(agent_order(names), name="agent"))
-    frame = frame.join(per_game).join(per_move).join(eq_side)
+    frame = frame.join(per_game).join(per_move).join(eq_moves).join(eq_cands)
     frame["paper_equivalent_moves_per_game"] = [paper_eq.get(a, math.nan) for a in frame.index]
     frame = frame.reset_index()
-    columns = ["agent", "games", "moves", "iterations_median", "iterations_q25", "iterations_q75",
-               "solver_calls_median", "equivalent_moves_per_game", "paper_equivalent_moves_per_game",
-               "plies_median", "plies_q25", "plies_q75", "tree_nodes_median", "device_seconds_median"]
+    columns = ["agent", "games", "no_winner", "moves", "iterations_median", "iterations_q25", "iterations_q75",
+               "solver_calls_median", "equivalent_moves_per_game", "equivalent_candidates_per_game",
+               "paper_equivalent_moves_per_game", "plies_median", "plies_q25", "plies_q75", "tree_nodes_median",
+               "device_seconds_median"]
     frame = frame.reindex(columns=columns)
-    frame = frame.astype({"games": "Int64", "moves": "Int64"} | {c: "float64" for c in columns[3:]})
+    frame = frame.astype({"games": "Int64", "no_winner": "Int64", "moves": "Int64"}
+                         | {c: "float64" for c in columns[4:]})
     rows = tuple(
         (
             r.agent, fmt_num(r.games), fmt_num(r.moves),
             fmt_median_iqr(r.iterations_median, r.iterations_q25, r.iterations_q75),
             fmt_num(r.solver_calls_median), fmt_num(r.equivalent_moves_per_game),
-            fmt_num(r.paper_equivalent_moves_per_game),
+            fmt_num(r.equivalent_candidates_per_game), fmt_num(r.paper_equivalent_moves_per_game),
             fmt_median_iqr(r.plies_median, r.plies_q25, r.plies_q75),
         )
         for r in frame.itertuples()
@@ -538,22 +639,36 @@ def telemetry(data: GameData) -> Table:
     notes = []
     if frame.empty:
         notes.append("No games in the given results.")
-    notes.append(
+    notes += [
         "Per agent over every game given (all settings). Per move: the agent's own plies "
-        "(telemetry entries). Equivalent moves: random tie-breaks among equal-valued CO solutions, "
-        "summed over one side of one game, averaged over (game, side); the paper reports 21,352 "
-        "for mcts-co (10 games against heuristics). Plies per game: a mirror game counts once. "
-        "Medians with [first-third quartile]; '—' = no data."
-    )
+        "(telemetry entries). Plies per game: a mirror game counts once. "
+        "Medians with [first-third quartile]; '—' = no data.",
+        EQUIVALENT_NOTE,
+        _paper_equivalent_note(),
+        _telemetry_no_winner_note(int(games["winner"].isna().sum())),
+    ]
     return Table(
         name="telemetry",
         title="Telemetry per agent",
         data=frame,
         headers=("agent", "games", "moves", "iterations/move median [IQR]", "solver calls/move median",
-                 "equivalent moves/game mean", "paper", "plies/game median [IQR]"),
-        align="lrrrrrrr",
+                 "equivalent moves/game mean", "equivalent candidates/game mean", "paper",
+                 "plies/game median [IQR]"),
+        align="lrrrrrrrr",
         rows=rows,
         notes=tuple(notes),
+    )
+
+
+def _telemetry_no_winner_note(games_without_winner: int) -> str:
+    n = games_without_winner
+    here = (f" Here {n} game{'s' if n != 1 else ''} had no winner (per agent: telemetry.csv, no_winner)."
+            if n else "")
+    return (
+        f"Games without a winner (stopped at the {MAX_PLIES:,}-ply cap, a repeated position cycle; "
+        "boop. has no draw, RULES.md §7) count in games and their moves in the per-move figures, "
+        "but are left out of every per-game figure (plies, equivalent moves and candidates per "
+        "game): their length is the cap, not a game length." + here
     )
 
 
@@ -567,7 +682,8 @@ def game_length(data: GameData) -> Table:
         The table, one row per log file of the paper (22 rows).
     """
     selected = data.selected
-    stats = selected.groupby("pairing").agg(
+    no_winner = selected["winner"].isna().groupby(selected["pairing"]).sum()
+    stats = decided(selected).groupby("pairing").agg(
         games=("plies", "size"),
         plies_median=("plies", "median"),
         plies_q25=("plies", lambda s: s.quantile(0.25)),
@@ -594,12 +710,13 @@ def game_length(data: GameData) -> Table:
             "reading": reading,
             "paper_plies_estimate": ref["median_s"] * factor,
             "games": int(ours["games"]) if ours is not None else 0,
+            "no_winner": int(no_winner.get(pairing, 0)),
             "plies_median": ours["plies_median"] if ours is not None else math.nan,
             "plies_q25": ours["plies_q25"] if ours is not None else math.nan,
             "plies_q75": ours["plies_q75"] if ours is not None else math.nan,
         })
     frame = pd.DataFrame(records).astype(
-        {"paper_games_timed": "int64", "games": "int64", "paper_median_s": "float64",
+        {"paper_games_timed": "int64", "games": "int64", "no_winner": "int64", "paper_median_s": "float64",
          "paper_plies_estimate": "float64", "plies_median": "float64", "plies_q25": "float64",
          "plies_q75": "float64"}
     )
@@ -617,7 +734,9 @@ def game_length(data: GameData) -> Table:
         "estimates: an MCTS ply costs about 1 s on the device and a heuristic ply tens of ms, hence "
         "plies ≈ seconds for MCTS vs MCTS and plies ≈ 2 × seconds when one side is heuristics; "
         "the heuristics mirror (1.5 s per game) gives no estimate.",
-        "Ours: median plies [quartiles] of the games used for Tables I/II for the same pairing.",
+        "Ours: median plies [quartiles] of the games used for Tables I/II for the same pairing, "
+        f"decided games only: games stopped at the {MAX_PLIES:,}-ply cap without a winner are left "
+        "out of the games and the median (game_length.csv: no_winner).",
     )
     return Table(
         name="game_length",
