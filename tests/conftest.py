@@ -41,6 +41,18 @@ def without_timing(record: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+#: A small config for runner tests: two cheap pairings (a baseline pair and a vanilla mirror).
+DEMO_CONFIG = """\
+name: demo
+seed: 11
+games_per_side: 2
+budget: {mode: iterations, iterations: 2}
+pairings:
+  - [heuristics, random]
+  - [vanilla, vanilla]
+"""
+
+
 def fake_play_game(task: Any, sleep: float = 0.0, die: tuple[str, ...] = (), die_once_dir: str | None = None) -> dict:
     """A stand-in for ``boopexp.match.play_game``: a schema-shaped record, deterministic in task.seed.
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import fake_play_game, without_timing
+from conftest import DEMO_CONFIG, fake_play_game, without_timing
 from test_config import BAD
 
 from boopexp import match
@@ -26,15 +26,7 @@ from boopexp.store import GameStore, encode_record
 TESTS = Path(__file__).resolve().parent
 REPO = TESTS.parent
 
-CONFIG = """\
-name: demo
-seed: 11
-games_per_side: 2
-budget: {mode: iterations, iterations: 2}
-pairings:
-  - [heuristics, random]
-  - [vanilla, vanilla]
-"""
+CONFIG = DEMO_CONFIG
 
 # Runs the CLI in a fresh interpreter with the fake play_game (a subprocess cannot be monkeypatched).
 FAKE_CLI = f"""

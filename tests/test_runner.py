@@ -6,7 +6,7 @@ import functools
 import sys
 
 import pytest
-from conftest import fake_play_game, without_timing
+from conftest import DEMO_CONFIG, fake_play_game, without_timing
 
 from boopexp import match
 from boopexp.config import load_yaml, parse_config
@@ -14,15 +14,7 @@ from boopexp.errors import ConfigError
 from boopexp.runner import Progress, check_backend, game_key, iter_outcomes, run_plan
 from boopexp.store import GameStore, encode_record
 
-TEXT = """\
-name: t
-seed: 11
-games_per_side: 2
-budget: {mode: iterations, iterations: 2}
-pairings:
-  - [heuristics, random]
-  - [vanilla, vanilla]
-"""
+TEXT = DEMO_CONFIG.replace("name: demo", "name: t")
 
 
 def config(text: str = TEXT):
