@@ -12,9 +12,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from boopexp.heuristic import heuristic
-from boopexp.rng import shuffle_prefix, rand_below
-from boopexp.rules import MAX_GROUPS, SIM, apply_move_inplace
+from boopexp.heuristic import bitboards, clip_score, heuristic_raw_bb
+from boopexp.rng import rand_below, shuffle_prefix
+from boopexp.rules import MAX_GROUPS, PROMO_HEURISTIC, place_and_push, promote_step
 from boopexp.state import N_MOVE_CODES, STATE_SIZE
 
 NEG_INF = -np.inf
@@ -42,13 +42,19 @@ def objective_ws(st, size, sq, rng, work, groups, scores, ties):
     """f(size, row, col) from the mover's point of view: SIM move, then H (HEURISTIC.md §7).
 
     QUIRK-H7/H8/H10: no victory test; QUIRK-H9: the promotion tie-break draws from ``rng``, so
-    the value may be random when promotion choices tie.
+    the value may be random when promotion choices tie. This is ``apply_move_inplace(SIM)`` +
+    ``heuristic``, with the board's bitboards built once and shared by the promotion test and H.
     """
     for i in range(st.shape[0]):
         work[i] = st[i]
     mover = st[42]
-    apply_move_inplace(work, size, sq, SIM, -1, rng, groups, scores, ties)
-    return heuristic(work, mover)
+    place_and_push(work, size, sq)  # SIM: no victory test, the side to move is kept
+    bs, bl, rs, rl = bitboards(work)
+    mine = (bs | bl) if mover < 0 else (rs | rl)
+    n, _ = promote_step(work, mover, True, PROMO_HEURISTIC, rng, groups, scores, ties, mine)
+    if n > 0:
+        bs, bl, rs, rl = bitboards(work)  # pieces were removed
+    return clip_score(heuristic_raw_bb(work, mover, bs, bl, rs, rl))
 
 
 @njit(cache=True)

@@ -99,26 +99,32 @@ def has_won(st, colour):
     return has_three_large(st, colour)
 
 
-@njit(cache=True)
-def may_have_groups(st, colour):
-    """False only when ``colour`` surely has no candidate group: its pool is not empty and no
-    three of its pieces are in a row (a bitboard test; the full scan is the slow part)."""
-    base = pool_index(colour)
-    if st[base] == 0 and st[base + 1] == 0:
-        return True
+@njit(cache=True, inline="always")
+def own_mask(st, colour):
+    """Bit mask (bit = square) of ``colour``'s pieces."""
     m = np.int64(0)
     for i in range(36):
         if st[i] * colour > 0:
             m |= np.int64(1) << np.int64(i)
+    return m
+
+
+@njit(cache=True)
+def may_have_groups(st, colour, mask):
+    """False only when ``colour`` surely has no candidate group: its pool is not empty and no
+    three of its pieces (``mask``) are in a row (a bitboard test; the full scan is the slow part)."""
+    base = pool_index(colour)
+    if st[base] == 0 and st[base + 1] == 0:
+        return True
     for k in range(4):
         d = DIR_DELTA[k]
         if d > 0:
-            m1 = m >> np.int64(d)
-            m2 = m >> np.int64(2 * d)
+            m1 = mask >> np.int64(d)
+            m2 = mask >> np.int64(2 * d)
         else:
-            m1 = (m << np.int64(-d)) & BOARD_MASK
-            m2 = (m << np.int64(-2 * d)) & BOARD_MASK
-        if m & m1 & m2 & TRIPLE_START[k] != 0:
+            m1 = (mask << np.int64(-d)) & BOARD_MASK
+            m2 = (mask << np.int64(-2 * d)) & BOARD_MASK
+        if mask & m1 & m2 & TRIPLE_START[k] != 0:
             return True
     return False
 
@@ -202,6 +208,28 @@ def apply_group(st, colour, c0, c1, c2):
         st[q] = 0
 
 
+@njit(cache=True, inline="always")
+def promote_step(st, mover, exclude_all_large, promo, rng, groups, scores, ties, mover_mask):
+    """The mover's promotion step (RULES.md §5–6) on ``st`` in place; return (n_groups, chosen).
+
+    ``mover_mask`` is the bit mask of the mover's pieces after the push (:func:`own_mask`);
+    callers that already hold the board's bitboards pass it instead of scanning again.
+    """
+    if not may_have_groups(st, mover, mover_mask):
+        return 0, -1
+    n = candidate_groups(st, mover, exclude_all_large, groups)
+    if n == 0:
+        return 0, -1
+    if promo >= 0:
+        chosen = promo
+    elif promo == PROMO_RANDOM:
+        chosen = rand_below(rng, n)
+    else:
+        chosen = choose_group(st, mover, groups, n, rng, scores, ties)
+    apply_group(st, mover, groups[chosen, 0], groups[chosen, 1], groups[chosen, 2])
+    return n, chosen
+
+
 @njit(cache=True)
 def apply_move_inplace(st, size, sq, variant, promo, rng, groups, scores, ties):
     """Play one move on ``st`` in place under ``variant``; return (winner, n_groups, chosen).
@@ -223,16 +251,8 @@ def apply_move_inplace(st, size, sq, variant, promo, rng, groups, scores, ties):
             winner = 1
     n = 0
     chosen = -1
-    if winner == 0 and may_have_groups(st, mover):
-        n = candidate_groups(st, mover, variant == SIM, groups)
-        if n > 0:
-            if promo >= 0:
-                chosen = promo
-            elif promo == PROMO_RANDOM:
-                chosen = rand_below(rng, n)
-            else:
-                chosen = choose_group(st, mover, groups, n, rng, scores, ties)
-            apply_group(st, mover, groups[chosen, 0], groups[chosen, 1], groups[chosen, 2])
+    if winner == 0:
+        n, chosen = promote_step(st, mover, variant == SIM, promo, rng, groups, scores, ties, own_mask(st, mover))
     if variant != SIM:
         st[42] = -mover
     return winner, n, chosen
