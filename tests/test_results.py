@@ -64,3 +64,38 @@ def test_committed_tables_rebuild_byte_for_byte(tables, tmp_path):
     for name in ("table1.png", "table2.png"):
         if (committed / name).exists():
             assert (tmp_path / name).stat().st_size > 0
+
+
+#: committed device-mode games replayed from their identity alone: (config, pairing, game index)
+REPLAYED = [
+    ("ablation", "mcts-co vs vanilla", 0),
+    ("ablation", "vanilla vs mcts-co", 1),
+    ("ablation", "mcts+EP vs mcts-co", 2),
+    ("mirror", "mcts-co vs mcts-co", 3),
+    ("mirror", "heuristics vs heuristics", 4),
+]
+
+
+@pytest.mark.parametrize(("run", "pairing", "index"), REPLAYED, ids=[f"{p} #{i}" for _, p, i in REPLAYED])
+def test_committed_game_replays_identically(run, pairing, index):
+    """A committed game, replayed from (config, pairing, index), is the same game move for move.
+
+    Guards determinism across engine changes (an optimisation must not change a single game)
+    and across machines (device budget, seeds derived from each game's identity).
+    """
+    from conftest import without_timing
+
+    from boopexp.config import load_config
+    from boopexp.match import play_game
+
+    folder = RESULTS / run
+    if not (folder / "games.jsonl").exists():
+        pytest.skip(f"{folder} is not in this checkout")
+    config = load_config(RESULTS.parent / "configs" / f"{run}.yaml")
+    task = next(t for t in config.tasks(config.plan()) if t.pairing == pairing and t.game_index == index)
+    stored = next(
+        r for r in GameStore(folder).scan().records
+        if (r["config_hash"], r["pairing"], r["game_index"]) == (task.config_hash, pairing, index)
+    )
+    replayed = play_game(task)
+    assert without_timing(replayed) == without_timing(stored)
