@@ -293,17 +293,21 @@ def run_plan(
                 for outcome in outcomes:
                     outcome = _checked(outcome)
                     if outcome.ok:
-                        writer.append(outcome.record)  # type: ignore[arg-type]
-                        played += 1
-                        s = scores[outcome.task.pairing]
-                        winner = outcome.record["winner"]  # type: ignore[index]
-                        scores[s.pairing] = dataclasses.replace(
-                            s,
-                            done=s.done + 1,
-                            p1_wins=s.p1_wins + (winner == "p1"),
-                            p2_wins=s.p2_wins + (winner == "p2"),
-                            no_winner=s.no_winner + (winner is None),
-                        )
+                        # Storing a game and counting it is one step: a Ctrl-C/SIGTERM arriving
+                        # here is held until both are done, so the summary counts exactly the
+                        # games on disk and no line is cut short by the interrupt.
+                        with _signals_deferred():
+                            writer.append(outcome.record)  # type: ignore[arg-type]
+                            played += 1
+                            s = scores[outcome.task.pairing]
+                            winner = outcome.record["winner"]  # type: ignore[index]
+                            scores[s.pairing] = dataclasses.replace(
+                                s,
+                                done=s.done + 1,
+                                p1_wins=s.p1_wins + (winner == "p1"),
+                                p2_wins=s.p2_wins + (winner == "p2"),
+                                no_winner=s.no_winner + (winner is None),
+                            )
                     else:
                         failed.append(outcome)
                     finished += 1
@@ -344,6 +348,21 @@ def _sigterm_as_interrupt():
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+@contextlib.contextmanager
+def _signals_deferred():
+    """Hold SIGINT and SIGTERM during a short critical section; a pending one is delivered (and
+    its KeyboardInterrupt raised) right after it. A no-op where pthread_sigmask is missing."""
+    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held = {signal.SIGINT, signal.SIGTERM}
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def _checked(outcome: GameOutcome) -> GameOutcome:
