@@ -77,7 +77,7 @@ def planned(config_path, games_per_side=None) -> set:
 # --------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("command", ["run", "mirror", "status"])
+@pytest.mark.parametrize("command", sorted(main.commands))
 def test_every_command_has_help(command):
     result = invoke(command, "--help")
     assert result.exit_code == 0 and "Usage: " in result.output
