@@ -247,6 +247,24 @@ def playout(tree, e_id, params, rng, work, acc, acc_us, costs):
     return total / n
 
 
+@njit(cache=True, inline="always")
+def _keep_best(value, node, best, nb, buf):
+    """Running argmax that keeps exact ties: the new (best, nb), the tied nodes in ``buf[:nb]``."""
+    if value > best:
+        best = value
+        nb = 0
+    if value == best:
+        buf[nb] = node
+        nb += 1
+    return best, nb
+
+
+@njit(cache=True, inline="always")
+def _pick(buf, nb, rng):
+    """One of ``buf[:nb]`` uniformly at random (no draw when there is a single one)."""
+    return buf[0] if nb == 1 else buf[rand_below(rng, nb)]
+
+
 @njit(cache=True)
 def descend(tree, params, rng, work):
     """AGENTS.md §B.5 (``uct_descend``)."""
@@ -276,16 +294,11 @@ def descend(tree, params, rng, work):
                     u = UNVISITED_UCT
                 else:
                     u = tree.score[c] / tree.visits[c] + c_uct * math.sqrt(log_n / tree.visits[c])
-                if u > best:
-                    best = u
-                    nb = 0
-                if u == best:
-                    work.best[nb] = c
-                    nb += 1
+                best, nb = _keep_best(u, c, best, nb, work.best)
             c = tree.next_sibling[c]
         if nb == 0:
             return node
-        node = work.best[0] if nb == 1 else work.best[rand_below(rng, nb)]
+        node = _pick(work.best, nb, rng)
 
 
 @njit(cache=True)
@@ -322,9 +335,8 @@ def iterate(tree, params, rng, work, acc, acc_us, costs):
 
 
 @njit(cache=True)
-def init_root(tree, root_state, params, rng, work, acc, acc_us, costs):
-    """AGENTS.md §B.4 steps 1–2: the root, ALL its children up front, and the root mask."""
-    m = np.int64(params[0])
+def install_root(tree, root_state):
+    """Make ``root_state`` the tree's only node: id 0, visits 1, player = the side NOT to move."""
     tree.count[0] = 1
     st = tree.states[0]
     for i in range(STATE_SIZE):
@@ -340,6 +352,13 @@ def init_root(tree, root_state, params, rng, work, acc, acc_us, costs):
     tree.next_sibling[0] = -1
     tree.n_children[0] = 0
     tree.masked[0] = False
+
+
+@njit(cache=True)
+def init_root(tree, root_state, params, rng, work, acc, acc_us, costs):
+    """AGENTS.md §B.4 steps 1–2: the root, ALL its children up front, and the root mask."""
+    m = np.int64(params[0])
+    install_root(tree, root_state)
     base = 36 if root_state[42] < 0 else 38
     for size in (1, 2):
         if root_state[base + size - 1] <= 0:
@@ -396,17 +415,11 @@ def final_choice(tree, ai_colour, rng, work):
     c = tree.first_child[0]
     while c >= 0:
         if tree.visits[c] > 0:
-            v = tree.score[c] / tree.visits[c]
-            if v > best:
-                best = v
-                nb = 0
-            if v == best:
-                work.best[nb] = c
-                nb += 1
+            best, nb = _keep_best(tree.score[c] / tree.visits[c], c, best, nb, work.best)
         c = tree.next_sibling[c]
     if nb == 0:
         return -1
-    return tree.move[work.best[0] if nb == 1 else work.best[rand_below(rng, nb)]]
+    return tree.move[_pick(work.best, nb, rng)]
 
 
 # ------------------------------------------------------------------------------------------

@@ -124,20 +124,7 @@ class Kit:
 
 def hand_root(kit: Kit, state: np.ndarray) -> Kit:
     """Install ``state`` as the root (as init_root does) but create none of its children."""
-    t = kit.tree
-    t.count[0] = 1
-    t.states[0][:] = state
-    t.parent[0] = -1
-    t.move[0] = -1
-    t.player[0] = -int(state[TO_MOVE])
-    t.score[0] = 0.0
-    t.visits[0] = 1
-    t.terminal[0] = False
-    t.first_child[0] = -1
-    t.last_child[0] = -1
-    t.next_sibling[0] = -1
-    t.n_children[0] = 0
-    t.masked[0] = False
+    mcts.install_root(kit.tree, np.asarray(state, dtype=np.int16))
     return kit
 
 
