@@ -20,10 +20,6 @@ from boopexp.state import N_MOVE_CODES, STATE_SIZE
 NEG_INF = -np.inf
 
 
-class Workspace:
-    """Named views of the work buffers (Python side; kernels take the raw arrays)."""
-
-
 def new_workspace():
     """(state copy, groups, scores, ties, move codes, move scores, tie moves) buffers."""
     return (

@@ -22,7 +22,6 @@ from numba import njit
 from boopexp.heuristic import promotion_score
 from boopexp.luts import ANCHOR_LINE1, ANCHOR_LINE2, BOARD_MASK, DIR_DELTA, LINE_MASKS, PUSH_T, PUSH_V, TRIPLE_START
 from boopexp.rng import rand_below
-from boopexp.state import STATE_SIZE
 
 REAL = 0
 TREE = 1
@@ -283,7 +282,3 @@ def legal_move_codes(st, out):
                 n += 1
     return n
 
-
-def new_state_buffer() -> np.ndarray:
-    """An uninitialised state-sized int16 buffer."""
-    return np.empty(STATE_SIZE, dtype=np.int16)
