@@ -22,7 +22,8 @@ RUNS = ["ablation", "mirror", "ablation-cpu", "mirror-cpu", "a9-fixed", "preset-
 TABLES = {
     "tables": ["ablation", "mirror"],
     "tables-cpu": ["ablation-cpu", "mirror-cpu"],
-    "tables-experiments": ["a9-fixed", "preset-paper"],
+    "tables-a9-fixed": ["a9-fixed"],
+    "tables-preset-paper": ["preset-paper"],
 }
 #: text outputs compared byte for byte (figures depend on the matplotlib version installed)
 TEXT_SUFFIXES = (".md", ".csv", ".tex")
@@ -73,6 +74,7 @@ REPLAYED = [
     ("ablation", "mcts+EP vs mcts-co", 2),
     ("mirror", "mcts-co vs mcts-co", 3),
     ("mirror", "heuristics vs heuristics", 4),
+    ("a9-fixed", "mcts+P vs mcts+P", 5),
 ]
 
 
