@@ -116,6 +116,29 @@ class AgentSpec:
             out["params"] = dataclasses.asdict(self.mcts)
         return out
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "AgentSpec":
+        """The inverse of :meth:`to_dict` (e.g. the ``p1_spec`` of a game record).
+
+        Raises:
+            ConfigError: not an agent description, or parameters out of range.
+        """
+        try:
+            name, kind = data["name"], data["kind"]
+            params = data.get("params")
+        except (KeyError, TypeError):
+            raise ConfigError(f"{data!r} is not an agent description (needs name, kind)") from None
+        if kind not in ("mcts", "heuristics", "random"):
+            raise ConfigError(f"agent kind {kind!r} is unknown; allowed: mcts, heuristics, random")
+        if kind != "mcts":
+            return cls(name=name, kind=kind)
+        if not isinstance(params, Mapping):
+            raise ConfigError(f"agent {name!r}: an MCTS agent description needs its params")
+        unknown = set(params) - set(MCTS_PARAMETERS)
+        if unknown:
+            raise ConfigError(f"agent {name!r}: unknown parameters {sorted(unknown)}; valid: {', '.join(MCTS_PARAMETERS)}")
+        return cls(name=name, kind=kind, mcts=MCTSConfig(**params))
+
 
 def canonical_name(name: str) -> str:
     """The registry name of ``name`` (resolving aliases), or ConfigError listing valid names."""

@@ -42,6 +42,30 @@ class GameTask:
     seed: int
 
 
+def task_from_record(record: dict) -> GameTask:
+    """The GameTask that played a stored game: the record alone is enough to replay it.
+
+    Raises:
+        ConfigError: the record lacks a field or holds settings that are not valid any more.
+    """
+    from boopexp.errors import ConfigError
+
+    try:
+        return GameTask(
+            experiment=record["experiment"],
+            config_hash=record["config_hash"],
+            pairing=record["pairing"],
+            game_index=int(record["game_index"]),
+            p1=AgentSpec.from_dict(record["p1_spec"]),
+            p2=AgentSpec.from_dict(record["p2_spec"]),
+            budget=Budget.from_mapping(record["budget"]),
+            preset=record["preset"],
+            seed=int(record["seed"]),
+        )
+    except KeyError as exc:
+        raise ConfigError(f"game record {record.get('pairing')!r} #{record.get('game_index')} has no {exc}") from None
+
+
 def device_costs(profile_name: str) -> np.ndarray:
     """The cost vector (device-µs) of a device profile, in the kernels' order."""
     p = DEVICE_PROFILES[profile_name]

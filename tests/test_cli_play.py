@@ -63,3 +63,55 @@ def test_calibrate_prints_host_rates_and_the_throttle():
     assert "cpu-mode throttle (auto)" in result.output
     bad = CliRunner().invoke(main, ["calibrate", "--seconds", "0"])
     assert bad.exit_code == 2 and "--seconds must be > 0" in bad.output
+
+
+def _store_one_game(folder, p1="mcts-co", p2="random", seed=9):
+    from boopexp.agents import resolve_agent
+    from boopexp.budget import Budget
+    from boopexp.match import GameTask, play_game
+
+    task = GameTask("t", "ab" * 8, f"{p1} vs {p2}", 0, resolve_agent(p1), resolve_agent(p2),
+                    Budget(mode="iterations", iterations=3), "code-0.6.2", seed)
+    record = play_game(task)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "games.jsonl").write_text(json.dumps(record) + "\n")
+    return record
+
+
+def test_replay_walks_the_moves_and_re_plays_the_same_game(tmp_path):
+    record = _store_one_game(tmp_path / "r")
+    result = invoke("replay", str(tmp_path / "r"), "--pairing", "mcts-co vs random", "--game", "0", "--search", "--show")
+    assert result.exit_code == 0, result.output
+    assert f"{record['plies']} legal moves replayed" in result.output
+    assert "the same game, move for move" in result.output and "ply 1: Blue plays" in result.output
+
+
+def test_replay_detects_a_tampered_record(tmp_path):
+    record = _store_one_game(tmp_path / "r")
+    record["winner"], record["winner_colour"] = ("p2", "red") if record["winner"] == "p1" else ("p1", "blue")
+    (tmp_path / "r" / "games.jsonl").write_text(json.dumps(record) + "\n")
+    result = CliRunner().invoke(main, ["replay", str(tmp_path / "r"), "--pairing", "mcts-co vs random", "--game", "0"])
+    assert result.exit_code == 1 and "the record says" in result.output
+
+
+def test_replay_unknown_game_lists_the_pairings(tmp_path):
+    _store_one_game(tmp_path / "r")
+    result = CliRunner().invoke(main, ["replay", str(tmp_path / "r"), "--pairing", "x vs y", "--game", "0"])
+    assert result.exit_code == 2 and "pairings there: mcts-co vs random" in result.output
+    missing = CliRunner().invoke(main, ["replay", str(tmp_path / "nope"), "--pairing", "x vs y", "--game", "0"])
+    assert missing.exit_code == 1 and "no games.jsonl" in missing.output
+
+
+def test_agent_spec_round_trips_through_its_record_form():
+    from boopexp.agents import AGENT_NAMES, AgentSpec, resolve_agent
+    from boopexp.errors import ConfigError
+
+    for name in AGENT_NAMES:
+        spec = resolve_agent(name, overrides={"uct_c": 0.5} if name not in ("heuristics", "random") else None)
+        assert AgentSpec.from_dict(json.loads(json.dumps(spec.to_dict()))) == spec
+    for bad in ({"name": "x"}, {"name": "x", "kind": "alien"}, {"name": "x", "kind": "mcts", "params": {"foo": 1}}):
+        try:
+            AgentSpec.from_dict(bad)
+        except ConfigError:
+            continue
+        raise AssertionError(f"{bad} was accepted")

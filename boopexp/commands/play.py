@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import click
 import yaml
 
 from boopexp.agents import AGENT_NAMES, DEFAULT_PRESET, PRESETS, resolve_agent
 from boopexp.budget import BUDGET_MODES, DEFAULT_PROFILE, DEVICE_PROFILES, Budget
-from boopexp.errors import ConfigError
+from boopexp.errors import ConfigError, StoreError
 from boopexp.identity import game_seed, settings_hash
 
 
@@ -117,4 +118,70 @@ def calibrate(seconds, fit_device, games):
             )
 
 
-__all__ = ["game", "calibrate"]
+__all__ = ["game", "calibrate", "replay"]
+
+
+@click.command("replay")
+@click.argument("results_dir", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--pairing", required=True, help='The pairing, p1 first, e.g. "mcts-co vs vanilla".')
+@click.option("--game", "game_index", type=int, required=True, help="The game index (0-based).")
+@click.option("--config-hash", default=None, help="Settings hash (or a prefix), when the folder holds several.")
+@click.option("--show", is_flag=True, help="Render the board after each ply.")
+@click.option("--search", is_flag=True,
+              help="Also re-run both agents from the record's settings and check the same game comes out "
+                   "(device and iterations budgets are exactly reproducible).")
+def replay(results_dir, pairing, game_index, config_hash, show, search):
+    """Replay a stored game: walk its moves on the board (checking every one), or re-play it."""
+    from boopexp import notation
+    from boopexp.game import Position
+    from boopexp.match import play_game, task_from_record
+    from boopexp.store import GameStore
+
+    if not (results_dir / "games.jsonl").exists():
+        raise StoreError(f"no games.jsonl in {str(results_dir)!r}")
+    records = GameStore(results_dir).scan().records
+    found = [
+        r for r in records
+        if r["pairing"] == pairing and r["game_index"] == game_index
+        and (config_hash is None or r["config_hash"].startswith(config_hash))
+    ]
+    if not found:
+        pairings = sorted({r["pairing"] for r in records})
+        raise ConfigError(f"no game {pairing!r} #{game_index} in {str(results_dir)!r}; pairings there: {', '.join(pairings)}")
+    if len(found) > 1:
+        hashes = ", ".join(r["config_hash"] for r in found)
+        raise ConfigError(f"{pairing!r} #{game_index} exists under several settings; choose --config-hash from: {hashes}")
+    record = found[0]
+    position = Position.initial()
+    winner = None
+    for ply, text in enumerate(record["moves"], start=1):
+        result = position.play(text)  # a ':group' suffix replays the recorded promotion choice
+        position, winner = result.position, result.winner
+        if show:
+            who = "Blue" if ply % 2 == 1 else "Red"
+            click.echo(f"ply {ply}: {who} plays {text}")
+            click.echo(notation.render(position.state) + "\n")
+        if winner is not None and ply != len(record["moves"]):
+            raise StoreError(f"{pairing!r} #{game_index}: {winner} already won at ply {ply} of {len(record['moves'])}")
+    if winner != record["winner_colour"]:
+        raise StoreError(f"{pairing!r} #{game_index}: the moves end with winner {winner!r}, the record says "
+                         f"{record['winner_colour']!r}")
+    outcome = "no winner (ply limit)" if winner is None else f"{record['winner']} ({record['winner_agent']}, {winner}) wins"
+    click.echo(f"{pairing} #{game_index}: {len(record['moves'])} legal moves replayed; {outcome}, as recorded.")
+    if search:
+        task = task_from_record(record)
+        if task.budget.mode in ("cpu", "wall"):
+            click.echo(f"Note: a {task.budget.mode}-mode game depends on the host's speed; the re-play may differ.")
+        again = play_game(task)
+        if _without_timing(again) == _without_timing(record):
+            click.echo("Re-played from the record's settings and seed: the same game, move for move.")
+        else:
+            first = next((i for i, (a, b) in enumerate(zip(again["moves"], record["moves"])) if a != b),
+                         min(len(again["moves"]), len(record["moves"])))
+            raise StoreError(f"{pairing!r} #{game_index}: the re-played game differs from the record from ply {first + 1}")
+
+
+def _without_timing(record: dict) -> dict:
+    out = {k: v for k, v in record.items() if k not in ("host_seconds", "version")}
+    out["telemetry"] = [{k: v for k, v in t.items() if k != "host_cpu_seconds"} for t in record.get("telemetry", [])]
+    return out
