@@ -18,12 +18,13 @@ from boopexp.store import GameStore
 RESULTS = Path(__file__).resolve().parent.parent / "results"
 
 #: committed run folders and the table folder each group of runs is rebuilt into
-RUNS = ["ablation", "mirror", "ablation-cpu", "mirror-cpu", "a9-fixed", "preset-paper"]
+RUNS = ["ablation", "mirror", "ablation-cpu", "mirror-cpu", "a9-fixed", "preset-paper", "ablation-paper"]
 TABLES = {
     "tables": ["ablation", "mirror"],
     "tables-cpu": ["ablation-cpu", "mirror-cpu"],
     "tables-a9-fixed": ["a9-fixed"],
     "tables-preset-paper": ["preset-paper"],
+    "tables-ablation-paper": ["ablation-paper"],
 }
 #: text outputs compared byte for byte (figures depend on the matplotlib version installed)
 TEXT_SUFFIXES = (".md", ".csv", ".tex")
