@@ -21,7 +21,7 @@ from boopexp.cli import main
 from boopexp.commands.runs import _BarProgress
 from boopexp.config import load_config
 from boopexp.runner import GameOutcome, game_key
-from boopexp.store import GameStore, encode_record
+from boopexp.store import GameStore
 
 TESTS = Path(__file__).resolve().parent
 REPO = TESTS.parent

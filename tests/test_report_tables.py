@@ -332,7 +332,7 @@ def test_no_winner_rebuild_is_byte_identical(no_winner_results, tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ReportWarning)
         one = build_report(dirs, tmp_path / "one")
-        two = build_report(dirs, tmp_path / "two")
+        build_report(dirs, tmp_path / "two")
     names = {p.name for p in one.paths}
     assert names == EXPECTED_FILES | FIGURES
     for name in sorted(names):
@@ -533,7 +533,7 @@ def test_build_writes_all_files_and_rebuild_is_byte_identical(synthetic, tmp_pat
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ReportWarning)
         one = build_report(dirs, tmp_path / "one")
-        two = build_report(dirs, tmp_path / "two")
+        build_report(dirs, tmp_path / "two")
     names = {p.name for p in one.paths}
     assert names == EXPECTED_FILES | FIGURES
     assert {p.name for p in (tmp_path / "one").iterdir()} == names
