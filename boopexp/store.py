@@ -113,6 +113,19 @@ class StoreScan:
         return out
 
 
+def split_lines(data: bytes) -> tuple[list[tuple[int, bytes]], TruncatedTail | None]:
+    """The complete, non-blank lines of a games.jsonl's bytes as (1-based number, line), and the
+    cut-short last line, if any: the bytes after the last newline (a write cut short; the writer
+    appends a record and its newline in one write, so a reader never sees a complete line that is
+    still being written)."""
+    end = data.rfind(b"\n") + 1
+    tail = None
+    if end < len(data):
+        tail = TruncatedTail(line=data.count(b"\n", 0, end) + 1, offset=end, data=data[end:])
+    lines = [(n, raw) for n, raw in enumerate(data[:end].split(b"\n")[:-1], start=1) if raw.strip()]
+    return lines, tail
+
+
 def scan_games(path: str | Path) -> StoreScan:
     """Read and validate a games.jsonl (a missing file is an empty store).
 
@@ -126,16 +139,11 @@ def scan_games(path: str | Path) -> StoreScan:
         return StoreScan(path)
     except OSError as exc:
         raise StoreError(f"cannot read {path}: {exc}") from None
-    tail = None
-    end = data.rfind(b"\n") + 1
-    if end < len(data):
-        tail = TruncatedTail(line=data.count(b"\n", 0, end) + 1, offset=end, data=data[end:])
+    lines, tail = split_lines(data)
     records: list[dict[str, Any]] = []
     seen: set[GameKey] = set()
     duplicates = 0
-    for number, raw in enumerate(data[:end].split(b"\n")[:-1], start=1):
-        if not raw.strip():
-            continue  # blank lines carry no game
+    for number, raw in lines:
         try:
             record = json.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:

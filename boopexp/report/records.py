@@ -39,10 +39,9 @@ from typing import Any, Iterable, Sequence
 import pandas as pd
 import yaml
 
-from boopexp.errors import StoreError
-
-GAMES_FILE = "games.jsonl"
-CONFIG_FILE = "config.yaml"
+from boopexp.config import plan_entries
+from boopexp.errors import ConfigError, StoreError
+from boopexp.store import CONFIG_FILE, GAMES_FILE, split_lines
 
 #: Keys a record must have to be counted (the rest is optional for the tables).
 REQUIRED_KEYS: tuple[str, ...] = ("config_hash", "pairing", "game_index", "winner")
@@ -99,6 +98,10 @@ class GameData:
 def read_games_file(path: Path) -> list[tuple[int, dict[str, Any]]]:
     """Parse one ``games.jsonl`` into (line number, record) pairs.
 
+    Lines are split as the store splits them (:func:`boopexp.store.split_lines`): a last line
+    without its newline is a write cut short (a run killed, or still writing) and is skipped with
+    a warning; any other line must be a JSON object.
+
     Args:
         path: the file.
 
@@ -106,33 +109,30 @@ def read_games_file(path: Path) -> list[tuple[int, dict[str, Any]]]:
         The records in file order, with 1-based line numbers.
 
     Raises:
-        StoreError: the file cannot be read, or a line other than the last is not a JSON object.
+        StoreError: the file cannot be read, or a complete line is not a JSON object.
     """
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        data = path.read_bytes()
+    except OSError as exc:
         raise StoreError(f"cannot read {str(path)!r}: {exc}") from None
-    lines = text.split("\n")
-    non_blank = [i for i, line in enumerate(lines) if line.strip()]
-    last = non_blank[-1] if non_blank else -1
+    lines, tail = split_lines(data)
+    if tail is not None:
+        warnings.warn(
+            f"{path}:{tail.line}: skipping truncated or invalid last line "
+            f"({_short(tail.data.decode('utf-8', 'replace'))!r})",
+            ReportWarning,
+            stacklevel=2,
+        )
     out: list[tuple[int, dict[str, Any]]] = []
-    for i in non_blank:
-        line = lines[i]
+    for number, raw in lines:
+        line = raw.decode("utf-8", "replace")
         try:
-            record = json.loads(line)
+            record = json.loads(raw.decode("utf-8"))
             if not isinstance(record, dict):
                 raise ValueError(f"a JSON {type(record).__name__}, not an object")
         except ValueError as exc:
-            if i == last:
-                # The writer may be in the middle of appending this line: not an error yet.
-                warnings.warn(
-                    f"{path}:{i + 1}: skipping truncated or invalid last line ({_short(line)!r})",
-                    ReportWarning,
-                    stacklevel=2,
-                )
-                continue
-            raise StoreError(f"{path}:{i + 1}: invalid record ({exc}): {_short(line)!r}") from None
-        out.append((i + 1, record))
+            raise StoreError(f"{path}:{number}: invalid record ({exc}): {_short(line)!r}") from None
+        out.append((number, record))
     return out
 
 
@@ -159,18 +159,11 @@ def read_plan(directory: Path) -> dict[tuple[str, str], int | None] | None:
         warnings.warn(f"{path} is not valid YAML ({first}); using every game of {str(directory)!r}",
                       ReportWarning, stacklevel=3)
         return None
-    plan = doc.get("plan") if isinstance(doc, dict) else None
-    if not isinstance(plan, list):
-        return None
-    out: dict[tuple[str, str], int | None] = {}
-    for item in plan:
-        if not isinstance(item, dict):
-            continue
-        pairing, config_hash, games = item.get("pairing"), item.get("config_hash"), item.get("games")
-        if isinstance(pairing, str) and isinstance(config_hash, str):
-            planned = games if isinstance(games, int) and not isinstance(games, bool) else None
-            out[(pairing, config_hash)] = planned
-    return out or None
+    try:
+        entries = plan_entries(doc, source=str(path))
+    except ConfigError:
+        return None  # no plan (a hand-written folder): every game counts
+    return {(e.pairing, e.config_hash): e.games for e in entries} or None
 
 
 def load_results(results_dirs: Sequence[Path | str]) -> GameData:
