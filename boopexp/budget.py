@@ -13,12 +13,20 @@ Modes:
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass
 from typing import Any, Mapping
 
 from boopexp.errors import ConfigError
 
 BUDGET_MODES = ("device", "cpu", "wall", "iterations")
+#: the keys a ``budget:`` mapping may hold for each mode (the others would be silently ignored)
+BUDGET_KEYS: dict[str, tuple[str, ...]] = {
+    "device": ("mode", "seconds", "profile"),
+    "cpu": ("mode", "seconds", "throttle"),
+    "wall": ("mode", "seconds"),
+    "iterations": ("mode", "iterations"),
+}
 
 
 @dataclass(frozen=True)
@@ -81,15 +89,13 @@ class Budget:
     def __post_init__(self) -> None:
         if self.mode not in BUDGET_MODES:
             raise ConfigError(f"budget.mode = {self.mode!r} is not allowed; allowed: {', '.join(BUDGET_MODES)}")
-        if isinstance(self.seconds, bool) or not isinstance(self.seconds, (int, float)) or not self.seconds > 0:
-            raise ConfigError(f"budget.seconds = {self.seconds!r} must be a positive number")
+        if not _positive_finite(self.seconds):
+            raise ConfigError(f"budget.seconds = {self.seconds!r} must be a positive number of seconds")
         if self.profile not in DEVICE_PROFILES:
             raise ConfigError(
                 f"budget.profile = {self.profile!r} is unknown; allowed: {', '.join(DEVICE_PROFILES)}"
             )
-        if self.throttle != "auto" and (
-            isinstance(self.throttle, bool) or not isinstance(self.throttle, (int, float)) or not self.throttle > 0
-        ):
+        if self.throttle != "auto" and not _positive_finite(self.throttle):
             raise ConfigError(f"budget.throttle = {self.throttle!r} must be a positive number or 'auto'")
         if isinstance(self.iterations, bool) or not isinstance(self.iterations, int) or self.iterations < 1:
             raise ConfigError(f"budget.iterations = {self.iterations!r} must be a positive integer")
@@ -106,13 +112,22 @@ class Budget:
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any] | None, where: str = "budget") -> "Budget":
-        """Parse a YAML ``budget:`` mapping; unknown keys raise ConfigError naming them."""
+        """Parse a YAML ``budget:`` mapping; a key the mode does not use raises ConfigError naming it."""
         if data is None:
             return cls()
         if not isinstance(data, Mapping):
             raise ConfigError(f"{where} = {data!r} must be a mapping like {{mode: device, seconds: 1.0}}")
-        allowed = {f.name for f in dataclasses.fields(cls)}
-        for key in data:
+        mode = data.get("mode", cls.mode)
+        if not isinstance(mode, str) or mode not in BUDGET_MODES:
+            raise ConfigError(f"{where}.mode = {mode!r} is not allowed; allowed: {', '.join(BUDGET_MODES)}")
+        allowed = BUDGET_KEYS[mode]
+        for key, value in data.items():
             if key not in allowed:
-                raise ConfigError(f"unknown key {where}.{key}; allowed: {', '.join(sorted(allowed))}")
+                raise ConfigError(
+                    f"unknown key {where}.{key} (value {value!r}) for mode {mode!r}; allowed: {', '.join(allowed)}"
+                )
         return cls(**dict(data))
+
+
+def _positive_finite(value: Any) -> bool:
+    return not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value) and value > 0

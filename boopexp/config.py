@@ -12,7 +12,6 @@ is allowed.
 from __future__ import annotations
 
 import dataclasses
-import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,7 +31,7 @@ from boopexp.agents import (
     canonical_name,
     resolve_agent,
 )
-from boopexp.budget import BUDGET_MODES, Budget
+from boopexp.budget import Budget
 from boopexp.errors import ConfigError
 
 if TYPE_CHECKING:  # match pulls in the compiled engine; configs are read without it
@@ -50,14 +49,6 @@ CONFIG_KEYS: tuple[str, ...] = (
     "pairings",
 )
 REQUIRED_KEYS: tuple[str, ...] = ("name", "seed", "games_per_side", "pairings")
-
-#: The budget keys each mode reads; any other key would be silently ignored, so it is refused.
-BUDGET_KEYS: dict[str, tuple[str, ...]] = {
-    "device": ("mode", "seconds", "profile"),
-    "cpu": ("mode", "seconds", "throttle"),
-    "wall": ("mode", "seconds"),
-    "iterations": ("mode", "iterations"),
-}
 
 # The name becomes a folder (results/<name>/), so keep it to characters safe in any shell.
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -381,30 +372,6 @@ def _positive_int(src: str, key: str, value: Any) -> None:
 
 
 def _parse_budget(src: str, data: Any) -> Budget:
-    if data is None:
-        return Budget()
-    if not isinstance(data, Mapping):
-        raise ConfigError(f"{src}: budget = {_show(data)} must be a mapping like {{mode: device, seconds: 1.0}}")
-    mode = data.get("mode", Budget.mode)
-    if not isinstance(mode, str) or mode not in BUDGET_MODES:
-        raise ConfigError(f"{src}: budget.mode = {_show(mode)} is not allowed; allowed: {', '.join(BUDGET_MODES)}")
-    allowed = BUDGET_KEYS[mode]
-    for key, value in data.items():
-        if key not in allowed:
-            raise ConfigError(
-                f"{src}: unknown key budget.{key} (value {_show(value)}) for mode {mode!r}; allowed: {', '.join(allowed)}"
-            )
-    seconds = data.get("seconds")
-    if seconds is not None and (
-        isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not math.isfinite(seconds) or seconds <= 0
-    ):
-        raise ConfigError(f"{src}: budget.seconds = {_show(seconds)} must be a positive number of seconds")
-    profile = data.get("profile")
-    if profile is not None and not isinstance(profile, str):
-        raise ConfigError(f"{src}: budget.profile = {_show(profile)} must be a device profile name")
-    throttle = data.get("throttle")
-    if isinstance(throttle, (int, float)) and not isinstance(throttle, bool) and not math.isfinite(throttle):
-        raise ConfigError(f"{src}: budget.throttle = {_show(throttle)} must be a positive number or 'auto'")
     try:
         return Budget.from_mapping(data)
     except ConfigError as exc:
