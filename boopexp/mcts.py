@@ -28,6 +28,8 @@ from boopexp.state import N_MOVE_CODES, STATE_SIZE
 
 #: value of an unvisited child in UCT (AGENTS.md §B.5)
 UNVISITED_UCT = 999999.9
+#: nodes a search tree starts with (the root's children, at most 72, and room to grow)
+INITIAL_CAPACITY = 1024
 
 Tree = namedtuple(
     "Tree",
@@ -64,6 +66,13 @@ def new_tree(capacity: int) -> Tree:
         masked=np.zeros(capacity, dtype=np.bool_),
         count=np.zeros(1, dtype=np.int64),
     )
+
+
+def _with_room(tree: Tree) -> Tree:
+    """``tree``, or a copy twice as large when it has no room for one more node."""
+    if tree.count[0] >= tree.states.shape[0] - 1:
+        return grow_tree(tree, 2 * tree.states.shape[0])
+    return tree
 
 
 def grow_tree(tree: Tree, capacity: int) -> Tree:
@@ -461,37 +470,29 @@ def search(root_state: np.ndarray, cfg, budget, costs: np.ndarray, rng: np.ndarr
     cpu0 = time.process_time()
     wall0 = time.perf_counter()
     mode = budget.mode
-    if mode == "device":
-        budget_us = float(budget.seconds) * 1e6
-        per_iter = max(costs[C_NODE] + costs[C_ITERATION], 1.0)
-        capacity = 80 + int(budget_us / per_iter) + 2
-        max_iters = np.iinfo(np.int64).max
-    elif mode == "iterations":
-        budget_us = np.inf
-        capacity = 80 + int(budget.iterations) + 2
-        max_iters = int(budget.iterations)
-    else:
-        budget_us = np.inf
-        capacity = 4096
-        max_iters = 1
-    tree = new_tree(capacity)
+    # The tree starts small and grows on demand (a device budget's worst case, every iteration
+    # creating a node at the cheapest cost, would pre-allocate far more than a search uses).
+    # Capacity never changes which nodes are created, so it never changes a game.
+    tree = new_tree(INITIAL_CAPACITY)
     init_root(tree, root_state, params, rng, work, acc, acc_us, costs)
     if mode in ("device", "iterations"):
-        run_iterations(tree, params, rng, work, acc, acc_us, costs, max_iters, budget_us)
+        budget_us = float(budget.seconds) * 1e6 if mode == "device" else np.inf
+        max_iters = int(budget.iterations) if mode == "iterations" else np.iinfo(np.int64).max
+        while acc[ACC_ITER] < max_iters and acc_us[0] < budget_us:
+            tree = _with_room(tree)
+            run_iterations(tree, params, rng, work, acc, acc_us, costs, max_iters - acc[ACC_ITER], budget_us)
     else:
         limit = float(budget.seconds) * (throttle if mode == "cpu" else 1.0)
         clock = time.process_time if mode == "cpu" else time.perf_counter
         start = cpu0 if mode == "cpu" else wall0
         # "while now() - start < timeout": the root initialisation counts.
         while clock() - start < limit:
-            if tree.count[0] >= tree.states.shape[0] - 1:
-                tree = grow_tree(tree, 2 * tree.states.shape[0])
+            tree = _with_room(tree)
             run_iterations(tree, params, rng, work, acc, acc_us, costs, 1, np.inf)
     if acc[ACC_ITER] == 0:
         # Degenerate tiny budgets: the original would throw with no visited child; one
         # iteration is always run instead (documented in docs/agents.md).
-        if tree.count[0] >= tree.states.shape[0] - 1:
-            tree = grow_tree(tree, tree.states.shape[0] + 8)
+        tree = _with_room(tree)
         run_iterations(tree, params, rng, work, acc, acc_us, costs, 1, np.inf)
     code = final_choice(tree, int(root_state[42]), rng, work)
     telemetry = {
