@@ -47,6 +47,13 @@ def _rng(rng) -> np.ndarray:
     return new_rng_state(rng if rng is not None else np.random.SeedSequence())
 
 
+def _candidate_groups(st: np.ndarray, colour: int, exclude_all_large: bool) -> list[tuple[int, ...]]:
+    """rules.candidate_groups as a list of square tuples (one square for a singleton)."""
+    buf = np.empty((rules.MAX_GROUPS, 3), dtype=np.int64)
+    n = rules.candidate_groups(st, colour, exclude_all_large, buf)
+    return [tuple(int(q) for q in buf[i] if q >= 0) for i in range(n)]
+
+
 @dataclass(frozen=True)
 class Move:
     """A placement: ``size`` 1 (small) or 2 (large) on ``square`` (index 6*row + col)."""
@@ -224,13 +231,7 @@ class Position:
                 )
             promo = cands.index(group)
         new, winner, n, chosen = rules.apply_move(self._st, move.size, move.square, var, promo, _rng(rng))
-        buf = np.empty((rules.MAX_GROUPS, 3), dtype=np.int64)
-        groups: tuple[tuple[int, ...], ...] = ()
-        if n:
-            after_push = self._st.copy()
-            rules.place_and_push(after_push, move.size, move.square)
-            rules.candidate_groups(after_push, int(self._st[TO_MOVE]), var == rules.SIM, buf)
-            groups = tuple(tuple(int(q) for q in buf[i] if q >= 0) for i in range(n))
+        groups = tuple(self._groups_after(move, var)) if n else ()
         return MoveResult(
             position=Position(new),
             winner=COLOUR_NAMES.get(int(winner)),
@@ -239,11 +240,10 @@ class Position:
         )
 
     def _groups_after(self, move: Move, var: int) -> list[tuple[int, ...]]:
+        """The mover's candidate groups once ``move`` is placed and has pushed (before promotion)."""
         st = self._st.copy()
         rules.place_and_push(st, move.size, move.square)
-        buf = np.empty((rules.MAX_GROUPS, 3), dtype=np.int64)
-        n = rules.candidate_groups(st, int(self._st[TO_MOVE]), var == rules.SIM, buf)
-        return [tuple(int(q) for q in buf[i] if q >= 0) for i in range(n)]
+        return _candidate_groups(st, int(self._st[TO_MOVE]), var == rules.SIM)
 
     def has_won(self, colour) -> bool:
         """Victory V1 or V2 holds for ``colour`` on this board (RULES.md §7)."""
@@ -252,9 +252,7 @@ class Position:
     def candidate_groups(self, colour=None, exclude_all_large: bool = False) -> list[tuple[int, ...]]:
         """``colour``'s candidate groups (default: the side to move) in the app's order."""
         col = _colour(colour) if colour is not None else int(self._st[TO_MOVE])
-        buf = np.empty((rules.MAX_GROUPS, 3), dtype=np.int64)
-        n = rules.candidate_groups(self._st, col, exclude_all_large, buf)
-        return [tuple(int(q) for q in buf[i] if q >= 0) for i in range(n)]
+        return _candidate_groups(self._st, col, exclude_all_large)
 
     def promotion_scores(self, groups: Iterable[tuple[int, ...]], colour=None) -> list[int]:
         """Promotion-heuristic score of each group (HEURISTIC.md §6.2)."""
