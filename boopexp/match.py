@@ -113,19 +113,16 @@ class HeuristicsPlayer(Player):
         code, ties = best_move_ws(st, self.mask, self.rng, *self.ws)
         if code < 0:
             code = mcts.random_move(st, self.mask, self.rng, self.squares)
+        # One solver call, as counted (and charged) inside a search: mcts.solver_best_move.
         n = int(mcts.count_legal(st))
-        return int(code), {
-            "iterations": 0,
-            "solver_calls": 1,
-            "equivalent_moves": int(ties > 1),
-            "equivalent_candidates": int(ties) if ties > 1 else 0,
-            "tree_nodes": 0,
-            "nodes_created": 0,
-            "playout_plies": 0,
-            "solver_moves": n,
-            "device_seconds": float(self.costs[2] + self.costs[3] * n) / 1e6,
-            "host_cpu_seconds": time.process_time() - cpu0,
-        }
+        acc = np.zeros(mcts.N_ACC, dtype=np.int64)
+        acc[mcts.ACC_SOLVER] = 1
+        acc[mcts.ACC_SOLVER_MOVES] = n
+        if ties > 1:
+            acc[mcts.ACC_EQUIV] = 1
+            acc[mcts.ACC_EQUIV_CANDS] = ties
+        device_us = float(self.costs[mcts.C_SOLVER_CALL] + self.costs[mcts.C_SOLVER_MOVE] * n)
+        return int(code), mcts.move_telemetry(acc, device_us, 0, cpu0)
 
 
 class RandomPlayer(Player):
@@ -141,18 +138,7 @@ class RandomPlayer(Player):
     def select(self, st):
         cpu0 = time.process_time()
         code = mcts.random_move(st, self.mask, self.rng, self.squares)
-        return int(code), {
-            "iterations": 0,
-            "solver_calls": 0,
-            "equivalent_moves": 0,
-            "equivalent_candidates": 0,
-            "tree_nodes": 0,
-            "nodes_created": 0,
-            "playout_plies": 0,
-            "solver_moves": 0,
-            "device_seconds": 0.0,
-            "host_cpu_seconds": time.process_time() - cpu0,
-        }
+        return int(code), mcts.move_telemetry(np.zeros(mcts.N_ACC, dtype=np.int64), 0.0, 0, cpu0)
 
 
 _PLAYERS = {"mcts": MCTSPlayer, "heuristics": HeuristicsPlayer, "random": RandomPlayer}

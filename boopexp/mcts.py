@@ -495,16 +495,21 @@ def search(root_state: np.ndarray, cfg, budget, costs: np.ndarray, rng: np.ndarr
         tree = _with_room(tree)
         run_iterations(tree, params, rng, work, acc, acc_us, costs, 1, np.inf)
     code = final_choice(tree, int(root_state[42]), rng, work)
-    telemetry = {
+    return int(code), move_telemetry(acc, float(acc_us[0]), int(tree.count[0]), cpu0)
+
+
+def move_telemetry(acc: np.ndarray, device_us: float, tree_nodes: int, cpu0: float) -> dict:
+    """One move's telemetry (docs/architecture.md) from the counters of a search (or of a
+    baseline agent's move); ``cpu0`` is ``time.process_time()`` when the move started."""
+    return {
         "iterations": int(acc[ACC_ITER]),
         "solver_calls": int(acc[ACC_SOLVER]),
         "equivalent_moves": int(acc[ACC_EQUIV]),
         "equivalent_candidates": int(acc[ACC_EQUIV_CANDS]),
-        "tree_nodes": int(tree.count[0]),
+        "tree_nodes": tree_nodes,
         "nodes_created": int(acc[ACC_NODES]),
         "playout_plies": int(acc[ACC_PLIES]),
         "solver_moves": int(acc[ACC_SOLVER_MOVES]),
-        "device_seconds": float(acc_us[0]) / 1e6,
+        "device_seconds": device_us / 1e6,
         "host_cpu_seconds": time.process_time() - cpu0,
     }
-    return int(code), telemetry
