@@ -27,6 +27,7 @@ from typing import Callable
 import numpy as np
 from numba import njit
 
+from boopexp.calibrate import host_iteration_rate
 from boopexp.heuristic import heuristic
 from boopexp.objective import best_move_ws, new_workspace, objective_ws
 from boopexp.rng import new_rng_state, rand_below
@@ -280,39 +281,14 @@ def _random_plies(ctx: BenchContext, seconds: float) -> float:
 # ------------------------------------------------------------------------------------------
 # Report
 
-def _mcts_rate(ctx: BenchContext, seconds: float, agent: str) -> float:
-    """MCTS iterations per second of ``agent``: whole searches (root set-up included) at 40
-    iterations each, cycling over the sample positions; the clock is read around each search."""
-    from boopexp import mcts
-    from boopexp.agents import resolve_agent
-    from boopexp.budget import Budget
-    from boopexp.match import device_costs
-
-    cfg = resolve_agent(agent).mcts
-    budget = Budget(mode="iterations", iterations=40)
-    costs = device_costs(budget.profile)
-    work = mcts.new_work()
-    mcts.search(ctx.states[0], cfg, budget, costs, ctx.rng, work)  # compile / warm up
-    iterations = 0
-    spent = 0.0
-    i = 0
-    while spent < seconds or i < 3:
-        t0 = time.perf_counter()
-        _, tel = mcts.search(ctx.states[i % ctx.states.shape[0]], cfg, budget, costs, ctx.rng, work)
-        spent += time.perf_counter() - t0
-        iterations += tel["iterations"]
-        i += 1
-    return iterations / spent
-
-
 @metric("vanilla_iterations_per_s")
 def _vanilla_iterations(ctx: BenchContext, seconds: float) -> float:
-    return _mcts_rate(ctx, seconds, "vanilla")
+    return host_iteration_rate("vanilla", seconds, positions=ctx.states)
 
 
 @metric("mcts_co_iterations_per_s")
 def _mcts_co_iterations(ctx: BenchContext, seconds: float) -> float:
-    return _mcts_rate(ctx, seconds, "mcts-co")
+    return host_iteration_rate("mcts-co", seconds, positions=ctx.states)
 
 
 def _cpu_model() -> str | None:
