@@ -193,6 +193,16 @@ def play_game(task: GameTask, on_ply=None) -> dict:
     return build_record(task, win_side, moves, telemetry, time.process_time() - cpu0)
 
 
+def without_host_timing(record: dict) -> dict:
+    """A copy of a game record without the fields that measure the host (``host_seconds``, and
+    ``host_cpu_seconds`` per move): what remains is a pure function of the game's identity in
+    device and iterations modes, so two plays of one game compare equal."""
+    out = {k: v for k, v in record.items() if k != "host_seconds"}
+    if isinstance(out.get("telemetry"), list):
+        out["telemetry"] = [{k: v for k, v in t.items() if k != "host_cpu_seconds"} for t in out["telemetry"]]
+    return out
+
+
 def build_record(task: GameTask, winner: str | None, moves: list[str], telemetry: list[dict],
                  host_seconds: float, version: str = __version__) -> dict:
     """The game record of docs/architecture.md (one line of games.jsonl).

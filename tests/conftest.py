@@ -26,19 +26,8 @@ def pytest_configure(config: pytest.Config) -> None:
     )
 
 
-#: Fields that measure the host, not the game: they differ between two runs of the same game.
-TIMING_FIELDS = ("host_seconds",)
-TELEMETRY_TIMING_FIELDS = ("host_cpu_seconds",)
-
-
-def without_timing(record: dict[str, Any]) -> dict[str, Any]:
-    """A copy of a game record without its host timing fields."""
-    out = {k: v for k, v in record.items() if k not in TIMING_FIELDS}
-    if isinstance(out.get("telemetry"), list):
-        out["telemetry"] = [
-            {k: v for k, v in ply.items() if k not in TELEMETRY_TIMING_FIELDS} for ply in out["telemetry"]
-        ]
-    return out
+#: a record without its host-timing fields (the tests compare records of one game played twice)
+without_timing = match.without_host_timing
 
 
 #: A small config for runner tests: two cheap pairings (a baseline pair and a vanilla mirror).

@@ -22,14 +22,13 @@ import numpy as np
 from boopexp import heuristic, mcts, objective, rules
 from boopexp.agents import resolve_agent
 from boopexp.game import Move, Position
+from boopexp import match
 from boopexp.match import device_costs
 from boopexp.rng import new_rng_state
 from boopexp.state import BLUE, MOVE_NUMBER, RED, TO_MOVE
 
 PROFILE = "android-2023"
 RING_SQUARES = frozenset(i for i in range(36) if i // 6 in (0, 5) or i % 6 in (0, 5))
-HOST_TIMING_FIELDS = ("host_seconds",)
-TELEMETRY_HOST_TIMING_FIELDS = ("host_cpu_seconds",)
 
 
 def cfg_of(name: str, preset: str = "code-0.6.2", **overrides: Any):
@@ -169,12 +168,8 @@ def ref_playout(state: np.ndarray, persp: int, cfg, rng: np.ndarray, *, a9_fixed
     return total / (cfg.playout_depth if divide_by_depth else n), n, int(winner)
 
 
-def strip_host_timing(record: dict) -> dict:
-    """A copy of a game record without the fields that measure the host (they vary run to run)."""
-    out = {k: v for k, v in record.items() if k not in HOST_TIMING_FIELDS}
-    out["telemetry"] = [{k: v for k, v in t.items() if k not in TELEMETRY_HOST_TIMING_FIELDS}
-                        for t in record["telemetry"]]
-    return out
+#: a record without the fields that measure the host (they vary run to run)
+strip_host_timing = match.without_host_timing
 
 
 def replay_record(record: dict) -> Position:

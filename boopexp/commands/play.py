@@ -134,7 +134,7 @@ def replay(results_dir, pairing, game_index, config_hash, show, search):
     """Replay a stored game: walk its moves on the board (checking every one), or re-play it."""
     from boopexp import notation
     from boopexp.game import Position
-    from boopexp.match import play_game, task_from_record
+    from boopexp.match import play_game, task_from_record, without_host_timing
     from boopexp.store import GameStore
 
     if not (results_dir / "games.jsonl").exists():
@@ -173,15 +173,11 @@ def replay(results_dir, pairing, game_index, config_hash, show, search):
         if task.budget.mode in ("cpu", "wall"):
             click.echo(f"Note: a {task.budget.mode}-mode game depends on the host's speed; the re-play may differ.")
         again = play_game(task)
-        if _without_timing(again) == _without_timing(record):
+        # the version may differ: a record of older code is checked against the current one
+        if {**without_host_timing(again), "version": None} == {**without_host_timing(record), "version": None}:
             click.echo("Re-played from the record's settings and seed: the same game, move for move.")
         else:
             first = next((i for i, (a, b) in enumerate(zip(again["moves"], record["moves"])) if a != b),
                          min(len(again["moves"]), len(record["moves"])))
             raise StoreError(f"{pairing!r} #{game_index}: the re-played game differs from the record from ply {first + 1}")
 
-
-def _without_timing(record: dict) -> dict:
-    out = {k: v for k, v in record.items() if k not in ("host_seconds", "version")}
-    out["telemetry"] = [{k: v for k, v in t.items() if k != "host_cpu_seconds"} for t in record.get("telemetry", [])]
-    return out
