@@ -101,19 +101,47 @@ LOG_LABELS: dict[str, str] = {
 }
 
 
+#: The kinds of agent: MCTS_GHOST, the two baselines, and any Python agent (docs/agents.md).
+AGENT_KINDS: tuple[str, ...] = ("mcts", "heuristics", "random", "plugin")
+
+
 @dataclass(frozen=True)
 class AgentSpec:
-    """A fully resolved agent: registry name, kind and (for MCTS) its configuration."""
+    """A fully resolved agent: registry name, kind and (for MCTS) its configuration.
+
+    Attributes:
+        name: the name pairings, records and tables use (a built-in or a config's own name).
+        kind: one of AGENT_KINDS.
+        mcts: the MCTS parameters (kind ``mcts``).
+        base: the agent a config variant was declared from (``{base: mcts-co, ...}``), else None.
+        plugin: ``"module:callable"`` of a plugin agent (kind ``plugin``).
+        kwargs: the keyword arguments the plugin's callable is called with.
+        directory: a folder where the plugin's module may also be found (the config's folder);
+            where a file lives does not change a game, so it is in neither hash nor record.
+    """
 
     name: str
-    kind: str  # "mcts" | "heuristics" | "random"
+    kind: str  # one of AGENT_KINDS
     mcts: MCTSConfig | None = field(default=None)
+    base: str | None = None
+    plugin: str | None = None
+    kwargs: Mapping[str, Any] | None = field(default=None, hash=False)
+    directory: str | None = field(default=None, compare=False, hash=False)
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready description, used in hashes and game records."""
+        """A JSON-ready description, used in hashes and game records.
+
+        A built-in agent's description is exactly what it was before variants and plugins
+        existed (no ``base``, ``plugin`` or ``kwargs`` key), so its settings hashes are unchanged.
+        """
         out: dict[str, Any] = {"name": self.name, "kind": self.kind}
         if self.mcts is not None:
             out["params"] = dataclasses.asdict(self.mcts)
+        if self.base is not None:
+            out["base"] = self.base
+        if self.plugin is not None:
+            out["plugin"] = self.plugin
+            out["kwargs"] = dict(self.kwargs or {})
         return out
 
     @classmethod
@@ -126,18 +154,24 @@ class AgentSpec:
         try:
             name, kind = data["name"], data["kind"]
             params = data.get("params")
-        except (KeyError, TypeError):
+            base = data.get("base")
+        except (KeyError, TypeError, AttributeError):
             raise ConfigError(f"{data!r} is not an agent description (needs name, kind)") from None
-        if kind not in ("mcts", "heuristics", "random"):
-            raise ConfigError(f"agent kind {kind!r} is unknown; allowed: mcts, heuristics, random")
+        if kind not in AGENT_KINDS:
+            raise ConfigError(f"agent kind {kind!r} is unknown; allowed: {', '.join(AGENT_KINDS)}")
+        if kind == "plugin":
+            plugin, kwargs = data.get("plugin"), data.get("kwargs", {})
+            if not isinstance(plugin, str) or not isinstance(kwargs, Mapping):
+                raise ConfigError(f"agent {name!r}: a plugin agent description needs plugin and kwargs")
+            return cls(name=name, kind=kind, base=base, plugin=plugin, kwargs=dict(kwargs))
         if kind != "mcts":
-            return cls(name=name, kind=kind)
+            return cls(name=name, kind=kind, base=base)
         if not isinstance(params, Mapping):
             raise ConfigError(f"agent {name!r}: an MCTS agent description needs its params")
         unknown = set(params) - set(MCTS_PARAMETERS)
         if unknown:
             raise ConfigError(f"agent {name!r}: unknown parameters {sorted(unknown)}; valid: {', '.join(MCTS_PARAMETERS)}")
-        return cls(name=name, kind=kind, mcts=MCTSConfig(**params))
+        return cls(name=name, kind=kind, mcts=MCTSConfig(**params), base=base)
 
 
 def canonical_name(name: str) -> str:

@@ -19,20 +19,18 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 import yaml
 
-from boopexp import __version__, identity
+from boopexp import __version__, identity, roster
 from boopexp.agents import (
-    BASELINES,
     DEFAULT_PRESET,
-    MCTS_PARAMETERS,
     PAPER_PARAMS,
     PRESETS,
     AgentSpec,
     MCTSConfig,
-    canonical_name,
     resolve_agent,
 )
 from boopexp.budget import Budget
 from boopexp.errors import ConfigError
+from boopexp.errors import show_value as _show
 
 if TYPE_CHECKING:  # match pulls in the compiled engine; configs are read without it
     from boopexp.match import GameTask
@@ -118,9 +116,12 @@ class ExperimentConfig:
         budget: the thinking budget of every agent.
         preset: ``code-0.6.2`` or ``paper`` (AGENTS.md §C.4).
         params: the effective paper parameters ``k``, ``m``, ``d`` (defaults filled in).
-        agents: per-agent overrides of :class:`~boopexp.agents.MCTSConfig` fields.
+        agents: the ``agents:`` declarations (:mod:`boopexp.roster`): per-agent overrides of
+            :class:`~boopexp.agents.MCTSConfig` fields for built-in names, variants
+            (``{base: ..., ...}``) and plugins (``{plugin: "module:callable", ...}``).
         pairings: the configured pairings ``(A, B)``, canonical names, in file order.
         source: where the config came from (for messages).
+        directory: the config file's folder, where plugin modules are also looked for.
     """
 
     name: str
@@ -132,11 +133,24 @@ class ExperimentConfig:
     agents: dict[str, dict[str, Any]] = field(default_factory=dict)
     pairings: tuple[tuple[str, str], ...] = ()
     source: str = "<config>"
+    directory: str | None = field(default=None, compare=False)
 
-    def agent(self, name: str) -> AgentSpec:
-        """The resolved spec of agent ``name`` under this config's preset, params and overrides."""
-        name = canonical_name(name)
-        return resolve_agent(name, self.preset, self.params, self.agents.get(name))
+    def agent(self, name: str, overrides: Mapping[str, Any] | None = None) -> AgentSpec:
+        """The resolved spec of agent ``name`` under this config's preset, params and declarations.
+
+        Args:
+            overrides: parameters (or plugin keyword arguments) applied on top of the agent's
+                declaration, e.g. from ``boopexp game --p1-param``.
+        """
+        declared = self.agents
+        if overrides:
+            canon = self.canonical(name)
+            declared = {**declared, canon: {**declared.get(canon, {}), **overrides}}
+        return roster.resolve(name, declared, self.preset, self.params, self.directory)
+
+    def canonical(self, name: str) -> str:
+        """The registry name of ``name`` (a built-in, an alias of one, or a declared agent)."""
+        return roster.canonical(name, self.agents)
 
     def planned_pairing(self, p1: str, p2: str, games: int) -> PlannedPairing:
         """The pairing "p1 vs p2" of this config with ``games`` games."""
@@ -229,7 +243,7 @@ def load_config(path: str | Path) -> ExperimentConfig:
         raise ConfigError(f"config file {src} not found") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"cannot read config file {src}: {exc}") from None
-    return parse_config(load_yaml(text, src), src)
+    return parse_config(load_yaml(text, src), src, directory=str(Path(path).resolve().parent))
 
 
 def load_yaml(text: str, source: str = "<config>") -> Any:
@@ -249,12 +263,13 @@ def load_yaml(text: str, source: str = "<config>") -> Any:
         raise ConfigError(f"{source}: malformed YAML: {' '.join(str(exc).split())}") from None
 
 
-def parse_config(data: Any, source: str = "<config>") -> ExperimentConfig:
+def parse_config(data: Any, source: str = "<config>", directory: str | None = None) -> ExperimentConfig:
     """Validate a parsed YAML document into an :class:`ExperimentConfig`.
 
     Args:
         data: the document (a mapping).
         source: file name used as the prefix of error messages.
+        directory: the config file's folder (plugin modules are also looked for there).
 
     Raises:
         ConfigError: one line naming the key, the bad value and what is allowed.
@@ -290,8 +305,8 @@ def parse_config(data: Any, source: str = "<config>") -> ExperimentConfig:
         raise ConfigError(f"{src}: preset = {_show(preset)} is not allowed; allowed: {', '.join(PRESETS)}")
 
     params = _parse_params(src, data.get("params"), preset)
-    agents = _parse_agents(src, data.get("agents"), preset, params)
-    pairings = _parse_pairings(src, data["pairings"])
+    agents = _parse_agents(src, data.get("agents"), preset, params, directory)
+    pairings = _parse_pairings(src, data["pairings"], agents)
 
     return ExperimentConfig(
         name=name,
@@ -303,6 +318,7 @@ def parse_config(data: Any, source: str = "<config>") -> ExperimentConfig:
         agents=agents,
         pairings=pairings,
         source=src,
+        directory=directory,
     )
 
 
@@ -360,12 +376,6 @@ def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool
 _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 
 
-def _show(value: Any, limit: int = 60) -> str:
-    """repr() of a bad value, shortened so that an error stays on one line."""
-    text = " ".join(repr(value).split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
 def _positive_int(src: str, key: str, value: Any) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ConfigError(f"{src}: {key} = {_show(value)} must be a positive integer")
@@ -400,45 +410,15 @@ def _parse_params(src: str, data: Any, preset: str) -> dict[str, Any]:
     return params
 
 
-def _parse_agents(src: str, data: Any, preset: str, params: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    if data is None:
-        return {}
-    if not isinstance(data, Mapping):
-        raise ConfigError(f"{src}: agents = {_show(data)} must be a mapping like {{mcts-co: {{uct_c: 0.3}}}}")
-    out: dict[str, dict[str, Any]] = {}
-    for raw_name, overrides in data.items():
-        try:
-            name = canonical_name(raw_name)
-        except ConfigError as exc:
-            raise ConfigError(f"{src}: agents: {exc}") from None
-        if name in out:
-            raise ConfigError(f"{src}: agents: {raw_name!r} and another entry both name agent {name!r}")
-        if overrides is None:
-            overrides = {}
-        if not isinstance(overrides, Mapping):
-            raise ConfigError(
-                f"{src}: agents.{raw_name} = {_show(overrides)} must be a mapping of parameters like {{uct_c: 0.3}}"
-            )
-        for key, value in overrides.items():
-            if name in BASELINES:
-                raise ConfigError(
-                    f"{src}: unknown key agents.{raw_name}.{key} (value {_show(value)}); agent {name!r} takes no parameters"
-                )
-            if key not in MCTS_PARAMETERS:
-                raise ConfigError(
-                    f"{src}: unknown key agents.{raw_name}.{key} (value {_show(value)}); allowed: {', '.join(MCTS_PARAMETERS)}"
-                )
-        try:
-            resolve_agent(name, preset, params, overrides)
-        except ConfigError as exc:
-            # MCTSConfig's message starts with the field name: make it the full key path.
-            message = str(exc).removeprefix(f"agent {name!r}: ")
-            raise ConfigError(f"{src}: agents.{raw_name}.{message}") from None
-        out[name] = dict(overrides)
-    return out
+def _parse_agents(src: str, data: Any, preset: str, params: Mapping[str, Any],
+                  directory: str | None) -> dict[str, dict[str, Any]]:
+    try:
+        return roster.parse_agents(data, preset, params, directory)
+    except ConfigError as exc:
+        raise ConfigError(f"{src}: {exc}") from None
 
 
-def _parse_pairings(src: str, data: Any) -> tuple[tuple[str, str], ...]:
+def _parse_pairings(src: str, data: Any, declared: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
     if not isinstance(data, list) or not data:
         raise ConfigError(f"{src}: pairings = {_show(data)} must be a non-empty list of pairs like [mcts-co, vanilla]")
     out: list[tuple[str, str]] = []
@@ -447,7 +427,7 @@ def _parse_pairings(src: str, data: Any) -> tuple[tuple[str, str], ...]:
         if not isinstance(item, list) or len(item) != 2 or not all(isinstance(n, str) for n in item):
             raise ConfigError(f"{src}: pairings[{i}] = {_show(item)} must be a list of two agent names like [mcts-co, vanilla]")
         try:
-            a, b = canonical_name(item[0]), canonical_name(item[1])
+            a, b = roster.canonical(item[0], declared), roster.canonical(item[1], declared)
         except ConfigError as exc:
             raise ConfigError(f"{src}: pairings[{i}]: {exc}") from None
         # [A, B] and [B, A] plan the same games: a second listing is certainly a mistake.

@@ -19,3 +19,9 @@ class ConfigError(BoopError, ValueError):
 
 class StoreError(BoopError):
     """A results store that cannot be read or written safely."""
+
+
+def show_value(value: object, limit: int = 60) -> str:
+    """repr() of a bad value, shortened so that an error message stays on one line."""
+    text = " ".join(repr(value).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."

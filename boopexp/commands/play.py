@@ -37,9 +37,13 @@ def _parse_overrides(items: tuple[str, ...], option: str) -> dict:
 @click.option("--preset", default=DEFAULT_PRESET, show_default=True, type=click.Choice(sorted(PRESETS)))
 @click.option("--p1-param", multiple=True, metavar="KEY=VALUE", help="Override a parameter of p1 (repeatable).")
 @click.option("--p2-param", multiple=True, metavar="KEY=VALUE", help="Override a parameter of p2 (repeatable).")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Take agents (variants, plugins, overrides), seed, budget and preset from this experiment "
+                   "config; options given explicitly still win (the game is game 0 of the pairing).")
 @click.option("--show", is_flag=True, help="Render the board after each ply.")
 @click.option("--json", "as_json", is_flag=True, help="Print the game record as JSON.")
-def game(p1, p2, seed, mode, seconds, iterations, profile, throttle, preset, p1_param, p2_param, show, as_json):
+def game(p1, p2, seed, mode, seconds, iterations, profile, throttle, preset, p1_param, p2_param, config_path,
+         show, as_json):
     """Play one game between two agents (p1 = Blue moves first) and print the result."""
     from boopexp import notation
     from boopexp.match import GameTask, play_game
@@ -50,11 +54,41 @@ def game(p1, p2, seed, mode, seconds, iterations, profile, throttle, preset, p1_
         except ValueError:
             raise ConfigError(f"--throttle {throttle!r} must be a positive number or 'auto'") from None
     budget = Budget(mode=mode, seconds=seconds, profile=profile, throttle=throttle, iterations=iterations)
-    a = resolve_agent(p1, preset, overrides=_parse_overrides(p1_param, "--p1-param"))
-    b = resolve_agent(p2, preset, overrides=_parse_overrides(p2_param, "--p2-param"))
+    p1_over = _parse_overrides(p1_param, "--p1-param")
+    p2_over = _parse_overrides(p2_param, "--p2-param")
+    experiment = "game"
+    if config_path is None:
+        a = resolve_agent(p1, preset, overrides=p1_over)
+        b = resolve_agent(p2, preset, overrides=p2_over)
+    else:
+        from boopexp.config import load_config
+
+        config = load_config(config_path)
+        ctx = click.get_current_context()
+
+        def given(name: str) -> bool:
+            return ctx.get_parameter_source(name) not in (None, click.core.ParameterSource.DEFAULT)
+
+        if given("preset"):
+            raise ConfigError(f"--preset cannot be combined with --config (the config {config_path} sets the preset)")
+        experiment, preset = config.name, config.preset
+        seed = seed if given("seed") else config.seed
+        if not any(given(n) for n in ("mode", "seconds", "iterations", "profile", "throttle")):
+            budget = config.budget
+        try:
+            a = config.agent(p1, p1_over)
+            b = config.agent(p2, p2_over)
+        except ConfigError as exc:
+            raise ConfigError(f"{config_path}: {exc}") from None
+        if a.kind == "plugin" or b.kind == "plugin":
+            from boopexp.plugins import check_plugin
+
+            for flag, spec in (("--p1", a), ("--p2", b)):
+                if spec.kind == "plugin":
+                    check_plugin(spec, where=f"{flag} {spec.name}")
     chash = settings_hash(seed, budget.to_dict(), preset, a.to_dict(), b.to_dict())
     pairing = f"{a.name} vs {b.name}"
-    task = GameTask("game", chash, pairing, 0, a, b, budget, preset, game_seed(chash, 0))
+    task = GameTask(experiment, chash, pairing, 0, a, b, budget, preset, game_seed(chash, 0))
 
     def on_ply(ply, st, text, winner):
         if show:

@@ -80,12 +80,11 @@ def run(config_path: Path, games_per_side: int | None, out: Path | None, jobs: i
 def mirror(agent: str, games: int, config_path: Path, out: Path | None, jobs: int | None, backend: str,
            scheduler: str | None, quiet: bool) -> None:
     """Play the mirror games of one agent, sharing the mirror config's settings and results folder."""
-    from boopexp.agents import canonical_name
     from boopexp.config import load_config, pairing_name
 
     config = load_config(config_path)
     try:
-        agent = canonical_name(agent)
+        agent = config.canonical(agent)
     except ConfigError as exc:
         raise ConfigError(f"--agent: {exc}") from None
     plan = config.mirror_plan(agent, games)
