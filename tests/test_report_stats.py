@@ -1,14 +1,18 @@
-"""Wilson intervals and Fisher's exact test against known values (boopexp.report.stats)."""
+"""Wilson intervals, Fisher's and Boschloo's exact tests against known values (boopexp.report.stats).
+
+The functions wrap scipy.stats; these tests pin the numbers (published values, and the values
+the hand-written versions gave before the move to SciPy) so that a SciPy change shows up here.
+"""
 
 from __future__ import annotations
 
 import math
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from boopexp.report.stats import fisher_exact, verdict, wilson_interval
+from boopexp.report.stats import boschloo_exact, fisher_exact, verdict, wilson_interval
 
 
 @pytest.mark.parametrize(
@@ -90,6 +94,67 @@ def test_fisher_large_counts_close_to_chi_square():
 def test_fisher_rejects_bad_tables(table):
     with pytest.raises(ValueError):
         fisher_exact(table)
+
+
+@pytest.mark.parametrize(
+    ("k", "n", "low", "high"),
+    [  # full precision, as the hand-written formula gave them before the move to SciPy
+        (96, 100, 0.9016292856411208, 0.9843366960084523),
+        (37, 77, 0.3725303790298501, 0.590359949227907),
+        (0, 50, 0.0, 0.07134759913335872),
+    ],
+)
+def test_wilson_matches_the_closed_form(k, n, low, high):
+    lo, hi = wilson_interval(k, n)
+    assert lo == pytest.approx(low, rel=1e-12, abs=1e-15)
+    assert hi == pytest.approx(high, rel=1e-12)
+
+
+def test_boschloo_known_value():
+    # SciPy's documented example (Boschloo 1970 data layout): one-sided p = 0.0355 for
+    # alternative="greater"; two-sided is twice the smaller one-sided p.
+    from scipy.stats import boschloo_exact as scipy_boschloo
+
+    assert scipy_boschloo([[74, 31], [43, 32]], alternative="greater").pvalue == pytest.approx(0.03556, abs=5e-5)
+    assert boschloo_exact([[74, 31], [43, 32]]) == pytest.approx(0.0711281, abs=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("table", "p"),
+    [  # Table II, mirror games: (ours, paper) x (P1 wins, P2 wins), device budget
+        ([[32, 68], [46, 54]], 0.043),  # mcts+E: Fisher 0.059, the one row where the tests disagree
+        ([[19, 79], [7, 93]], 0.010),  # mcts-co
+    ],
+)
+def test_boschloo_committed_rows(table, p):
+    assert round(boschloo_exact(table), 3) == p
+
+
+@pytest.mark.parametrize("table", [[[0, 0], [3, 4]], [[0, 3], [0, 4]], [[5, 0], [7, 0]], [[47, 53], [47, 53]]])
+def test_boschloo_degenerate_or_identical_tables_give_one(table):
+    assert boschloo_exact(table) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("table", [[[1, 2], [3, -1]], [[1.5, 2], [3, 4]], [[1, 2, 3], [4, 5, 6]], [[None, 2], [3, 4]]])
+def test_boschloo_rejects_bad_tables(table):
+    with pytest.raises(ValueError):
+        boschloo_exact(table)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 30), st.integers(0, 30), st.integers(0, 30), st.integers(0, 30))
+def test_boschloo_is_at_least_as_powerful_as_fisher_one_sided(a, b, c, d):
+    # Boschloo's statistic is Fisher's one-sided p, and its p-value is the supremum over the
+    # common rate of P(Fisher p <= observed), which Fisher's validity bounds by that p: so the
+    # two-sided Boschloo p is at most twice the smaller one-sided Fisher p.
+    from scipy.stats import fisher_exact as scipy_fisher
+
+    p = boschloo_exact([[a, b], [c, d]])
+    assert 0.0 <= p <= 1.0
+    assert boschloo_exact([[c, d], [a, b]]) == pytest.approx(p, rel=1e-6, abs=1e-9)
+    if min(a + b, c + d, a + c, b + d) > 0:
+        one_sided = min(scipy_fisher([[a, b], [c, d]], alternative=alt).pvalue for alt in ("less", "greater"))
+        assert p <= min(1.0, 2 * one_sided) * (1 + 1e-7) + 1e-12
 
 
 def test_verdict_threshold():

@@ -15,7 +15,7 @@ from boopexp.report import ReportWarning, build_report, build_tables, load_resul
 from boopexp.report.paper import TABLE1_OPPONENTS, TABLE2_AGENTS, paper_data, table1_reference
 from boopexp.report.render import latex_document, to_markdown
 from boopexp.report.render import to_csv as render_csv
-from boopexp.report.stats import fisher_exact, wilson_interval
+from boopexp.report.stats import boschloo_exact, fisher_exact, wilson_interval
 
 from report_fixtures import (
     ABSENT,
@@ -79,6 +79,7 @@ def test_table1_cells_from_synthetic_records(synthetic):
     assert van.difference == pytest.approx(75 / 90 - 0.96)
     assert van.p_value == pytest.approx(fisher_exact([[75, 15], [96, 4]]))
     assert van.p_value_p1 == pytest.approx(fisher_exact([[30, 10], [47, 3]]))
+    assert van.p_value_boschloo == pytest.approx(boschloo_exact([[75, 15], [96, 4]]))
     assert van.verdict == "differs"  # 75/90 vs 96/100: p ~ 0.003
 
     # Only the P1 side was run: compared with the paper's P1 side only (31/50).
@@ -107,7 +108,9 @@ def test_table2_cells_from_synthetic_records(synthetic):
     assert (p.games, p.p1_wins, p.p2_wins, p.status) == (100, 20, 80, "complete")
     assert p.p2_share == pytest.approx(0.8)
     assert p.p_value == pytest.approx(fisher_exact([[20, 80], [14, 86]]))
+    assert p.p_value_boschloo == pytest.approx(boschloo_exact([[20, 80], [14, 86]]))
     assert p.verdict == "consistent"
+    assert "| p (Fisher) | p (Boschloo) | verdict |" in to_markdown(t2)
     v = df.loc["vanilla"]
     assert (v.p1_wins, v.p2_wins) == (50, 50)
     assert df.loc["mcts-co"].status == "not run"

@@ -8,7 +8,7 @@ See docs/tables.md.
 
 from boopexp.report.builder import DEFAULT_OUT_DIR, DEFAULT_RESULTS_DIRS, Report, build_report, build_tables
 from boopexp.report.records import GameData, ReportWarning, load_results, read_games_file
-from boopexp.report.stats import fisher_exact, verdict, wilson_interval
+from boopexp.report.stats import boschloo_exact, fisher_exact, verdict, wilson_interval
 
 __all__ = [
     "DEFAULT_OUT_DIR",
@@ -17,6 +17,7 @@ __all__ = [
     "Report",
     "ReportWarning",
     "build_report",
+    "boschloo_exact",
     "build_tables",
     "fisher_exact",
     "load_results",

@@ -1,18 +1,24 @@
-"""Small exact statistics for win counts: Wilson score intervals and Fisher's exact test.
+"""Exact statistics for win counts, from :mod:`scipy.stats`: Wilson intervals, Fisher's and Boschloo's tests.
 
-Why Fisher's exact test (and not a binomial test against the paper's rate): the paper's win
+Why an exact two-sample test (and not a binomial test against the paper's rate): the paper's win
 counts are themselves a sample of 50 or 100 games, not a known true rate. A one-sample binomial
 test would treat 96/100 as the exact probability and call far too many honest reproductions
-"different". Fisher's test asks the symmetric question — could both 2×2 rows (ours, the
-paper's) come from one common win probability? — conditioning on the margins, so it is exact
-for small counts and needs no large-sample approximation. The two-sided p-value is the sum of
-the probabilities of every table no more likely than the observed one (the usual definition,
-the same as R's ``fisher.test`` and SciPy's ``fisher_exact``), "no more likely" meaning at most
-(1 + 1e-7) times the observed probability, the relative tolerance R uses. The weights are exact
-integers here, so ties are exact anyway; the tolerance keeps the definition identical to R's.
+"different". Both tests ask the symmetric question — could both 2×2 rows (ours, the paper's)
+come from one common win probability?
 
-Everything is written with :mod:`math` only (no SciPy dependency): hypergeometric
-probabilities are ratios of exact integer binomial coefficients.
+* **Fisher** conditions on both margins (hypergeometric). Two-sided p = the sum of the
+  probabilities of every table no more likely than the observed one (R's ``fisher.test``;
+  SciPy compares with a relative tolerance of 1e-7, as R does). Exact, but conservative when
+  the rows are samples of a fixed size (ours: n games, the paper's: 50 or 100): the conditional
+  distribution is discrete, so the test's real level is often well below 5%.
+* **Boschloo** conditions on the row sizes only (two binomials, the design of both
+  experiments), uses Fisher's one-sided p-value as its statistic and takes the supremum over
+  the common win probability (the nuisance parameter). It is uniformly more powerful than
+  Fisher's test at the same level. SciPy's two-sided p-value is twice the smaller one-sided
+  p-value, clipped to 1 (a different convention from Fisher's two-sided p).
+
+The wrappers only add input checks and the degenerate cases (an empty row or column: nothing to
+test, p = 1). SciPy is imported inside the functions so that loading the report stays cheap.
 """
 
 from __future__ import annotations
@@ -25,20 +31,17 @@ Z95 = 1.959963984540054
 #: Significance level of the "consistent" / "differs" verdicts.
 ALPHA = 0.05
 
-#: Relative tolerance when comparing a table's probability with the observed one.
-FISHER_RTOL = 1e-7
 
-
-def wilson_interval(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
-    """Wilson score interval of a binomial proportion.
+def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
+    """Wilson score interval of a binomial proportion (``scipy.stats.binomtest(...).proportion_ci``).
 
     Args:
         successes: number of successes, 0 <= successes <= n.
         n: number of trials; 0 gives (nan, nan).
-        z: normal quantile (default 95%).
+        confidence: confidence level (default 95%).
 
     Returns:
-        (low, high), both in [0, 1].
+        (low, high), both in [0, 1]; exactly 0.0 at 0/n and 1.0 at n/n.
 
     Raises:
         ValueError: negative counts or successes > n.
@@ -47,22 +50,34 @@ def wilson_interval(successes: int, n: int, z: float = Z95) -> tuple[float, floa
         raise ValueError(f"need 0 <= successes <= n, got successes={successes!r}, n={n!r}")
     if n == 0:
         return (math.nan, math.nan)
-    p = successes / n
-    z2 = z * z
-    denom = 1.0 + z2 / n
-    centre = (p + z2 / (2 * n)) / denom
-    half = z * math.sqrt(p * (1.0 - p) / n + z2 / (4 * n * n)) / denom
+    from scipy.stats import binomtest
+
+    ci = binomtest(int(successes), int(n)).proportion_ci(confidence_level=confidence, method="wilson")
     # Clamp: at 0/n and n/n the formula touches the bound up to rounding.
-    low = 0.0 if successes == 0 else max(0.0, centre - half)
-    high = 1.0 if successes == n else min(1.0, centre + half)
+    low = 0.0 if successes == 0 else max(0.0, float(ci.low))
+    high = 1.0 if successes == n else min(1.0, float(ci.high))
     return (low, high)
 
 
-def fisher_exact(table: tuple[tuple[int, int], tuple[int, int]] | list[list[int]]) -> float:
-    """Two-sided p-value of Fisher's exact test on a 2×2 table [[a, b], [c, d]].
+def _counts(table) -> tuple[int, int, int, int]:
+    """The four counts of a 2×2 table, checked: non-negative integers."""
+    try:
+        (a, b), (c, d) = table
+    except (TypeError, ValueError):
+        raise ValueError(f"need a 2x2 table [[a, b], [c, d]], got {table!r}") from None
+    for x in (a, b, c, d):
+        if x is None or isinstance(x, bool) or not float(x).is_integer() or x < 0:
+            raise ValueError(f"2x2 table counts must be non-negative integers, got {table!r}")
+    return int(a), int(b), int(c), int(d)
 
-    Two-sided = sum of the hypergeometric probabilities (margins fixed) of every table whose
-    probability is <= that of the observed table, times (1 + 1e-7).
+
+def _degenerate(a: int, b: int, c: int, d: int) -> bool:
+    """An empty row or column: every test says p = 1 (nothing to compare)."""
+    return a + b == 0 or c + d == 0 or a + c == 0 or b + d == 0
+
+
+def fisher_exact(table: tuple[tuple[int, int], tuple[int, int]] | list[list[int]]) -> float:
+    """Two-sided p-value of Fisher's exact test on a 2×2 table [[a, b], [c, d]] (``scipy.stats.fisher_exact``).
 
     Args:
         table: non-negative integer counts, e.g. [[our wins, our losses], [paper wins, paper losses]].
@@ -71,29 +86,38 @@ def fisher_exact(table: tuple[tuple[int, int], tuple[int, int]] | list[list[int]
         The p-value in [0, 1]; 1.0 when a margin is zero (nothing to test).
 
     Raises:
-        ValueError: a count that is negative or not an integer.
+        ValueError: a count that is negative or not an integer, or not a 2×2 table.
     """
-    try:
-        (a, b), (c, d) = table
-    except (TypeError, ValueError):
-        raise ValueError(f"need a 2x2 table [[a, b], [c, d]], got {table!r}") from None
-    for x in (a, b, c, d):
-        if isinstance(x, bool) or not float(x).is_integer() or x < 0:
-            raise ValueError(f"2x2 table counts must be non-negative integers, got {table!r}")
-    a, b, c, d = int(a), int(b), int(c), int(d)
-    row1, row2, col1 = a + b, c + d, a + c
-    n = row1 + row2
-    if row1 == 0 or row2 == 0 or col1 == 0 or col1 == n:
+    a, b, c, d = _counts(table)
+    if _degenerate(a, b, c, d):
         return 1.0
-    lo, hi = max(0, col1 - row2), min(col1, row1)
-    total = math.comb(n, col1)
-    # Exact integer weights: P(x) = C(row1, x) C(row2, col1 - x) / C(n, col1).
-    weights = [math.comb(row1, x) * math.comb(row2, col1 - x) for x in range(lo, hi + 1)]
-    observed = weights[a - lo]
-    # Integer comparison w <= observed * (1 + 1e-7): exact, and no float overflow for large n.
-    scale = round(1 / FISHER_RTOL)
-    p = sum(w for w in weights if w * scale <= observed * (scale + 1)) / total
-    return min(1.0, p)
+    from scipy.stats import fisher_exact as _fisher
+
+    return min(1.0, float(_fisher([[a, b], [c, d]], alternative="two-sided").pvalue))
+
+
+def boschloo_exact(table: tuple[tuple[int, int], tuple[int, int]] | list[list[int]]) -> float:
+    """Two-sided p-value of Boschloo's exact test on a 2×2 table whose rows are the two samples.
+
+    ``scipy.stats.boschloo_exact`` with its defaults (two-sided = twice the smaller one-sided
+    p-value, clipped to 1; 32 sampling points for the nuisance parameter's supremum).
+
+    Args:
+        table: non-negative integer counts, one row per sample, e.g.
+            [[our wins, our losses], [paper wins, paper losses]].
+
+    Returns:
+        The p-value in [0, 1]; 1.0 when a margin is zero (nothing to test).
+
+    Raises:
+        ValueError: a count that is negative or not an integer, or not a 2×2 table.
+    """
+    a, b, c, d = _counts(table)
+    if _degenerate(a, b, c, d):
+        return 1.0
+    from scipy.stats import boschloo_exact as _boschloo
+
+    return min(1.0, float(_boschloo([[a, b], [c, d]], alternative="two-sided").pvalue))
 
 
 def verdict(p_value: float, alpha: float = ALPHA) -> str:
