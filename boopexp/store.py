@@ -1,20 +1,30 @@
-"""The results store of one experiment folder: ``games.jsonl`` plus the ``config.yaml`` it was run with.
+"""The results store of one experiment folder: its games plus the ``config.yaml`` they were run with.
 
-``games.jsonl`` holds one JSON object per finished game (docs/architecture.md), appended by the
-parent process only and fsync'ed per game, so a killed run loses at most the game in flight.
+The games are in the live log ``games.jsonl`` and in any number of sealed segments
+``games-NNNN.jsonl.gz`` (docs/runner.md). The log holds one JSON object per finished game
+(docs/architecture.md), appended by the parent process only and fsync'ed per game, so a killed run
+loses at most the game in flight. :func:`seal` moves the log's finished lines into a new gzip
+segment (temporary file, fsync, rename, then truncate the log): a crash at any step leaves every
+game in the store exactly once, because readers read the segments (in number order) and the log
+together and count a game seen twice once, as they always did within one file.
+
 A game is identified by ``(config_hash, pairing, game_index)``; rerunning skips the keys already
 present. Reading is strict: a line that is not a valid record in the middle of the file is an
 error (:class:`~boopexp.errors.StoreError` naming file and line), because guessing would silently
-drop or double-count games. Only a last line without its newline — a write cut short — is
-tolerated: it is reported, ignored, and moved aside (never deleted) before the next append.
+drop or double-count games. Only a last line of the log without its newline — a write cut short —
+is tolerated: it is reported, ignored, and moved aside (never deleted) before the next append.
 """
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import os
+import re
+import signal
 import time
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping
@@ -32,6 +42,12 @@ except ImportError:  # pragma: no cover - Windows
 GAMES_FILE = "games.jsonl"
 CONFIG_FILE = "config.yaml"
 LOCK_FILE = "games.jsonl.lock"
+#: A sealed segment: ``games-0001.jsonl.gz``, ``games-0002.jsonl.gz``, … (read in number order).
+SEGMENT_PATTERN = re.compile(r"games-(\d{4,})\.jsonl\.gz")
+#: gzip level of sealed segments: sealing is rare, reading is what is repeated.
+SEGMENT_COMPRESSLEVEL = 9
+#: Environment variable naming a step at which seal/migrate kill their own process (tests only).
+FAULT_ENV = "BOOPEXP_STORE_FAULT"
 
 #: (config_hash, pairing, game_index): the identity of a game.
 GameKey = tuple[str, str, int]
@@ -82,13 +98,13 @@ class TruncatedTail:
 
 @dataclass(frozen=True)
 class StoreScan:
-    """The valid content of a games.jsonl.
+    """The valid content of a store (its sealed segments and its live log).
 
     Attributes:
-        path: the file read.
-        records: the first record of each game key, in file order.
+        path: the live log (where a truncated tail is, and where new games go).
+        records: the first record of each game key, in reading order (segments, then the log).
         duplicates: records whose key was already seen (ignored, counted once).
-        tail: the partial last line, if any (ignored).
+        tail: the partial last line of the log, if any (ignored).
     """
 
     path: Path
@@ -126,38 +142,109 @@ def split_lines(data: bytes) -> tuple[list[tuple[int, bytes]], TruncatedTail | N
     return lines, tail
 
 
-def scan_games(path: str | Path) -> StoreScan:
-    """Read and validate a games.jsonl (a missing file is an empty store).
+@dataclass(frozen=True)
+class StoreFile:
+    """The complete lines of one file of a store: a sealed segment or the live log."""
+
+    path: Path
+    lines: list[tuple[int, bytes]]
+    tail: TruncatedTail | None = None  # only the live log can have a write cut short
+
+
+def segment_paths(directory: str | Path) -> list[Path]:
+    """The sealed segments ``games-NNNN.jsonl.gz`` of a store, in number order."""
+    directory = Path(directory)
+    try:
+        names = os.listdir(directory)
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    except OSError as exc:
+        raise StoreError(f"cannot list {directory}: {exc}") from None
+    numbered = sorted((int(m.group(1)), name) for name in names if (m := SEGMENT_PATTERN.fullmatch(name)))
+    return [directory / name for _, name in numbered]
+
+
+def has_games_files(directory: str | Path) -> bool:
+    """Whether a folder holds a store: a live log or at least one sealed segment."""
+    return (Path(directory) / GAMES_FILE).is_file() or bool(segment_paths(directory))
+
+
+def read_store_files(directory: str | Path) -> list[StoreFile]:
+    """The files of a store in reading order: the sealed segments by number, then the live log.
+
+    The log is read *before* the segments are listed: :func:`seal` renames its new segment before
+    it truncates the log, so a game it moves meanwhile is read at least once (twice is counted once).
 
     Raises:
-        StoreError: a line other than the last one is not a valid record (file and line named).
+        StoreError: a file cannot be read, or a sealed segment is damaged (a segment is written
+            whole, through a temporary file, so a cut-short segment is damage, never a crash).
     """
-    path = Path(path)
+    directory = Path(directory)
+    log_path = directory / GAMES_FILE
     try:
-        data = path.read_bytes()
+        log = log_path.read_bytes()
     except FileNotFoundError:
-        return StoreScan(path)
+        log = None
     except OSError as exc:
-        raise StoreError(f"cannot read {path}: {exc}") from None
-    lines, tail = split_lines(data)
+        raise StoreError(f"cannot read {log_path}: {exc}") from None
+    files = []
+    for path in segment_paths(directory):
+        lines, tail = split_lines(_read_segment(path))
+        if tail is not None:
+            raise StoreError(f"{path}: damaged sealed segment (its last line has no newline); restore it from a copy")
+        files.append(StoreFile(path, lines))
+    if log is not None:
+        lines, tail = split_lines(log)
+        files.append(StoreFile(log_path, lines, tail))
+    return files
+
+
+def parse_line(path: Path, number: int, raw: bytes) -> dict[str, Any]:
+    """The game record of one stored line, validated (schema 1 or 2, returned as schema 1: see
+    :func:`decode_record`).
+
+    Raises:
+        StoreError: the line is not JSON or not a game record (file and line named).
+    """
+    try:
+        record = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise StoreError(f"{path} line {number}: not valid JSON ({exc}): {_show(raw)}; repair or remove that line") from None
+    problem = check_record(record)
+    if problem:
+        raise StoreError(f"{path} line {number}: invalid game record ({problem}); repair or remove that line")
+    return decode_record(record)
+
+
+def scan_store(directory: str | Path) -> StoreScan:
+    """Read and validate every game of a store: its sealed segments, then its live log (a folder
+    without either is an empty store). A game found twice is counted once, the first copy read.
+
+    Raises:
+        StoreError: a line other than the log's last one is not a valid record (file and line
+            named), or a segment is damaged.
+    """
+    directory = Path(directory)
     records: list[dict[str, Any]] = []
     seen: set[GameKey] = set()
     duplicates = 0
-    for number, raw in lines:
-        try:
-            record = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise StoreError(f"{path} line {number}: not valid JSON ({exc}): {_show(raw)}; repair or remove that line") from None
-        problem = check_record(record)
-        if problem:
-            raise StoreError(f"{path} line {number}: invalid game record ({problem}); repair or remove that line")
-        key = record_key(record)
-        if key in seen:
-            duplicates += 1
-            continue
-        seen.add(key)
-        records.append(record)
-    return StoreScan(path, tuple(records), duplicates, tail)
+    tail = None
+    for f in read_store_files(directory):
+        for number, raw in f.lines:
+            record = parse_line(f.path, number, raw)
+            key = record_key(record)
+            if key in seen:
+                duplicates += 1
+                continue
+            seen.add(key)
+            records.append(record)
+        tail = f.tail or tail
+    return StoreScan(directory / GAMES_FILE, tuple(records), duplicates, tail)
+
+
+def decode_record(record: dict[str, Any]) -> dict[str, Any]:
+    """A stored record as the rest of the code reads it (schema 1 for now)."""
+    return record
 
 
 @dataclass(frozen=True)
@@ -217,8 +304,8 @@ class GameStore:
         return f"GameStore({str(self.directory)!r})"
 
     def scan(self) -> StoreScan:
-        """Validate and read games.jsonl (see :func:`scan_games`)."""
-        return scan_games(self.games_path)
+        """Validate and read every game: sealed segments and live log (see :func:`scan_store`)."""
+        return scan_store(self.directory)
 
     def read_config(self) -> dict[str, Any] | None:
         """The resolved config saved with the games, or None if there is none.
@@ -325,6 +412,182 @@ class StoreWriter:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+# --------------------------------------------------------------------------------------------
+# sealing and migrating
+
+
+@dataclass(frozen=True)
+class SealReport:
+    """What :func:`seal` did.
+
+    Attributes:
+        segment: the new sealed segment, or None if the log had no game to move.
+        games: games moved into it.
+        dropped: lines of the log not moved: games already sealed (a seal cut short between its
+            rename and its truncation) or repeated within the log.
+        moved_tail: where a truncated last line of the log was set aside, if there was one.
+    """
+
+    segment: Path | None
+    games: int
+    dropped: int
+    moved_tail: Path | None = None
+
+
+def seal(directory: str | Path) -> SealReport:
+    """Move the finished games of a store's live log into a new sealed segment, crash-safely.
+
+    Steps (each a fault point of :data:`FAULT_ENV` for the tests): write the segment to a
+    temporary file (``seal:written``), fsync it (``seal:synced``), rename it to
+    ``games-NNNN.jsonl.gz`` (``seal:renamed``), then truncate the log (``seal:truncated``). A
+    crash before the rename leaves only an ignored temporary file; after it, the moved games are
+    in the segment and maybe still in the log, read once; the next seal drops those copies.
+    Lines are moved byte for byte (:func:`migrate` rewrites them).
+
+    Raises:
+        StoreError: the folder holds no store, a line is invalid (nothing is changed), or a run is
+            writing the store.
+    """
+    directory = Path(directory)
+    if not has_games_files(directory):
+        raise StoreError(f"no store in {str(directory)!r} (neither {GAMES_FILE} nor games-NNNN.jsonl.gz)")
+    lock = _lock(directory / LOCK_FILE)
+    try:
+        _remove_temporaries(directory)
+        files = read_store_files(directory)
+        log = files.pop() if files and files[-1].path.name == GAMES_FILE else None
+        sealed = {record_key(parse_line(f.path, n, raw)) for f in files for n, raw in f.lines}
+        if log is None:
+            return SealReport(None, 0, 0)
+        moving: list[bytes] = []
+        for number, raw in log.lines:
+            key = record_key(parse_line(log.path, number, raw))
+            if key not in sealed:
+                sealed.add(key)
+                moving.append(raw + b"\n")
+        moved_tail = _move_tail(log.path, log.tail) if log.tail is not None else None
+        segment = None
+        if moving:
+            segment = directory / f"games-{_next_segment_number(directory):04d}.jsonl.gz"
+            _write_durably(segment, gzip.compress(b"".join(moving), SEGMENT_COMPRESSLEVEL, mtime=0), "seal")
+        if log.lines:
+            _truncate(log.path)
+        _fault_point("seal:truncated")
+        return SealReport(segment, len(moving), len(log.lines) - len(moving), moved_tail)
+    finally:
+        os.close(lock)
+
+
+@dataclass(frozen=True)
+class MigrateReport:
+    """What :func:`migrate` did.
+
+    Attributes:
+        segment: the one segment that now holds every game.
+        games: games in it.
+        changed: False if the store already was exactly that (nothing was written).
+        removed: the older segments removed (their games are in ``segment``).
+        moved_tail: where a truncated last line of the log was set aside, if there was one.
+    """
+
+    segment: Path
+    games: int
+    changed: bool
+    removed: tuple[Path, ...] = ()
+    moved_tail: Path | None = None
+
+
+def migrate(directory: str | Path) -> MigrateReport:
+    """Rewrite every game of a store in the current record schema into one sealed segment,
+    ``games-0001.jsonl.gz``, and empty the live log. Idempotent: a migrated store is left as it is.
+
+    Crash-safe like :func:`seal`: the new segment is written to a temporary file, fsynced and
+    renamed over ``games-0001.jsonl.gz`` (fault points ``migrate:written``, ``migrate:synced``,
+    ``migrate:renamed``); it holds every game, so until the older segments are removed and the log
+    truncated (``migrate:truncated``) their games are merely read twice and counted once.
+
+    Raises:
+        StoreError: the folder holds no store, a line is invalid (nothing is changed), or a run is
+            writing the store.
+    """
+    directory = Path(directory)
+    if not has_games_files(directory):
+        raise StoreError(f"no store in {str(directory)!r} (neither {GAMES_FILE} nor games-NNNN.jsonl.gz)")
+    lock = _lock(directory / LOCK_FILE)
+    try:
+        _remove_temporaries(directory)
+        scan = scan_store(directory)
+        data = gzip.compress(b"".join(encode_record(r) for r in scan.records), SEGMENT_COMPRESSLEVEL, mtime=0)
+        target = directory / "games-0001.jsonl.gz"
+        older = tuple(p for p in segment_paths(directory) if p != target)
+        log = directory / GAMES_FILE
+        log_size = log.stat().st_size if log.is_file() else 0
+        moved_tail = None
+        if scan.tail is not None:
+            moved_tail = _move_tail(log, scan.tail)
+            log_size = scan.tail.offset
+        if not older and not log_size and target.is_file() and target.read_bytes() == data:
+            return MigrateReport(target, len(scan.records), False, (), moved_tail)
+        _write_durably(target, data, "migrate")
+        for path in older:
+            path.unlink()
+        if log_size:
+            _truncate(log)
+        _fsync_dir(directory)
+        _fault_point("migrate:truncated")
+        return MigrateReport(target, len(scan.records), True, older, moved_tail)
+    finally:
+        os.close(lock)
+
+
+def _read_segment(path: Path) -> bytes:
+    try:
+        return gzip.decompress(path.read_bytes())
+    except FileNotFoundError:
+        raise StoreError(f"{path} vanished while reading (sealed or migrated meanwhile?); read again") from None
+    except (OSError, EOFError, zlib.error) as exc:  # gzip.BadGzipFile is an OSError
+        raise StoreError(f"{path}: damaged sealed segment ({exc}); restore it from a copy") from None
+
+
+def _next_segment_number(directory: Path) -> int:
+    paths = segment_paths(directory)
+    return 1 + (int(SEGMENT_PATTERN.fullmatch(paths[-1].name).group(1)) if paths else 0)  # type: ignore[union-attr]
+
+
+def _write_durably(path: Path, data: bytes, step: str) -> None:
+    """Temporary file, fsync, rename, fsync the folder: ``path`` is either absent/old or complete."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        _fault_point(f"{step}:written")
+        os.fsync(fh.fileno())
+    _fault_point(f"{step}:synced")
+    os.replace(tmp, path)
+    _fsync_dir(path.parent)
+    _fault_point(f"{step}:renamed")
+
+
+def _truncate(path: Path) -> None:
+    with open(path, "r+b") as fh:
+        fh.truncate(0)
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def _remove_temporaries(directory: Path) -> None:
+    """Temporary segments of a seal or migrate killed before its rename (never read)."""
+    for name in os.listdir(directory):
+        if name.startswith(".games-") and name.endswith(".jsonl.gz.tmp"):
+            (directory / name).unlink()
+
+
+def _fault_point(step: str) -> None:
+    """Kill this process at ``step`` if :data:`FAULT_ENV` names it: how the tests crash a seal."""
+    if os.environ.get(FAULT_ENV) == step:
+        os.kill(os.getpid(), getattr(signal, "SIGKILL", signal.SIGTERM))
 
 
 # --------------------------------------------------------------------------------------------

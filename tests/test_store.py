@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
+import signal
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -11,11 +15,14 @@ import pytest
 from boopexp.config import PlanEntry
 from boopexp.errors import StoreError
 from boopexp.store import (
+    FAULT_ENV,
+    GameKey,
     GameStore,
     encode_record,
     record_key,
-    scan_games,
+    scan_store,
     score,
+    seal,
     unplanned,
 )
 
@@ -54,7 +61,7 @@ def test_append_then_scan_round_trips_and_fsyncs_every_game(tmp_path, monkeypatc
 
 
 def test_missing_file_is_an_empty_store(tmp_path):
-    scan = scan_games(tmp_path / "nothing" / "games.jsonl")
+    scan = scan_store(tmp_path / "nothing")
     assert scan.records == () and scan.keys == frozenset()
 
 
@@ -196,3 +203,124 @@ def test_one_writer_at_a_time(tmp_path):
             GameStore(tmp_path).open()
     with GameStore(tmp_path).open() as w:  # released on close
         w.append(rec(0))
+
+
+# --------------------------------------------------------------------------------------------
+# sealed segments: seal, reading segments + log, crash safety
+
+
+def test_seal_moves_the_log_into_a_segment_byte_for_byte(tmp_path):
+    store = GameStore(tmp_path)
+    data = write_lines(store.games_path, [rec(0), rec(1, "p2")])
+    report = seal(tmp_path)
+    assert report.segment == tmp_path / "games-0001.jsonl.gz" and (report.games, report.dropped) == (2, 0)
+    assert gzip.decompress(report.segment.read_bytes()) == data
+    assert store.games_path.read_bytes() == b""
+    assert [record_key(r)[2] for r in store.scan().records] == [0, 1]
+    # nothing left to seal; new games go to the log and into the next segment
+    assert seal(tmp_path).segment is None
+    with store.open() as w:
+        w.append(rec(2))
+    assert seal(tmp_path).segment == tmp_path / "games-0002.jsonl.gz"
+    scan = store.scan()
+    assert [record_key(r)[2] for r in scan.records] == [0, 1, 2] and scan.duplicates == 0
+
+
+def test_segments_are_read_in_number_order_before_the_log_and_duplicates_count_once(tmp_path):
+    (tmp_path / "games-0010.jsonl.gz").write_bytes(gzip.compress(encode_record(rec(2, "p2"))))
+    (tmp_path / "games-0002.jsonl.gz").write_bytes(gzip.compress(encode_record(rec(1)) + encode_record(rec(0))))
+    write_lines(tmp_path / "games.jsonl", [rec(2, "p1"), rec(3)])
+    (tmp_path / ".games-0011.jsonl.gz.tmp").write_bytes(b"half a segment")  # a seal killed mid-way
+    scan = GameStore(tmp_path).scan()
+    assert [(r["game_index"], r["winner"]) for r in scan.records] == [(1, "p1"), (0, "p1"), (2, "p2"), (3, "p1")]
+    assert scan.duplicates == 1
+
+
+def test_a_damaged_segment_is_an_error(tmp_path):
+    (tmp_path / "games-0001.jsonl.gz").write_bytes(gzip.compress(encode_record(rec(0)))[:-6])
+    with pytest.raises(StoreError, match="games-0001.jsonl.gz: damaged sealed segment"):
+        GameStore(tmp_path).scan()
+
+
+def test_seal_keeps_a_truncated_tail_aside_and_refuses_a_corrupt_log(tmp_path):
+    store = GameStore(tmp_path)
+    write_lines(store.games_path, [rec(0)], tail=b'{"config_hash": "aa')
+    report = seal(tmp_path)
+    assert report.games == 1 and report.moved_tail is not None and report.moved_tail.read_bytes() == b'{"config_hash": "aa'
+    write_lines(store.games_path, [rec(1)], tail=b"garbage\n")
+    before = snapshot(tmp_path)
+    with pytest.raises(StoreError, match="line 2: not valid JSON"):
+        seal(tmp_path)
+    assert snapshot(tmp_path) == before
+
+
+def test_seal_waits_for_no_run_and_needs_a_store(tmp_path):
+    with pytest.raises(StoreError, match="no store"):
+        seal(tmp_path)
+    store = GameStore(tmp_path)
+    with store.open() as w:
+        w.append(rec(0))
+        with pytest.raises(StoreError, match="another boopexp process"):
+            seal(tmp_path)
+
+
+SEAL_STEPS = ["seal:written", "seal:synced", "seal:renamed", "seal:truncated"]
+
+
+def _stored_lines(folder) -> list[GameKey]:
+    """Every game line physically present in the folder (segments and log), duplicates included."""
+    keys = []
+    for path in sorted(folder.glob("games-*.jsonl.gz")):
+        keys += [record_key(json.loads(x)) for x in gzip.decompress(path.read_bytes()).splitlines()]
+    keys += [record_key(json.loads(x)) for x in (folder / "games.jsonl").read_bytes().splitlines()]
+    return keys
+
+
+def _killed_at(step: str, command: str, folder) -> None:
+    env = {**os.environ, FAULT_ENV: step}
+    done = subprocess.run([sys.executable, "-m", "boopexp", command, str(folder)], env=env, capture_output=True)
+    assert done.returncode == -signal.SIGKILL, (step, done.stderr.decode())
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="POSIX only")
+@pytest.mark.parametrize("step", SEAL_STEPS)
+def test_a_seal_killed_at_any_step_leaves_every_game_exactly_once(tmp_path, step):
+    store = GameStore(tmp_path)
+    (tmp_path / "games-0001.jsonl.gz").write_bytes(gzip.compress(encode_record(rec(0)) + encode_record(rec(1))))
+    write_lines(store.games_path, [rec(2), rec(3, "p2"), rec(4)])
+    games = [("aaaa", "a vs b", i) for i in range(5)]
+    _killed_at(step, "seal", tmp_path)
+    scan = store.scan()
+    assert [record_key(r) for r in scan.records] == games and scan.records[3]["winner"] == "p2"
+    # the interrupted seal is finished by the next one: then every game is stored exactly once
+    seal(tmp_path)
+    assert sorted(_stored_lines(tmp_path)) == games
+    assert [record_key(r) for r in store.scan().records] == games and store.scan().duplicates == 0
+    assert not list(tmp_path.glob(".games-*"))
+    with store.open() as w:  # and the store takes new games
+        w.append(rec(5))
+    assert len(store.scan().records) == 6
+
+
+def test_a_live_log_plus_segments_resume_only_the_missing_games(tmp_path, monkeypatch):
+    from conftest import DEMO_CONFIG, fake_play_game
+
+    from boopexp import match
+    from boopexp.config import load_yaml, parse_config
+    from boopexp.runner import game_key, run_plan
+
+    c = parse_config(load_yaml(DEMO_CONFIG, "t.yaml"), "t.yaml")
+    tasks = c.tasks(c.plan())
+    with GameStore(tmp_path).open() as w:
+        for t in tasks[:3]:
+            w.append(fake_play_game(t))
+    seal(tmp_path)
+    with GameStore(tmp_path).open() as w:
+        for t in tasks[2:5]:  # one game both sealed and in the log
+            w.append(fake_play_game(t))
+    played = []
+    monkeypatch.setattr(match, "play_game", lambda task: (played.append(game_key(task)), fake_play_game(task))[1])
+    report = run_plan(c, c.plan(), tmp_path)
+    assert report.skipped == 5 and sorted(played) == sorted(game_key(t) for t in tasks[5:])
+    scan = GameStore(tmp_path).scan()
+    assert {record_key(r) for r in scan.records} == {game_key(t) for t in tasks} and scan.duplicates == 1

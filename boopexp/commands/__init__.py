@@ -12,6 +12,7 @@ _COMMANDS: dict[str, tuple[str, ...]] = {
     "runs": ("run", "mirror", "status"),
     "bench": ("bench",),
     "play": ("game", "calibrate", "replay"),
+    "stores": ("seal", "migrate"),
 }
 
 

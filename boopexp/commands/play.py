@@ -169,10 +169,10 @@ def replay(results_dir, pairing, game_index, config_hash, show, search):
     from boopexp import notation
     from boopexp.game import Position
     from boopexp.match import play_game, task_from_record, without_host_timing
-    from boopexp.store import GameStore
+    from boopexp.store import GameStore, has_games_files
 
-    if not (results_dir / "games.jsonl").exists():
-        raise StoreError(f"no games.jsonl in {str(results_dir)!r}")
+    if not has_games_files(results_dir):
+        raise StoreError(f"no games.jsonl (nor sealed games-NNNN.jsonl.gz) in {str(results_dir)!r}")
     records = GameStore(results_dir).scan().records
     found = [
         r for r in records

@@ -95,14 +95,14 @@ def mirror(agent: str, games: int, config_path: Path, out: Path | None, jobs: in
 @click.argument("directory", metavar="[DIR]", required=False, type=click.Path(file_okay=False, path_type=Path))
 def status(directory: Path | None) -> None:
     """Games done / planned and wins so far, per pairing (default: every folder under results/)."""
-    from boopexp.store import GAMES_FILE
+    from boopexp.store import GAMES_FILE, has_games_files
 
     if directory is not None:
         if not directory.is_dir():
             raise ConfigError(f"no results folder {str(directory)!r}")
         folders = [directory]
     else:
-        folders = sorted(p.parent for p in RESULTS_DIR.glob(f"*/{GAMES_FILE}"))
+        folders = sorted(p for p in RESULTS_DIR.glob("*") if p.is_dir() and has_games_files(p))
         if not folders:
             click.echo(f"No results under {RESULTS_DIR}/ (no {RESULTS_DIR}/*/{GAMES_FILE}).")
             return
@@ -310,7 +310,7 @@ def _status_of(folder: Path) -> None:
     _score_table(scores)
     extra = unplanned(entries, scan.records)
     if extra:
-        click.echo(f"  ({extra} other record(s) in {store.games_path} belong to other settings or games; not counted)")
+        click.echo(f"  ({extra} other record(s) in {store.directory} belong to other settings or games; not counted)")
 
 
 def _describe_settings(doc: dict[str, Any]) -> str:

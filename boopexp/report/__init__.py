@@ -7,7 +7,7 @@ See docs/tables.md.
 """
 
 from boopexp.report.builder import DEFAULT_OUT_DIR, DEFAULT_RESULTS_DIRS, Report, build_report, build_tables
-from boopexp.report.records import GameData, ReportWarning, load_results, read_games_file
+from boopexp.report.records import GameData, ReportWarning, load_results, read_games
 from boopexp.report.stats import boschloo_exact, fisher_exact, verdict, wilson_interval
 
 __all__ = [
@@ -21,7 +21,7 @@ __all__ = [
     "build_tables",
     "fisher_exact",
     "load_results",
-    "read_games_file",
+    "read_games",
     "verdict",
     "wilson_interval",
 ]

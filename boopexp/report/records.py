@@ -2,9 +2,9 @@
 
 Rules (docs/tables.md):
 
-* **Reading.** A results directory holds ``games.jsonl`` (one JSON record per line,
-  docs/architecture.md) and ``config.yaml``. Blank lines are ignored. An invalid *last* line
-  is skipped with a :class:`ReportWarning` (a run may be appending to it right now); an invalid
+* **Reading.** A results directory holds its games (sealed segments ``games-NNNN.jsonl.gz`` and
+  the live log ``games.jsonl``, one JSON record per line, docs/runner.md) and ``config.yaml``.
+  Blank lines are ignored. An invalid *last* line of the log is skipped with a :class:`ReportWarning` (a run may be appending to it right now); an invalid
   line anywhere else, or a record lacking a required key, raises :class:`StoreError` naming the
   file and the line number.
 * **No winner.** ``winner`` is ``"p1"``, ``"p2"`` or ``null``: null is a game that
@@ -41,7 +41,7 @@ import yaml
 
 from boopexp.config import plan_entries
 from boopexp.errors import ConfigError, StoreError
-from boopexp.store import CONFIG_FILE, GAMES_FILE, split_lines
+from boopexp.store import CONFIG_FILE, GAMES_FILE, decode_record, has_games_files, read_store_files
 
 #: Keys a record must have to be counted (the rest is optional for the tables).
 REQUIRED_KEYS: tuple[str, ...] = ("config_hash", "pairing", "game_index", "winner")
@@ -95,44 +95,42 @@ class GameData:
         return self.games[self.games["selected"]]
 
 
-def read_games_file(path: Path) -> list[tuple[int, dict[str, Any]]]:
-    """Parse one ``games.jsonl`` into (line number, record) pairs.
+def read_games(directory: Path) -> list[tuple[Path, int, dict[str, Any]]]:
+    """Parse the games of one results directory into (file, line number, record) triples.
 
-    Lines are split as the store splits them (:func:`boopexp.store.split_lines`): a last line
-    without its newline is a write cut short (a run killed, or still writing) and is skipped with
-    a warning; any other line must be a JSON object.
+    The files are read as the store reads them (:func:`boopexp.store.read_store_files`): the
+    sealed segments ``games-NNNN.jsonl.gz`` in number order, then the live log ``games.jsonl``.
+    A last line of the log without its newline is a write cut short (a run killed, or still
+    writing) and is skipped with a warning; any other line must be a JSON object. Records of
+    either schema are returned in schema 1 (:func:`boopexp.store.decode_record`).
 
     Args:
-        path: the file.
+        directory: the results directory.
 
     Returns:
-        The records in file order, with 1-based line numbers.
+        The records in reading order, with their file and 1-based line numbers.
 
     Raises:
-        StoreError: the file cannot be read, or a complete line is not a JSON object.
+        StoreError: a file cannot be read, or a complete line is not a JSON object.
     """
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise StoreError(f"cannot read {str(path)!r}: {exc}") from None
-    lines, tail = split_lines(data)
-    if tail is not None:
-        warnings.warn(
-            f"{path}:{tail.line}: skipping truncated or invalid last line "
-            f"({_short(tail.data.decode('utf-8', 'replace'))!r})",
-            ReportWarning,
-            stacklevel=2,
-        )
-    out: list[tuple[int, dict[str, Any]]] = []
-    for number, raw in lines:
-        line = raw.decode("utf-8", "replace")
-        try:
-            record = json.loads(raw.decode("utf-8"))
-            if not isinstance(record, dict):
-                raise ValueError(f"a JSON {type(record).__name__}, not an object")
-        except ValueError as exc:
-            raise StoreError(f"{path}:{number}: invalid record ({exc}): {_short(line)!r}") from None
-        out.append((number, record))
+    out: list[tuple[Path, int, dict[str, Any]]] = []
+    for f in read_store_files(directory):
+        if f.tail is not None:
+            warnings.warn(
+                f"{f.path}:{f.tail.line}: skipping truncated or invalid last line "
+                f"({_short(f.tail.data.decode('utf-8', 'replace'))!r})",
+                ReportWarning,
+                stacklevel=2,
+            )
+        for number, raw in f.lines:
+            try:
+                record = json.loads(raw.decode("utf-8"))
+                if not isinstance(record, dict):
+                    raise ValueError(f"a JSON {type(record).__name__}, not an object")
+            except ValueError as exc:
+                line = raw.decode("utf-8", "replace")
+                raise StoreError(f"{f.path}:{number}: invalid record ({exc}): {_short(line)!r}") from None
+            out.append((f.path, number, decode_record(record)))
     return out
 
 
@@ -194,13 +192,12 @@ def load_results(results_dirs: Sequence[Path | str]) -> GameData:
     seen: dict[tuple[str, str, int], dict[str, Any]] = {}
     order = 0
     for d in existing:
-        path = d / GAMES_FILE
-        if not path.is_file():
+        if not has_games_files(d):
             warnings.warn(f"no {GAMES_FILE} in {str(d)!r} (no games yet)", ReportWarning, stacklevel=2)
             continue
         plan = read_plan(d)
         off_plan: dict[str, int] = {}
-        for line_no, record in read_games_file(path):
+        for path, line_no, record in read_games(d):
             row = _game_row(record, path, line_no, default_experiment=d.name)
             settings = (row["pairing"], row["config_hash"])
             row["in_plan"] = plan is None or settings in plan
@@ -231,7 +228,7 @@ def load_results(results_dirs: Sequence[Path | str]) -> GameData:
         if off_plan:
             detail = ", ".join(f"{p} ({n})" for p, n in sorted(off_plan.items()))
             warnings.warn(
-                f"{path}: {sum(off_plan.values())} games have settings not in the plan of "
+                f"{d}: {sum(off_plan.values())} games have settings not in the plan of "
                 f"{d / CONFIG_FILE} (older runs?); they are left out of Tables I/II: {detail}",
                 ReportWarning,
                 stacklevel=2,
