@@ -15,7 +15,7 @@ import dataclasses
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Iterator, Mapping
 
 import yaml
 
@@ -185,9 +185,13 @@ class ExperimentConfig:
 
     def tasks(self, plan: tuple[PlannedPairing, ...]) -> list[GameTask]:
         """The planned games, pairing by pairing, game indices 0..n-1, each with its own seed."""
+        return list(self.iter_tasks(plan))
+
+    def iter_tasks(self, plan: tuple[PlannedPairing, ...]) -> Iterator[GameTask]:
+        """:meth:`tasks`, one at a time (a long plan is never built in memory)."""
         from boopexp.match import GameTask
 
-        return [
+        return (
             GameTask(
                 experiment=self.name,
                 config_hash=p.config_hash,
@@ -201,7 +205,7 @@ class ExperimentConfig:
             )
             for p in plan
             for i in range(p.games)
-        ]
+        )
 
     def resolved(self, plan: tuple[PlannedPairing, ...] | None = None) -> dict[str, Any]:
         """The resolved config (effective values and the plan) that a store's config.yaml keeps."""

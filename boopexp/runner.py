@@ -1,20 +1,25 @@
 """Run a planned list of games: map :func:`boopexp.match.play_game` over a pool, store each record.
 
-The pool (joblib with loky locally, or a dask.distributed cluster through joblib's Dask backend)
-only ever runs the pure function that plays one game; the parent process alone writes the store,
-one fsync'ed line per finished game, in completion order. A game's seed depends only on its
-identity, so ``--jobs 1`` (in-process, no pool) and any pool produce the same records.
+The pool (loky processes locally, or a dask.distributed cluster) only ever runs the pure function
+that plays one game, one game per worker at a time, taking the games lazily from the plan; the
+parent process alone writes the store, one fsync'ed line per finished game, in completion order.
+A game's seed depends only on its identity, so ``--jobs 1`` (in-process, no pool) and any pool
+produce the same records.
 
-A worker that dies (killed by the OS, a crash in compiled code) breaks the pool and fails every
-game in flight, whichever killed it. Those games are retried once, each alone in a fresh worker
-so that a death can be blamed on its game; a game whose lone retry also kills its worker is
-reported as failed and the run carries on with the rest. See docs/runner.md.
+A loky worker that dies (killed by the OS, a crash in compiled code) breaks the pool and fails
+the games being played, whichever killed it. Those games (at most one per worker) are retried
+once, each alone in a fresh worker so that a death can be blamed on its game; a game whose lone
+retry also kills its worker is reported as failed and the run carries on with the rest. Dask
+reschedules a dead worker's game itself. See docs/runner.md.
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
+import itertools
+import os
+import re
 import signal
 import threading
 import time
@@ -25,7 +30,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from boopexp import match
 from boopexp.config import ExperimentConfig, PlannedPairing
-from boopexp.errors import ConfigError
+from boopexp.errors import BoopError, ConfigError
 from boopexp.match import GameTask
 from boopexp.store import GameKey, GameStore, PairingScore, check_record, record_key, score
 
@@ -79,7 +84,8 @@ class RunReport:
         skipped: games already in the store before this run.
         played: games played and stored by this run.
         failed: games that could not be played (not stored; a rerun tries them again).
-        interrupted: the run was stopped by Ctrl-C (finished games are stored).
+        interrupted: the run was stopped by Ctrl-C or SIGTERM (finished games are stored).
+        stopped_by: the signal that stopped it (``signal.SIGINT`` or ``signal.SIGTERM``), or None.
     """
 
     out_dir: Path
@@ -89,6 +95,7 @@ class RunReport:
     played: int
     failed: tuple[GameOutcome, ...] = ()
     interrupted: bool = False
+    stopped_by: int | None = None
 
     @property
     def games_path(self) -> Path:
@@ -149,6 +156,8 @@ def check_backend(backend: str, scheduler: str | None = None) -> None:
         raise ConfigError(f"--backend {backend!r} is not allowed; allowed: {', '.join(BACKENDS)}")
     if scheduler and backend != "dask":
         raise ConfigError(f"--scheduler {scheduler!r} needs --backend dask")
+    if scheduler:
+        check_scheduler_address(scheduler)
     if backend == "dask":
         try:
             import distributed  # noqa: F401
@@ -170,6 +179,9 @@ def iter_outcomes(
 ) -> Iterator[GameOutcome]:
     """Play ``tasks`` and yield each outcome as soon as it is known (completion order).
 
+    ``tasks`` is consumed lazily: at most one game per worker is taken from it at a time, so a
+    plan of any length costs no memory up front.
+
     Args:
         tasks: the games.
         jobs: worker processes; 1 with the loky backend plays in this process (no pool).
@@ -184,49 +196,19 @@ def iter_outcomes(
     check_backend(backend, scheduler)
     fn = play if play is not None else match.play_game
     say = on_message or (lambda text, warning=True: None)
-    tasks = list(tasks)
-    if not tasks:
+    pending = iter(tasks)
+    first = next(pending, None)
+    if first is None:
         return  # nothing to play: do not start a pool (a dask cluster takes seconds)
+    pending = itertools.chain([first], pending)
     if backend == "loky" and jobs == 1:
-        for task in tasks:
+        for task in pending:
             yield play_one(fn, task)
         return
-    with _pool(backend, jobs, scheduler, say) as parallel:
-        pending = tasks
-        while pending:
-            dispatched: dict[GameKey, GameTask] = {}
-            finished: set[GameKey] = set()
-
-            def calls(batch: list[GameTask] = pending) -> Iterator[Any]:
-                # joblib pulls this lazily; what it pulled and did not return was in flight.
-                for task in batch:
-                    dispatched[game_key(task)] = task
-                    yield _delayed(fn, task)
-
-            try:
-                with contextlib.closing(parallel(calls())) as results:
-                    for outcome in results:
-                        finished.add(game_key(outcome.task))
-                        yield outcome
-                pending = []
-            except _worker_death_errors() as exc:
-                suspects = [t for k, t in dispatched.items() if k not in finished]
-                say(
-                    f"a worker died ({type(exc).__name__}); retrying the {len(suspects)} game(s) in flight, "
-                    "each alone in a fresh worker",
-                    True,
-                )
-                for task in suspects:
-                    try:
-                        with contextlib.closing(parallel([_delayed(fn, task)])) as results:
-                            yield from results
-                    except _worker_death_errors() as exc2:
-                        yield GameOutcome(
-                            task,
-                            error=f"its worker died twice ({type(exc2).__name__}); not retried again",
-                            detail=f"first: {exc!r}\nretry: {exc2!r}",
-                        )
-                pending = [t for t in pending if game_key(t) not in dispatched]
+    if backend == "loky":
+        yield from _loky_outcomes(fn, pending, jobs, say)
+    else:
+        yield from _dask_outcomes(fn, pending, jobs, scheduler, say)
 
 
 def run_plan(
@@ -262,6 +244,8 @@ def run_plan(
     progress = progress or Progress()
     plan = tuple(plan)
     check_backend(backend, scheduler)
+    if backend == "dask" and scheduler:
+        probe_scheduler(scheduler)  # an unreachable cluster is reported before anything is written
     store = GameStore(out_dir)
     with store.open() as writer:
         for text in writer.scan_before.warnings():
@@ -273,30 +257,35 @@ def run_plan(
             progress.message(f"{store.config_path} was written by other settings; the old one is kept as {backup}", False)
 
         selected = tuple(p for p in plan if pairings is None or p.pairing in pairings)
-        tasks = config.tasks(selected)
         done = writer.scan_before.keys
-        todo = [t for t in tasks if game_key(t) not in done]
+        # Lazily: a plan of 10^9 games costs nothing until its games are played.
+        todo = (t for t in config.iter_tasks(selected) if game_key(t) not in done)
         entries = [p.entry() for p in selected]
         scores = {s.pairing: s for s in score(entries, writer.scan_before.records)}
-        skipped = len(tasks) - len(todo)
-        progress.start(len(tasks), skipped, tuple(scores.values()))
+        planned = sum(p.games for p in selected)
+        skipped = sum(s.done for s in scores.values())
+        to_play = planned - skipped
+        workers = pool_size(jobs, to_play, backend, scheduler, progress.message)
+        if to_play and play is None and not engine_is_compiled():
+            progress.message("compiling the engine (first run only, ~1 min)", False)
+        progress.start(planned, skipped, tuple(scores.values()))
 
         played = 0
         finished = skipped
         failed: list[GameOutcome] = []
-        interrupted = False
+        interrupts = _Interrupts()
         outcomes = iter_outcomes(
-            todo, jobs=jobs, backend=backend, scheduler=scheduler, play=play, on_message=progress.message
+            todo, jobs=workers, backend=backend, scheduler=scheduler, play=play, on_message=progress.message
         )
         try:
-            with _sigterm_as_interrupt():
+            with interrupts:
                 for outcome in outcomes:
                     outcome = _checked(outcome)
                     if outcome.ok:
                         # Storing a game and counting it is one step: a Ctrl-C/SIGTERM arriving
                         # here is held until both are done, so the summary counts exactly the
                         # games on disk and no line is cut short by the interrupt.
-                        with _signals_deferred():
+                        with interrupts.held():
                             writer.append(outcome.record)  # type: ignore[arg-type]
                             played += 1
                             s = scores[outcome.task.pairing]
@@ -311,9 +300,9 @@ def run_plan(
                     else:
                         failed.append(outcome)
                     finished += 1
-                    progress.game(outcome, finished, len(tasks), tuple(scores.values()))
+                    progress.game(outcome, finished, planned, tuple(scores.values()))
         except KeyboardInterrupt:
-            interrupted = True
+            interrupts.stopped = True
         finally:
             with contextlib.suppress(KeyboardInterrupt):
                 outcomes.close()  # stops the pool: games in flight are dropped, not stored
@@ -321,48 +310,48 @@ def run_plan(
     return RunReport(
         out_dir=Path(out_dir),
         scores=tuple(scores.values()),
-        planned=len(tasks),
+        planned=planned,
         skipped=skipped,
         played=played,
         failed=tuple(failed),
-        interrupted=interrupted,
+        interrupted=interrupts.stopped,
+        stopped_by=(interrupts.signum or signal.SIGINT) if interrupts.stopped else None,
     )
 
 
-# --------------------------------------------------------------------------------------------
-
-
-@contextlib.contextmanager
-def _sigterm_as_interrupt():
-    """Treat SIGTERM (a batch scheduler pre-empting the job, ``kill``) like Ctrl-C: finished
-    games are already on disk and the run stops with the message that says how to resume."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def handler(signum, frame):
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGTERM, handler)
+def cpu_count() -> int:
+    """The CPUs this process may run on (honours taskset/cgroup CPU limits)."""
     try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
 
 
-@contextlib.contextmanager
-def _signals_deferred():
-    """Hold SIGINT and SIGTERM during a short critical section; a pending one is delivered (and
-    its KeyboardInterrupt raised) right after it. A no-op where pthread_sigmask is missing."""
-    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    held = {signal.SIGINT, signal.SIGTERM}
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, held)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+def pool_size(jobs: int, games: int, backend: str = "loky", scheduler: str | None = None,
+              say: Callable[[str, bool], None] | None = None) -> int:
+    """The workers to start: ``jobs``, but never more than the games to play (each worker costs
+    a process, ~20 MB and its start-up); a warning when they outnumber this machine's CPUs.
+
+    With a remote dask scheduler the cluster's own workers play and ``jobs`` is not used.
+    """
+    if backend == "dask" and scheduler:
+        return jobs
+    workers = max(1, min(jobs, games))
+    cpus = cpu_count()
+    if workers > cpus and say is not None:
+        say(f"--jobs {jobs}: {workers} workers on {cpus} CPU(s) share the cores: games run no faster"
+            " in total, and cpu/wall budgets get less thinking per move", True)
+    return workers
+
+
+def engine_is_compiled() -> bool:
+    """Whether numba's on-disk cache holds the search kernels (otherwise the first game of each
+    process compiles them, about a minute)."""
+    package = Path(__file__).resolve().parent
+    folders = [package / "__pycache__"]
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        folders.append(Path(os.environ["NUMBA_CACHE_DIR"]))
+    return any(any(folder.rglob("mcts.*.nbi")) for folder in folders if folder.is_dir())
 
 
 def _checked(outcome: GameOutcome) -> GameOutcome:
@@ -377,57 +366,213 @@ def _checked(outcome: GameOutcome) -> GameOutcome:
     return dataclasses.replace(outcome, record=None, error=f"play_game returned a bad record: {problem}")
 
 
-def _delayed(fn: PlayFunction, task: GameTask) -> Any:
-    from joblib import delayed
+class _Interrupts:
+    """While a run plays: SIGINT (Ctrl-C) and SIGTERM (``kill``, a batch scheduler pre-empting
+    the job) stop it by raising KeyboardInterrupt in the main thread, except inside
+    :meth:`held`, where the signal is remembered and raised as soon as the section ends.
 
-    return delayed(play_one)(fn, task)
+    A flag rather than ``pthread_sigmask``: a mask only holds the signal off the main thread,
+    and the kernel then hands it to one of the pool's threads, whose Python handler still runs
+    in the main thread at once, in the middle of the section.
+    """
+
+    def __init__(self) -> None:
+        self.signum: int | None = None
+        self.stopped = False
+        self._holding = False
+        self._pending = False
+        self._previous: dict[int, Any] = {}
+
+    def _handler(self, signum: int, frame: Any) -> None:
+        self.signum = signum
+        if self._holding:
+            self._pending = True
+        else:
+            raise KeyboardInterrupt
+
+    def __enter__(self) -> "_Interrupts":
+        if threading.current_thread() is threading.main_thread():
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                self._previous[signum] = signal.signal(signum, self._handler)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for signum, previous in self._previous.items():
+            signal.signal(signum, previous)
+        self._previous.clear()
+
+    @contextlib.contextmanager
+    def held(self) -> Iterator[None]:
+        self._holding = True
+        try:
+            yield
+        finally:
+            self._holding = False
+            if self._pending:
+                self._pending = False
+                raise KeyboardInterrupt
 
 
-def _worker_death_errors() -> tuple[type[BaseException], ...]:
-    """Exceptions meaning "a worker process died", for the backends that are installed."""
+def _loky_outcomes(fn: PlayFunction, pending: Iterator[GameTask], jobs: int,
+                   say: Callable[[str, bool], None]) -> Iterator[GameOutcome]:
+    """Play ``pending`` in a loky process pool of ``jobs`` workers, ``jobs`` games at a time.
+
+    Only as many games as workers are submitted, so the games in flight when a worker dies are
+    the games being played; a game that had finished keeps its result in its future whatever
+    happens to the pool later. The games in flight are retried once, each alone in a fresh pool
+    so that a second death names its game; a game whose lone retry also dies is a failure.
+    """
+    from concurrent.futures import FIRST_COMPLETED, wait
+
+    from joblib.externals.loky import get_reusable_executor
     from joblib.externals.loky.process_executor import BrokenProcessPool
 
-    errors: list[type[BaseException]] = [BrokenProcessPool]
+    def executor() -> Any:  # a broken pool is replaced by a new one here
+        return get_reusable_executor(max_workers=jobs, env=dict(_ONE_THREAD))
+
+    in_flight: dict[Any, GameTask] = {}
     try:
-        from distributed import KilledWorker
+        while True:
+            pool = executor()
+            while len(in_flight) < jobs:
+                task = next(pending, None)
+                if task is None:
+                    break
+                in_flight[pool.submit(play_one, fn, task)] = task
+            if not in_flight:
+                return
+            finished, _ = wait(in_flight, return_when=FIRST_COMPLETED)
+            died: list[tuple[GameTask, BaseException]] = []
+            for future in finished:
+                task = in_flight.pop(future)
+                try:
+                    outcome = future.result()
+                except BrokenProcessPool as exc:
+                    died.append((task, exc))
+                else:
+                    yield outcome
+            if not died:
+                continue
+            # The pool is broken: every other game in flight fails with it (or has just finished).
+            for future in wait(in_flight).done:
+                task = in_flight.pop(future)
+                try:
+                    yield future.result()
+                except BrokenProcessPool as exc:
+                    died.append((task, exc))
+            say(f"a worker died ({type(died[0][1]).__name__}); retrying the {len(died)} game(s) it "
+                "was playing with, each alone in a fresh worker", True)
+            for task, first in died:
+                future = executor().submit(play_one, fn, task)
+                in_flight[future] = task
+                try:
+                    outcome = future.result()
+                except BrokenProcessPool as again:
+                    outcome = GameOutcome(
+                        task,
+                        error=f"its worker died twice ({type(again).__name__}); not retried again",
+                        detail=f"first: {first!r}\nretry: {again!r}",
+                    )
+                del in_flight[future]
+                yield outcome
+    finally:
+        if in_flight:  # stopped early (Ctrl-C, an error): drop the games in flight with their workers
+            for future in in_flight:
+                future.cancel()
+            executor().shutdown(wait=False, kill_workers=True)
 
-        errors.append(KilledWorker)
-    except ImportError:
-        pass
-    return tuple(errors)
 
+def _dask_outcomes(fn: PlayFunction, pending: Iterator[GameTask], jobs: int, scheduler: str | None,
+                   say: Callable[[str, bool], None]) -> Iterator[GameOutcome]:
+    """Play ``pending`` on a dask.distributed cluster, one game per worker thread at a time.
 
-@contextlib.contextmanager
-def _pool(backend: str, jobs: int, scheduler: str | None, say: Callable[[str], None]) -> Iterator[Callable]:
-    """A function mapping joblib calls over the chosen pool, unordered, one game per batch."""
-    from joblib import Parallel, parallel_config
-
-    def parallel(calls: Iterable[Any]) -> Iterator[GameOutcome]:
-        # batch_size=1 and pre_dispatch=n_jobs: only the games being played are in flight, so a
-        # worker death blames as few games as possible; games last seconds, batching gains nothing.
-        return Parallel(return_as="generator_unordered", batch_size=1, pre_dispatch="n_jobs")(calls)
-
-    if backend == "loky":
-        with parallel_config(backend="loky", n_jobs=jobs, inner_max_num_threads=1):
-            yield parallel
-        return
-
+    Dask reschedules a game whose worker died by itself and gives up on it (KilledWorker) after
+    ``distributed.scheduler.allowed-failures`` deaths: that game is a failure, the rest go on.
+    """
     import dask
     import distributed
 
     environ = {f"distributed.nanny.pre-spawn-environ.{k}": v for k, v in _ONE_THREAD.items()}
+    in_flight: dict[Any, GameTask] = {}
     with contextlib.ExitStack() as stack:
         stack.enter_context(dask.config.set(environ))
         if scheduler:
-            client = stack.enter_context(distributed.Client(scheduler, set_as_default=False))
+            client = stack.enter_context(connect_scheduler(scheduler))
         else:
             cluster = stack.enter_context(
-                distributed.LocalCluster(
-                    n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=":0"
-                )
+                distributed.LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=":0")
             )
             client = stack.enter_context(distributed.Client(cluster, set_as_default=False))
-        n_workers = sum(w.get("nthreads", 1) for w in client.scheduler_info().get("workers", {}).values())
-        say(f"dask: {n_workers} worker thread(s) at {client.scheduler.address}, dashboard {client.dashboard_link}", False)
-        stack.enter_context(parallel_config(backend="dask", n_jobs=-1, client=client))
-        yield parallel
+        threads = sum(client.nthreads().values())
+        say(f"dask: {threads} worker thread(s) at {client.scheduler.address}, dashboard {client.dashboard_link}", False)
+        completed = distributed.as_completed(loop=client.loop)
+        try:
+            while True:
+                width = max(1, sum(client.nthreads().values()))  # workers may join or leave
+                while len(in_flight) < width:
+                    task = next(pending, None)
+                    if task is None:
+                        break
+                    future = client.submit(play_one, fn, task, pure=False)
+                    in_flight[future] = task
+                    completed.add(future)
+                if not in_flight:
+                    return
+                future = next(completed)
+                task = in_flight.pop(future)
+                try:
+                    outcome = future.result()
+                except distributed.KilledWorker as exc:
+                    outcome = GameOutcome(task, error=f"its workers kept dying ({exc}); not retried again",
+                                          detail=repr(exc))
+                yield outcome
+        finally:
+            if in_flight:
+                client.cancel(list(in_flight))
+
+
+#: How long to wait for a dask scheduler to answer before saying it cannot be reached.
+SCHEDULER_TIMEOUT_S = 10
+
+_SCHEDULER_RE = re.compile(r"^(?:(?P<protocol>[a-z]+)://)?(?P<host>\[[0-9A-Fa-f:.]+\]|[^\s:/\[\]]+):(?P<port>[0-9]+)$")
+_SCHEDULER_PROTOCOLS = ("tcp", "tls", "ws", "wss", "ucx")
+
+
+def check_scheduler_address(address: str) -> None:
+    """Refuse a dask scheduler address that is not ``[protocol://]host:port``.
+
+    Raises:
+        ConfigError: naming the address and the expected form.
+    """
+    m = _SCHEDULER_RE.match(address)
+    if (
+        m is None
+        or (m["protocol"] or "tcp") not in _SCHEDULER_PROTOCOLS
+        or not 0 < int(m["port"]) < 65536
+    ):
+        raise ConfigError(
+            f"--scheduler {address!r} is not a dask scheduler address; expected [protocol://]host:port"
+            f" like tcp://192.168.1.10:8786 (protocols: {', '.join(_SCHEDULER_PROTOCOLS)})"
+        )
+
+
+@contextlib.contextmanager
+def connect_scheduler(address: str) -> Iterator[Any]:
+    """A dask Client of the scheduler at ``address``, or a BoopError after SCHEDULER_TIMEOUT_S."""
+    import distributed
+
+    try:
+        client = distributed.Client(address, timeout=SCHEDULER_TIMEOUT_S, set_as_default=False)
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise BoopError(
+            f"cannot reach the dask scheduler at {address} within {SCHEDULER_TIMEOUT_S} s"
+            f" ({' '.join(str(exc).split()) or type(exc).__name__}); is `dask scheduler` running there?"
+        ) from None
+    with client:
+        yield client
+
+
+def probe_scheduler(address: str) -> None:
+    """Connect to the dask scheduler at ``address`` once (see :func:`connect_scheduler`)."""
+    with connect_scheduler(address):
+        pass

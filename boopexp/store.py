@@ -17,6 +17,7 @@ is tolerated: it is reported, ignored, and moved aside (never deleted) before th
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import hashlib
 import json
@@ -27,7 +28,7 @@ import time
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 
 import yaml
 
@@ -183,7 +184,7 @@ def read_store_files(directory: str | Path) -> list[StoreFile]:
     log_path = directory / GAMES_FILE
     try:
         log = log_path.read_bytes()
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # no folder yet, or a file in its place
         log = None
     except OSError as exc:
         raise StoreError(f"cannot read {log_path}: {exc}") from None
@@ -332,20 +333,21 @@ class GameStore:
             The backup path if an older, different config.yaml was set aside, else None.
         """
         text = _CONFIG_HEADER + yaml.safe_dump(dict(resolved), sort_keys=False, default_flow_style=None, width=100)
-        self.directory.mkdir(parents=True, exist_ok=True)
-        backup = None
-        try:
-            old = self.config_path.read_bytes()
-        except FileNotFoundError:
-            old = None
-        if old is not None:
-            if old == text.encode("utf-8"):
-                return None
-            # The old file describes games already in the store: never destroy it.
-            backup = self.directory / f"config.{hashlib.sha256(old).hexdigest()[:12]}.yaml"
-            if not backup.exists():
-                _atomic_write(backup, old)
-        _atomic_write(self.config_path, text.encode("utf-8"))
+        with _writable(self.directory):
+            self.directory.mkdir(parents=True, exist_ok=True)
+            backup = None
+            try:
+                old = self.config_path.read_bytes()
+            except FileNotFoundError:
+                old = None
+            if old is not None:
+                if old == text.encode("utf-8"):
+                    return None
+                # The old file describes games already in the store: never destroy it.
+                backup = self.directory / f"config.{hashlib.sha256(old).hexdigest()[:12]}.yaml"
+                if not backup.exists():
+                    _atomic_write(backup, old)
+            _atomic_write(self.config_path, text.encode("utf-8"))
         return backup
 
     def open(self) -> "StoreWriter":
@@ -365,19 +367,20 @@ class StoreWriter:
         self.store = store
         # Validate before creating anything: a corrupt store must be left exactly as it is.
         store.scan()
-        store.directory.mkdir(parents=True, exist_ok=True)
-        self._lock_fd = _lock(store.directory / LOCK_FILE)
-        try:
-            scan = store.scan()  # again, under the lock
-            #: Where a truncated last line was moved (None if there was none).
-            self.moved_tail: Path | None = None
-            self.scan_before = scan
-            if scan.tail is not None:
-                self.moved_tail = _move_tail(store.games_path, scan.tail)
-            self._fd = os.open(store.games_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        except BaseException:
-            os.close(self._lock_fd)
-            raise
+        with _writable(store.directory):
+            store.directory.mkdir(parents=True, exist_ok=True)
+            self._lock_fd = _lock(store.directory / LOCK_FILE)
+            try:
+                scan = store.scan()  # again, under the lock
+                #: Where a truncated last line was moved (None if there was none).
+                self.moved_tail: Path | None = None
+                self.scan_before = scan
+                if scan.tail is not None:
+                    self.moved_tail = _move_tail(store.games_path, scan.tail)
+                self._fd = os.open(store.games_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            except BaseException:
+                os.close(self._lock_fd)
+                raise
         _fsync_dir(store.directory)
 
     def append(self, record: Mapping[str, Any]) -> None:
@@ -591,6 +594,18 @@ def _fault_point(step: str) -> None:
 
 
 # --------------------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def _writable(directory: Path) -> Iterator[None]:
+    """Turn an OS refusal to create or write the results folder (read-only, a file in the way,
+    no space left) into one StoreError line naming the folder."""
+    try:
+        yield
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        where = f" ({exc.filename})" if exc.filename and str(exc.filename) != str(directory) else ""
+        raise StoreError(f"cannot write the results folder {str(directory)!r}: {reason}{where}; choose another --out") from None
 
 
 def _lock(path: Path) -> int:

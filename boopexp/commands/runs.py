@@ -2,13 +2,15 @@
 
 The library does the work (:mod:`boopexp.config`, :mod:`boopexp.store`, :mod:`boopexp.runner`);
 this module parses options, shows progress and prints the summary. Exit codes: 0 all planned
-games stored, 1 some games failed, 2 usage or config error, 130 interrupted by Ctrl-C.
+games stored, 1 some games failed, 2 usage or config error, 130 interrupted by Ctrl-C, 143 by
+SIGTERM.
 """
 
 from __future__ import annotations
 
 import os
 import shlex
+import signal
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence
@@ -25,7 +27,7 @@ if TYPE_CHECKING:  # the runner pulls in the engine; import it only when a run s
 RESULTS_DIR = Path("results")
 DEFAULT_MIRROR_CONFIG = Path("configs/mirror.yaml")
 EXIT_FAILED = 1
-EXIT_INTERRUPTED = 130  # the shell convention for "stopped by SIGINT"
+EXIT_SIGNAL_BASE = 128  # the shell convention: 130 stopped by SIGINT (Ctrl-C), 143 by SIGTERM
 
 
 def _default_jobs() -> int:
@@ -140,7 +142,7 @@ def _execute(config: "ExperimentConfig", plan: Sequence["PlannedPairing"], only:
             f"(games in flight were dropped). To resume, run:\n  {_resume_command()}",
             err=True,
         )
-        sys.exit(EXIT_INTERRUPTED)
+        sys.exit(EXIT_SIGNAL_BASE + (report.stopped_by or signal.SIGINT))
     if report.failed:
         sys.exit(EXIT_FAILED)
 
