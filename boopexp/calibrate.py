@@ -14,6 +14,7 @@ import numpy as np
 
 from boopexp.agents import resolve_agent
 from boopexp.budget import Budget, DeviceProfile
+from boopexp.errors import ConfigError
 
 #: The paper's figures the device profile is calibrated against (EXPERIMENTS.md §2, §5–6).
 PAPER_VANILLA_ITERATIONS_PER_S = 80.0
@@ -55,7 +56,13 @@ class PrimitiveCounts:
 
 
 def measure_primitives(agent: str, opponent: str, iterations: int, games: int, seed: int = 2024) -> PrimitiveCounts:
-    """Play ``games`` seeded games (both sides) at a fixed iteration count; count per move."""
+    """Play ``games`` seeded games (both sides) at a fixed iteration count; count per move.
+
+    Games that end at the ply cap are left out (their repeated moves would skew the means).
+
+    Raises:
+        ConfigError: every game ended at the ply cap, so there is no move to count.
+    """
     from boopexp.match import GameTask, play_game
 
     budget = Budget(mode="iterations", iterations=iterations)
@@ -68,6 +75,11 @@ def measure_primitives(agent: str, opponent: str, iterations: int, games: int, s
         if rec["winner"] is None:
             continue  # a position cycle (docs/agents.md); its repeated moves would skew the means
         tel += [t for t in rec["telemetry"] if t["agent"] == a.name]
+    if not tel:
+        raise ConfigError(
+            f"no usable calibration game: all {games} game(s) of {agent} vs {opponent} ended at the ply cap"
+            " without a winner (a position cycle), so there is nothing to average; use more games, e.g. --games 8"
+        )
     mean = lambda k: float(np.mean([t[k] for t in tel]))  # noqa: E731
     return PrimitiveCounts(
         agent=agent,

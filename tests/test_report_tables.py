@@ -10,7 +10,7 @@ import matplotlib.image as mpimg
 import pandas as pd
 import pytest
 
-from boopexp.errors import StoreError
+from boopexp.errors import ConfigError, StoreError
 from boopexp.report import ReportWarning, build_report, build_tables, load_results
 from boopexp.report.paper import TABLE1_OPPONENTS, TABLE2_AGENTS, paper_data, table1_reference
 from boopexp.report.render import latex_document, to_markdown
@@ -474,7 +474,7 @@ def test_missing_key_is_an_error(tmp_path):
 
 
 def test_missing_directories(tmp_path):
-    with pytest.raises(StoreError, match="nowhere"):
+    with pytest.raises(ConfigError, match="nowhere"):
         load_results([tmp_path / "nowhere"])
     write_results(tmp_path / "here", games_for("vanilla vs vanilla", 1, 0))
     with pytest.warns(ReportWarning, match="nowhere"):

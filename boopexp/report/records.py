@@ -174,16 +174,18 @@ def load_results(results_dirs: Sequence[Path | str]) -> GameData:
         The games and telemetry (possibly empty if no games were written yet).
 
     Raises:
-        StoreError: no directory exists, a middle line is invalid or a record lacks a required key.
+        ConfigError: no directory given, or none of them exists.
+        StoreError: a middle line is invalid or a record lacks a required key.
     """
     dirs = [Path(d) for d in results_dirs]
     if not dirs:
-        raise StoreError("no results directory given")
+        raise ConfigError("no results directory given")
     existing = [d for d in dirs if d.is_dir()]
     missing = [d for d in dirs if not d.is_dir()]
     if not existing:
         names = ", ".join(repr(str(d)) for d in missing)
-        raise StoreError(f"results directory not found: {names}")
+        # A mistyped folder is a usage error: exit code 2, as in `status` and `replay`.
+        raise ConfigError(f"results directory not found: {names}")
     for d in missing:
         warnings.warn(f"results directory {str(d)!r} not found; skipping it", ReportWarning, stacklevel=2)
 
