@@ -15,7 +15,7 @@ import dataclasses
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping
 
 import yaml
 
@@ -26,6 +26,7 @@ from boopexp.agents import (
     PRESETS,
     AgentSpec,
     MCTSConfig,
+    canonical_name,
     resolve_agent,
 )
 from boopexp.budget import Budget
@@ -232,6 +233,23 @@ class ExperimentConfig:
 def pairing_name(p1: str, p2: str) -> str:
     """The pairing string of a game: ``"<p1> vs <p2>"`` (p1 = Blue, moves first)."""
     return f"{p1} vs {p2}"
+
+
+def parse_pairing(text: str, canonical: Callable[[str], str] = canonical_name) -> str:
+    """The pairing string of ``"A vs B"`` with both names made canonical as configs do
+    (``"mcts+SEP vs random"`` -> ``"mcts-co vs random"``).
+
+    Args:
+        canonical: maps a name to its registry name (a config's :meth:`ExperimentConfig.canonical`
+            also knows its declared agents); it raises ConfigError for an unknown name.
+
+    Raises:
+        ConfigError: not of the form "A vs B", or an unknown agent name.
+    """
+    parts = text.split(" vs ") if isinstance(text, str) else []
+    if len(parts) != 2 or not all(part.strip() for part in parts):
+        raise ConfigError(f"pairing {_show(text)} must look like \"A vs B\" (p1 first), e.g. \"mcts-co vs vanilla\"")
+    return pairing_name(canonical(parts[0].strip()), canonical(parts[1].strip()))
 
 
 def load_config(path: str | Path) -> ExperimentConfig:

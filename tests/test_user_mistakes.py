@@ -246,3 +246,50 @@ def test_a_missing_results_folder_is_exit_2_everywhere(tmp_path):
     for args in (["status", missing], ["tables", missing, "--out", str(tmp_path / "t")]):
         line = one_error_line(invoke(*args), 2)
         assert "nowhere" in line
+
+
+# --------------------------------------------------------------------------------------------
+# conveniences
+
+
+def test_status_json(workdir):
+    assert invoke("run", "configs/demo.yaml", "--jobs", "1", "--games-per-side", "1").exit_code == 0
+    import json
+
+    result = invoke("status", "--json")
+    assert result.exit_code == 0
+    (folder,) = json.loads(result.output)
+    assert folder["folder"] == str(Path("results/demo")) and folder["settings"]["name"] == "demo"
+    assert folder["total"] == {"done": 4, "planned": 4}
+    pairings = {p["pairing"]: p for p in folder["pairings"]}
+    assert set(pairings) == {"heuristics vs random", "random vs heuristics", "vanilla vs vanilla"}
+    assert pairings["vanilla vs vanilla"]["planned"] == 2
+    assert sum(p["p1_wins"] + p["p2_wins"] + p["no_winner"] for p in folder["pairings"]) == 4
+    assert json.loads(invoke("status", "results/demo", "--json").output) == [folder]
+
+
+def test_run_one_pairing_of_a_config_with_an_alias(workdir):
+    text = DEMO_CONFIG.replace("  - [vanilla, vanilla]", "  - [mcts-co, random]")
+    (workdir / "configs" / "co.yaml").write_text(text.replace("name: demo", "name: co"))
+    result = invoke("run", "configs/co.yaml", "--jobs", "1", "--pairing", "mcts+SEP vs random")
+    assert result.exit_code == 0, result.output
+    records = GameStore(workdir / "results" / "co").scan().records
+    assert {r["pairing"] for r in records} == {"mcts-co vs random"} and len(records) == 2
+    line = one_error_line(invoke("run", "configs/co.yaml", "--pairing", "vanilla vs random"), 2)
+    assert "--pairing 'vanilla vs random' is not planned by configs/co.yaml; its pairings: heuristics vs random" in line
+    line = one_error_line(invoke("run", "configs/co.yaml", "--pairing", "mcts-co random"), 2)
+    assert 'must look like "A vs B"' in line
+
+
+def test_dry_run_prints_the_plan_and_writes_nothing(workdir):
+    assert invoke("run", "configs/demo.yaml", "--jobs", "1", "--games-per-side", "1").exit_code == 0
+    before = snapshot(workdir)
+    result = invoke("run", "configs/demo.yaml", "--dry-run", "--jobs", "1")
+    assert result.exit_code == 0
+    assert result.output.splitlines()[0].startswith("Dry run (nothing is played or written): demo, seed 11")
+    assert "vanilla vs vanilla" in result.output and "4 game(s) to play on 1 loky worker(s)." in result.output
+    total = next(line for line in result.output.splitlines() if line.split()[:1] == ["total"])
+    assert total.split() == ["total", "8", "4", "4"]
+    result = invoke("mirror", "--agent", "vanilla", "--games", "6", "--config", "configs/demo.yaml", "--dry-run")
+    assert result.exit_code == 0 and "4 game(s) to play" in result.output
+    assert snapshot(workdir) == before

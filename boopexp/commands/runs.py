@@ -8,6 +8,7 @@ SIGTERM.
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import signal
@@ -22,6 +23,7 @@ from boopexp.errors import ConfigError
 if TYPE_CHECKING:  # the runner pulls in the engine; import it only when a run starts
     from boopexp.config import ExperimentConfig, PlannedPairing
     from boopexp.runner import GameOutcome, RunReport
+    from boopexp.status import FolderStatus
     from boopexp.store import PairingScore
 
 RESULTS_DIR = Path("results")
@@ -49,6 +51,9 @@ def _run_options(fn: Callable) -> Callable:
         click.option("--scheduler", metavar="ADDRESS", default=None,
                      help="Dask scheduler address, e.g. tcp://host:8786 (default: a local cluster of --jobs workers)."),
         click.option("--quiet", "-q", is_flag=True, help="Print only the final summary."),
+        click.option("--dry-run", is_flag=True,
+                     help="Print the plan (pairings, settings hashes, games stored and to play) and stop: "
+                          "nothing is played or written."),
     ]
     for option in reversed(options):
         fn = option(fn)
@@ -59,16 +64,32 @@ def _run_options(fn: Callable) -> Callable:
 @click.argument("config_path", metavar="CONFIG", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--games-per-side", type=click.IntRange(min=1), default=None,
               help="Override the config's games_per_side (the first N games of each side are the same games).")
+@click.option("--pairing", "pairings", multiple=True, metavar='"A vs B"',
+              help='Play only this pairing of the config (p1 first, aliases allowed; repeatable), e.g. '
+                   '--pairing "mcts-co vs vanilla".')
 @_run_options
-def run(config_path: Path, games_per_side: int | None, out: Path | None, jobs: int | None, backend: str,
-        scheduler: str | None, quiet: bool) -> None:
+def run(config_path: Path, games_per_side: int | None, pairings: tuple[str, ...], out: Path | None,
+        jobs: int | None, backend: str, scheduler: str | None, quiet: bool, dry_run: bool) -> None:
     """Play the games of CONFIG that its results folder lacks (rerun to resume)."""
-    from boopexp.config import load_config
+    from boopexp.config import load_config, parse_pairing
 
     config = load_config(config_path)
     if games_per_side is not None:
         config = config.with_games_per_side(games_per_side)
-    _execute(config, config.plan(), None, out, jobs, backend, scheduler, quiet)
+    plan = config.plan()
+    only = None
+    if pairings:
+        names = [p.pairing for p in plan]
+        only = []
+        for text in pairings:
+            try:
+                pairing = parse_pairing(text, config.canonical)
+            except ConfigError as exc:
+                raise ConfigError(f"--pairing: {exc}") from None
+            if pairing not in names:
+                raise ConfigError(f"--pairing {text!r} is not planned by {config_path}; its pairings: {', '.join(names)}")
+            only.append(pairing)
+    _execute(config, plan, only, out, jobs, backend, scheduler, quiet, dry_run)
 
 
 @click.command("mirror")
@@ -80,7 +101,7 @@ def run(config_path: Path, games_per_side: int | None, out: Path | None, jobs: i
               help="The mirror config whose settings (seed, budget, preset, params) and store are used.")
 @_run_options
 def mirror(agent: str, games: int, config_path: Path, out: Path | None, jobs: int | None, backend: str,
-           scheduler: str | None, quiet: bool) -> None:
+           scheduler: str | None, quiet: bool, dry_run: bool) -> None:
     """Play the mirror games of one agent, sharing the mirror config's settings and results folder."""
     from boopexp.config import load_config, pairing_name
 
@@ -90,40 +111,48 @@ def mirror(agent: str, games: int, config_path: Path, out: Path | None, jobs: in
     except ConfigError as exc:
         raise ConfigError(f"--agent: {exc}") from None
     plan = config.mirror_plan(agent, games)
-    _execute(config, plan, pairing_name(agent, agent), out, jobs, backend, scheduler, quiet)
+    _execute(config, plan, [pairing_name(agent, agent)], out, jobs, backend, scheduler, quiet, dry_run)
 
 
 @click.command("status")
 @click.argument("directory", metavar="[DIR]", required=False, type=click.Path(file_okay=False, path_type=Path))
-def status(directory: Path | None) -> None:
+@click.option("--json", "as_json", is_flag=True,
+              help="Print one JSON document (a list of folders, each with its settings and per-pairing counts).")
+def status(directory: Path | None, as_json: bool) -> None:
     """Games done / planned and wins so far, per pairing (default: every folder under results/)."""
-    from boopexp.store import GAMES_FILE, has_games_files
+    from boopexp.status import folder_status, require_results_folder, results_folders
 
     if directory is not None:
-        if not directory.is_dir():
-            raise ConfigError(f"no results folder {str(directory)!r}")
-        folders = [directory]
+        folders = [require_results_folder(directory)]
     else:
-        folders = sorted(p for p in RESULTS_DIR.glob("*") if p.is_dir() and has_games_files(p))
-        if not folders:
-            click.echo(f"No results under {RESULTS_DIR}/ (no {RESULTS_DIR}/*/{GAMES_FILE}).")
-            return
-    for i, folder in enumerate(folders):
+        folders = results_folders(RESULTS_DIR)
+    states = [folder_status(folder) for folder in folders]
+    if as_json:
+        click.echo(json.dumps([s.to_dict() for s in states], indent=1))
+        return
+    if not states:
+        click.echo(f"No results under {RESULTS_DIR}/ (no {RESULTS_DIR}/*/games.jsonl).")
+        return
+    for i, state in enumerate(states):
         if i:
             click.echo("")
-        _status_of(folder)
+        _print_status(state)
 
 
 # --------------------------------------------------------------------------------------------
 # run / mirror
 
 
-def _execute(config: "ExperimentConfig", plan: Sequence["PlannedPairing"], only: str | None, out: Path | None,
-             jobs: int | None, backend: str, scheduler: str | None, quiet: bool) -> None:
+def _execute(config: "ExperimentConfig", plan: Sequence["PlannedPairing"], only: Sequence[str] | None,
+             out: Path | None, jobs: int | None, backend: str, scheduler: str | None, quiet: bool,
+             dry_run: bool = False) -> None:
     from boopexp.runner import check_backend, run_plan
 
     check_backend(backend, scheduler)  # before anything is written
     out_dir = out if out is not None else RESULTS_DIR / config.name
+    if dry_run:
+        _dry_run(config, plan, only, out_dir, jobs or _default_jobs(), backend, scheduler)
+        return
     if quiet:
         progress = _QuietProgress()
     elif sys.stdout.isatty():
@@ -132,7 +161,7 @@ def _execute(config: "ExperimentConfig", plan: Sequence["PlannedPairing"], only:
         progress = _LineProgress()
     report = run_plan(
         config, plan, out_dir, jobs=jobs or _default_jobs(), backend=backend, scheduler=scheduler,
-        progress=progress, pairings=None if only is None else [only],
+        progress=progress, pairings=only,
     )
     _summary(report)
     if report.interrupted:
@@ -145,6 +174,25 @@ def _execute(config: "ExperimentConfig", plan: Sequence["PlannedPairing"], only:
         sys.exit(EXIT_SIGNAL_BASE + (report.stopped_by or signal.SIGINT))
     if report.failed:
         sys.exit(EXIT_FAILED)
+
+
+def _dry_run(config: "ExperimentConfig", plan: Sequence["PlannedPairing"], only: Sequence[str] | None,
+             out_dir: Path, jobs: int, backend: str, scheduler: str | None) -> None:
+    from boopexp.runner import pool_size
+    from boopexp.status import describe_settings, plan_status
+
+    selected = [p for p in plan if only is None or p.pairing in only]
+    scores = plan_status(selected, out_dir)
+    click.echo(f"Dry run (nothing is played or written): {describe_settings(config.resolved(tuple(plan)))}")
+    click.echo(f"Results folder: {out_dir}")
+    width = max([len(s.pairing) for s in scores] + [len("pairing")])
+    click.echo(f"  {'pairing':<{width}}  {'settings hash':<16}  {'games':>9}  {'stored':>9}  {'to play':>9}")
+    for s in scores:
+        click.echo(f"  {s.pairing:<{width}}  {s.config_hash:<16}  {s.planned:>9}  {s.done:>9}  {s.planned - s.done:>9}")
+    planned, done = sum(s.planned for s in scores), sum(s.done for s in scores)
+    click.echo(f"  {'total':<{width}}  {'':<16}  {planned:>9}  {done:>9}  {planned - done:>9}")
+    where = f"the dask cluster at {scheduler}" if scheduler else f"{pool_size(jobs, planned - done)} {backend} worker(s)"
+    click.echo(f"{planned - done} game(s) to play on {where}.")
 
 
 def _resume_command() -> str:
@@ -286,44 +334,18 @@ def _describe(outcome: "GameOutcome") -> str:
 # status
 
 
-def _status_of(folder: Path) -> None:
-    from boopexp.config import plan_entries
-    from boopexp.store import GameStore, score, unplanned
+def _print_status(state: "FolderStatus") -> None:
+    from boopexp.status import describe_settings
 
-    store = GameStore(folder)
-    scan = store.scan()
-    for text in scan.warnings():
+    for text in state.warnings:
         click.echo(f"Warning: {text}", err=True)
-    doc = store.read_config()
-    if doc is None:
-        click.echo(f"{folder}: no config.yaml, so no plan; games found per pairing:")
-        counts: dict[str, list[int]] = {}
-        for r in scan.records:
-            c = counts.setdefault(r["pairing"], [0, 0, 0])
-            c[0] += 1
-            c[1] += r["winner"] == "p1"
-            c[2] += r["winner"] == "p2"
-        for pairing, (n, w1, w2) in counts.items():
-            click.echo(f"  {pairing}: {n} games, p1 {w1} - p2 {w2}")
+    if state.settings is None:
+        click.echo(f"{state.folder}: no config.yaml, so no plan; games found per pairing:")
+        for s in state.scores:
+            click.echo(f"  {s.pairing}: {s.done} games, p1 {s.p1_wins} - p2 {s.p2_wins}")
         return
-    entries = plan_entries(doc, str(store.config_path))
-    scores = score(entries, scan.records)
-    click.echo(f"{folder}: {_describe_settings(doc)}")
-    _score_table(scores)
-    extra = unplanned(entries, scan.records)
-    if extra:
-        click.echo(f"  ({extra} other record(s) in {store.directory} belong to other settings or games; not counted)")
-
-
-def _describe_settings(doc: dict[str, Any]) -> str:
-    budget = doc.get("budget") or {}
-    mode = budget.get("mode")
-    if mode == "iterations":
-        b = f"{budget.get('iterations')} iterations/move"
-    elif mode == "device":
-        b = f"device {budget.get('seconds')} s/move ({budget.get('profile')})"
-    elif mode == "cpu":
-        b = f"cpu {budget.get('seconds')} s/move (throttle {budget.get('throttle')})"
-    else:
-        b = f"{mode} {budget.get('seconds')} s/move"
-    return f"{doc.get('name')}, seed {doc.get('seed')}, budget {b}, preset {doc.get('preset')}"
+    click.echo(f"{state.folder}: {describe_settings(state.settings)}")
+    _score_table(state.scores)
+    if state.other_records:
+        click.echo(f"  ({state.other_records} other record(s) in {state.folder} belong to other "
+                   "settings or games; not counted)")
