@@ -44,6 +44,11 @@ _CHAR_CELLS = {v: k for k, v in _CELL_CHARS.items()}
 _MOVE_RE = re.compile(r"^([a-fA-F])([1-6])(?::((?:[a-f][1-6]){1,3}))?$")
 
 
+def cell_char(value: int) -> str:
+    """The grid character of a cell value: ``.``, ``b``/``B`` (Blue), ``r``/``R`` (Red)."""
+    return _CELL_CHARS[int(value)]
+
+
 def square_name(index: int) -> str:
     """``a6`` for index 0 … ``f1`` for index 35."""
     if not 0 <= index < 36:

@@ -11,7 +11,7 @@ _COMMANDS: dict[str, tuple[str, ...]] = {
     "tables": ("tables",),
     "runs": ("run", "mirror", "status"),
     "bench": ("bench",),
-    "play": ("game", "calibrate", "replay"),
+    "play": ("game", "calibrate", "replay", "play"),
     "stores": ("seal", "migrate"),
 }
 

@@ -152,7 +152,7 @@ def calibrate(seconds, fit_device, games):
             )
 
 
-__all__ = ["game", "calibrate", "replay"]
+__all__ = ["game", "calibrate", "replay", "play"]
 
 
 @click.command("replay")
@@ -186,6 +186,10 @@ def replay(results_dir, pairing, game_index, config_hash, show, search):
         hashes = ", ".join(r["config_hash"] for r in found)
         raise ConfigError(f"{pairing!r} #{game_index} exists under several settings; choose --config-hash from: {hashes}")
     record = found[0]
+    humans = [r for r in ("p1_spec", "p2_spec") if (record.get(r) or {}).get("kind") == "human"]
+    if search and humans:
+        raise ConfigError(f"{pairing!r} #{game_index} was played by a human (boopexp play): it cannot be re-played "
+                          "by search; without --search its moves are checked")
     position = Position.initial()
     winner = None
     for ply, text in enumerate(record["moves"], start=1):
@@ -215,3 +219,82 @@ def replay(results_dir, pairing, game_index, config_hash, show, search):
                          min(len(again["moves"]), len(record["moves"])))
             raise StoreError(f"{pairing!r} #{game_index}: the re-played game differs from the record from ply {first + 1}")
 
+
+
+@click.command("play")
+@click.option("--agent", "agent_name", default="mcts-co", show_default=True, metavar="AGENT",
+              help="Your opponent: " + ", ".join(AGENT_NAMES) + ", or an agent of --config.")
+@click.option("--first/--second", "human_first", default=True, show_default=True,
+              help="Play Blue and move first, or Red and move second.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Experiment seed (the game seed derives from it).")
+@click.option("--budget", "mode", type=click.Choice(BUDGET_MODES), default="device", show_default=True)
+@click.option("--seconds", type=float, default=1.0, show_default=True, help="Seconds per move (device/cpu/wall).")
+@click.option("--iterations", type=int, default=80, show_default=True, help="Iterations per move (iterations mode).")
+@click.option("--profile", default=DEFAULT_PROFILE, show_default=True, type=click.Choice(sorted(DEVICE_PROFILES)))
+@click.option("--throttle", default="auto", show_default=True, help="cpu mode: host CPU s per emulated s, or auto.")
+@click.option("--preset", default=DEFAULT_PRESET, show_default=True, type=click.Choice(sorted(PRESETS)))
+@click.option("--param", multiple=True, metavar="KEY=VALUE", help="Override a parameter of the agent (repeatable).")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Take the agent (variants, plugins), seed, budget and preset from this experiment config; "
+                   "options given explicitly still win.")
+@click.option("--hint", "hint_every_move", is_flag=True, help="Show what mcts-co would play before each of your moves.")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("results/play"),
+              show_default=True, help="The store the finished game is saved in (boopexp replay reads it).")
+def play(agent_name, human_first, seed, mode, seconds, iterations, profile, throttle, preset, param, config_path,
+         hint_every_move, out):
+    """Play against an agent in the terminal; the finished game is saved as a game record.
+
+    Type moves as c3 (a small piece) or C3 (a large one); undo, hint, moves, help and quit are
+    commands.
+    """
+    import sys
+
+    from boopexp import interactive
+    from boopexp.state import BLUE, RED
+
+    budget = _budget(mode, seconds, iterations, profile, throttle)
+    overrides = _parse_overrides(param, "--param")
+    if config_path is None:
+        spec = resolve_agent(agent_name, preset, overrides=overrides)
+    else:
+        from boopexp.config import load_config
+
+        config = load_config(config_path)
+        ctx = click.get_current_context()
+
+        def given(name: str) -> bool:
+            return ctx.get_parameter_source(name) not in (None, click.core.ParameterSource.DEFAULT)
+
+        if given("preset"):
+            raise ConfigError(f"--preset cannot be combined with --config (the config {config_path} sets the preset)")
+        preset = config.preset
+        seed = seed if given("seed") else config.seed
+        if not any(given(n) for n in ("mode", "seconds", "iterations", "profile", "throttle")):
+            budget = config.budget
+        try:
+            spec = config.agent(agent_name, overrides)
+        except ConfigError as exc:
+            raise ConfigError(f"{config_path}: {exc}") from None
+    if spec.kind == "plugin":
+        from boopexp.plugins import check_plugin
+
+        check_plugin(spec, where=f"--agent {spec.name}")
+    session = interactive.new_session(spec, BLUE if human_first else RED, budget, preset, seed, out)
+    outcome = interactive.run_dialogue(session, input, click.echo, sys.stderr, hint_every_move)
+    if not outcome.finished:
+        click.echo(f"Game abandoned after {outcome.plies} plies; not saved.")
+        return
+    record = interactive.save(session, out)
+    click.echo(f"Saved in {out} as {record['pairing']!r} #{record['game_index']}; watch it again with:")
+    click.echo(f"  boopexp replay {out} --pairing {record['pairing']!r} --game {record['game_index']} "
+               f"--config-hash {record['config_hash']} --show")
+
+
+def _budget(mode: str, seconds: float, iterations: int, profile: str, throttle: str) -> Budget:
+    """The Budget of the budget options (``--throttle`` is a number or ``auto``)."""
+    if throttle != "auto":
+        try:
+            throttle = float(throttle)
+        except ValueError:
+            raise ConfigError(f"--throttle {throttle!r} must be a positive number or 'auto'") from None
+    return Budget(mode=mode, seconds=seconds, profile=profile, throttle=throttle, iterations=iterations)

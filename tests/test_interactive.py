@@ -1,0 +1,245 @@
+"""``boopexp play``: the session library, the dialogue through CliRunner input, and one real terminal."""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from boopexp import interactive
+from boopexp.agents import resolve_agent
+from boopexp.budget import Budget
+from boopexp.cli import main
+from boopexp.errors import IllegalMoveError
+from boopexp.game import Move, Position
+from boopexp.state import BLUE, RED
+
+BUDGET = Budget(mode="iterations", iterations=3)
+CLI_BUDGET = ("--budget", "iterations", "--iterations", "3")
+
+
+def _session(tmp_path, agent="random", colour=BLUE, seed=0):
+    return interactive.new_session(resolve_agent(agent), colour, BUDGET, "code-0.6.2", seed, tmp_path)
+
+
+def winning_inputs(tmp_path, agent="random", seed=0, colour=BLUE):
+    """What a human types to win a game against ``agent``: the CO solver's best move each turn and,
+    when a move lines up several groups, the second group (typed as its number).
+
+    The game is deterministic given the seed and the human's moves, so the same lines typed into
+    ``boopexp play`` replay this very game. Returns (lines, the finished session, promotion plies).
+    """
+    session = _session(tmp_path, agent, colour, seed)
+    lines, promotions = [], []
+    while not session.over:
+        if not session.human_to_move:
+            session.play_agent()
+            continue
+        move, _ = Position(session.state).best_move(rng=len(session.moves))
+        choices = session.promotion_choices(move)
+        lines.append(str(move))
+        choice = None
+        if choices:
+            choice = 1
+            lines.append("2")
+            promotions.append((len(session.moves) + 1, choices[1]))
+        session.play_human(move, choice)
+    assert session.winner == colour, "the scripted human should win this game"
+    return lines, session, promotions
+
+
+def play(tmp_path, lines, *args):
+    out = tmp_path / "store"
+    result = CliRunner().invoke(main, ["play", "--out", str(out), *CLI_BUDGET, *args], input="\n".join(lines) + "\n")
+    return result, out
+
+
+# -- the session ----------------------------------------------------------------------------
+
+
+def test_session_plays_undoes_and_records(tmp_path):
+    s = _session(tmp_path)
+    assert s.human_to_move and s.undo() == 0
+    view = s.play_human(Move.parse("c3"))
+    assert view.text == "c3" and view.colour == BLUE and not s.human_to_move
+    reply = s.play_agent()
+    assert reply.colour == RED and reply.telemetry["agent"] == "random"
+    with pytest.raises(IllegalMoveError, match="occupied"):
+        s.parse("c3")
+    with pytest.raises(IllegalMoveError, match="no large piece"):
+        s.parse("C4")
+    assert s.undo() == 2 and s.moves == [] and s.human_to_move
+    np.testing.assert_array_equal(s.state, Position.initial().state)
+
+
+def test_pushes_are_read_off_the_engine():
+    st = Position.from_string("....../....../..b.../....../....../...... 7,0 8,0 r").state
+    after, pushes = interactive.pushes_of(st, 1, 6 * 3 + 3)  # d3 pushes c4 up-left to b5
+    assert pushes == ((6 * 2 + 2, 6 * 1 + 1),)
+    st = Position.from_string("b...../....../....../....../....../...... 7,0 8,0 r").state
+    _, pushes = interactive.pushes_of(st, 1, 7)  # b5 pushes a6 off the board
+    assert pushes == ((0, None),)
+
+
+def test_hint_does_not_change_the_agents_play(tmp_path):
+    def game(with_hints):
+        s = _session(tmp_path, agent="vanilla")
+        for _ in range(3):
+            if with_hints:
+                s.hint()
+            move = Position(s.state).legal_moves()[0]
+            s.play_human(move, 0 if s.promotion_choices(move) else None)
+            s.play_agent()
+        return s.moves
+
+    assert game(False) == game(True)
+
+
+# -- the command, through its input ---------------------------------------------------------
+
+
+def test_a_whole_game_to_a_win_is_saved_and_replays(tmp_path):
+    lines, session, promotions = winning_inputs(tmp_path)
+    result, out = play(tmp_path, lines, "--agent", "random")
+    assert result.exit_code == 0, result.output
+    assert f"You win in {len(session.moves)} plies." in result.output
+    assert "Traceback" not in result.output
+    records = [json.loads(line) for line in (out / "games.jsonl").read_text().splitlines()]
+    assert len(records) == 1
+    record = records[0]
+    assert (record["p1"], record["p2"], record["winner"]) == ("human", "random", "p1")
+    assert record["p1_spec"] == {"name": "human", "kind": "human"} and record["experiment"] == "play"
+    assert record["moves"] == session.moves and len(record["telemetry"]) == record["plies"]
+    assert record["telemetry"][0]["agent"] == "human" and record["telemetry"][1]["agent"] == "random"
+    replay = CliRunner().invoke(main, ["replay", str(out), "--pairing", "human vs random", "--game", "0"])
+    assert replay.exit_code == 0 and "as recorded" in replay.output, replay.output
+    search = CliRunner().invoke(main, ["replay", str(out), "--pairing", "human vs random", "--game", "0", "--search"])
+    assert search.exit_code == 2 and "played by a human" in search.output
+    # the next game against the same agent is the pairing's game 1
+    again, _ = play(tmp_path, ["quit"], "--agent", "random")
+    assert again.exit_code == 0 and "not saved" in again.output
+
+
+def test_a_promotion_choice_is_listed_numbered_and_recorded(tmp_path):
+    lines, session, promotions = winning_inputs(tmp_path)
+    assert promotions, "this scripted game should include a promotion choice"
+    ply, group = promotions[0]
+    first = lines.index("2")
+    lines = lines[:first] + ["99", "two"] + lines[first:]  # two bad answers first: one line each, asked again
+    result, out = play(tmp_path, lines, "--agent", "random")
+    assert result.exit_code == 0, result.output
+    assert "groups; choose the one to promote:" in result.output
+    assert f"  2) {interactive.group_name(group)}" in result.output
+    assert result.output.count("Choose a number from 1 to") == 2
+    record = json.loads((out / "games.jsonl").read_text())
+    chosen = record["moves"][ply - 1].split(":")[1]
+    assert chosen == "".join(interactive.group_name(group).split())
+
+
+def test_an_illegal_move_is_one_line_and_a_new_prompt(tmp_path):
+    result, out = play(tmp_path, ["c3", "c3", "C4", "z9", "quit"], "--agent", "random")
+    assert result.exit_code == 0, result.output
+    assert "Not a legal move: 'c3' is illegal: the square is occupied." in result.output
+    assert "Not a legal move: 'C4' is illegal: blue has no large piece in the pool." in result.output
+    assert "'z9' is neither a move nor a command" in result.output
+    assert result.output.count("Blue to move (ply 3) >") == 4
+    assert "Traceback" not in result.output and not (out / "games.jsonl").exists()
+
+
+def test_undo_takes_back_a_full_move(tmp_path):
+    result, out = play(tmp_path, ["undo", "c3", "undo", "d4", "quit"], "--agent", "random")
+    assert result.exit_code == 0, result.output
+    assert "Nothing to undo: you have not moved yet." in result.output
+    assert "Took back 2 plies." in result.output
+    assert "ply 1: Blue (you) plays d4" in result.output  # d4 is ply 1 again
+    assert "Game abandoned after 2 plies; not saved." in result.output
+
+
+def test_undo_as_red_stops_at_the_agents_first_move(tmp_path):
+    first = _session(tmp_path, colour=RED).play_agent().text  # the agent's opening, to avoid its square
+    mine = "a1" if first != "a1" else "f6"
+    result, _ = play(tmp_path, [mine, "undo", "quit"], "--agent", "random", "--second")
+    assert result.exit_code == 0, result.output
+    assert "You are Red (second)" in result.output and "Took back 2 plies." in result.output
+    assert "Game abandoned after 1 plies; not saved." in result.output
+
+
+def test_quit_hint_and_end_of_input(tmp_path):
+    result, out = play(tmp_path, ["hint", "moves", "help", "quit"], "--agent", "heuristics")
+    assert result.exit_code == 0, result.output
+    assert "Hint: mcts-co would play" in result.output and "3 iterations" in result.output
+    assert "Legal moves: a6 b6" in result.output and "Commands:" in result.output
+    assert "not saved" in result.output and not out.exists()
+    eof, _ = play(tmp_path, ["c3"], "--agent", "random")  # input ends: a quit, no traceback
+    assert eof.exit_code == 0 and "not saved" in eof.output
+    hinted, _ = play(tmp_path, ["quit"], "--agent", "random", "--hint")
+    assert "Hint: mcts-co would play" in hinted.output
+
+
+def test_the_agents_telemetry_line_is_shown(tmp_path):
+    result, _ = play(tmp_path, ["c3", "quit"], "--agent", "vanilla")
+    assert "  vanilla: 3 iterations" in result.output and "device-s" in result.output
+
+
+def test_bad_options_are_one_line(tmp_path):
+    result = CliRunner().invoke(main, ["play", "--agent", "vanila", "--out", str(tmp_path)])
+    assert result.exit_code == 2 and "unknown agent 'vanila'" in result.output
+    assert len(result.output.strip().splitlines()) == 1
+
+
+# -- a real terminal --------------------------------------------------------------------------
+
+
+def _read_until(fd, needle: bytes, buf: bytearray, deadline: float) -> None:
+    """Read the pty until ``needle`` shows (a generous deadline only guards against a hang)."""
+    while needle not in buf:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise AssertionError(f"{needle!r} never came; got:\n{buf.decode(errors='replace')}")
+        ready, _, _ = select.select([fd], [], [], left)
+        if ready:
+            try:
+                chunk = os.read(fd, 4096)
+            except OSError:  # the child closed the terminal
+                chunk = b""
+            if not chunk:
+                raise AssertionError(f"EOF before {needle!r}; got:\n{buf.decode(errors='replace')}")
+            buf.extend(chunk)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")
+def test_play_in_a_real_pseudo_terminal(tmp_path):
+    import pty
+
+    primary, secondary = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "boopexp", "play", "--agent", "random", *CLI_BUDGET, "--out", str(tmp_path)],
+        stdin=secondary, stdout=secondary, stderr=secondary, close_fds=True,
+    )
+    os.close(secondary)
+    buf = bytearray()
+    deadline = time.monotonic() + 120
+    try:
+        _read_until(primary, b"Blue to move (ply 1) > ", buf, deadline)
+        os.write(primary, b"c3\n")
+        _read_until(primary, b"Blue to move (ply 3) > ", buf, deadline)
+        os.write(primary, b"c3\n")
+        _read_until(primary, b"the square is occupied", buf, deadline)
+        os.write(primary, b"quit\n")
+        _read_until(primary, b"not saved", buf, deadline)
+        assert proc.wait(timeout=max(1.0, deadline - time.monotonic())) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        os.close(primary)
+    text = buf.decode(errors="replace")
+    assert "ply 1: Blue (you) plays c3" in text and "[b]" in text
+    assert "random is thinking..." in text  # the spinner, drawn on the terminal only
+    assert "Traceback" not in text
