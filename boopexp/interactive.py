@@ -284,10 +284,7 @@ class PlaySession:
 
 def next_game_index(directory: str | Path, config_hash: str, pairing: str) -> int:
     """The first game index of ``(config_hash, pairing)`` not yet in the store at ``directory``."""
-    store = GameStore(directory)
-    if not store.games_path.exists():
-        return 0
-    taken = {r["game_index"] for r in store.scan().records
+    taken = {r["game_index"] for r in GameStore(directory).scan().records
              if r["config_hash"] == config_hash and r["pairing"] == pairing}
     return next(i for i in itertools.count() if i not in taken)
 
