@@ -9,6 +9,7 @@ import click
 # module name -> names of the click commands it defines (attribute names)
 _COMMANDS: dict[str, tuple[str, ...]] = {
     "tables": ("tables",),
+    "ratings": ("ratings",),
     "runs": ("run", "mirror", "status"),
     "bench": ("bench",),
     "play": ("game", "calibrate", "replay", "play"),

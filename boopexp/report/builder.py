@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from boopexp.errors import StoreError
+from boopexp.errors import ConfigError, StoreError
 from boopexp.report import figures, render
-from boopexp.report.records import GameData, load_results
+from boopexp.report.records import GameData, ReportWarning, load_results
 from boopexp.report.tables import Table, game_length, pairwise, table1, table2, telemetry
 
 DEFAULT_RESULTS_DIRS: tuple[str, ...] = ("results/ablation", "results/mirror")
@@ -97,4 +98,29 @@ def build_report(results_dirs: Sequence[Path | str], out_dir: Path | str) -> Rep
         paths += figures.draw_all(data, tables, out)
     except OSError as exc:
         raise StoreError(f"cannot write into {str(out)!r}: {exc}") from None
+    paths += _ratings(data, tables, out)
     return Report(out_dir=out, paths=tuple(paths), tables=tables, data=data)
+
+
+def _ratings(data: GameData, tables: dict[str, Table], out: Path) -> list[Path]:
+    """ratings.md/.csv/.png/.svg when the games hold three or more agents (else stale ones removed)."""
+    from boopexp.report.ratings_report import (
+        MIN_AGENTS_FOR_TABLES,
+        game_agents,
+        ratings_from_data,
+        ratings_table,
+        write_ratings,
+    )
+
+    fit = None
+    if len(game_agents(data)) >= MIN_AGENTS_FOR_TABLES:
+        try:
+            fit = ratings_from_data(data)
+        except ConfigError as exc:
+            warnings.warn(ReportWarning(f"no ratings: {exc}"), stacklevel=3)
+    if fit is None:
+        for name in ("ratings.md", "ratings.csv", "ratings.png", "ratings.svg"):
+            (out / name).unlink(missing_ok=True)
+        return []
+    tables["ratings"] = ratings_table(fit)
+    return write_ratings(fit, out)

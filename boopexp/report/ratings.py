@@ -1,0 +1,287 @@
+"""Bradley–Terry (logistic Elo) ratings with a first-move advantage, fitted by maximum likelihood.
+
+Model (the one engine testers and rating tools such as BayesElo/Ordo use, without draws — boop.
+has none): in a decided game of agent A (P1, moves first) against agent B (P2),
+
+    P(P1 wins) = 1 / (1 + 10 ** (-(r_A - r_B + f) / 400))
+
+with r the agents' ratings in Elo and f the first-move advantage in Elo (negative when the
+second player is favoured, as in the paper's CO-playout mirrors). Mirror games (A vs A) inform f
+only. The ratings are identified up to a constant: the anchor agent is fixed at 0.
+
+Fit: the negative log-likelihood of the decided games, aggregated per ordered pairing, is
+minimised by ``scipy.optimize.minimize`` (``trust-exact``, analytic gradient and Hessian). The
+95% intervals come from the likelihood's curvature (Wald): the inverse of the observed
+information at the optimum gives the covariance of (ratings, f); each interval is the estimate
+± 1.96 standard errors. They are relative to the anchor (the anchor's own interval is [0, 0]).
+
+When the maximum-likelihood estimate does not exist — some group of agents never lost a decided
+game to the others (e.g. an agent that won every game), so the likelihood keeps growing as their
+rating goes to infinity — half a virtual win is added each way to every ordered pairing that
+played (a Haldane-style correction) and the fit says so (``corrected``); those ratings are then
+finite but shrunk and should be read as lower bounds of the gap.
+
+Games without a winner (stopped at the ply cap) are left out of the fit and counted.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from boopexp.errors import ConfigError
+
+#: ln(10) / 400: converts an Elo difference to the logistic scale.
+ELO_SCALE = math.log(10.0) / 400.0
+
+#: Two-sided 95% normal quantile, Φ⁻¹(0.975).
+Z95 = 1.959963984540054
+
+#: Virtual wins added each way to every played pairing when the MLE does not exist.
+HALDANE = 0.5
+
+#: Default anchor when present.
+DEFAULT_ANCHOR = "random"
+
+
+@dataclass(frozen=True)
+class Rating:
+    """One agent's rating.
+
+    Attributes:
+        agent: the agent's name.
+        elo: rating in Elo relative to the anchor.
+        ci_low, ci_high: 95% Wald interval (relative to the anchor).
+        games: decided games the agent played (a mirror game counts once).
+        wins, losses: of those games (a mirror game counts as neither).
+        no_winner: games the agent played that had no winner (left out of the fit).
+    """
+
+    agent: str
+    elo: float
+    ci_low: float
+    ci_high: float
+    games: int
+    wins: int
+    losses: int
+    no_winner: int
+
+
+@dataclass(frozen=True)
+class Ratings:
+    """The fit: every agent's rating, the first-move term and what was left out.
+
+    Attributes:
+        ratings: one per agent, strongest first (ties by name).
+        anchor: the agent fixed at 0.
+        first_move: the first-move advantage in Elo (P1's edge; negative: P2 favoured).
+        first_move_ci: its 95% Wald interval.
+        games: decided games used.
+        no_winner: games left out because they had no winner.
+        corrected: True if the MLE did not exist and half a virtual win was added each way.
+        method: a short description of the fit and of the intervals.
+    """
+
+    ratings: tuple[Rating, ...]
+    anchor: str
+    first_move: float
+    first_move_ci: tuple[float, float]
+    games: int
+    no_winner: int
+    corrected: bool
+    method: str
+
+    def by_agent(self) -> dict[str, Rating]:
+        """The ratings keyed by agent name."""
+        return {r.agent: r for r in self.ratings}
+
+
+def default_anchor(agents: Sequence[str]) -> str:
+    """``random`` if it played, else the first agent given."""
+    if not agents:
+        raise ConfigError("no agents to rate")
+    return DEFAULT_ANCHOR if DEFAULT_ANCHOR in agents else agents[0]
+
+
+def fit_ratings(
+    p1: Sequence[str],
+    p2: Sequence[str],
+    winner: Sequence[str | None],
+    *,
+    agents: Sequence[str] | None = None,
+    anchor: str | None = None,
+) -> Ratings:
+    """Fit Bradley–Terry ratings with a first-move term to a list of games.
+
+    Args:
+        p1, p2: the agents of each game as first and second player.
+        winner: "p1", "p2" or None (no winner: left out and counted) per game.
+        agents: the agents in display/anchor order (default: order of first appearance).
+        anchor: the agent fixed at 0 (default ``random`` if present, else the first agent).
+
+    Returns:
+        The ratings.
+
+    Raises:
+        ConfigError: an unknown anchor, a winner other than p1/p2/None, fewer than two agents
+            with decided games between them, or agents not connected by any decided game.
+    """
+    if not (len(p1) == len(p2) == len(winner)):
+        raise ValueError("p1, p2 and winner must have the same length")
+    names = list(dict.fromkeys(agents if agents is not None else [*p1, *p2]))
+    for a in [*p1, *p2]:
+        if a not in names:
+            names.append(a)
+    anchor = default_anchor(names) if anchor is None else anchor
+    if anchor not in names:
+        raise ConfigError(f"anchor {anchor!r} played no game; agents: {', '.join(names)}")
+    index = {a: i for i, a in enumerate(names)}
+    n_agents = len(names)
+
+    wins = np.zeros((n_agents, n_agents))  # wins[i, j]: games i (P1) vs j (P2) won by P1
+    losses = np.zeros((n_agents, n_agents))  # ... won by P2
+    no_winner = np.zeros(n_agents, dtype=np.int64)
+    undecided = 0
+    for a, b, w in zip(p1, p2, winner):
+        i, j = index[a], index[b]
+        if w == "p1":
+            wins[i, j] += 1
+        elif w == "p2":
+            losses[i, j] += 1
+        elif w is None or (isinstance(w, float) and math.isnan(w)):
+            undecided += 1
+            no_winner[i] += 1
+            if j != i:
+                no_winner[j] += 1
+        else:
+            raise ConfigError(f"winner must be 'p1', 'p2' or None, got {w!r}")
+    played = wins + losses
+    _check_connected(names, played)
+
+    corrected = not _mle_exists(wins, losses)
+    if corrected:
+        has = played > 0
+        wins = wins + HALDANE * has
+        losses = losses + HALDANE * has
+    theta, cov = _maximise(wins, losses, index[anchor])
+
+    elo = np.zeros(n_agents)
+    se = np.zeros(n_agents)
+    free = [i for i in range(n_agents) if i != index[anchor]]
+    elo[free] = theta[:-1]
+    se[free] = np.sqrt(np.clip(np.diag(cov)[:-1], 0.0, None))
+    f, f_se = float(theta[-1]), float(math.sqrt(max(cov[-1, -1], 0.0)))
+
+    raw_wins = np.where(played > 0, wins - (HALDANE if corrected else 0.0), 0.0)
+    raw_losses = np.where(played > 0, losses - (HALDANE if corrected else 0.0), 0.0)
+    off = ~np.eye(n_agents, dtype=bool)
+    ratings = []
+    for a, i in index.items():
+        own_wins = raw_wins[i, :][off[i]].sum() + raw_losses[:, i][off[:, i]].sum()
+        own_losses = raw_losses[i, :][off[i]].sum() + raw_wins[:, i][off[:, i]].sum()
+        games = own_wins + own_losses + raw_wins[i, i] + raw_losses[i, i]
+        ratings.append(Rating(
+            agent=a, elo=float(elo[i]), ci_low=float(elo[i] - Z95 * se[i]), ci_high=float(elo[i] + Z95 * se[i]),
+            games=int(round(games)), wins=int(round(own_wins)), losses=int(round(own_losses)),
+            no_winner=int(no_winner[i]),
+        ))
+    ratings.sort(key=lambda r: (-r.elo, r.agent))
+    decided = int(round(raw_wins.sum() + raw_losses.sum()))
+    method = (
+        "Bradley–Terry (logistic Elo) with a first-move term, maximum likelihood by "
+        "scipy.optimize.minimize (trust-exact); 95% intervals from the likelihood's curvature "
+        "(Wald, inverse observed information), relative to the anchor"
+        + ("; the MLE did not exist, so half a virtual win was added each way to every pairing "
+           "that played" if corrected else "")
+    )
+    return Ratings(
+        ratings=tuple(ratings), anchor=anchor, first_move=f,
+        first_move_ci=(f - Z95 * f_se, f + Z95 * f_se), games=decided, no_winner=undecided,
+        corrected=corrected, method=method,
+    )
+
+
+def _check_connected(names: list[str], played: np.ndarray) -> None:
+    """Every agent must be linked to every other by decided games (else the scales are unrelated)."""
+    from scipy.sparse.csgraph import connected_components
+
+    if len(names) < 2:
+        raise ConfigError("ratings need at least two agents")
+    links = (played + played.T) > 0
+    np.fill_diagonal(links, False)
+    n, labels = connected_components(links, directed=False)
+    if n > 1:
+        groups = [sorted(names[i] for i in range(len(names)) if labels[i] == g) for g in range(n)]
+        raise ConfigError(
+            "ratings need every agent linked by decided games; separate groups: "
+            + " | ".join(", ".join(g) for g in groups)
+        )
+
+
+def _mle_exists(wins: np.ndarray, losses: np.ndarray) -> bool:
+    """Whether the Bradley–Terry MLE is finite: the 'beat' graph is strongly connected (Zermelo/Ford).
+
+    An edge j -> i means i beat j at least once (either seat). If some group of agents never
+    lost to the rest, the group's rating can grow without bound. Mirror games and the first-move
+    term need at least one P1 win and one P2 win overall.
+    """
+    from scipy.sparse.csgraph import connected_components
+
+    beat = (losses.T + wins) > 0  # beat[i, j]: i beat j (i as P1 winning, or i as P2 winning)
+    beaten_by = beat.T.copy()
+    np.fill_diagonal(beaten_by, False)
+    n, _ = connected_components(beaten_by, directed=True, connection="strong")
+    return n == 1 and wins.sum() > 0 and losses.sum() > 0
+
+
+def _maximise(wins: np.ndarray, losses: np.ndarray, anchor: int) -> tuple[np.ndarray, np.ndarray]:
+    """Maximum-likelihood (ratings without the anchor, f) and their covariance, in Elo."""
+    from scipy.optimize import minimize
+
+    n_agents = wins.shape[0]
+    cells = np.argwhere((wins + losses) > 0)
+    w = wins[cells[:, 0], cells[:, 1]]
+    l_ = losses[cells[:, 0], cells[:, 1]]
+    free = [i for i in range(n_agents) if i != anchor]
+    column = {a: k for k, a in enumerate(free)}
+    # Design: x = r_p1 - r_p2 + f, one row per ordered pairing that played.
+    design = np.zeros((len(cells), len(free) + 1))
+    for row, (i, j) in enumerate(cells):
+        if i != j:
+            if i in column:
+                design[row, column[i]] += 1.0
+            if j in column:
+                design[row, column[j]] -= 1.0
+        design[row, -1] = 1.0
+    design *= ELO_SCALE
+
+    def negloglik(theta: np.ndarray) -> float:
+        x = design @ theta
+        # -[w log σ(x) + l log σ(-x)] with log σ(x) = -log(1 + e^-x), computed stably.
+        return float(np.sum(w * np.logaddexp(0.0, -x) + l_ * np.logaddexp(0.0, x)))
+
+    def gradient(theta: np.ndarray) -> np.ndarray:
+        p = _sigmoid(design @ theta)
+        return -design.T @ (w - (w + l_) * p)
+
+    def hessian(theta: np.ndarray) -> np.ndarray:
+        p = _sigmoid(design @ theta)
+        return (design.T * ((w + l_) * p * (1.0 - p))) @ design
+
+    start = np.zeros(design.shape[1])
+    result = minimize(negloglik, start, jac=gradient, hess=hessian, method="trust-exact",
+                      options={"gtol": 1e-9, "maxiter": 1000})
+    theta = result.x
+    info = hessian(theta)
+    try:
+        cov = np.linalg.inv(info)
+    except np.linalg.LinAlgError:
+        cov = np.full_like(info, np.nan)
+    return theta, cov
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    return 0.5 * (1.0 + np.tanh(0.5 * x))

@@ -1,0 +1,187 @@
+"""Bradley–Terry ratings (boopexp.report.ratings): known strengths recovered, files and CLI."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from boopexp.cli import main
+from boopexp.errors import ConfigError
+from boopexp.report import ReportWarning, build_report, load_results
+from boopexp.report.ratings import ELO_SCALE, fit_ratings
+from boopexp.report.ratings_report import ratings_from_data, write_ratings
+from report_fixtures import games_for, write_results
+
+TRUE_ELO = {"random": 0.0, "alpha": 150.0, "beta": 300.0, "gamma": -100.0}
+TRUE_FIRST_MOVE = -60.0
+
+
+def _synthetic_games(rng: np.random.Generator, per_pairing: int, mirror: int = 0):
+    """Every ordered pairing of TRUE_ELO's agents, outcomes drawn from the model itself."""
+    p1, p2, winner = [], [], []
+    for a in TRUE_ELO:
+        for b in TRUE_ELO:
+            n = per_pairing if a != b else mirror
+            x = (TRUE_ELO[a] - TRUE_ELO[b] + TRUE_FIRST_MOVE) * ELO_SCALE
+            p_first = 1.0 / (1.0 + math.exp(-x))
+            for won in rng.random(n) < p_first:
+                p1.append(a)
+                p2.append(b)
+                winner.append("p1" if won else "p2")
+    return p1, p2, winner
+
+
+def test_known_strengths_recovered_within_intervals():
+    p1, p2, winner = _synthetic_games(np.random.default_rng(20240601), per_pairing=150, mirror=50)
+    fit = fit_ratings(p1, p2, winner)
+    assert fit.anchor == "random" and not fit.corrected
+    for r in fit.ratings:
+        assert r.ci_low <= TRUE_ELO[r.agent] <= r.ci_high, r
+    assert fit.first_move_ci[0] <= TRUE_FIRST_MOVE <= fit.first_move_ci[1]
+    assert [r.agent for r in fit.ratings] == ["beta", "alpha", "random", "gamma"]
+    assert fit.by_agent()["random"].elo == 0.0
+    assert fit.games == len(winner) and fit.no_winner == 0
+
+
+def test_intervals_cover_the_truth_about_95_percent_of_the_time():
+    # 40 seeded replicates x 4 parameters (3 ratings + first move): a Wald interval that is too
+    # narrow (e.g. a Hessian off by a factor) would cover far less than 95%.
+    rng = np.random.default_rng(7)
+    covered = total = 0
+    for _ in range(40):
+        fit = fit_ratings(*_synthetic_games(rng, per_pairing=40, mirror=20))
+        for r in fit.ratings:
+            if r.agent != fit.anchor:
+                covered += r.ci_low <= TRUE_ELO[r.agent] <= r.ci_high
+                total += 1
+        covered += fit.first_move_ci[0] <= TRUE_FIRST_MOVE <= fit.first_move_ci[1]
+        total += 1
+    assert 0.88 <= covered / total <= 1.0, covered / total
+
+
+def test_games_without_winner_are_left_out_and_counted():
+    p1, p2, winner = _synthetic_games(np.random.default_rng(3), per_pairing=30)
+    base = fit_ratings(p1, p2, winner)
+    fit = fit_ratings([*p1, "alpha", "alpha"], [*p2, "beta", "alpha"], [*winner, None, None])
+    assert fit.no_winner == 2 and fit.games == base.games
+    assert fit.by_agent()["alpha"].no_winner == 2  # the mirror counts once
+    assert fit.by_agent()["beta"].no_winner == 1
+    for a, r in base.by_agent().items():
+        assert fit.by_agent()[a].elo == pytest.approx(r.elo, abs=1e-6)
+
+
+def test_anchor_choice_shifts_ratings_only():
+    p1, p2, winner = _synthetic_games(np.random.default_rng(5), per_pairing=30)
+    by_random = fit_ratings(p1, p2, winner).by_agent()
+    by_beta = fit_ratings(p1, p2, winner, anchor="beta").by_agent()
+    shift = by_random["beta"].elo
+    for a in TRUE_ELO:
+        assert by_beta[a].elo == pytest.approx(by_random[a].elo - shift, abs=1e-5)
+    assert fit_ratings(["b", "c"], ["c", "b"], ["p1", "p1"]).anchor == "b"  # no random: the first agent
+
+
+def test_mirror_games_only_inform_the_first_move_term():
+    # 30 P1 wins and 70 P2 wins in a's mirror, plus a balanced a/b pair (r_a = r_b): every game is
+    # between equals, so f = 400 log10(32 / 72) exactly.
+    fit = fit_ratings(["a"] * 100 + ["a", "a", "b", "b"], ["a"] * 100 + ["b", "b", "a", "a"],
+                      ["p1"] * 30 + ["p2"] * 70 + ["p1", "p2", "p1", "p2"])
+    assert fit.first_move == pytest.approx(400 * math.log10(32 / 72), abs=1e-4)
+    assert fit.by_agent()["b"].elo == pytest.approx(0.0, abs=1e-4)
+
+
+def test_an_agent_that_never_lost_is_corrected_and_says_so():
+    fit = fit_ratings(["a", "b", "a", "c", "b", "c"], ["b", "a", "c", "a", "c", "b"],
+                      ["p1", "p2", "p1", "p2", "p1", "p2"])
+    assert fit.corrected and "virtual win" in fit.method
+    assert all(math.isfinite(r.elo) and math.isfinite(r.ci_high) for r in fit.ratings)
+    assert fit.ratings[0].agent == "a"
+
+
+@pytest.mark.parametrize(
+    ("p1", "p2", "winner", "message"),
+    [
+        (["a", "c"], ["b", "d"], ["p1", "p2"], "separate groups: a, b | c, d"),
+        (["a"], ["b"], ["draw"], "winner must be"),
+        (["a"], ["a"], ["p1"], "at least two agents"),
+    ],
+)
+def test_unratable_games_are_config_errors(p1, p2, winner, message):
+    with pytest.raises(ConfigError, match=message):
+        fit_ratings(p1, p2, winner)
+
+
+def test_unknown_anchor_is_a_config_error():
+    with pytest.raises(ConfigError, match="anchor 'zeta' played no game"):
+        fit_ratings(["a", "b"], ["b", "a"], ["p1", "p2"], anchor="zeta")
+
+
+@pytest.fixture
+def three_agents(tmp_path):
+    games = (
+        games_for("mcts-co vs vanilla", 40, 10) + games_for("vanilla vs mcts-co", 12, 38)
+        + games_for("mcts-co vs random", 45, 5) + games_for("random vs mcts-co", 4, 46)
+        + games_for("vanilla vs random", 35, 15) + games_for("random vs vanilla", 10, 40)
+        + games_for("vanilla vs vanilla", 20, 30, 2)
+    )
+    write_results(tmp_path / "store", games)
+    return tmp_path / "store"
+
+
+def test_cli_writes_csv_md_and_figure(three_agents, tmp_path):
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["ratings", str(three_agents), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "| random (anchor) | 0 | — |" in result.output
+    header = (out / "ratings.csv").read_text(encoding="utf-8").splitlines()[0]
+    assert header.startswith("agent,elo,ci_low,ci_high,games")
+    md = (out / "ratings.md").read_text(encoding="utf-8")
+    assert "First-move advantage" in md and "Wald" in md
+    assert (out / "ratings.png").stat().st_size > 0 and (out / "ratings.svg").stat().st_size > 0
+    again = tmp_path / "again"
+    CliRunner().invoke(main, ["ratings", str(three_agents), "--out", str(again)])
+    for name in ("ratings.md", "ratings.csv"):
+        assert (again / name).read_bytes() == (out / name).read_bytes()
+
+
+def test_cli_anchor_option_and_unknown_anchor(three_agents, tmp_path):
+    result = CliRunner().invoke(main, ["ratings", str(three_agents), "--anchor", "vanilla", "--out", str(tmp_path)])
+    assert result.exit_code == 0 and "| vanilla (anchor) | 0 |" in result.output
+    bad = CliRunner().invoke(main, ["ratings", str(three_agents), "--anchor", "nobody", "--out", str(tmp_path / "x")])
+    assert bad.exit_code == 2
+    assert bad.output.strip().splitlines() == [
+        "Error: anchor 'nobody' played no game; agents: vanilla, mcts-co, random"
+    ]
+    assert not (tmp_path / "x").exists()
+
+
+def test_tables_write_ratings_for_three_or_more_agents(three_agents, tmp_path):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ReportWarning)
+        report = build_report([three_agents], tmp_path / "tables")
+    assert (tmp_path / "tables" / "ratings.csv") in report.paths
+    assert "ratings" in report.tables
+
+
+def test_tables_skip_ratings_for_two_agents(tmp_path):
+    write_results(tmp_path / "store", games_for("mcts-co vs vanilla", 5, 5))
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "ratings.csv").write_text("stale")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ReportWarning)
+        build_report([tmp_path / "store"], tmp_path / "out")
+    assert not (tmp_path / "out" / "ratings.csv").exists()
+
+
+def test_write_ratings_from_loaded_data(three_agents, tmp_path):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ReportWarning)
+        fit = ratings_from_data(load_results([three_agents]))
+    assert fit.anchor == "random"
+    ranked = [r.agent for r in fit.ratings]
+    assert ranked == ["mcts-co", "vanilla", "random"]
+    paths = write_ratings(fit, tmp_path / "r")
+    assert {p.name for p in paths} == {"ratings.md", "ratings.csv", "ratings.png", "ratings.svg"}
