@@ -24,61 +24,22 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
+import numba
 import numpy as np
 from numba import njit
 
-from boopexp.calibrate import host_iteration_rate
+from boopexp import __version__
+
 from boopexp.heuristic import heuristic
 from boopexp.objective import best_move_ws, new_workspace, objective_ws
+from boopexp.positions import PLY_RANGE, SAMPLE_SEED, sample_positions
 from boopexp.rng import new_rng_state, rand_below
 from boopexp.rules import MAX_GROUPS, PROMO_HEURISTIC, TREE, apply_move_inplace
 from boopexp.state import STATE_SIZE
+from boopexp.throttle import host_iteration_rate
 
-#: the seed of the benchmark position set (fixed: the set is identical on every run)
-SAMPLE_SEED = 20240611
-N_POSITIONS = 200
-#: plies (inclusive) from which positions are sampled: past the first moves, before the endgame
-PLY_RANGE = (4, 40)
-#: probability that a side plays the solver's best move (else a random legal move)
-SOLVER_PROB = 0.5
 #: the fraction of ``seconds`` a calibration run should last before the timed run is sized
 _CALIBRATION_FRACTION = 0.1
-
-
-# ------------------------------------------------------------------------------------------
-# The position set
-
-def sample_positions(n: int = N_POSITIONS, seed: int = SAMPLE_SEED) -> np.ndarray:
-    """``n`` non-terminal positions (an ``(n, STATE_SIZE)`` int16 array) from seeded games.
-
-    In each game both sides play the solver's best move with probability 1/2, else a random
-    legal move (REAL rules, heuristic promotions); a few plies in ``PLY_RANGE`` are drawn per
-    game and the positions reached there are kept. Deterministic for a given engine and seed.
-    """
-    from boopexp.game import Position  # the Python API, only needed to build the set
-
-    gen = np.random.default_rng(seed)
-    rng = new_rng_state(seed)
-    lo, hi = PLY_RANGE
-    out: list[np.ndarray] = []
-    while len(out) < n:
-        wanted = set(gen.choice(np.arange(lo, hi + 1), size=5, replace=False).tolist())
-        pos = Position.initial()
-        for ply in range(hi + 1):
-            if ply in wanted:
-                out.append(np.array(pos.state))
-                if len(out) == n:
-                    break
-            if gen.random() < SOLVER_PROB:
-                mv, _ = pos.best_move(rng=rng)
-            else:
-                moves = pos.legal_moves()
-                mv = moves[int(gen.integers(len(moves)))]
-            res = pos.play(mv, rng=rng)
-            if res.winner is not None:
-                break  # finished games contribute only the positions before the end
-            pos = res.position
-    return np.ascontiguousarray(np.stack(out).astype(np.int16))
 
 
 def all_legal_moves(states: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -319,10 +280,6 @@ def machine_info() -> dict:
 
 
 def versions() -> dict:
-    import numba
-
-    from boopexp import __version__
-
     return {
         "python": sys.version.split()[0],
         "numpy": np.__version__,

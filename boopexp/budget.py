@@ -17,6 +17,8 @@ import math
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+import numpy as np
+
 from boopexp.errors import ConfigError
 
 BUDGET_MODES = ("device", "cpu", "wall", "iterations")
@@ -66,6 +68,15 @@ DEVICE_PROFILES: dict[str, DeviceProfile] = {
     ),
 }
 DEFAULT_PROFILE = "android-2023"
+
+#: indices of a device cost vector (:func:`device_costs`), the order the kernels read it in
+C_NODE, C_RANDOM_PLY, C_SOLVER_CALL, C_SOLVER_MOVE, C_ITERATION = 0, 1, 2, 3, 4
+
+
+def device_costs(profile_name: str) -> np.ndarray:
+    """The cost vector (device-µs) of a device profile, indexed by ``C_NODE`` … ``C_ITERATION``."""
+    p = DEVICE_PROFILES[profile_name]
+    return np.array([p.node, p.random_ply, p.solver_call, p.solver_move, p.iteration], dtype=np.float64)
 
 
 @dataclass(frozen=True)

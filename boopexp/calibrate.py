@@ -1,4 +1,4 @@
-"""Calibration of the budgets: the device profile's costs and the host's CPU throttle.
+"""Calibration of the budgets: the device profile's costs (the host's rates: :mod:`boopexp.throttle`).
 
 The procedure and its numbers are written up in docs/budget.md. Everything here is measured on
 fixed, seeded games, so the primitive counts (and therefore the fitted device profile) are the
@@ -7,17 +7,19 @@ same on every machine; only the host rates and the throttle depend on the host.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 import numpy as np
 
 from boopexp.agents import resolve_agent
 from boopexp.budget import Budget, DeviceProfile
+from boopexp.contract import GameTask
 from boopexp.errors import ConfigError
+from boopexp.match import play_game
+from boopexp.throttle import PAPER_VANILLA_ITERATIONS_PER_S
 
-#: The paper's figures the device profile is calibrated against (EXPERIMENTS.md §2, §5–6).
-PAPER_VANILLA_ITERATIONS_PER_S = 80.0
+#: The paper's figures the device profile is calibrated against (EXPERIMENTS.md §2, §5–6);
+#: its vanilla rate is :data:`boopexp.throttle.PAPER_VANILLA_ITERATIONS_PER_S`.
 PAPER_EQUIVALENT_MOVES_PER_GAME = 21_352
 #: mcts-co moves per game in the paper's "full vs heuristics" games (EXPERIMENTS.md §5: about
 #: 57 plies with mcts-co Blue, 37 with mcts-co Red, so about 28.5 and 18.5 mcts-co moves).
@@ -63,8 +65,6 @@ def measure_primitives(agent: str, opponent: str, iterations: int, games: int, s
     Raises:
         ConfigError: every game ended at the ply cap, so there is no move to count.
     """
-    from boopexp.match import GameTask, play_game
-
     budget = Budget(mode="iterations", iterations=iterations)
     a, b = resolve_agent(agent), resolve_agent(opponent)
     tel = []
@@ -123,52 +123,3 @@ def predicted_rate(counts: PrimitiveCounts, profile: DeviceProfile) -> dict:
         "equivalent_candidates_per_device_s": counts.equivalent_candidates / per_move_s,
         "solver_calls_per_device_s": counts.solver_calls / per_move_s,
     }
-
-
-# ------------------------------------------------------------------------------------------
-# host rates and the cpu-mode throttle
-
-_THROTTLE_CACHE: dict[str, float] = {}
-
-
-def host_iteration_rate(agent: str = "vanilla", seconds: float = 2.0, seed: int = 7,
-                        positions: np.ndarray | None = None) -> float:
-    """MCTS iterations per host CPU second of ``agent``: whole searches (root set-up
-    included) of 40 iterations each, cycling over ``positions`` (default: 24 seeded sample
-    positions) for about ``seconds`` of CPU time."""
-    from boopexp import mcts
-    from boopexp.bench import sample_positions
-    from boopexp.match import device_costs
-    from boopexp.rng import new_rng_state
-
-    spec = resolve_agent(agent)
-    if positions is None:
-        positions = sample_positions(24, seed=seed)
-    budget = Budget(mode="iterations", iterations=40)
-    costs = device_costs(budget.profile)
-    work = mcts.new_work()
-    rng = new_rng_state(seed)
-    mcts.search(positions[0], spec.mcts, budget, costs, rng, work)  # compile / warm up
-    iterations = 0
-    start = time.process_time()
-    i = 0
-    while time.process_time() - start < seconds or i < 3:
-        _, tel = mcts.search(positions[i % len(positions)], spec.mcts, budget, costs, rng, work)
-        iterations += tel["iterations"]
-        i += 1
-    # total over total: each search weighs by its time (a median of per-search rates would not)
-    return iterations / (time.process_time() - start)
-
-
-def auto_throttle(seconds: float = 2.0) -> float:
-    """Host CPU seconds per emulated second so that vanilla gets ~80 iterations per second."""
-    return PAPER_VANILLA_ITERATIONS_PER_S / host_iteration_rate("vanilla", seconds)
-
-
-def resolve_throttle(throttle) -> float:
-    """A numeric throttle; ``"auto"`` is measured once per process."""
-    if throttle != "auto":
-        return float(throttle)
-    if "auto" not in _THROTTLE_CACHE:
-        _THROTTLE_CACHE["auto"] = auto_throttle()
-    return _THROTTLE_CACHE["auto"]

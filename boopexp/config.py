@@ -15,7 +15,7 @@ import dataclasses
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
 import yaml
 
@@ -30,11 +30,9 @@ from boopexp.agents import (
     resolve_agent,
 )
 from boopexp.budget import Budget
+from boopexp.contract import GameTask
 from boopexp.errors import ConfigError
 from boopexp.errors import show_value as _show
-
-if TYPE_CHECKING:  # match pulls in the compiled engine; configs are read without it
-    from boopexp.match import GameTask
 
 #: Top-level keys of a config file, and which of them must be present.
 CONFIG_KEYS: tuple[str, ...] = (
@@ -190,8 +188,6 @@ class ExperimentConfig:
 
     def iter_tasks(self, plan: tuple[PlannedPairing, ...]) -> Iterator[GameTask]:
         """:meth:`tasks`, one at a time (a long plan is never built in memory)."""
-        from boopexp.match import GameTask
-
         return (
             GameTask(
                 experiment=self.name,

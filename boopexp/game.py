@@ -260,7 +260,7 @@ class Position:
         out = []
         for g in groups:
             cells = tuple(g) + (-1,) * (3 - len(g))
-            out.append(int(_h.promotion_score(self._st, col, *cells)))
+            out.append(int(rules.promotion_score(self._st, col, *cells)))
         return out
 
     # heuristic / objective / solver ---------------------------------------------------------

@@ -21,8 +21,6 @@ from boopexp.luts import (
     ENTRY_SEG_END,
     PAIR_START,
     RING_MASK,
-    PUSH_T,
-    PUSH_V,
     RING,
     SCAN_CORNER,
     SCAN_RING2,
@@ -280,45 +278,3 @@ def heuristic(st, me):
 def heuristic_reference(st, me):
     """H computed by the literal scan and a per-square material loop (the test oracle)."""
     return clip_score(line_term_reference(st, me) + _material(st, me))
-
-
-@njit(cache=True)
-def promotion_score(st, colour, c0, c1, c2):
-    """Score of one candidate group (HEURISTIC.md §6.2); ``c1 == -1`` marks a singleton."""
-    if c1 < 0:
-        v = st[c0]
-        if v == 2 or v == -2:
-            return 0
-        score = 5
-        if RING[c0] == 1:
-            score += 2
-        elif CENTRE[c0] == 1:
-            score -= 2
-        own_neighbour = False
-        blocking = False
-        for k in range(8):
-            a = PUSH_V[c0, k]
-            if a < 0:
-                continue
-            if st[a] * colour > 0:
-                own_neighbour = True
-            b = PUSH_T[c0, k]
-            if b >= 0 and st[a] * colour < 0 and st[b] * colour < 0:
-                blocking = True
-        if own_neighbour:
-            score -= 3
-        if blocking:
-            score -= 10
-        return score
-    k = 0
-    for q in (c0, c1, c2):
-        if st[q] == 1 or st[q] == -1:
-            k += 1
-    score = k
-    if k == 3:
-        n_ring = RING[c0] + RING[c1] + RING[c2]
-        if n_ring == 3:
-            score += 10
-        elif n_ring >= 1:
-            score += 1
-    return score

@@ -1,5 +1,6 @@
 """One game between two agents: the pure function the runner maps over its pool.
 
+The task and the record are the engine-free game contract (:mod:`boopexp.contract`).
 ``play_game(task)`` depends only on the task (agents, budget, seed): the same task gives the
 same record on any machine in ``device`` and ``iterations`` modes, whatever the number of
 workers or the order in which games finish.
@@ -8,68 +9,20 @@ workers or the order in which games finish.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 
 import numpy as np
 
-from boopexp import __version__, mcts, notation, rules
+from boopexp import mcts, notation, rules
 from boopexp.agents import AgentSpec
-from boopexp.budget import DEVICE_PROFILES, Budget
+from boopexp.budget import C_SOLVER_CALL, C_SOLVER_MOVE, Budget, device_costs
+from boopexp.contract import MAX_PLIES, GameTask, build_record
 from boopexp.errors import BoopError
 from boopexp.objective import best_move_ws, new_workspace
 from boopexp.rng import new_rng_state
 from boopexp.state import initial_state
+from boopexp.throttle import resolve_throttle
 
-#: A safety net, not a rule: the engine has no move limit (RULES.md §7) and every logged game of
-#: the paper ended with a winner. Two agents that both answer deterministically can repeat a
-#: position cycle forever (seen between mcts-co at 100 iterations and heuristics); such a game
-#: stops here and is recorded with ``winner: null, termination: "ply_limit"`` (docs/agents.md).
-MAX_PLIES = 1000
-
-
-@dataclass(frozen=True)
-class GameTask:
-    """Everything that determines one game (p1 = Blue moves first)."""
-
-    experiment: str
-    config_hash: str
-    pairing: str
-    game_index: int
-    p1: AgentSpec
-    p2: AgentSpec
-    budget: Budget
-    preset: str
-    seed: int
-
-
-def task_from_record(record: dict) -> GameTask:
-    """The GameTask that played a stored game: the record alone is enough to replay it.
-
-    Raises:
-        ConfigError: the record lacks a field or holds settings that are not valid any more.
-    """
-    from boopexp.errors import ConfigError
-
-    try:
-        return GameTask(
-            experiment=record["experiment"],
-            config_hash=record["config_hash"],
-            pairing=record["pairing"],
-            game_index=int(record["game_index"]),
-            p1=AgentSpec.from_dict(record["p1_spec"]),
-            p2=AgentSpec.from_dict(record["p2_spec"]),
-            budget=Budget.from_mapping(record["budget"]),
-            preset=record["preset"],
-            seed=int(record["seed"]),
-        )
-    except KeyError as exc:
-        raise ConfigError(f"game record {record.get('pairing')!r} #{record.get('game_index')} has no {exc}") from None
-
-
-def device_costs(profile_name: str) -> np.ndarray:
-    """The cost vector (device-µs) of a device profile, in the kernels' order."""
-    p = DEVICE_PROFILES[profile_name]
-    return np.array([p.node, p.random_ply, p.solver_call, p.solver_move, p.iteration], dtype=np.float64)
+__all__ = ["MAX_PLIES", "GameTask", "Player", "make_player", "play_game"]
 
 
 class Player:
@@ -121,7 +74,7 @@ class HeuristicsPlayer(Player):
         if ties > 1:
             acc[mcts.ACC_EQUIV] = 1
             acc[mcts.ACC_EQUIV_CANDS] = ties
-        device_us = float(self.costs[mcts.C_SOLVER_CALL] + self.costs[mcts.C_SOLVER_MOVE] * n)
+        device_us = float(self.costs[C_SOLVER_CALL] + self.costs[C_SOLVER_MOVE] * n)
         return int(code), mcts.move_telemetry(acc, device_us, 0, cpu0)
 
 
@@ -159,8 +112,6 @@ def play_game(task: GameTask, on_ply=None) -> dict:
     cpu0 = time.process_time()
     throttle = 1.0
     if task.budget.mode == "cpu":
-        from boopexp.calibrate import resolve_throttle
-
         throttle = resolve_throttle(task.budget.throttle)
     ss = np.random.SeedSequence(task.seed)
     p1_ss, p2_ss = ss.spawn(2)
@@ -191,44 +142,3 @@ def play_game(task: GameTask, on_ply=None) -> dict:
             on_ply(len(moves), st, text, winner)
     win_side = None if winner == 0 else ("p1" if winner < 0 else "p2")
     return build_record(task, win_side, moves, telemetry, time.process_time() - cpu0)
-
-
-def without_host_timing(record: dict) -> dict:
-    """A copy of a game record without the fields that measure the host (``host_seconds``, and
-    ``host_cpu_seconds`` per move): what remains is a pure function of the game's identity in
-    device and iterations modes, so two plays of one game compare equal."""
-    out = {k: v for k, v in record.items() if k != "host_seconds"}
-    if isinstance(out.get("telemetry"), list):
-        out["telemetry"] = [{k: v for k, v in t.items() if k != "host_cpu_seconds"} for t in out["telemetry"]]
-    return out
-
-
-def build_record(task: GameTask, winner: str | None, moves: list[str], telemetry: list[dict],
-                 host_seconds: float, version: str = __version__) -> dict:
-    """The game record of docs/architecture.md (one line of games.jsonl).
-
-    Args:
-        winner: ``"p1"``, ``"p2"`` or None (a game stopped at MAX_PLIES).
-    """
-    return {
-        "experiment": task.experiment,
-        "config_hash": task.config_hash,
-        "pairing": task.pairing,
-        "game_index": task.game_index,
-        "p1": task.p1.name,
-        "p2": task.p2.name,
-        "p1_spec": task.p1.to_dict(),
-        "p2_spec": task.p2.to_dict(),
-        "winner": winner,
-        "winner_agent": None if winner is None else (task.p1.name if winner == "p1" else task.p2.name),
-        "winner_colour": None if winner is None else ("blue" if winner == "p1" else "red"),
-        "termination": "victory" if winner is not None else "ply_limit",
-        "plies": len(moves),
-        "moves": moves,
-        "seed": task.seed,
-        "budget": task.budget.to_dict(),
-        "preset": task.preset,
-        "telemetry": telemetry,
-        "host_seconds": host_seconds,
-        "version": version,
-    }

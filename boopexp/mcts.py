@@ -19,6 +19,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
+from boopexp.budget import C_ITERATION, C_NODE, C_RANDOM_PLY, C_SOLVER_CALL, C_SOLVER_MOVE
 from boopexp.heuristic import heuristic
 from boopexp.luts import RING
 from boopexp.objective import best_m_moves_ws, best_move_ws
@@ -46,8 +47,6 @@ Work = namedtuple(
 #: and the moves in those ties (the other reading of the paper's "equivalent moves", docs/budget.md)
 ACC_ITER, ACC_SOLVER, ACC_EQUIV, ACC_NODES, ACC_PLIES, ACC_SOLVER_MOVES, ACC_EQUIV_CANDS = 0, 1, 2, 3, 4, 5, 6
 N_ACC = 7
-#: device cost vector indices (DeviceProfile fields)
-C_NODE, C_RANDOM_PLY, C_SOLVER_CALL, C_SOLVER_MOVE, C_ITERATION = 0, 1, 2, 3, 4
 
 
 def new_tree(capacity: int) -> Tree:

@@ -19,8 +19,18 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from boopexp.heuristic import promotion_score
-from boopexp.luts import ANCHOR_LINE1, ANCHOR_LINE2, BOARD_MASK, DIR_DELTA, LINE_MASKS, PUSH_T, PUSH_V, TRIPLE_START
+from boopexp.luts import (
+    ANCHOR_LINE1,
+    ANCHOR_LINE2,
+    BOARD_MASK,
+    CENTRE,
+    DIR_DELTA,
+    LINE_MASKS,
+    PUSH_T,
+    PUSH_V,
+    RING,
+    TRIPLE_START,
+)
 from boopexp.rng import rand_below
 
 REAL = 0
@@ -163,6 +173,52 @@ def candidate_groups(st, colour, exclude_all_large, groups):
                 groups[n, 2] = b
                 n += 1
     return n
+
+
+@njit(cache=True)
+def promotion_score(st, colour, c0, c1, c2):
+    """Score of one candidate group (HEURISTIC.md §6.2); ``c1 == -1`` marks a singleton.
+
+    The promotion heuristic is part of the rules the engines play (every AI promotes by it), so it
+    lives here, below the state heuristic H (:mod:`boopexp.heuristic`), not in it.
+    """
+    if c1 < 0:
+        v = st[c0]
+        if v == 2 or v == -2:
+            return 0
+        score = 5
+        if RING[c0] == 1:
+            score += 2
+        elif CENTRE[c0] == 1:
+            score -= 2
+        own_neighbour = False
+        blocking = False
+        for k in range(8):
+            a = PUSH_V[c0, k]
+            if a < 0:
+                continue
+            if st[a] * colour > 0:
+                own_neighbour = True
+            b = PUSH_T[c0, k]
+            if b >= 0 and st[a] * colour < 0 and st[b] * colour < 0:
+                blocking = True
+        if own_neighbour:
+            score -= 3
+        if blocking:
+            score -= 10
+        return score
+    k = 0
+    for q in (c0, c1, c2):
+        if st[q] == 1 or st[q] == -1:
+            k += 1
+    score = k
+    if k == 3:
+        n_ring = RING[c0] + RING[c1] + RING[c2]
+        if n_ring == 3:
+            score += 10
+        elif n_ring >= 1:
+            score += 1
+    return score
 
 
 @njit(cache=True)

@@ -28,10 +28,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
-from boopexp import match
 from boopexp.config import ExperimentConfig, PlannedPairing
+from boopexp.contract import GameTask
 from boopexp.errors import BoopError, ConfigError
-from boopexp.match import GameTask
 from boopexp.store import GameKey, GameStore, PairingScore, check_record, record_key, score
 
 BACKENDS: tuple[str, ...] = ("loky", "dask")
@@ -194,7 +193,11 @@ def iter_outcomes(
         on_message: receives ``(text, warning)``: worker deaths (warnings), the dask dashboard.
     """
     check_backend(backend, scheduler)
-    fn = play if play is not None else match.play_game
+    if play is None:
+        from boopexp import match  # the compiled engine: loaded only when games are played
+
+        play = match.play_game
+    fn = play
     say = on_message or (lambda text, warning=True: None)
     pending = iter(tasks)
     first = next(pending, None)

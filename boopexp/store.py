@@ -76,7 +76,7 @@ def check_record(record: Any) -> str | None:
         return f"game_index = {index!r} is not a non-negative integer"
     if "winner" not in record:
         return "no 'winner' key"
-    # null: the game hit match.MAX_PLIES without a winner ("termination": "ply_limit"). It is a
+    # null: the game hit contract.MAX_PLIES without a winner ("termination": "ply_limit"). It is a
     # finished game all the same: storing it keeps a rerun from replaying it forever.
     if record["winner"] not in ("p1", "p2", None):
         return f"winner = {record['winner']!r} is not 'p1', 'p2' or null"

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from boopexp import match
+from boopexp.contract import build_record, without_host_timing
 
 
 def _under_ci() -> bool:
@@ -43,7 +43,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 #: a record without its host-timing fields (the tests compare records of one game played twice)
-without_timing = match.without_host_timing
+without_timing = without_host_timing
 
 
 #: A small config for runner tests: two cheap pairings (a baseline pair and a vanilla mirror).
@@ -85,21 +85,12 @@ def fake_play_game(task: Any, sleep: float = 0.0, die: tuple[str, ...] = (), die
         {"ply": 1, "player": "p1", "agent": task.p1.name, "iterations": int(rng.integers(1, 99)),
          "host_cpu_seconds": time.process_time()}
     ]
-    return match.build_record(task, winner, moves, telemetry, time.process_time(), version="fake")
+    return build_record(task, winner, moves, telemetry, time.process_time(), version="fake")
 
 
 @pytest.fixture(scope="session")
 def real_play_game():
-    """The real ``match.play_game``, or a skip while it is not implemented."""
+    """The real ``match.play_game`` (imported on use: it loads the compiled engine)."""
     from boopexp import match
-    from boopexp.agents import resolve_agent
-    from boopexp.budget import Budget
 
-    spec = resolve_agent("random")
-    task = match.GameTask("probe", "0" * 16, "random vs random", 0, spec, spec, Budget(mode="iterations", iterations=2),
-                          "code-0.6.2", 1)
-    try:
-        match.play_game(task)
-    except NotImplementedError:
-        pytest.skip("play_game not implemented yet")
     return match.play_game

@@ -22,8 +22,8 @@ import numpy as np
 from boopexp import heuristic, mcts, objective, rules
 from boopexp.agents import resolve_agent
 from boopexp.game import Move, Position
-from boopexp import match
-from boopexp.match import device_costs
+from boopexp.budget import device_costs
+from boopexp.contract import without_host_timing
 from boopexp.rng import new_rng_state
 from boopexp.state import BLUE, MOVE_NUMBER, RED, TO_MOVE
 
@@ -169,7 +169,7 @@ def ref_playout(state: np.ndarray, persp: int, cfg, rng: np.ndarray, *, a9_fixed
 
 
 #: a record without the fields that measure the host (they vary run to run)
-strip_host_timing = match.without_host_timing
+strip_host_timing = without_host_timing
 
 
 def replay_record(record: dict) -> Position:

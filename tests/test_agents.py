@@ -18,7 +18,8 @@ from boopexp.agents import (
     MCTSConfig,
     resolve_agent,
 )
-from boopexp.budget import Budget
+from boopexp.budget import Budget, device_costs
+from boopexp.contract import MAX_PLIES, GameTask
 from boopexp.errors import ConfigError
 from boopexp.game import Move, Position
 from boopexp.rng import new_rng_state
@@ -241,8 +242,8 @@ def test_paper_preset_changes_playout_depth_and_discount_exponent_in_the_kernel(
 # whole games
 
 
-def _task(p1: str, p2: str, budget: Budget, seed: int, preset: str = "code-0.6.2") -> match.GameTask:
-    return match.GameTask("test", "0" * 16, f"{p1} vs {p2}", seed % 7, resolve_agent(p1, preset=preset),
+def _task(p1: str, p2: str, budget: Budget, seed: int, preset: str = "code-0.6.2") -> GameTask:
+    return GameTask("test", "0" * 16, f"{p1} vs {p2}", seed % 7, resolve_agent(p1, preset=preset),
                           resolve_agent(p2, preset=preset), budget, preset, seed)
 
 
@@ -370,7 +371,7 @@ def test_vanilla_median_iterations_per_move_at_one_device_second(vanilla_1s_game
 def test_device_seconds_reach_the_budget_with_a_bounded_overrun(vanilla_1s_games):
     """Every MCTS move spends at least the budget; the overrun is one iteration at most (an
     iteration costs its node, its overhead and one random playout: far below 0.1 device-s)."""
-    costs = match.device_costs("android-2023")
+    costs = device_costs("android-2023")
     for rec in vanilla_1s_games:
         for t in rec["telemetry"]:
             assert t["device_seconds"] >= 1.0
@@ -411,7 +412,7 @@ def test_heuristics_agent_plays_a_maximum_of_f():
 
 
 def test_ply_limit_is_recorded_as_an_outcome(monkeypatch):
-    """match.MAX_PLIES is a safety net, not a rule: a game that reaches it has no winner and
+    """MAX_PLIES is a safety net, not a rule: a game that reaches it has no winner and
     ``termination: ply_limit`` (docs/agents.md)."""
     monkeypatch.setattr(match, "MAX_PLIES", 6)
     rec = match.play_game(_task("vanilla", "random", ITER_SMALL, 5))
@@ -421,4 +422,4 @@ def test_ply_limit_is_recorded_as_an_outcome(monkeypatch):
 
 
 def test_ply_limit_default():
-    assert match.MAX_PLIES == 1000
+    assert MAX_PLIES == 1000

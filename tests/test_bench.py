@@ -6,8 +6,9 @@ import json
 
 from click.testing import CliRunner
 
-from boopexp.bench import METRICS, BenchContext, sample_positions
+from boopexp.bench import METRICS, BenchContext
 from boopexp.cli import main
+from boopexp.positions import sample_positions
 
 KEYS = ("heuristic_per_s", "objective_per_s", "solver_calls_per_s", "random_plies_per_s")
 

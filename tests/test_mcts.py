@@ -18,7 +18,7 @@ import pytest
 from boopexp import heuristic, mcts, objective, rules
 from boopexp.budget import Budget
 from boopexp.game import Move, Position
-from boopexp.match import device_costs
+from boopexp.budget import device_costs
 from boopexp.rng import new_rng_state
 from mcts_helpers import (
     BLUE,

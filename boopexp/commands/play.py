@@ -46,7 +46,8 @@ def game(p1, p2, seed, mode, seconds, iterations, profile, throttle, preset, p1_
          show, as_json):
     """Play one game between two agents (p1 = Blue moves first) and print the result."""
     from boopexp import notation
-    from boopexp.match import GameTask, play_game
+    from boopexp.contract import GameTask
+    from boopexp.match import play_game
 
     if throttle != "auto":
         try:
@@ -122,16 +123,17 @@ def game(p1, p2, seed, mode, seconds, iterations, profile, throttle, preset, p1_
 def calibrate(seconds, fit_device, games):
     """Measure this host's MCTS rates and the cpu-mode throttle (docs/budget.md)."""
     from boopexp import calibrate as cal
+    from boopexp.throttle import PAPER_VANILLA_ITERATIONS_PER_S, host_iteration_rate
 
     if seconds <= 0 or games < 1:
         raise ConfigError("--seconds must be > 0 and --games >= 1")
-    van = cal.host_iteration_rate("vanilla", seconds)
-    co = cal.host_iteration_rate("mcts-co", seconds)
-    throttle = cal.PAPER_VANILLA_ITERATIONS_PER_S / van
+    van = host_iteration_rate("vanilla", seconds)
+    co = host_iteration_rate("mcts-co", seconds)
+    throttle = PAPER_VANILLA_ITERATIONS_PER_S / van
     click.echo(f"host vanilla iterations per CPU second: {van:,.0f}")
     click.echo(f"host mcts-co iterations per CPU second: {co:,.0f}")
     click.echo(f"cpu-mode throttle (auto): {throttle:.6f} host CPU s per emulated s "
-               f"(vanilla gets {cal.PAPER_VANILLA_ITERATIONS_PER_S:.0f} iterations per emulated second)")
+               f"(vanilla gets {PAPER_VANILLA_ITERATIONS_PER_S:.0f} iterations per emulated second)")
     if fit_device:
         shipped = DEVICE_PROFILES[DEFAULT_PROFILE]
         v = cal.measure_primitives("vanilla", "vanilla", 80, games)
@@ -168,7 +170,8 @@ def replay(results_dir, pairing, game_index, config_hash, show, search):
     """Replay a stored game: walk its moves on the board (checking every one), or re-play it."""
     from boopexp import notation
     from boopexp.game import Position
-    from boopexp.match import play_game, task_from_record, without_host_timing
+    from boopexp.contract import task_from_record, without_host_timing
+    from boopexp.match import play_game
     from boopexp.store import GameStore, has_games_files
 
     if not has_games_files(results_dir):

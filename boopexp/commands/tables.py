@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from boopexp.report import DEFAULT_OUT_DIR, DEFAULT_RESULTS_DIRS, ReportWarning, build_report
+from boopexp.report.defaults import DEFAULT_OUT_DIR, DEFAULT_RESULTS_DIRS
 
 
 @click.command("tables")
@@ -26,6 +26,8 @@ def tables(results_dirs: tuple[Path, ...], out_dir: Path) -> None:
     RESULTS_DIR defaults to results/ablation and results/mirror. Prints Tables I and II as
     Markdown and the files written.
     """
+    from boopexp.report import ReportWarning, build_report  # pandas and matplotlib: only when building
+
     dirs = list(results_dirs) or [Path(d) for d in DEFAULT_RESULTS_DIRS]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ReportWarning)

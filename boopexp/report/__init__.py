@@ -4,24 +4,37 @@ Data flow: ``records`` (games.jsonl → frames, dedup, selection) → ``tables``
 telemetry, game length, pairwise) → ``render`` (Markdown, CSV, LaTeX) and ``figures`` (PNG, SVG),
 driven by ``builder.build_report``. Reference numbers: ``paper``; statistics: ``stats``.
 See docs/tables.md.
+
+The names below are loaded on first use (PEP 562), so that importing a light submodule such as
+:mod:`boopexp.report.defaults` (the CLI's option defaults) does not load pandas or matplotlib.
 """
 
-from boopexp.report.builder import DEFAULT_OUT_DIR, DEFAULT_RESULTS_DIRS, Report, build_report, build_tables
-from boopexp.report.records import GameData, ReportWarning, load_results, read_games
-from boopexp.report.stats import boschloo_exact, fisher_exact, verdict, wilson_interval
+from __future__ import annotations
 
-__all__ = [
-    "DEFAULT_OUT_DIR",
-    "DEFAULT_RESULTS_DIRS",
-    "GameData",
-    "Report",
-    "ReportWarning",
-    "build_report",
-    "boschloo_exact",
-    "build_tables",
-    "fisher_exact",
-    "load_results",
-    "read_games",
-    "verdict",
-    "wilson_interval",
-]
+import importlib
+from typing import Any
+
+from boopexp.report.defaults import DEFAULT_OUT_DIR, DEFAULT_RESULTS_DIRS
+
+#: public name -> the submodule that defines it
+_LAZY = {
+    "Report": "builder",
+    "build_report": "builder",
+    "build_tables": "builder",
+    "GameData": "records",
+    "ReportWarning": "records",
+    "load_results": "records",
+    "read_games": "records",
+    "boschloo_exact": "stats",
+    "fisher_exact": "stats",
+    "verdict": "stats",
+    "wilson_interval": "stats",
+}
+
+__all__ = ["DEFAULT_OUT_DIR", "DEFAULT_RESULTS_DIRS", *_LAZY]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(importlib.import_module(f"boopexp.report.{_LAZY[name]}"), name)
+    raise AttributeError(f"module 'boopexp.report' has no attribute {name!r}")

@@ -12,9 +12,6 @@ from boopexp.report import figures, render
 from boopexp.report.records import GameData, ReportWarning, load_results
 from boopexp.report.tables import Table, game_length, pairwise, table1, table2, telemetry
 
-DEFAULT_RESULTS_DIRS: tuple[str, ...] = ("results/ablation", "results/mirror")
-DEFAULT_OUT_DIR = "results/tables"
-
 
 @dataclass(frozen=True)
 class Report:

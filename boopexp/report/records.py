@@ -8,7 +8,7 @@ Rules (docs/tables.md):
   line anywhere else, or a record lacking a required key, raises :class:`StoreError` naming the
   file and the line number.
 * **No winner.** ``winner`` is ``"p1"``, ``"p2"`` or ``null``: null is a game that
-  ``match.play_game`` stopped at ``match.MAX_PLIES`` (``"termination": "ply_limit"``) because two
+  ``match.play_game`` stopped at ``contract.MAX_PLIES`` (``"termination": "ply_limit"``) because two
   near-deterministic agents kept repeating a position cycle — boop. itself has no draw
   (RULES.md §7). Such a game is kept (``winner`` None); the tables count it in a "no winner"
   column and leave it out of rates and tests. Any other winner value is an error.

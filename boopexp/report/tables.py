@@ -11,7 +11,7 @@ and the verdict is "differs" if p < 0.05, else "consistent". Boschloo's exact te
 table is shown beside it (more powerful: Fisher is conservative at n = 100); the verdict stays
 Fisher's, and a note names any row where the two disagree at the 5% level.
 
-Games without a winner (stopped at ``match.MAX_PLIES``, ``winner`` None) are neither wins nor
+Games without a winner (stopped at ``contract.MAX_PLIES``, ``winner`` None) are neither wins nor
 losses: they get their own "no winner" column, count towards the status (they are finished
 games), and are left out of rates, intervals, tests and every per-game figure (plies per game,
 equivalent moves per game), which their length — the cap, not a game — would distort.
@@ -26,7 +26,7 @@ from typing import Any
 import pandas as pd
 
 from boopexp.agents import AGENT_NAMES
-from boopexp.match import MAX_PLIES
+from boopexp.contract import MAX_PLIES
 from boopexp.report.paper import (
     FOCUS_AGENT,
     TABLE1_OPPONENTS,
@@ -68,6 +68,8 @@ def _disagreement_note(frame: pd.DataFrame, key: str) -> list[str]:
         return []
     return [f"Fisher and Boschloo disagree at the {ALPHA} level for " + ", ".join(split) + "."]
 
+
+# "(match.MAX_PLIES)" is kept as written: the committed tables quote it (match re-exports the cap).
 NO_WINNER_NOTE = (
     f"No winner: games stopped at the {MAX_PLIES:,}-ply safety cap (match.MAX_PLIES) without a victory. "
     "boop. has no draw: the engine has no draw, repetition or move limit rule (RULES.md §7), and every "

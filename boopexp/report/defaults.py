@@ -1,0 +1,6 @@
+"""Where ``boopexp tables`` reads and writes by default (light: the CLI shows these in --help)."""
+
+from __future__ import annotations
+
+DEFAULT_RESULTS_DIRS: tuple[str, ...] = ("results/ablation", "results/mirror")
+DEFAULT_OUT_DIR = "results/tables"
