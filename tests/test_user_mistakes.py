@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 from conftest import DEMO_CONFIG, fake_play_game
 
-from boopexp import calibrate, match, runner
+from boopexp import calibrate, match, runner, throttle
 from boopexp.cli import main
 from boopexp.config import load_yaml, parse_config
 from boopexp.errors import ConfigError
@@ -92,12 +92,12 @@ def test_unreachable_scheduler_is_one_line_after_the_stated_timeout(workdir, mon
 
 
 def test_calibrate_with_no_usable_game_says_so(monkeypatch):
-    monkeypatch.setattr(calibrate, "host_iteration_rate", lambda agent, seconds=2.0, **kw: 1000.0)
+    monkeypatch.setattr(throttle, "host_iteration_rate", lambda agent, seconds=2.0, **kw: 1000.0)
 
     def cycle(task):  # every game ends at the ply cap
         return {"winner": None, "telemetry": []}
 
-    monkeypatch.setattr(match, "play_game", cycle)
+    monkeypatch.setattr(calibrate, "play_game", cycle)
     line = one_error_line(invoke("calibrate", "--device", "--games", "1", "--seconds", "0.1"), 2)
     assert "no usable calibration game" in line and "--games 8" in line
     assert "nan" not in line.lower()
