@@ -36,7 +36,8 @@ from boopexp.errors import BoopError, IllegalMoveError, InvalidMoveError, StoreE
 from boopexp.game import Move, Position
 from boopexp.identity import game_seed, settings_hash
 from boopexp.luts import PUSH_T, PUSH_V
-from boopexp.match import MAX_PLIES, GameTask, build_record, make_player
+from boopexp.contract import MAX_PLIES, GameTask, build_record
+from boopexp.match import make_player
 from boopexp.store import GameStore
 from boopexp.state import BLUE, MOVE_NUMBER, POOL_BASE_BLUE, POOL_BASE_RED, RED, TO_MOVE, initial_state
 
@@ -148,7 +149,7 @@ class PlaySession:
 
     @property
     def over(self) -> bool:
-        """True once someone has won or the ply cap (match.MAX_PLIES) is reached."""
+        """True once someone has won or the ply cap (contract.MAX_PLIES) is reached."""
         return self.winner != 0 or len(self._plies) >= MAX_PLIES
 
     @property
