@@ -14,7 +14,7 @@ help: ## List the targets
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,dask]'
+	$(BIN)/python -m pip install --quiet -e '.[test,dask,openspiel]'
 	@touch $(STAMP)
 
 install: $(STAMP) ## Create/update the virtual environment from pyproject.toml

@@ -245,6 +245,22 @@ class Position:
         rules.place_and_push(st, move.size, move.square)
         return _candidate_groups(st, int(self._st[TO_MOVE]), var == rules.SIM)
 
+    def promotion_choices(self, move: Move | str) -> list[tuple[int, ...]]:
+        """The groups the side to move must choose among after the legal ``move`` (REAL rules):
+        empty when fewer than two groups line up or when the move wins at once (RULES.md §5–7).
+
+        Raises:
+            InvalidMoveError, IllegalMoveError: as :meth:`check_legal`.
+        """
+        move = self.check_legal(move)
+        st = self._st.copy()
+        rules.place_and_push(st, move.size, move.square)
+        mover = int(self._st[TO_MOVE])
+        if rules.has_won(st, mover):
+            return []
+        groups = _candidate_groups(st, mover, False)
+        return groups if len(groups) >= 2 else []
+
     def has_won(self, colour) -> bool:
         """Victory V1 or V2 holds for ``colour`` on this board (RULES.md §7)."""
         return bool(rules.has_won(self._st, _colour(colour)))

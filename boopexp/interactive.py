@@ -183,14 +183,8 @@ class PlaySession:
         return move, group
 
     def promotion_choices(self, move: Move) -> list[tuple[int, ...]]:
-        """The groups the mover must choose among after ``move`` (empty when there are fewer than
-        two, or when the move wins at once and nothing is promoted; RULES.md §5–7)."""
-        after, _ = pushes_of(self.state, move.size, move.square)
-        mover = int(self.state[TO_MOVE])
-        if rules.has_won(after, mover):
-            return []
-        groups = Position(after).candidate_groups(colour=mover)
-        return groups if len(groups) >= 2 else []
+        """The groups the human must choose among after ``move`` (:meth:`Position.promotion_choices`)."""
+        return Position(self.state).promotion_choices(move)
 
     def play_human(self, move: Move, choice: int | None = None) -> PlyView:
         """Play the human's move; ``choice`` indexes :meth:`promotion_choices` (needed when it is
