@@ -18,7 +18,7 @@ The game, as OpenSpiel sees it:
   ``promote d6``), ``108 + line`` for a line of three (``promote a4b4c4``; lines numbered in the
   engine's anchor order, :data:`LINES`). A single candidate group is promoted without a decision,
   as in the app;
-* boop. has no draw rule; the engine's safety net (:data:`boopexp.match.MAX_PLIES` plies) ends a
+* boop. has no draw rule; the engine's safety net (:data:`boopexp.contract.MAX_PLIES` plies) ends a
   game with returns 0, 0, as ``match.play_game`` records ``ply_limit``;
 * the observation tensor (shape :data:`OBSERVATION_SHAPE`, absolute colours): planes empty /
   Blue small / Blue large / Red small / Red large over the 6x6 board (the board after the push
@@ -35,8 +35,7 @@ import numpy as np
 import pyspiel
 
 from boopexp import notation, rules
-from boopexp.match import MAX_PLIES
-from boopexp.errors import BoopError
+from boopexp.contract import MAX_PLIES
 from boopexp.game import Move, Position
 from boopexp.luts import ANCHOR_LINE1, ANCHOR_LINE2
 from boopexp.state import BLUE, L_BLUE, L_RED, POOL_BASE_BLUE, POOL_BASE_RED, RED, TO_MOVE, initial_state
@@ -117,15 +116,9 @@ class BoopGame(pyspiel.Game):
     def new_initial_state(self) -> "BoopState":
         return BoopState(self)
 
-    def state_from(self, position: Position, pending: Move | None = None) -> "BoopState":
-        """The OpenSpiel state of a boopexp position (the history starts there); ``pending``: a
-        placement already played whose promotion choice is the next decision."""
-        state = BoopState(self, position.state)
-        if pending is not None:
-            state.apply_action(pending.code)
-            if state._pending < 0:
-                raise BoopError(f"{pending} does not leave a promotion choice in {position.to_string()!r}")
-        return state
+    def new_initial_state_at(self, position: Position) -> "BoopState":
+        """The OpenSpiel state of a boopexp position (its history starts there)."""
+        return BoopState(self, position.state)
 
     def make_py_observer(self, iig_obs_type=None, params=None):
         if iig_obs_type is None or (iig_obs_type.public_info and not iig_obs_type.perfect_recall):
@@ -296,16 +289,25 @@ class OpenSpielMCTS:
 
     def choose(self, position: Position, rng: np.random.Generator) -> Move:
         self._seed(rng)
-        move = Move.from_code(self.bot.step(self.game.state_from(position)))
+        move = Move.from_code(self.bot.step(self.game.new_initial_state_at(position)))
         self._last = move
         return move
 
     def promote(self, position: Position, groups, rng: np.random.Generator) -> int:
         if self._last is None:  # not our own placement (cannot happen in a game): first group
             return 0
+        state = self.game.new_initial_state_at(position)
+        state.apply_action(self._last.code)
+        if state.is_terminal() or state.current_player() != position_player(position):
+            return 0  # the placement wins at once (or promotes its only group): nothing to decide
         self._seed(rng)
-        action = self.bot.step(self.game.state_from(position, pending=self._last))
-        return list(map(tuple, groups)).index(action_group(action))
+        action = self.bot.step(state)
+        return [tuple(g) for g in groups].index(action_group(action))
+
+
+def position_player(position: Position) -> int:
+    """The OpenSpiel player to move in a boopexp position: 0 = Blue, 1 = Red."""
+    return 0 if position.to_move == "blue" else 1
 
 
 def mcts_bot(max_simulations: int = 80, uct_c: float = 0.3, solve: bool = False, n_rollouts: int = 1) -> OpenSpielMCTS:

@@ -151,3 +151,9 @@ def test_mcts_bot_chooses_a_promotion_among_the_groups(game):
     groups = position.promotion_choices(placement)
     index = bot.promote(position, groups, np.random.default_rng(1))
     assert 0 <= index < len(groups)
+
+
+def test_mcts_bot_promote_without_a_decision_left_answers_the_first_group():
+    bot = bos.mcts_bot(max_simulations=4)
+    bot._last = Move.parse("c3")  # a placement that leaves nothing to choose (as when it wins at once)
+    assert bot.promote(Position.initial(), [(14,), (15,)], np.random.default_rng(0)) == 0
