@@ -29,13 +29,13 @@ import numpy as np
 from numba import njit
 
 from boopexp import __version__
-
+from boopexp.buffers import new_work, solver_buffers
 from boopexp.heuristic import heuristic
-from boopexp.objective import best_move_ws, new_workspace, objective_ws
+from boopexp.objective import best_move_ws, objective_ws
 from boopexp.positions import PLY_RANGE, SAMPLE_SEED, sample_positions
-from boopexp.rng import new_rng_state, rand_below
-from boopexp.rules import MAX_GROUPS, PROMO_HEURISTIC, TREE, apply_move_inplace
-from boopexp.state import STATE_SIZE
+from boopexp.rng import new_rng_state
+from boopexp.rules import PROMO_HEURISTIC, TREE, apply_move_inplace, legal_move_codes, random_move
+from boopexp.state import N_MOVE_CODES, N_SQUARES, STATE_SIZE, TO_MOVE
 from boopexp.throttle import host_iteration_rate
 
 #: the fraction of ``seconds`` a calibration run should last before the timed run is sized
@@ -44,15 +44,13 @@ _CALIBRATION_FRACTION = 0.1
 
 def all_legal_moves(states: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(position index, size, square) of every legal move of every position, flattened."""
+    codes = np.empty(N_MOVE_CODES, dtype=np.int64)
     pidx, sizes, squares = [], [], []
     for i, s in enumerate(states):
-        base = 36 if s[42] < 0 else 38
-        for size in (1, 2):
-            if s[base + size - 1] > 0:
-                for sq in np.flatnonzero(s[:36] == 0):
-                    pidx.append(i)
-                    sizes.append(size)
-                    squares.append(int(sq))
+        n = legal_move_codes(s, codes)
+        pidx += [i] * n
+        sizes += [int(c) // N_SQUARES + 1 for c in codes[:n]]
+        squares += [int(c) % N_SQUARES for c in codes[:n]]
     return (np.array(pidx, dtype=np.int64), np.array(sizes, dtype=np.int64), np.array(squares, dtype=np.int64))
 
 
@@ -95,42 +93,29 @@ def solver_loop(states, reps, rng, mask, work, groups, scores, ties, codes, valu
 
 
 @njit(cache=False)
-def random_plies_loop(states, n_plies, rng, work, groups, scores, ties):
+def random_plies_loop(states, n_plies, rng, work, groups, scores, ties, mask, squares):
     """``n_plies`` random plies as in a vanilla playout (AGENTS.md §B.8-B.9).
 
-    A size drawn from the mover's pool in proportion to its counts, a uniformly random empty
-    square, the TREE move (both victories tested, heuristic promotion) and the ply's reward
-    H(state, persp). A finished game restarts from the next sample position.
+    The playout's random move (:func:`boopexp.rules.random_move`), the TREE move (both
+    victories tested, heuristic promotion) and the ply's reward H(state, persp). A finished game
+    restarts from the next sample position.
     """
     n = states.shape[0]
     idx = 0
     for k in range(STATE_SIZE):
         work[k] = states[0, k]
-    persp = work[42]
+    persp = work[TO_MOVE]
     acc = 0.0
     for _ in range(n_plies):
-        base = 36 if work[42] < 0 else 38
-        n_small = work[base]
-        size = 1 if rand_below(rng, n_small + work[base + 1]) < n_small else 2
-        n_empty = 0
-        for k in range(36):
-            if work[k] == 0:
-                n_empty += 1
-        pick = rand_below(rng, n_empty)
-        sq = 0
-        for k in range(36):
-            if work[k] == 0:
-                if pick == 0:
-                    sq = k
-                    break
-                pick -= 1
+        code = random_move(work, mask, rng, squares)
+        size, sq = code // N_SQUARES + 1, code % N_SQUARES
         winner, _, _ = apply_move_inplace(work, size, sq, TREE, PROMO_HEURISTIC, rng, groups, scores, ties)
         if winner != 0:
             acc += winner
             idx = (idx + 1) % n
             for k in range(STATE_SIZE):
                 work[k] = states[idx, k]
-            persp = work[42]
+            persp = work[TO_MOVE]
         else:
             acc += heuristic(work, persp)
     return acc
@@ -172,10 +157,7 @@ class BenchContext:
     def __post_init__(self) -> None:
         self.pidx, self.sizes, self.squares = all_legal_moves(self.states)
         self.rng = new_rng_state(self.seed)
-        self.ws = new_workspace()
-        self.mask = np.zeros(72, dtype=np.bool_)
-        self.play_state = np.empty(STATE_SIZE, dtype=np.int16)
-        self.groups = np.empty((MAX_GROUPS, 3), dtype=np.int64)
+        self.work = new_work()
 
 
 MetricFn = Callable[[BenchContext, float], float]
@@ -207,10 +189,10 @@ def _heuristic(ctx: BenchContext, seconds: float) -> float:
 @metric("objective_per_s")
 def _objective(ctx: BenchContext, seconds: float) -> float:
     n = ctx.pidx.shape[0]
-    work, groups, scores, ties = ctx.ws[:4]
+    w = ctx.work
 
     def run(reps: int) -> int:
-        objective_loop(ctx.states, ctx.pidx, ctx.sizes, ctx.squares, reps, ctx.rng, work, groups, scores, ties)
+        objective_loop(ctx.states, ctx.pidx, ctx.sizes, ctx.squares, reps, ctx.rng, w.state, w.groups, w.scores, w.ties)
         return reps * n
 
     return timed_rate(run, seconds)
@@ -221,7 +203,7 @@ def _solver(ctx: BenchContext, seconds: float) -> float:
     n = ctx.states.shape[0]
 
     def run(reps: int) -> int:
-        solver_loop(ctx.states, reps, ctx.rng, ctx.mask, *ctx.ws)
+        solver_loop(ctx.states, reps, ctx.rng, ctx.work.mask, *solver_buffers(ctx.work))
         return reps * n
 
     return timed_rate(run, seconds)
@@ -229,11 +211,11 @@ def _solver(ctx: BenchContext, seconds: float) -> float:
 
 @metric("random_plies_per_s")
 def _random_plies(ctx: BenchContext, seconds: float) -> float:
-    _, groups, scores, ties = ctx.ws[:4]
+    w = ctx.work
 
     def run(reps: int) -> int:
         plies = 1000 * reps
-        random_plies_loop(ctx.states, plies, ctx.rng, ctx.play_state, groups, scores, ties)
+        random_plies_loop(ctx.states, plies, ctx.rng, w.playout, w.groups, w.scores, w.ties, w.mask, w.squares)
         return plies
 
     return timed_rate(run, seconds)

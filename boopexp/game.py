@@ -13,6 +13,7 @@ import numpy as np
 
 from boopexp import heuristic as _h
 from boopexp import notation, objective, rules
+from boopexp.buffers import new_work, solver_buffers
 from boopexp.errors import IllegalMoveError, InvalidMoveError
 from boopexp.rng import new_rng_state
 from boopexp.state import (
@@ -20,6 +21,7 @@ from boopexp.state import (
     L_BLUE,
     L_RED,
     MOVE_NUMBER,
+    N_MOVE_CODES,
     POOL_BASE_BLUE,
     POOL_BASE_RED,
     RED,
@@ -160,7 +162,7 @@ class Position:
     # rules --------------------------------------------------------------------------------
     def legal_moves(self) -> list[Move]:
         """Every legal move of the side to move, smalls first, squares row-major."""
-        buf = np.empty(72, dtype=np.int64)
+        buf = np.empty(N_MOVE_CODES, dtype=np.int64)
         n = rules.legal_move_codes(self._st, buf)
         return [Move.from_code(c) for c in buf[:n]]
 
@@ -287,19 +289,20 @@ class Position:
     def objective(self, move: Move | str, rng=None) -> float:
         """f of a legal move of the side to move (HEURISTIC.md §7); random under QUIRK-H9."""
         move = self.check_legal(move)
-        ws = objective.new_workspace()
-        return float(objective.objective_ws(self._st, move.size, move.square, _rng(rng), *ws[:4]))
+        w = new_work()
+        return float(objective.objective_ws(self._st, move.size, move.square, _rng(rng), w.state, w.groups, w.scores,
+                                            w.ties))
 
     def best_move(self, rng=None, masks: Iterable[Move] = ()) -> tuple[Move | None, int]:
         """(best move or None when every legal move is masked, number of tied optima)."""
-        mask = np.zeros(72, dtype=np.bool_)
+        mask = np.zeros(N_MOVE_CODES, dtype=np.bool_)
         for mv in masks:
             mask[(Move.parse(mv) if isinstance(mv, str) else mv).code] = True
-        code, ties = objective.best_move_ws(self._st, mask, _rng(rng), *objective.new_workspace())
+        code, ties = objective.best_move_ws(self._st, mask, _rng(rng), *solver_buffers(new_work()))
         return (None if code < 0 else Move.from_code(code)), int(ties)
 
     def best_m_moves(self, m: int, rng=None) -> list[Move]:
         """The m pre-selected moves of the Selection injection (AGENTS.md §A.3)."""
-        out = np.empty(72, dtype=np.int64)
-        k = objective.best_m_moves_ws(self._st, int(m), _rng(rng), *objective.new_workspace(), out)
+        out = np.empty(N_MOVE_CODES, dtype=np.int64)
+        k = objective.best_m_moves_ws(self._st, int(m), _rng(rng), *solver_buffers(new_work()), out)
         return [Move.from_code(c) for c in out[:k]]

@@ -14,12 +14,12 @@ import numpy as np
 
 from boopexp import mcts, notation, rules
 from boopexp.agents import AgentSpec
-from boopexp.budget import C_SOLVER_CALL, C_SOLVER_MOVE, Budget, device_costs
+from boopexp.buffers import new_work
+from boopexp.budget import Budget, device_costs
 from boopexp.contract import MAX_PLIES, GameTask, build_record
 from boopexp.errors import BoopError
-from boopexp.objective import best_move_ws, new_workspace
 from boopexp.rng import new_rng_state
-from boopexp.state import initial_state
+from boopexp.state import N_SQUARES, TO_MOVE, initial_state
 from boopexp.throttle import resolve_throttle
 
 __all__ = ["MAX_PLIES", "GameTask", "Player", "make_player", "play_game"]
@@ -36,6 +36,7 @@ class Player:
         self.rng = rng
         self.costs = costs
         self.throttle = throttle
+        self.work = new_work()
 
     def select(self, st: np.ndarray) -> tuple[int, dict]:
         raise NotImplementedError
@@ -44,10 +45,6 @@ class Player:
 class MCTSPlayer(Player):
     """MCTS_GHOST (AGENTS.md §B) under the game's budget."""
 
-    def __init__(self, *args):
-        super().__init__(*args)
-        self.work = mcts.new_work()
-
     def select(self, st):
         return mcts.search(st, self.spec.mcts, self.budget, self.costs, self.rng, self.work, self.throttle)
 
@@ -55,27 +52,16 @@ class MCTSPlayer(Player):
 class HeuristicsPlayer(Player):
     """Pure Heuristics (AGENTS.md §C.2): one best_move call, random fallback; no search."""
 
-    def __init__(self, *args):
-        super().__init__(*args)
-        self.ws = new_workspace()
-        self.mask = np.zeros(72, dtype=np.bool_)
-        self.squares = np.empty(36, dtype=np.int64)
-
     def select(self, st):
         cpu0 = time.process_time()
-        code, ties = best_move_ws(st, self.mask, self.rng, *self.ws)
-        if code < 0:
-            code = mcts.random_move(st, self.mask, self.rng, self.squares)
-        # One solver call, as counted (and charged) inside a search: mcts.solver_best_move.
-        n = int(mcts.count_legal(st))
+        # One solver call, counted and charged as inside a search.
         acc = np.zeros(mcts.N_ACC, dtype=np.int64)
-        acc[mcts.ACC_SOLVER] = 1
-        acc[mcts.ACC_SOLVER_MOVES] = n
-        if ties > 1:
-            acc[mcts.ACC_EQUIV] = 1
-            acc[mcts.ACC_EQUIV_CANDS] = ties
-        device_us = float(self.costs[C_SOLVER_CALL] + self.costs[C_SOLVER_MOVE] * n)
-        return int(code), mcts.move_telemetry(acc, device_us, 0, cpu0)
+        acc_us = np.zeros(1, dtype=np.float64)
+        w = self.work
+        code = mcts.solver_best_move(st, w.mask, self.rng, w, acc, acc_us, self.costs)
+        if code < 0:
+            code = rules.random_move(st, w.mask, self.rng, w.squares)
+        return int(code), mcts.move_telemetry(acc, float(acc_us[0]), 0, cpu0)
 
 
 class RandomPlayer(Player):
@@ -83,14 +69,9 @@ class RandomPlayer(Player):
 
     promotion = rules.PROMO_RANDOM
 
-    def __init__(self, *args):
-        super().__init__(*args)
-        self.mask = np.zeros(72, dtype=np.bool_)
-        self.squares = np.empty(36, dtype=np.int64)
-
     def select(self, st):
         cpu0 = time.process_time()
-        code = mcts.random_move(st, self.mask, self.rng, self.squares)
+        code = rules.random_move(st, self.work.mask, self.rng, self.work.squares)
         return int(code), mcts.move_telemetry(np.zeros(mcts.N_ACC, dtype=np.int64), 0.0, 0, cpu0)
 
 
@@ -117,23 +98,21 @@ def play_game(task: GameTask, on_ply=None) -> dict:
     p1_ss, p2_ss = ss.spawn(2)
     players = (make_player(task.p1, task.budget, p1_ss, throttle), make_player(task.p2, task.budget, p2_ss, throttle))
     st = initial_state()
-    groups = np.empty((rules.MAX_GROUPS, 3), dtype=np.int64)
-    scores = np.empty(rules.MAX_GROUPS, dtype=np.int64)
-    ties = np.empty(rules.MAX_GROUPS, dtype=np.int64)
+    w = new_work()
     moves: list[str] = []
     telemetry: list[dict] = []
     winner = 0
     while winner == 0 and len(moves) < MAX_PLIES:
-        side = 0 if st[42] < 0 else 1
+        side = 0 if st[TO_MOVE] < 0 else 1
         player = players[side]
         code, tel = player.select(st)
         if code < 0:
             raise BoopError(f"agent {player.spec.name} found no move in {notation.format_position(st)!r}")
-        size, sq = code // 36 + 1, code % 36
+        size, sq = code // N_SQUARES + 1, code % N_SQUARES
         st = st.copy()
         winner, n, chosen = rules.apply_move_inplace(st, size, sq, rules.REAL, player.promotion, player.rng,
-                                                     groups, scores, ties)
-        group = tuple(int(q) for q in groups[chosen] if q >= 0) if n >= 2 else None
+                                                     w.groups, w.scores, w.ties)
+        group = tuple(int(q) for q in w.groups[chosen] if q >= 0) if n >= 2 else None
         text = notation.format_move(size, sq, group)
         moves.append(text)
         tel = {"ply": len(moves), "player": "p1" if side == 0 else "p2", "agent": player.spec.name, **tel}

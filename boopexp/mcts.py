@@ -19,29 +19,70 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
+from boopexp.buffers import Work, new_work
 from boopexp.budget import C_ITERATION, C_NODE, C_RANDOM_PLY, C_SOLVER_CALL, C_SOLVER_MOVE
 from boopexp.heuristic import heuristic
 from boopexp.luts import RING
 from boopexp.objective import best_m_moves_ws, best_move_ws
 from boopexp.rng import rand_below
-from boopexp.rules import MAX_GROUPS, PROMO_HEURISTIC, TREE, apply_move_inplace, has_won
-from boopexp.state import N_MOVE_CODES, STATE_SIZE
+from boopexp.rules import (
+    PROMO_HEURISTIC,
+    TREE,
+    apply_move_inplace,
+    has_won,
+    legal_move_codes,
+    legal_move_count,
+    random_move,
+)
+from boopexp.state import MOVE_NUMBER, N_MOVE_CODES, N_SQUARES, STATE_SIZE, TO_MOVE
+
+__all__ = ["Tree", "Work", "new_work", "new_tree", "search", "move_telemetry", "params_vector"]
 
 #: value of an unvisited child in UCT (AGENTS.md §B.5)
 UNVISITED_UCT = 999999.9
 #: nodes a search tree starts with (the root's children, at most 72, and room to grow)
 INITIAL_CAPACITY = 1024
 
+#: the root's node id; ids are allocated in creation order, so the root is always the first
+ROOT = 0
+#: the parent of the root, and an absent child / sibling link
+NO_PARENT = -1
+NO_NODE = -1
+#: the move that led to the root (none)
+NO_MOVE = -1
+
+#: The search tree: parallel arrays indexed by node id (``[capacity]``-shaped), like mctx's Tree.
+#:   states        int16[capacity, STATE_SIZE]  the node's position
+#:   parent        int64   the parent's id (NO_PARENT for the ROOT)
+#:   move          int64   the move code that led here from the parent (NO_MOVE for the ROOT)
+#:   player        int64   the colour that made that move (the root: the side NOT to move)
+#:   score         float64 the summed values, from ``player``'s point of view (AGENTS.md §B.7)
+#:   visits        int64   visit count
+#:   terminal      bool    someone has won in this position (TREE victory test)
+#:   first_child   int64   first child id (NO_NODE: none); children are a singly linked list
+#:   last_child    int64   last child id (NO_NODE: none), for appending in creation order
+#:   next_sibling  int64   next child of the same parent (NO_NODE: the last one)
+#:   n_children    int64   the number of children
+#:   masked        bool    a root child excluded from selection (root mask, AGENTS.md §B.4)
+#:   count         int64[1] the number of nodes in use (ids 0..count-1)
 Tree = namedtuple(
     "Tree",
     ["states", "parent", "move", "player", "score", "visits", "terminal",
      "first_child", "last_child", "next_sibling", "n_children", "masked", "count"],
 )
-Work = namedtuple(
-    "Work",
-    ["state", "groups", "scores", "ties", "codes", "values", "tie_moves", "mask", "squares",
-     "playout", "path", "best"],
-)
+
+#: Indices of the parameter vector the kernels read (:func:`params_vector`, one per
+#: :class:`boopexp.agents.MCTSConfig` field; booleans as 0.0 / 1.0).
+P_PRESELECT_M = 0  # S: root pre-selection of the m best moves (0: the early border mask)
+P_CO_EXPANSION = 1  # E: the solver proposes the expanded move
+P_CO_PLAYOUT_PLIES = 2  # P: the first plies of a playout are solver moves
+P_PLAYOUT_DEPTH = 3  # playout plies at most (0: until a win)
+P_EARLY_MASK_PLIES = 4  # horizon of the m = 0 border mask
+P_DISCOUNT = 5  # playout discount factor
+P_DISCOUNT_OFFSET = 6  # exponent offset of the discount (QUIRK-A10)
+P_UCT_C = 7  # UCT exploration constant
+P_FIX_A9 = 8  # 1.0: the terminal bonus from the playout's perspective (QUIRK-A9 fixed)
+N_PARAMS = 9
 #: int64 counters of one search: iterations, solver calls, equivalent moves, and the primitives
 #: the device clock charges (nodes created, playout plies, moves scored by the solver)
 #: and the moves in those ties (the other reading of the paper's "equivalent moves", docs/budget.md)
@@ -52,15 +93,15 @@ N_ACC = 7
 def new_tree(capacity: int) -> Tree:
     return Tree(
         states=np.zeros((capacity, STATE_SIZE), dtype=np.int16),
-        parent=np.full(capacity, -1, dtype=np.int64),
-        move=np.full(capacity, -1, dtype=np.int64),
+        parent=np.full(capacity, NO_PARENT, dtype=np.int64),
+        move=np.full(capacity, NO_MOVE, dtype=np.int64),
         player=np.zeros(capacity, dtype=np.int64),
         score=np.zeros(capacity, dtype=np.float64),
         visits=np.zeros(capacity, dtype=np.int64),
         terminal=np.zeros(capacity, dtype=np.bool_),
-        first_child=np.full(capacity, -1, dtype=np.int64),
-        last_child=np.full(capacity, -1, dtype=np.int64),
-        next_sibling=np.full(capacity, -1, dtype=np.int64),
+        first_child=np.full(capacity, NO_NODE, dtype=np.int64),
+        last_child=np.full(capacity, NO_NODE, dtype=np.int64),
+        next_sibling=np.full(capacity, NO_NODE, dtype=np.int64),
         n_children=np.zeros(capacity, dtype=np.int64),
         masked=np.zeros(capacity, dtype=np.bool_),
         count=np.zeros(1, dtype=np.int64),
@@ -85,58 +126,8 @@ def grow_tree(tree: Tree, capacity: int) -> Tree:
     return bigger
 
 
-def new_work() -> Work:
-    return Work(
-        state=np.empty(STATE_SIZE, dtype=np.int16),
-        groups=np.empty((MAX_GROUPS, 3), dtype=np.int64),
-        scores=np.empty(MAX_GROUPS, dtype=np.int64),
-        ties=np.empty(MAX_GROUPS, dtype=np.int64),
-        codes=np.empty(N_MOVE_CODES, dtype=np.int64),
-        values=np.empty(N_MOVE_CODES, dtype=np.float64),
-        tie_moves=np.empty(N_MOVE_CODES, dtype=np.int64),
-        mask=np.zeros(N_MOVE_CODES, dtype=np.bool_),
-        squares=np.empty(36, dtype=np.int64),
-        playout=np.empty(STATE_SIZE, dtype=np.int16),
-        path=np.empty(4096, dtype=np.int64),
-        best=np.empty(N_MOVE_CODES, dtype=np.int64),
-    )
-
-
 # ------------------------------------------------------------------------------------------
 # primitives
-
-
-@njit(cache=True)
-def random_move(st, banned, rng, squares):
-    """AGENTS.md §B.9: a random move code, avoiding the ``banned`` codes (bool[72]).
-
-    QUIRK-A12: the size is a uniformly random element of the pool list, so P(large) is the share
-    of larges in the pool, not the share of large moves.
-    """
-    base = 36 if st[42] < 0 else 38
-    ns = st[base]
-    nl = st[base + 1]
-    size = 1 if rand_below(rng, ns + nl) < ns else 2
-    off = (size - 1) * 36
-    n = 0
-    for sq in range(36):
-        if st[sq] == 0 and not banned[off + sq]:
-            squares[n] = sq
-            n += 1
-    if n == 0:  # unreachable under the fully-expanded rule (B.5); the original would throw
-        return -1
-    return off + squares[rand_below(rng, n)]
-
-
-@njit(cache=True)
-def count_legal(st):
-    base = 36 if st[42] < 0 else 38
-    n_empty = 0
-    for i in range(36):
-        if st[i] == 0:
-            n_empty += 1
-    sizes = (1 if st[base] > 0 else 0) + (1 if st[base + 1] > 0 else 0)
-    return n_empty * sizes
 
 
 @njit(cache=True)
@@ -145,7 +136,7 @@ def solver_best_move(st, mask, rng, work, acc, acc_us, costs):
     code, ties = best_move_ws(
         st, mask, rng, work.state, work.groups, work.scores, work.ties, work.codes, work.values, work.tie_moves
     )
-    n_scored = count_legal(st)
+    n_scored = legal_move_count(st)
     acc[ACC_SOLVER] += 1
     acc[ACC_SOLVER_MOVES] += n_scored
     if ties > 1:
@@ -164,11 +155,11 @@ def create_node(tree, parent_id, code, rng, work, acc, acc_us, costs):
     pst = tree.states[parent_id]
     for i in range(STATE_SIZE):
         st[i] = pst[i]
-    mover = pst[42]
+    mover = pst[TO_MOVE]
     # place, push, moveNumber += 1; QUIRK-A3: victory of both colours, Blue first; else the
     # promotion heuristic picks a group (the single group too: same result as automatic).
     winner, _, _ = apply_move_inplace(
-        st, code // 36 + 1, code % 36, TREE, PROMO_HEURISTIC, rng, work.groups, work.scores, work.ties
+        st, code // N_SQUARES + 1, code % N_SQUARES, TREE, PROMO_HEURISTIC, rng, work.groups, work.scores, work.ties
     )
     tree.parent[nid] = parent_id
     tree.move[nid] = code
@@ -181,12 +172,12 @@ def create_node(tree, parent_id, code, rng, work, acc, acc_us, costs):
     else:
         tree.score[nid] = -1.0
     tree.visits[nid] = 0
-    tree.first_child[nid] = -1
-    tree.last_child[nid] = -1
-    tree.next_sibling[nid] = -1
+    tree.first_child[nid] = NO_NODE
+    tree.last_child[nid] = NO_NODE
+    tree.next_sibling[nid] = NO_NODE
     tree.n_children[nid] = 0
     tree.masked[nid] = False
-    if tree.last_child[parent_id] < 0:
+    if tree.last_child[parent_id] == NO_NODE:
         tree.first_child[parent_id] = nid
     else:
         tree.next_sibling[tree.last_child[parent_id]] = nid
@@ -199,13 +190,13 @@ def create_node(tree, parent_id, code, rng, work, acc, acc_us, costs):
 
 @njit(cache=True)
 def backpropagate(tree, node_id, value):
-    """AGENTS.md §B.7: negate once per level, up to and including the root (id 0)."""
+    """AGENTS.md §B.7: negate once per level, up to and including the ROOT."""
     n = node_id
     v = value
     while True:
         tree.score[n] += -v
         tree.visits[n] += 1
-        if n == 0:
+        if n == ROOT:
             break
         n = tree.parent[n]
         v = -v
@@ -214,11 +205,11 @@ def backpropagate(tree, node_id, value):
 @njit(cache=True)
 def playout(tree, e_id, params, rng, work, acc, acc_us, costs):
     """AGENTS.md §B.8: the value of E's state from the point of view of S = E's parent."""
-    first_n = params[2]
-    depth = params[3]
-    discount = params[5]
-    offset = params[6]
-    fix_a9 = params[8] != 0.0
+    first_n = params[P_CO_PLAYOUT_PLIES]
+    depth = params[P_PLAYOUT_DEPTH]
+    discount = params[P_DISCOUNT]
+    offset = params[P_DISCOUNT_OFFSET]
+    fix_a9 = params[P_FIX_A9] != 0.0
     st = work.playout
     src = tree.states[e_id]
     for i in range(STATE_SIZE):
@@ -235,7 +226,8 @@ def playout(tree, e_id, params, rng, work, acc, acc_us, costs):
         if code < 0:
             code = random_move(st, no_mask, rng, work.squares)
         winner, _, _ = apply_move_inplace(
-            st, code // 36 + 1, code % 36, TREE, PROMO_HEURISTIC, rng, work.groups, work.scores, work.ties
+            st, code // N_SQUARES + 1, code % N_SQUARES, TREE, PROMO_HEURISTIC, rng, work.groups, work.scores,
+            work.ties,
         )
         n += 1
         acc[ACC_PLIES] += 1
@@ -276,17 +268,17 @@ def _pick(buf, nb, rng):
 @njit(cache=True)
 def descend(tree, params, rng, work):
     """AGENTS.md §B.5 (``uct_descend``)."""
-    m = params[0]
-    early = params[4]
-    c_uct = params[7]
-    node = 0
+    m = params[P_PRESELECT_M]
+    early = params[P_EARLY_MASK_PLIES]
+    c_uct = params[P_UCT_C]
+    node = ROOT
     while True:
         st = tree.states[node]
         n_empty = 0
-        for i in range(36):
+        for i in range(N_SQUARES):
             if st[i] == 0:
                 n_empty += 1
-        k = early if (m == 0 and st[43] < early) else 0
+        k = early if (m == 0 and st[MOVE_NUMBER] < early) else 0
         # QUIRK-A4: "fully expanded" compares the child count with the EMPTY SQUARES.
         if tree.n_children[node] < n_empty - k:
             return node
@@ -294,10 +286,10 @@ def descend(tree, params, rng, work):
         nb = 0
         best = -np.inf
         c = tree.first_child[node]
-        while c >= 0:
+        while c != NO_NODE:
             # Masks only exist on root children; QUIRK-A5: the m = 0 border mask lapses once the
             # child's moveNumber exceeds the horizon.
-            if not tree.masked[c] or (m == 0 and tree.states[c][43] > early):
+            if not tree.masked[c] or (m == 0 and tree.states[c][MOVE_NUMBER] > early):
                 if tree.visits[c] == 0:
                     u = UNVISITED_UCT
                 else:
@@ -322,16 +314,16 @@ def iterate(tree, params, rng, work, acc, acc_us, costs):
         return
     banned = work.mask
     c = tree.first_child[s_id]
-    while c >= 0:
+    while c != NO_NODE:
         banned[tree.move[c]] = True
         c = tree.next_sibling[c]
     code = -1
-    if params[1] != 0.0:
+    if params[P_CO_EXPANSION] != 0.0:
         code = solver_best_move(tree.states[s_id], banned, rng, work, acc, acc_us, costs)
     if code < 0:
         code = random_move(tree.states[s_id], banned, rng, work.squares)
     c = tree.first_child[s_id]
-    while c >= 0:
+    while c != NO_NODE:
         banned[tree.move[c]] = False
         c = tree.next_sibling[c]
     e_id = create_node(tree, s_id, code, rng, work, acc, acc_us, costs)
@@ -344,56 +336,52 @@ def iterate(tree, params, rng, work, acc, acc_us, costs):
 
 @njit(cache=True)
 def install_root(tree, root_state):
-    """Make ``root_state`` the tree's only node: id 0, visits 1, player = the side NOT to move."""
+    """Make ``root_state`` the tree's only node: the ROOT, visits 1, player = the side NOT to move."""
     tree.count[0] = 1
-    st = tree.states[0]
+    st = tree.states[ROOT]
     for i in range(STATE_SIZE):
         st[i] = root_state[i]
-    tree.parent[0] = -1
-    tree.move[0] = -1
-    tree.player[0] = -root_state[42]
-    tree.score[0] = 0.0
-    tree.visits[0] = 1
-    tree.terminal[0] = False
-    tree.first_child[0] = -1
-    tree.last_child[0] = -1
-    tree.next_sibling[0] = -1
-    tree.n_children[0] = 0
-    tree.masked[0] = False
+    tree.parent[ROOT] = NO_PARENT
+    tree.move[ROOT] = NO_MOVE
+    tree.player[ROOT] = -root_state[TO_MOVE]
+    tree.score[ROOT] = 0.0
+    tree.visits[ROOT] = 1
+    tree.terminal[ROOT] = False
+    tree.first_child[ROOT] = NO_NODE
+    tree.last_child[ROOT] = NO_NODE
+    tree.next_sibling[ROOT] = NO_NODE
+    tree.n_children[ROOT] = 0
+    tree.masked[ROOT] = False
 
 
 @njit(cache=True)
 def init_root(tree, root_state, params, rng, work, acc, acc_us, costs):
     """AGENTS.md §B.4 steps 1–2: the root, ALL its children up front, and the root mask."""
-    m = np.int64(params[0])
+    m = np.int64(params[P_PRESELECT_M])
     install_root(tree, root_state)
-    base = 36 if root_state[42] < 0 else 38
-    for size in (1, 2):
-        if root_state[base + size - 1] <= 0:
-            continue
-        for sq in range(36):
-            if root_state[sq] == 0:
-                create_node(tree, 0, (size - 1) * 36 + sq, rng, work, acc, acc_us, costs)
+    # work.codes is free until the solver call below
+    n_root = legal_move_codes(root_state, work.codes)
+    for j in range(n_root):
+        create_node(tree, ROOT, work.codes[j], rng, work, acc, acc_us, costs)
     if m > 0:
         keep = np.zeros(N_MOVE_CODES, dtype=np.bool_)
         k = best_m_moves_ws(
             root_state, m, rng, work.state, work.groups, work.scores, work.ties, work.codes, work.values,
             work.tie_moves, work.path,
         )
-        n_root = count_legal(root_state)
         acc[ACC_SOLVER] += 1
         acc[ACC_SOLVER_MOVES] += n_root
         acc_us[0] += costs[C_SOLVER_CALL] + costs[C_SOLVER_MOVE] * n_root
         for j in range(k):
             keep[work.path[j]] = True
-        c = tree.first_child[0]
-        while c >= 0:
+        c = tree.first_child[ROOT]
+        while c != NO_NODE:
             tree.masked[c] = k > 0 and not keep[tree.move[c]]  # failure masks nothing
             c = tree.next_sibling[c]
     else:
-        c = tree.first_child[0]
-        while c >= 0:
-            tree.masked[c] = RING[tree.move[c] % 36] == 1  # QUIRK-A5 early border mask
+        c = tree.first_child[ROOT]
+        while c != NO_NODE:
+            tree.masked[c] = RING[tree.move[c] % N_SQUARES] == 1  # QUIRK-A5 early border mask
             c = tree.next_sibling[c]
 
 
@@ -413,20 +401,20 @@ def run_iterations(tree, params, rng, work, acc, acc_us, costs, max_iters, budge
 @njit(cache=True)
 def final_choice(tree, ai_colour, rng, work):
     """AGENTS.md §B.10: an immediate win among ALL root children, else the best mean value."""
-    c = tree.first_child[0]
-    while c >= 0:
+    c = tree.first_child[ROOT]
+    while c != NO_NODE:
         if has_won(tree.states[c], ai_colour):
             return tree.move[c]
         c = tree.next_sibling[c]
     nb = 0
     best = -np.inf
-    c = tree.first_child[0]
-    while c >= 0:
+    c = tree.first_child[ROOT]
+    while c != NO_NODE:
         if tree.visits[c] > 0:
             best, nb = _keep_best(tree.score[c] / tree.visits[c], c, best, nb, work.best)
         c = tree.next_sibling[c]
     if nb == 0:
-        return -1
+        return NO_MOVE
     return tree.move[_pick(work.best, nb, rng)]
 
 
@@ -435,21 +423,18 @@ def final_choice(tree, ai_colour, rng, work):
 
 
 def params_vector(cfg) -> np.ndarray:
-    """The MCTSConfig as the float vector the kernels read."""
-    return np.array(
-        [
-            cfg.preselect_m,
-            1.0 if cfg.co_expansion else 0.0,
-            cfg.co_playout_plies,
-            cfg.playout_depth,
-            cfg.early_mask_plies,
-            cfg.discount,
-            cfg.discount_offset,
-            cfg.uct_c,
-            1.0 if cfg.fix_a9 else 0.0,
-        ],
-        dtype=np.float64,
-    )
+    """The MCTSConfig as the float vector the kernels read (indices ``P_*``)."""
+    params = np.zeros(N_PARAMS, dtype=np.float64)
+    params[P_PRESELECT_M] = cfg.preselect_m
+    params[P_CO_EXPANSION] = 1.0 if cfg.co_expansion else 0.0
+    params[P_CO_PLAYOUT_PLIES] = cfg.co_playout_plies
+    params[P_PLAYOUT_DEPTH] = cfg.playout_depth
+    params[P_EARLY_MASK_PLIES] = cfg.early_mask_plies
+    params[P_DISCOUNT] = cfg.discount
+    params[P_DISCOUNT_OFFSET] = cfg.discount_offset
+    params[P_UCT_C] = cfg.uct_c
+    params[P_FIX_A9] = 1.0 if cfg.fix_a9 else 0.0
+    return params
 
 
 def search(root_state: np.ndarray, cfg, budget, costs: np.ndarray, rng: np.ndarray, work: Work | None = None,
@@ -493,7 +478,7 @@ def search(root_state: np.ndarray, cfg, budget, costs: np.ndarray, rng: np.ndarr
         # iteration is always run instead (documented in docs/agents.md).
         tree = _with_room(tree)
         run_iterations(tree, params, rng, work, acc, acc_us, costs, 1, np.inf)
-    code = final_choice(tree, int(root_state[42]), rng, work)
+    code = final_choice(tree, int(root_state[TO_MOVE]), rng, work)
     return int(code), move_telemetry(acc, float(acc_us[0]), int(tree.count[0]), cpu0)
 
 

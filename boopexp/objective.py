@@ -3,8 +3,8 @@
 A solver call is "enumerate every legal, unmasked move of the mover and score each with f"
 (the GHOST complete search prunes nothing on cost, AGENTS.md §A.1); no CP library is needed.
 
-Work buffers are allocated once per caller (:func:`new_workspace`) and reused: the hot loop
-allocates nothing.
+Work buffers are allocated once per caller (:func:`boopexp.buffers.new_work`) and reused: the hot
+loop allocates nothing.
 """
 
 from __future__ import annotations
@@ -14,23 +14,9 @@ from numba import njit
 
 from boopexp.heuristic import bitboards, clip_score, heuristic_raw_bb
 from boopexp.rng import rand_below, shuffle_prefix
-from boopexp.rules import MAX_GROUPS, PROMO_HEURISTIC, place_and_push, promote_step
-from boopexp.state import N_MOVE_CODES, STATE_SIZE
+from boopexp.rules import PROMO_HEURISTIC, place_and_push, promote_step
 
 NEG_INF = -np.inf
-
-
-def new_workspace():
-    """(state copy, groups, scores, ties, move codes, move scores, tie moves) buffers."""
-    return (
-        np.empty(STATE_SIZE, dtype=np.int16),
-        np.empty((MAX_GROUPS, 3), dtype=np.int64),
-        np.empty(MAX_GROUPS, dtype=np.int64),
-        np.empty(MAX_GROUPS, dtype=np.int64),
-        np.empty(N_MOVE_CODES, dtype=np.int64),
-        np.empty(N_MOVE_CODES, dtype=np.float64),
-        np.empty(N_MOVE_CODES, dtype=np.int64),
-    )
 
 
 @njit(cache=True)

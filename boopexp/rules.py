@@ -32,6 +32,15 @@ from boopexp.luts import (
     TRIPLE_START,
 )
 from boopexp.rng import rand_below
+from boopexp.state import (
+    L_BLUE,
+    L_RED,
+    MOVE_NUMBER,
+    N_SQUARES,
+    POOL_BASE_BLUE,
+    POOL_BASE_RED,
+    TO_MOVE,
+)
 
 REAL = 0
 TREE = 1
@@ -48,7 +57,7 @@ MAX_GROUPS = 48
 @njit(cache=True, inline="always")
 def pool_index(colour):
     """Index of ``colour``'s small-piece pool count in the state (larges at +1)."""
-    return 36 if colour < 0 else 38
+    return POOL_BASE_BLUE if colour < 0 else POOL_BASE_RED
 
 
 @njit(cache=True)
@@ -57,7 +66,7 @@ def place_and_push(st, size, sq):
 
     Works in place on ``st`` (callers pass a copy). ``moveNumber`` += 1.
     """
-    mover = st[42]
+    mover = st[TO_MOVE]
     base = pool_index(mover)
     st[base + size - 1] -= 1
     st[sq] = size * mover
@@ -79,7 +88,7 @@ def place_and_push(st, size, sq):
         else:  # ejected: back to its owner's pool with its current size
             st[pool_index(victim) + vsize - 1] += 1
             st[v] = 0
-    st[43] += 1
+    st[MOVE_NUMBER] += 1
 
 
 @njit(cache=True)
@@ -87,7 +96,7 @@ def has_three_large(st, colour):
     """Victory V1: three of ``colour``'s larges in a row (RULES.md §7)."""
     mask = np.int64(0)
     big = 2 * colour
-    for i in range(36):
+    for i in range(N_SQUARES):
         if st[i] == big:
             mask |= np.int64(1) << np.int64(i)
     if mask == 0:
@@ -102,7 +111,7 @@ def has_three_large(st, colour):
 def has_won(st, colour):
     """V1 or V2 (pool empty and all 8 pieces large) for ``colour`` (RULES.md §7)."""
     base = pool_index(colour)
-    lcount = st[40] if colour < 0 else st[41]
+    lcount = st[L_BLUE] if colour < 0 else st[L_RED]
     if st[base] == 0 and st[base + 1] == 0 and lcount == 8:
         return True
     return has_three_large(st, colour)
@@ -112,7 +121,7 @@ def has_won(st, colour):
 def own_mask(st, colour):
     """Bit mask (bit = square) of ``colour``'s pieces."""
     m = np.int64(0)
-    for i in range(36):
+    for i in range(N_SQUARES):
         if st[i] * colour > 0:
             m |= np.int64(1) << np.int64(i)
     return m
@@ -151,7 +160,7 @@ def candidate_groups(st, colour, exclude_all_large, groups):
     pool_empty = st[base] == 0 and st[base + 1] == 0
     n = 0
     cap = groups.shape[0] - 5  # room for a singleton and 4 lines; legal states list at most ~30
-    for sq in range(36):
+    for sq in range(N_SQUARES):
         v = st[sq]
         if v * colour <= 0 or n > cap:
             continue
@@ -252,7 +261,7 @@ def choose_group(st, colour, groups, n, rng, scores, ties):
 def apply_group(st, colour, c0, c1, c2):
     """Remove a group: each small promoted (a large to the pool, L += 1), each large returned."""
     base = pool_index(colour)
-    lidx = 40 if colour < 0 else 41
+    lidx = L_BLUE if colour < 0 else L_RED
     for q in (c0, c1, c2):
         if q < 0:
             continue
@@ -292,7 +301,7 @@ def apply_move_inplace(st, size, sq, variant, promo, rng, groups, scores, ties):
     ``winner``: 0 none, -1 Blue, +1 Red (REAL: the mover or nobody; TREE: Blue first when both;
     SIM: always 0). ``promo``: PROMO_HEURISTIC, PROMO_RANDOM or an explicit group index.
     """
-    mover = st[42]
+    mover = st[TO_MOVE]
     place_and_push(st, size, sq)
     winner = 0
     if variant == REAL:
@@ -309,7 +318,7 @@ def apply_move_inplace(st, size, sq, variant, promo, rng, groups, scores, ties):
     if winner == 0:
         n, chosen = promote_step(st, mover, variant == SIM, promo, rng, groups, scores, ties, own_mask(st, mover))
     if variant != SIM:
-        st[42] = -mover
+        st[TO_MOVE] = -mover
     return winner, n, chosen
 
 
@@ -324,17 +333,60 @@ def apply_move(st_in, size, sq, variant, promo, rng):
     return st, winner, n, chosen
 
 
+# ------------------------------------------------------------------------------------------
+# Legal moves: the one enumeration (the solver, the MCTS root, the bench and Position use it)
+
+
 @njit(cache=True)
 def legal_move_codes(st, out):
-    """Fill ``out`` with the legal move codes ``(size-1)*36 + sq`` in solver order; return n."""
-    base = pool_index(st[42])
+    """Fill ``out`` with the legal move codes ``(size-1)*36 + sq`` of the side to move; return n.
+
+    The solver's order (AGENTS.md §A.1): smalls then larges, squares row-major. A size is legal
+    when the mover has one in the pool, a square when it is empty.
+    """
+    base = pool_index(st[TO_MOVE])
     n = 0
     for size in (1, 2):
         if st[base + size - 1] <= 0:
             continue
-        for sq in range(36):
+        for sq in range(N_SQUARES):
             if st[sq] == 0:
-                out[n] = (size - 1) * 36 + sq
+                out[n] = (size - 1) * N_SQUARES + sq
                 n += 1
     return n
 
+
+@njit(cache=True)
+def legal_move_count(st):
+    """The number of legal moves of the side to move (what :func:`legal_move_codes` returns)."""
+    base = pool_index(st[TO_MOVE])
+    n_empty = 0
+    for i in range(N_SQUARES):
+        if st[i] == 0:
+            n_empty += 1
+    sizes = (1 if st[base] > 0 else 0) + (1 if st[base + 1] > 0 else 0)
+    return n_empty * sizes
+
+
+@njit(cache=True)
+def random_move(st, banned, rng, squares):
+    """A random move code of the side to move, avoiding the ``banned`` codes (bool[72]); -1 if none.
+
+    AGENTS.md §B.9, the random move of MCTS playouts and expansion, of the random agent and of the
+    heuristics agent's fallback. QUIRK-A12: the size is a uniformly random element of the pool
+    list, so P(large) is the share of larges in the pool, not the share of large moves; then a
+    uniformly random empty, unbanned square of that size. ``squares`` is a work buffer (int[36]).
+    """
+    base = pool_index(st[TO_MOVE])
+    ns = st[base]
+    nl = st[base + 1]
+    size = 1 if rand_below(rng, ns + nl) < ns else 2
+    off = (size - 1) * N_SQUARES
+    n = 0
+    for sq in range(N_SQUARES):
+        if st[sq] == 0 and not banned[off + sq]:
+            squares[n] = sq
+            n += 1
+    if n == 0:  # unreachable under the fully-expanded rule (B.5); the original would throw
+        return -1
+    return off + squares[rand_below(rng, n)]

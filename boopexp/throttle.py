@@ -12,6 +12,7 @@ import numpy as np
 
 from boopexp import mcts
 from boopexp.agents import resolve_agent
+from boopexp.buffers import new_work
 from boopexp.budget import Budget, device_costs
 from boopexp.positions import sample_positions
 from boopexp.rng import new_rng_state
@@ -33,7 +34,7 @@ def host_iteration_rate(agent: str = "vanilla", seconds: float = 2.0, seed: int 
         positions = sample_positions(24, seed=seed)
     budget = Budget(mode="iterations", iterations=40)
     costs = device_costs(budget.profile)
-    work = mcts.new_work()
+    work = new_work()
     rng = new_rng_state(seed)
     mcts.search(positions[0], spec.mcts, budget, costs, rng, work)  # compile / warm up
     iterations = 0

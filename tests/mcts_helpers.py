@@ -21,8 +21,9 @@ import numpy as np
 
 from boopexp import heuristic, mcts, objective, rules
 from boopexp.agents import resolve_agent
-from boopexp.game import Move, Position
+from boopexp.buffers import new_work, solver_buffers
 from boopexp.budget import device_costs
+from boopexp.game import Move, Position
 from boopexp.contract import without_host_timing
 from boopexp.rng import new_rng_state
 from boopexp.state import BLUE, MOVE_NUMBER, RED, TO_MOVE
@@ -140,7 +141,7 @@ def ref_playout(state: np.ndarray, persp: int, cfg, rng: np.ndarray, *, a9_fixed
         divide_by_depth: divide by ``playout_depth`` (the paper's "by k") instead of by n.
     """
     st = np.array(state, dtype=np.int16, copy=True)
-    ws = objective.new_workspace()
+    ws = solver_buffers(new_work())
     mask = np.zeros(72, dtype=np.bool_)
     squares = np.empty(36, dtype=np.int64)
     groups = np.empty((rules.MAX_GROUPS, 3), dtype=np.int64)
@@ -153,7 +154,7 @@ def ref_playout(state: np.ndarray, persp: int, cfg, rng: np.ndarray, *, a9_fixed
         if n < cfg.co_playout_plies:
             mv, _ = objective.best_move_ws(st, mask, rng, *ws)
         if mv < 0:
-            mv = int(mcts.random_move(st, mask, rng, squares))
+            mv = int(rules.random_move(st, mask, rng, squares))
         winner, _, _ = rules.apply_move_inplace(st, mv // 36 + 1, mv % 36, rules.TREE, rules.PROMO_HEURISTIC, rng,
                                                 groups, scores, ties)
         n += 1

@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 
 from boopexp import heuristic, mcts, objective, rules
-from boopexp.budget import Budget
+from boopexp.buffers import new_work, solver_buffers
+from boopexp.budget import Budget, device_costs
 from boopexp.game import Move, Position
-from boopexp.budget import device_costs
 from boopexp.rng import new_rng_state
 from mcts_helpers import (
     BLUE,
@@ -52,9 +52,9 @@ def expansion_twin(kit: Kit, rng_before: np.ndarray) -> tuple[int, np.ndarray, f
         banned[kit.tree.move[c]] = True
     mv = -1
     if kit.cfg.co_expansion:
-        mv, _ = objective.best_move_ws(st, banned, rng, *objective.new_workspace())
+        mv, _ = objective.best_move_ws(st, banned, rng, *solver_buffers(new_work()))
     if mv < 0:
-        mv = int(mcts.random_move(st, banned, rng, np.empty(36, dtype=np.int64)))
+        mv = int(rules.random_move(st, banned, rng, np.empty(36, dtype=np.int64)))
     e_state, winner, _, _ = rules.apply_move(st, mv // 36 + 1, mv % 36, rules.TREE, rules.PROMO_HEURISTIC, rng)
     assert winner == 0, "the twin only models non-terminal expansions"
     value, _, _ = ref_playout(e_state, int(kit.tree.player[0]), kit.cfg, rng)
@@ -123,7 +123,7 @@ def test_a4_non_root_node_with_both_sizes_stops_at_n_empty_children():
     n_root = len(k.children())
     (s,) = [c for c in k.children() if not k.tree.masked[c]]
     ne = n_empty(k.state(s))
-    assert mcts.count_legal(k.state(s)) == 2 * ne
+    assert rules.legal_move_count(k.state(s)) == 2 * ne
     k.iterate(3 * ne)
     assert k.tree.n_children[s] == ne
     assert k.tree.visits[s] == 3 * ne
@@ -151,7 +151,7 @@ def test_a4_expansion_threshold_of_a_node(text, m, empty, legal, expected):
     """A root built without its children is expanded, one child per iteration, until it holds
     ``n_empty - k`` children; after that the iterations go to the children."""
     p = pos(text)
-    assert n_empty(p.state) == empty and mcts.count_legal(p.state) == legal
+    assert n_empty(p.state) == empty and rules.legal_move_count(p.state) == legal
     k = hand_root(Kit(cfg_of("mcts+S" if m else "vanilla", playout_depth=1, co_playout_plies=0,
                              preselect_m=m)), p.state)
     k.iterate(2 * n_empty(p.state) + 10)
@@ -230,7 +230,7 @@ def test_selection_mask_only_the_m_best_children_ever_get_visits():
     k = Kit(cfg_of("mcts+S"), seed=3).init_root(p.state)
     kids = k.children()
     kept = [c for c in kids if not k.tree.masked[c]]
-    assert len(kept) == 5 and len(kids) == mcts.count_legal(p.state)
+    assert len(kept) == 5 and len(kids) == rules.legal_move_count(p.state)
     k.iterate(120)
     visited = {c for c in kids if k.tree.visits[c] > 0}
     assert visited == set(kept)
@@ -484,7 +484,7 @@ def test_a12_random_size_proportional_to_pool():
     rng = new_rng_state(2024)
     banned = np.zeros(72, dtype=np.bool_)
     sq = np.empty(36, dtype=np.int64)
-    draws = [int(mcts.random_move(p.state, banned, rng, sq)) for _ in range(4000)]
+    draws = [int(rules.random_move(p.state, banned, rng, sq)) for _ in range(4000)]
     assert all(p.state[c % 36] == 0 for c in draws)
     share = sum(c >= 36 for c in draws) / len(draws)
     assert abs(share - 0.25) < 0.035
@@ -502,7 +502,7 @@ def test_random_move_bans_squares_of_the_drawn_size_only():
     banned[code("a1")] = True
     rng = new_rng_state(5)
     sq = np.empty(36, dtype=np.int64)
-    draws = [int(mcts.random_move(p.state, banned, rng, sq)) for _ in range(2000)]
+    draws = [int(rules.random_move(p.state, banned, rng, sq)) for _ in range(2000)]
     larges = [c for c in draws if c >= 36]
     assert set(larges) == {code("F1")}
     assert code("a1") not in draws
@@ -556,7 +556,7 @@ def test_a1_best_move_returns_none_when_every_legal_move_is_masked():
     mv, ties = p.best_move(rng=0, masks=p.legal_moves())
     assert mv is None and ties == 0
     mask = np.ones(72, dtype=np.bool_)
-    assert objective.best_move_ws(p.state, mask, new_rng_state(0), *objective.new_workspace())[0] == -1
+    assert objective.best_move_ws(p.state, mask, new_rng_state(0), *solver_buffers(new_work()))[0] == -1
     k = Kit(cfg_of("mcts-co"))
     assert mcts.solver_best_move(p.state, mask, k.rng, k.work, k.acc, k.acc_us, k.costs) == -1
     # one unmasked move left: it is the answer
@@ -596,7 +596,7 @@ def test_root_counts_as_fully_expanded_from_the_start():
         p = pos(text)
         k = Kit(cfg_of(name, playout_depth=2)).init_root(p.state)
         n = len(k.children())
-        assert n == mcts.count_legal(p.state)
+        assert n == rules.legal_move_count(p.state)
         k.iterate(40)
         assert len(k.children()) == n
         assert all(k.depth(c) >= 2 for c in range(n + 1, k.count))

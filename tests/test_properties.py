@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from boopexp import objective
+from boopexp.buffers import new_work, solver_buffers
 from boopexp.game import Move, Position
 from boopexp.rng import new_rng_state
 from boopexp.state import PIECES_PER_PLAYER
@@ -86,10 +87,10 @@ def test_random_game_invariants(seed, policy, variant):
 
 def _scored(pos: Position, seed: int):
     """The objective values best_move / best_m_moves see with ``new_rng_state(seed)``."""
-    ws = objective.new_workspace()
-    mask = np.zeros(72, dtype=np.bool_)
-    n = objective.score_moves(pos.state.copy(), mask, new_rng_state(seed), *ws[:6])
-    codes, values = ws[4][:n].copy(), ws[5][:n].copy()
+    w = new_work()
+    n = objective.score_moves(pos.state.copy(), w.mask, new_rng_state(seed), w.state, w.groups, w.scores, w.ties,
+                              w.codes, w.values)
+    codes, values = w.codes[:n].copy(), w.values[:n].copy()
     return codes, values
 
 
@@ -139,10 +140,11 @@ def test_kernels_do_not_mutate_a_writable_state(seed):
     for pos in _sample_positions(seed, every=11):
         st_ = pos.state.copy()
         snapshot = st_.tobytes()
-        ws = objective.new_workspace()
+        w = new_work()
+        ws = solver_buffers(w)
         rng = new_rng_state(seed)
         for mv in pos.legal_moves()[:5]:
-            objective.objective_ws(st_, mv.size, mv.square, rng, *ws[:4])
+            objective.objective_ws(st_, mv.size, mv.square, rng, w.state, w.groups, w.scores, w.ties)
         objective.best_move_ws(st_, np.zeros(72, dtype=np.bool_), rng, *ws)
         out = np.empty(72, dtype=np.int64)
         objective.best_m_moves_ws(st_, 5, rng, *ws, out)

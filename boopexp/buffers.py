@@ -1,0 +1,60 @@
+"""The work buffers the compiled kernels share: one named tuple, allocated once per caller.
+
+A caller (a player, a search, the bench, :class:`boopexp.game.Position`) allocates one
+:class:`Work` with :func:`new_work` and passes its fields by name to the kernels; a hot loop
+allocates nothing. Numba passes a named tuple of arrays to a kernel as is (mcts reads
+``work.groups``), so a kernel can take the whole of it too.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+
+from boopexp.rules import MAX_GROUPS
+from boopexp.state import N_MOVE_CODES, N_SQUARES, STATE_SIZE
+
+#: Attributes (every array is overwritten by the kernel that uses it; none carries state between
+#: calls, except ``mask``, which every user leaves all False):
+#:   state      int16[STATE_SIZE]       the copy a SIM move is played on (the objective f)
+#:   groups     int64[MAX_GROUPS, 3]    candidate groups of a promotion step (rules)
+#:   scores     int64[MAX_GROUPS]       their promotion scores
+#:   ties       int64[MAX_GROUPS]       the indices of the best-scoring groups
+#:   codes      int64[N_MOVE_CODES]     legal move codes of a solver call / the MCTS root
+#:   values     float64[N_MOVE_CODES]   f of each of those moves
+#:   tie_moves  int64[N_MOVE_CODES]     the optimal moves of a solver call
+#:   mask       bool[N_MOVE_CODES]      banned move codes (all False between uses)
+#:   squares    int64[N_SQUARES]        empty squares of a random move
+#:   playout    int16[STATE_SIZE]       the state a playout is played on (mcts)
+#:   path       int64[4096]             best_m_moves' output at the MCTS root
+#:   best       int64[N_MOVE_CODES]     tied nodes of a UCT / final-choice argmax (mcts)
+Work = namedtuple(
+    "Work",
+    ["state", "groups", "scores", "ties", "codes", "values", "tie_moves", "mask", "squares",
+     "playout", "path", "best"],
+)
+
+
+def new_work() -> Work:
+    """A fresh set of work buffers (``mask`` all False)."""
+    return Work(
+        state=np.empty(STATE_SIZE, dtype=np.int16),
+        groups=np.empty((MAX_GROUPS, 3), dtype=np.int64),
+        scores=np.empty(MAX_GROUPS, dtype=np.int64),
+        ties=np.empty(MAX_GROUPS, dtype=np.int64),
+        codes=np.empty(N_MOVE_CODES, dtype=np.int64),
+        values=np.empty(N_MOVE_CODES, dtype=np.float64),
+        tie_moves=np.empty(N_MOVE_CODES, dtype=np.int64),
+        mask=np.zeros(N_MOVE_CODES, dtype=np.bool_),
+        squares=np.empty(N_SQUARES, dtype=np.int64),
+        playout=np.empty(STATE_SIZE, dtype=np.int16),
+        path=np.empty(4096, dtype=np.int64),
+        best=np.empty(N_MOVE_CODES, dtype=np.int64),
+    )
+
+
+def solver_buffers(work: Work) -> tuple:
+    """The buffers the objective's solver kernels take after ``(st, mask, rng)``, in their order:
+    ``best_move_ws(st, mask, rng, *solver_buffers(work))``."""
+    return (work.state, work.groups, work.scores, work.ties, work.codes, work.values, work.tie_moves)
