@@ -310,9 +310,10 @@ def parse_config(data: Any, source: str = "<config>", directory: str | None = No
             f"{src}: name = {_show(name)} must be a non-empty string of letters, digits, '.', '_' or '-'"
             " (it names the output folder)"
         )
-    seed = data["seed"]
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ConfigError(f"{src}: seed = {_show(seed)} must be a non-negative integer")
+    try:
+        seed = identity.check_seed(data["seed"])
+    except ConfigError as exc:
+        raise ConfigError(f"{src}: {exc}") from None
     games_per_side = data["games_per_side"]
     _positive_int(src, "games_per_side", games_per_side)
 

@@ -14,6 +14,26 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from boopexp.errors import ConfigError
+
+
+#: The largest experiment seed: seeds are 64-bit (a larger one would alias or overflow elsewhere).
+MAX_SEED = 2**64 - 1
+
+
+def check_seed(seed: Any, where: str = "seed") -> int:
+    """``seed`` if it is an integer in 0..2^64-1: the one check of a config's ``seed:`` and of
+    the ``--seed`` options.
+
+    Raises:
+        ConfigError: ``"<where> = <value> must be an integer from 0 to 2^64-1"``.
+    """
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        text = " ".join(repr(seed).split())
+        text = text if len(text) <= 60 else text[:57] + "..."
+        raise ConfigError(f"{where} = {text} must be an integer from 0 to 2^64-1 ({MAX_SEED})")
+    return seed
+
 
 def canonical_json(obj: Any) -> str:
     """JSON with sorted keys and no spaces: the byte string that hashes are taken of."""

@@ -190,7 +190,7 @@ BAD = [
      ["agents.heuristics.uct_c", "takes no parameters"]),
     ("params key", BASE + "params: {kk: 3}\n", ["params.kk", "3", "allowed: k, m, d"]),
     # wrong types
-    ("seed type", BASE.replace("seed: 5", "seed: five"), ["seed", "'five'", "non-negative integer"]),
+    ("seed type", BASE.replace("seed: 5", "seed: five"), ["seed", "'five'", "must be an integer from 0 to 2^64-1"]),
     ("games type", BASE.replace("games_per_side: 3", "games_per_side: 2.5"),
      ["games_per_side", "2.5", "positive integer"]),
     ("budget type", BASE.replace("budget: {mode: iterations, iterations: 2}", "budget: fast"),

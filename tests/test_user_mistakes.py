@@ -293,3 +293,44 @@ def test_dry_run_prints_the_plan_and_writes_nothing(workdir):
     result = invoke("mirror", "--agent", "vanilla", "--games", "6", "--config", "configs/demo.yaml", "--dry-run")
     assert result.exit_code == 0 and "4 game(s) to play" in result.output
     assert snapshot(workdir) == before
+
+
+# --------------------------------------------------------------------------------------------
+# one validation for CLI options and config keys
+
+
+@pytest.mark.parametrize(
+    "options, config_line, message",
+    [
+        (["--seed", "-1"], "seed: -1", "seed = -1 must be an integer from 0 to 2^64-1 (18446744073709551615)"),
+        (["--seed", str(2**64)], f"seed: {2**64}",
+         f"seed = {2**64} must be an integer from 0 to 2^64-1 (18446744073709551615)"),
+        (["--iterations", "5"], "budget: {mode: device, iterations: 5}",
+         "unknown key budget.iterations (value 5) for mode 'device'; allowed: mode, seconds, profile"),
+        (["--budget", "iterations", "--seconds", "2"], "budget: {mode: iterations, seconds: 2.0}",
+         "unknown key budget.seconds (value 2.0) for mode 'iterations'; allowed: mode, iterations"),
+        (["--budget", "iterations", "--iterations", "0"], "budget: {mode: iterations, iterations: 0}",
+         "budget.iterations = 0 must be a positive integer"),
+        (["--seconds", "-1"], "budget: {mode: device, seconds: -1.0}",
+         "budget.seconds = -1.0 must be a positive number of seconds"),
+    ],
+)
+def test_game_options_and_config_keys_share_validation_and_messages(workdir, options, config_line, message):
+    line = one_error_line(invoke("game", "--p1", "random", "--p2", "random", *options), 2)
+    assert line.endswith(message) and line.startswith(f"Error: {options[-2]} ")
+    key = config_line.split(":")[0]
+    text = "\n".join(line for line in DEMO_CONFIG.splitlines() if not line.startswith(f"{key}:")) + f"\n{config_line}\n"
+    (workdir / "bad.yaml").write_text(text)
+    assert one_error_line(invoke("run", "bad.yaml"), 2) == f"Error: bad.yaml: {message}"
+
+
+def test_the_largest_seed_is_accepted():
+    result = invoke("game", "--p1", "random", "--p2", "random", "--seed", str(2**64 - 1),
+                    "--budget", "iterations", "--iterations", "1")
+    assert result.exit_code == 0, result.output
+
+
+def test_game_help_explains_budget_profile_and_preset():
+    text = invoke("game", "--help").output
+    for needle in ("emulated device, deterministic", "cost of each primitive", "reference code"):
+        assert needle in " ".join(text.split())

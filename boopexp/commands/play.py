@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import click
@@ -11,7 +12,7 @@ import yaml
 from boopexp.agents import AGENT_NAMES, DEFAULT_PRESET, PRESETS, resolve_agent
 from boopexp.budget import BUDGET_MODES, DEFAULT_PROFILE, DEVICE_PROFILES, Budget
 from boopexp.errors import ConfigError, StoreError
-from boopexp.identity import game_seed, settings_hash
+from boopexp.identity import check_seed, game_seed, settings_hash
 
 
 def _parse_overrides(items: tuple[str, ...], option: str) -> dict:
@@ -28,13 +29,21 @@ def _parse_overrides(items: tuple[str, ...], option: str) -> dict:
 @click.command("game")
 @click.option("--p1", required=True, metavar="AGENT", help="Blue, moves first: " + ", ".join(AGENT_NAMES))
 @click.option("--p2", required=True, metavar="AGENT", help="Red, moves second.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Experiment seed (the game seed derives from it).")
-@click.option("--budget", "mode", type=click.Choice(BUDGET_MODES), default="device", show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Experiment seed, 0..2^64-1 (the game seed derives from it and the settings).")
+@click.option("--budget", "mode", type=click.Choice(BUDGET_MODES), default="device", show_default=True,
+              help="How thinking per move is limited: device = the paper's emulated device, deterministic on any "
+                   "machine; cpu = host CPU seconds x --throttle; wall = real seconds; iterations = a fixed "
+                   "count (docs/budget.md).")
 @click.option("--seconds", type=float, default=1.0, show_default=True, help="Seconds per move (device/cpu/wall).")
 @click.option("--iterations", type=int, default=80, show_default=True, help="Iterations per move (iterations mode).")
-@click.option("--profile", default=DEFAULT_PROFILE, show_default=True, type=click.Choice(sorted(DEVICE_PROFILES)))
+@click.option("--profile", default=DEFAULT_PROFILE, show_default=True, type=click.Choice(sorted(DEVICE_PROFILES)),
+              help="device mode: the emulated device, i.e. the cost of each primitive (node, playout ply, solver "
+                   "call), calibrated to the paper's ~80 vanilla playouts/s (docs/budget.md).")
 @click.option("--throttle", default="auto", show_default=True, help="cpu mode: host CPU s per emulated s, or auto.")
-@click.option("--preset", default=DEFAULT_PRESET, show_default=True, type=click.Choice(sorted(PRESETS)))
+@click.option("--preset", default=DEFAULT_PRESET, show_default=True, type=click.Choice(sorted(PRESETS)),
+              help="code-0.6.2: the constants of the reference code, which produced the paper's tables (k = 21); "
+                   "paper: those of the paper's prose (k = 20). docs/agents.md.")
 @click.option("--p1-param", multiple=True, metavar="KEY=VALUE", help="Override a parameter of p1 (repeatable).")
 @click.option("--p2-param", multiple=True, metavar="KEY=VALUE", help="Override a parameter of p2 (repeatable).")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
@@ -49,12 +58,24 @@ def game(p1, p2, seed, mode, seconds, iterations, profile, throttle, preset, p1_
     from boopexp.contract import GameTask
     from boopexp.match import play_game
 
+    ctx = click.get_current_context()
+
+    def given(name: str) -> bool:
+        return ctx.get_parameter_source(name) not in (None, click.core.ParameterSource.DEFAULT)
+
     if throttle != "auto":
         try:
             throttle = float(throttle)
         except ValueError:
             raise ConfigError(f"--throttle {throttle!r} must be a positive number or 'auto'") from None
-    budget = Budget(mode=mode, seconds=seconds, profile=profile, throttle=throttle, iterations=iterations)
+    # The options go through the checks of a config's keys, with the same messages.
+    try:
+        seed = check_seed(seed)
+    except ConfigError as exc:
+        raise ConfigError(f"--seed {seed}: {exc}") from None
+    budget_options = {"seconds": seconds, "iterations": iterations, "profile": profile, "throttle": throttle}
+    typed_budget = {key: value for key, value in budget_options.items() if given(key)}
+    budget = _budget_from_options(mode, typed_budget)
     p1_over = _parse_overrides(p1_param, "--p1-param")
     p2_over = _parse_overrides(p2_param, "--p2-param")
     experiment = "game"
@@ -65,17 +86,12 @@ def game(p1, p2, seed, mode, seconds, iterations, profile, throttle, preset, p1_
         from boopexp.config import load_config
 
         config = load_config(config_path)
-        ctx = click.get_current_context()
-
-        def given(name: str) -> bool:
-            return ctx.get_parameter_source(name) not in (None, click.core.ParameterSource.DEFAULT)
-
         if given("preset"):
             raise ConfigError(f"--preset cannot be combined with --config (the config {config_path} sets the preset)")
         experiment, preset = config.name, config.preset
         seed = seed if given("seed") else config.seed
-        if not any(given(n) for n in ("mode", "seconds", "iterations", "profile", "throttle")):
-            budget = config.budget
+        if not given("mode"):  # the config's budget, with the options typed on top
+            budget = _budget_from_options(config.budget.mode, typed_budget, config.budget.to_dict())
         try:
             a = config.agent(p1, p1_over)
             b = config.agent(p2, p2_over)
@@ -114,6 +130,23 @@ def game(p1, p2, seed, mode, seconds, iterations, profile, throttle, preset, p1_
         its = sorted(t["iterations"] for t in mcts_moves)
         click.echo(f"MCTS iterations per move: median {its[len(its) // 2]}, min {its[0]}, max {its[-1]}")
     click.echo(f"seed {record['seed']}, host CPU {record['host_seconds']:.2f} s")
+
+
+def _budget_from_options(mode: str, typed: dict, base: dict | None = None) -> Budget:
+    """The budget of ``--budget MODE`` and the budget options typed, checked as a config's
+    ``budget:`` mapping: an option the mode does not use is refused, as the config key would be."""
+    data = {**(base or {}), "mode": mode, **typed}
+    try:
+        return Budget.from_mapping(data)
+    except ConfigError as exc:
+        key = re.search(r"budget\.(\w+)", str(exc))
+        option = _BUDGET_OPTION.get(key.group(1) if key else "mode", "--budget")
+        value = mode if option == "--budget" else data.get(key.group(1)) if key else mode
+        raise ConfigError(f"{option} {value}: {exc}") from None
+
+
+_BUDGET_OPTION = {"mode": "--budget", "seconds": "--seconds", "iterations": "--iterations", "profile": "--profile",
+                  "throttle": "--throttle"}
 
 
 @click.command("calibrate")
