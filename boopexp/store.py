@@ -33,6 +33,7 @@ from typing import Any, Iterable, Iterator, Mapping
 import yaml
 
 from boopexp.config import PlanEntry
+from boopexp.contract import pack_record, unpack_record
 from boopexp.errors import StoreError
 
 try:  # POSIX advisory locks; without them two runs into one folder are merely not prevented
@@ -84,8 +85,10 @@ def check_record(record: Any) -> str | None:
 
 
 def encode_record(record: Mapping[str, Any]) -> bytes:
-    """One line of games.jsonl (JSON, newline-terminated, no other newline inside)."""
-    return (json.dumps(record, ensure_ascii=True, default=_json_default) + "\n").encode("ascii")
+    """One stored line: the record in the current schema (:func:`boopexp.contract.pack_record`),
+    as compact JSON, newline-terminated, no other newline inside."""
+    packed = pack_record(record)
+    return (json.dumps(packed, ensure_ascii=True, separators=(",", ":"), default=_json_default) + "\n").encode("ascii")
 
 
 @dataclass(frozen=True)
@@ -214,7 +217,10 @@ def parse_line(path: Path, number: int, raw: bytes) -> dict[str, Any]:
     problem = check_record(record)
     if problem:
         raise StoreError(f"{path} line {number}: invalid game record ({problem}); repair or remove that line")
-    return decode_record(record)
+    try:
+        return decode_record(record)
+    except ValueError as exc:
+        raise StoreError(f"{path} line {number}: {exc}") from None
 
 
 def scan_store(directory: str | Path) -> StoreScan:
@@ -244,8 +250,13 @@ def scan_store(directory: str | Path) -> StoreScan:
 
 
 def decode_record(record: dict[str, Any]) -> dict[str, Any]:
-    """A stored record as the rest of the code reads it (schema 1 for now)."""
-    return record
+    """A stored record of schema 1 or 2 as the rest of the code reads it: the record of
+    docs/architecture.md (:func:`boopexp.contract.unpack_record`).
+
+    Raises:
+        ValueError: a schema this version does not know.
+    """
+    return unpack_record(record)
 
 
 @dataclass(frozen=True)

@@ -127,10 +127,11 @@ def read_games(directory: Path) -> list[tuple[Path, int, dict[str, Any]]]:
                 record = json.loads(raw.decode("utf-8"))
                 if not isinstance(record, dict):
                     raise ValueError(f"a JSON {type(record).__name__}, not an object")
+                record = decode_record(record)
             except ValueError as exc:
                 line = raw.decode("utf-8", "replace")
                 raise StoreError(f"{f.path}:{number}: invalid record ({exc}): {_short(line)!r}") from None
-            out.append((f.path, number, decode_record(record)))
+            out.append((f.path, number, record))
     return out
 
 

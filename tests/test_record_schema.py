@@ -1,0 +1,164 @@
+"""Record schema 2 (compact, column-wise) against schema 1, and ``boopexp migrate``.
+
+tests/data/schema1_games.jsonl holds four committed schema-1 records as the runner wrote them
+before schema 2 (three device-mode games, one cpu-mode game).
+"""
+
+from __future__ import annotations
+
+import copy
+import gzip
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import pytest
+
+from boopexp.contract import RECORD_SCHEMA, pack_record, task_from_record, unpack_record, without_host_timing
+from boopexp.errors import StoreError
+from boopexp.report.builder import build_report
+from boopexp.store import FAULT_ENV, GameStore, encode_record, migrate, record_key, seal
+
+SCHEMA1 = Path(__file__).parent / "data" / "schema1_games.jsonl"
+
+
+def schema1_records() -> list[dict]:
+    return [json.loads(line) for line in SCHEMA1.read_text().splitlines()]
+
+
+def schema1_store(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    shutil.copy(SCHEMA1, folder / "games.jsonl")
+    return folder
+
+
+def test_pack_is_column_wise_rounded_and_leaves_out_what_the_rest_determines():
+    record = schema1_records()[0]
+    packed = pack_record(record)
+    assert packed["schema"] == RECORD_SCHEMA == 2
+    for derived in ("p1", "p2", "winner_agent", "winner_colour", "termination", "plies"):
+        assert derived not in packed
+    assert list(packed["telemetry"]) == ["iterations", "solver_calls", "equivalent_moves", "equivalent_candidates",
+                                         "nodes_created", "playout_plies", "solver_moves", "device_seconds",
+                                         "host_cpu_seconds"]
+    assert packed["telemetry"]["device_seconds"][:2] == [1.0063664, 1.0109996]  # 0.1 µs
+    assert packed["telemetry"]["host_cpu_seconds"][:2] == [0.2425, 0.0028]  # 0.1 ms
+    assert packed["moves"] == record["moves"] and packed["seed"] == record["seed"]
+    assert len(encode_record(record)) < len(json.dumps(record)) / 4
+
+
+@pytest.mark.parametrize("index", range(4))
+def test_unpack_gives_back_the_record_with_its_floats_rounded(index):
+    record = schema1_records()[index]
+    back = unpack_record(json.loads(encode_record(record)))
+    assert back == unpack_record(record)
+    assert list(back) == list(record) and [list(m) for m in back["telemetry"]] == [list(m) for m in record["telemetry"]]
+    for mine, theirs in zip(back["telemetry"], record["telemetry"]):
+        assert mine["device_seconds"] == pytest.approx(theirs["device_seconds"], abs=5e-8)
+        assert mine["host_cpu_seconds"] == pytest.approx(theirs["host_cpu_seconds"], abs=5e-5)
+        assert {k: v for k, v in mine.items() if "seconds" not in k} == {k: v for k, v in theirs.items() if "seconds" not in k}
+    assert task_from_record(back) == task_from_record(record)
+    assert pack_record(back) == pack_record(record) == pack_record(pack_record(record))
+
+
+def test_fields_that_differ_from_their_derivation_and_unknown_keys_are_kept():
+    record = unpack_record(schema1_records()[0])
+    record.update(termination="forfeit", forfeit={"agent": "p2", "reason": "timeout"}, sweep={"uct_c": 0.5})
+    record["telemetry"][3]["tree_nodes"] += 5  # a tree that is not the root plus the nodes created
+    record["telemetry"][0]["agent"] = "someone else"
+    packed = json.loads(encode_record(record))
+    assert packed["termination"] == "forfeit" and packed["sweep"] == {"uct_c": 0.5} and "forfeit" in packed
+    assert "tree_nodes" in packed["telemetry"] and "agent" in packed["telemetry"] and "ply" not in packed["telemetry"]
+    assert unpack_record(packed) == record
+
+
+def test_moves_with_different_telemetry_fields_are_kept_move_by_move():
+    record = unpack_record(schema1_records()[1])
+    record["telemetry"][2]["plugin_evals"] = 12
+    packed = json.loads(encode_record(record))
+    assert isinstance(packed["telemetry"], list)
+    assert unpack_record(packed) == record
+
+
+def test_a_newer_schema_is_an_error_naming_the_line(tmp_path):
+    (tmp_path / "games.jsonl").write_text(json.dumps({**pack_record(schema1_records()[0]), "schema": 3}) + "\n")
+    with pytest.raises(StoreError, match=r"games.jsonl line 1: .*schema 3"):
+        GameStore(tmp_path).scan()
+
+
+def test_migrate_rewrites_a_schema1_store_into_one_segment_and_is_idempotent(tmp_path):
+    store = GameStore(schema1_store(tmp_path / "r"))
+    before = store.scan().records
+    report = migrate(store.directory)
+    assert report.changed and report.games == 4 and report.segment.name == "games-0001.jsonl.gz"
+    assert store.games_path.read_bytes() == b""
+    lines = gzip.decompress(report.segment.read_bytes()).splitlines()
+    assert [json.loads(line)["schema"] for line in lines] == [2, 2, 2, 2]
+    assert store.scan().records == before
+    assert report.segment.stat().st_size < SCHEMA1.stat().st_size / 10
+    data = report.segment.read_bytes()
+    again = migrate(store.directory)
+    assert not again.changed and report.segment.read_bytes() == data
+    # a migrated store takes new games, and migrating again folds them in
+    with store.open() as w:
+        w.append(schema1_records()[0])  # already there: a duplicate
+        extra = unpack_record(schema1_records()[0])
+        extra["game_index"] = 7
+        w.append(extra)
+    seal(store.directory)
+    third = migrate(store.directory)
+    assert third.changed and third.games == 5 and [p.name for p in third.removed] == ["games-0002.jsonl.gz"]
+    assert sorted(p.name for p in store.directory.glob("games*")) == ["games-0001.jsonl.gz", "games.jsonl"]
+    assert [record_key(r) for r in store.scan().records] == [record_key(r) for r in before] + [
+        (extra["config_hash"], extra["pairing"], 7)]
+
+
+def test_schema1_and_schema2_stores_give_identical_tables(tmp_path):
+    old = schema1_store(tmp_path / "old")
+    new = schema1_store(tmp_path / "new")
+    migrate(new)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        build_report([old], tmp_path / "t-old")
+        build_report([new], tmp_path / "t-new")
+    texts = sorted(p.name for p in (tmp_path / "t-old").iterdir() if p.suffix in (".md", ".csv", ".tex"))
+    assert texts
+    for name in texts:
+        assert (tmp_path / "t-old" / name).read_bytes() == (tmp_path / "t-new" / name).read_bytes(), name
+
+
+def test_replay_comparison_holds_across_schemas():
+    # what `boopexp replay --search` compares: a schema-1 record and its schema-2 form are the same game
+    for record in schema1_records():
+        stored2 = unpack_record(json.loads(encode_record(record)))
+        assert without_host_timing(stored2) == without_host_timing(unpack_record(record))
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="POSIX only")
+@pytest.mark.parametrize("step", ["migrate:written", "migrate:synced", "migrate:renamed", "migrate:truncated"])
+def test_a_migrate_killed_at_any_step_loses_nothing_and_a_rerun_finishes_it(tmp_path, step):
+    folder = schema1_store(tmp_path / "r")
+    (folder / "games-0001.jsonl.gz").write_bytes(gzip.compress(encode_record(schema1_records()[1])))
+    (folder / "games-0002.jsonl.gz").write_bytes(gzip.compress(encode_record(schema1_records()[2])))
+    expected = [record_key(r) for r in GameStore(folder).scan().records]
+    env = {**os.environ, FAULT_ENV: step}
+    done = subprocess.run([sys.executable, "-m", "boopexp", "migrate", str(folder)], env=env, capture_output=True)
+    assert done.returncode == -signal.SIGKILL, done.stderr.decode()
+    assert [record_key(r) for r in GameStore(folder).scan().records] == expected
+    migrate(folder)
+    assert sorted(p.name for p in folder.glob("games*")) == ["games-0001.jsonl.gz", "games.jsonl"]
+    lines = gzip.decompress((folder / "games-0001.jsonl.gz").read_bytes()).splitlines()
+    assert [record_key(json.loads(line)) for line in lines] == expected
+
+
+def test_unpack_does_not_change_its_argument():
+    record = schema1_records()[0]
+    copied = copy.deepcopy(record)
+    unpack_record(record)
+    pack_record(record)
+    assert record == copied
