@@ -2,12 +2,14 @@
 
 Engine-free on purpose: the runner, the config, the store, the report and the CLI share these
 names without loading numba or the compiled MCTS. :mod:`boopexp.match` plays a task and builds
-its record here; the record's fields are documented in docs/architecture.md.
+its record here; the record's fields are documented in docs/architecture.md. The store keeps a
+record in a compact form, schema 2 (:func:`pack_record`, :func:`unpack_record`, docs/runner.md).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, Mapping
 
 from boopexp import __version__
 from boopexp.agents import AgentSpec
@@ -60,7 +62,9 @@ def task_from_record(record: dict) -> GameTask:
 
 def build_record(task: GameTask, winner: str | None, moves: list[str], telemetry: list[dict],
                  host_seconds: float, version: str = __version__) -> dict:
-    """The game record of docs/architecture.md (one line of games.jsonl).
+    """The game record of docs/architecture.md; measured seconds rounded as the store keeps them
+    (:data:`DEVICE_SECONDS_DIGITS`, :data:`HOST_SECONDS_DIGITS`), so a game played again and the
+    game read back compare equal. The store writes it as schema 2 (:func:`pack_record`).
 
     Args:
         winner: ``"p1"``, ``"p2"`` or None (a game stopped at MAX_PLIES).
@@ -83,8 +87,8 @@ def build_record(task: GameTask, winner: str | None, moves: list[str], telemetry
         "seed": task.seed,
         "budget": task.budget.to_dict(),
         "preset": task.preset,
-        "telemetry": telemetry,
-        "host_seconds": host_seconds,
+        "telemetry": rounded_telemetry(telemetry),
+        "host_seconds": _round(host_seconds, HOST_SECONDS_DIGITS),
         "version": version,
     }
 
@@ -97,3 +101,163 @@ def without_host_timing(record: dict) -> dict:
     if isinstance(out.get("telemetry"), list):
         out["telemetry"] = [{k: v for k, v in t.items() if k != "host_cpu_seconds"} for t in out["telemetry"]]
     return out
+
+
+# ---------------------------------------------------------------------------------------------
+# The stored form of a record (docs/runner.md, "Record schema")
+
+#: The schema of the records this version stores. 1: the record as built, one dict per move.
+#: 2: per-move telemetry column-wise, measured floats rounded, no field that the rest determines.
+RECORD_SCHEMA = 2
+
+#: Decimals kept of measured seconds: device time to 0.1 µs (the resolution of the device
+#: profiles' costs, e.g. 381.2 µs a playout ply, so nothing the clock charged is lost), host CPU
+#: time to 0.1 ms (finer digits are noise of the host's clock and load).
+DEVICE_SECONDS_DIGITS = 7
+HOST_SECONDS_DIGITS = 4
+
+#: Per-move telemetry fields in their record order (``match``); columns of other names are kept.
+TELEMETRY_ORDER = ("ply", "player", "agent", "iterations", "solver_calls", "equivalent_moves",
+                   "equivalent_candidates", "tree_nodes", "nodes_created", "playout_plies", "solver_moves",
+                   "device_seconds", "host_cpu_seconds")
+_ROUNDED = {"device_seconds": DEVICE_SECONDS_DIGITS, "host_cpu_seconds": HOST_SECONDS_DIGITS}
+
+
+def rounded_telemetry(telemetry: list[dict]) -> list[dict]:
+    """Per-move telemetry with its measured seconds rounded (:data:`DEVICE_SECONDS_DIGITS`,
+    :data:`HOST_SECONDS_DIGITS`): what a record keeps of them."""
+    return [{k: _round(v, _ROUNDED[k]) if k in _ROUNDED else v for k, v in move.items()}
+            if isinstance(move, dict) else move for move in telemetry]
+
+
+def pack_record(record: Mapping[str, Any]) -> dict[str, Any]:
+    """The stored form (schema 2) of a record: telemetry column-wise, floats rounded, and the
+    fields that the rest determines left out — but only when they equal what :func:`unpack_record`
+    derives, so packing never loses anything. Keys this module does not know (added by other
+    features) are kept as they are.
+    """
+    if record.get("schema", 1) == RECORD_SCHEMA:
+        return dict(record)  # already packed
+    derived = _derived_fields(record)
+    out: dict[str, Any] = {"schema": RECORD_SCHEMA}
+    for key, value in record.items():
+        if key == "schema" or (key in derived and _same(derived[key], value)):
+            continue
+        if key == "telemetry" and isinstance(value, list):
+            value = _pack_telemetry(value, record)
+        elif key == "host_seconds":
+            value = _round(value, HOST_SECONDS_DIGITS)
+        out[key] = value
+    return out
+
+
+def unpack_record(stored: Mapping[str, Any]) -> dict[str, Any]:
+    """A stored record of schema 1 or 2 as :func:`build_record` returns it (measured floats rounded).
+
+    Raises:
+        ValueError: the record's schema is newer than this version knows.
+    """
+    schema = stored.get("schema", 1)
+    if schema == 1:
+        record = dict(stored)
+        if isinstance(record.get("telemetry"), list):
+            record["telemetry"] = rounded_telemetry(record["telemetry"])
+        if "host_seconds" in record:
+            record["host_seconds"] = _round(record["host_seconds"], HOST_SECONDS_DIGITS)
+        return record
+    if schema != RECORD_SCHEMA:
+        raise ValueError(f"record schema {schema!r} is not 1 or {RECORD_SCHEMA} (written by a newer boopexp?)")
+    derived = _derived_fields(stored)
+    record = {}
+    for key in _RECORD_ORDER:
+        if key in stored:
+            record[key] = stored[key]
+        elif key in derived:
+            record[key] = derived[key]
+    for key, value in stored.items():
+        if key not in record and key != "schema":
+            record[key] = value
+    if isinstance(record.get("telemetry"), dict):
+        record["telemetry"] = _unpack_telemetry(record["telemetry"], record)
+    return record
+
+
+#: Top-level keys in the order build_record writes them.
+_RECORD_ORDER = ("experiment", "config_hash", "pairing", "game_index", "p1", "p2", "p1_spec", "p2_spec", "winner",
+                 "winner_agent", "winner_colour", "termination", "plies", "moves", "seed", "budget", "preset",
+                 "telemetry", "host_seconds", "version")
+
+
+def _derived_fields(record: Mapping[str, Any]) -> dict[str, Any]:
+    """The top-level fields that the rest of ``record`` determines, as build_record sets them."""
+    out: dict[str, Any] = {}
+    names = {}
+    for side in ("p1", "p2"):
+        spec = record.get(f"{side}_spec")
+        if isinstance(spec, Mapping) and isinstance(spec.get("name"), str):
+            names[side] = out[side] = spec["name"]
+    if "winner" in record:
+        winner = record["winner"]
+        if winner is None:
+            out.update(winner_agent=None, winner_colour=None, termination="ply_limit")
+        elif winner in ("p1", "p2"):
+            out.update(winner_colour="blue" if winner == "p1" else "red", termination="victory")
+            if winner in names:
+                out["winner_agent"] = names[winner]
+    if isinstance(record.get("moves"), list):
+        out["plies"] = len(record["moves"])
+    return out
+
+
+def _derived_columns(n: int, columns: Mapping[str, list], names: Mapping[str, Any]) -> dict[str, list]:
+    """The per-move columns that the others determine: ply, player (p1 moves first, sides
+    alternate), agent (the side's name), tree_nodes (a search's tree is the root plus the nodes
+    it created; 0 for a move without search)."""
+    out: dict[str, list] = {"ply": list(range(1, n + 1))}
+    players = columns.get("player") or ["p1" if i % 2 == 0 else "p2" for i in range(n)]
+    out["player"] = players
+    if "p1" in names and "p2" in names:
+        out["agent"] = [names.get(p) for p in players]
+    if "nodes_created" in columns and "iterations" in columns:
+        out["tree_nodes"] = [c + 1 if it > 0 else 0 for it, c in zip(columns["iterations"], columns["nodes_created"])]
+    return out
+
+
+def _pack_telemetry(telemetry: list, record: Mapping[str, Any]) -> dict[str, list] | list:
+    keys = list(telemetry[0]) if telemetry and isinstance(telemetry[0], dict) else None
+    if keys is None or any(not isinstance(m, dict) or list(m) != keys for m in telemetry):
+        return rounded_telemetry(telemetry)  # moves with different fields: kept move by move
+    columns = {k: [m[k] for m in telemetry] for k in keys}
+    for k, digits in _ROUNDED.items():
+        if k in columns:
+            columns[k] = [_round(v, digits) for v in columns[k]]
+    names = {**_derived_fields(record), **{k: record[k] for k in ("p1", "p2") if k in record}}
+    try:
+        derived = _derived_columns(len(telemetry), columns, names)
+    except TypeError:  # e.g. a None among the counters: nothing is derived
+        return columns
+    packed = {k: v for k, v in columns.items() if not (k in derived and _same(derived[k], v))}
+    # The number of moves is the length of a column: at least one stays.
+    return packed or {keys[0]: columns[keys[0]]}
+
+
+def _unpack_telemetry(columns: Mapping[str, list], record: Mapping[str, Any]) -> list[dict]:
+    n = max((len(v) for v in columns.values()), default=0)
+    full = dict(columns)
+    try:
+        derived = _derived_columns(n, columns, record)
+    except TypeError:
+        derived = {}
+    for k, v in derived.items():
+        full.setdefault(k, v)
+    keys = [k for k in TELEMETRY_ORDER if k in full] + [k for k in columns if k not in TELEMETRY_ORDER]
+    return [dict(zip(keys, values)) for values in zip(*(full[k] for k in keys))]
+
+
+def _same(derived: Any, stored: Any) -> bool:
+    # Same type first: numpy values (compared element-wise) and True == 1 are never "the same".
+    return type(derived) is type(stored) and derived == stored
+
+
+def _round(value: Any, digits: int) -> Any:
+    return round(value, digits) if isinstance(value, float) else value
