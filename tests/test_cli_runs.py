@@ -92,7 +92,7 @@ def test_run_plays_into_results_name_with_line_progress_and_a_summary(workdir, f
     assert lines[0] == "8 games planned, 0 already stored, 8 to play."
     progress = [line for line in lines if line.startswith("[")]
     assert len(progress) == 8
-    first = json.loads((workdir / "results" / "demo" / "games.jsonl").read_text().splitlines()[0])
+    first = GameStore(workdir / "results" / "demo").scan().records[0]
     who = first["p1"] if first["winner"] == "p1" else first["p2"]
     assert progress[0].startswith(
         f"[1/8] heuristics vs random #{first['game_index']}: {first['winner']} ({who}) wins in {first['plies']} plies, "

@@ -20,6 +20,7 @@ from boopexp.cli import main
 from boopexp.errors import IllegalMoveError
 from boopexp.game import Move, Position
 from boopexp.state import BLUE, RED
+from boopexp.store import GameStore
 
 BUDGET = Budget(mode="iterations", iterations=3)
 CLI_BUDGET = ("--budget", "iterations", "--iterations", "3")
@@ -111,7 +112,7 @@ def test_a_whole_game_to_a_win_is_saved_and_replays(tmp_path):
     assert result.exit_code == 0, result.output
     assert f"You win in {len(session.moves)} plies." in result.output
     assert "Traceback" not in result.output
-    records = [json.loads(line) for line in (out / "games.jsonl").read_text().splitlines()]
+    records = GameStore(out).scan().records
     assert len(records) == 1
     record = records[0]
     assert (record["p1"], record["p2"], record["winner"]) == ("human", "random", "p1")
@@ -138,7 +139,7 @@ def test_a_promotion_choice_is_listed_numbered_and_recorded(tmp_path):
     assert "groups; choose the one to promote:" in result.output
     assert f"  2) {interactive.group_name(group)}" in result.output
     assert result.output.count("Choose a number from 1 to") == 2
-    record = json.loads((out / "games.jsonl").read_text())
+    (record,) = GameStore(out).scan().records
     chosen = record["moves"][ply - 1].split(":")[1]
     assert chosen == "".join(interactive.group_name(group).split())
 

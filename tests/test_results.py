@@ -13,7 +13,7 @@ import pytest
 
 from boopexp.config import plan_entries
 from boopexp.report.builder import build_report
-from boopexp.store import GameStore
+from boopexp.store import GameStore, has_games_files, read_store_files, segment_paths
 
 RESULTS = Path(__file__).resolve().parent.parent / "results"
 
@@ -33,7 +33,7 @@ TEXT_SUFFIXES = (".md", ".csv", ".tex")
 @pytest.mark.parametrize("run", RUNS)
 def test_committed_run_is_complete_without_duplicates(run):
     folder = RESULTS / run
-    if not (folder / "games.jsonl").exists():
+    if not has_games_files(folder):
         pytest.skip(f"{folder} is not in this checkout")
     store = GameStore(folder)
     entries = plan_entries(store.read_config(), source=str(folder / "config.yaml"))
@@ -46,8 +46,20 @@ def test_committed_run_is_complete_without_duplicates(run):
     assert set(stored) == planned, (
         f"{run}: missing {sorted(planned - set(stored))[:5]}, unplanned {sorted(set(stored) - planned)[:5]}"
     )
-    lines = (folder / "games.jsonl").read_text(encoding="utf-8").count("\n")
+    lines = sum(len(f.lines) for f in read_store_files(folder))
     assert lines == len(planned), f"{run}: {lines} lines for {len(planned)} planned games"
+
+
+@pytest.mark.parametrize("run", RUNS)
+def test_committed_run_is_migrated_and_sealed(run):
+    """Committed games are kept compact (docs/runner.md): one schema-2 segment, an empty log."""
+    folder = RESULTS / run
+    if not has_games_files(folder):
+        pytest.skip(f"{folder} is not in this checkout")
+    assert [p.name for p in segment_paths(folder)] == ["games-0001.jsonl.gz"]
+    assert not (folder / "games.jsonl").exists() or (folder / "games.jsonl").stat().st_size == 0
+    segment = read_store_files(folder)[0]
+    assert all(raw.startswith(b'{"schema":2,') for _, raw in segment.lines)
 
 
 @pytest.mark.parametrize("tables", sorted(TABLES))
@@ -96,7 +108,7 @@ def test_committed_game_replays_identically(run, pairing, index):
     from boopexp.match import play_game
 
     folder = RESULTS / run
-    if not (folder / "games.jsonl").exists():
+    if not has_games_files(folder):
         pytest.skip(f"{folder} is not in this checkout")
     config = load_config(RESULTS.parent / "configs" / f"{run}.yaml")
     task = next(t for t in config.tasks(config.plan()) if t.pairing == pairing and t.game_index == index)

@@ -11,6 +11,7 @@ from test_config import BASE, cfg
 from boopexp.agents import AgentSpec, resolve_agent
 from boopexp.cli import main
 from boopexp.errors import ConfigError
+from boopexp.store import GameStore
 
 VARIANTS = BASE + """\
   - [co-wide, vanilla]
@@ -67,7 +68,7 @@ def test_variants_play_in_runs_and_games(tmp_path, monkeypatch):
     )
     result = CliRunner().invoke(main, ["run", "v.yaml", "--jobs", "1", "--quiet"])
     assert result.exit_code == 0, result.output
-    records = [json.loads(line) for line in (tmp_path / "results/v/games.jsonl").read_text().splitlines()]
+    records = GameStore(tmp_path / "results/v").scan().records
     assert sorted(r["pairing"] for r in records) == ["quick vs random", "random vs quick"]
     quick = next(r for r in records if r["p1"] == "quick")
     assert quick["p1_spec"]["base"] == "vanilla" and quick["p1_spec"]["params"]["playout_depth"] == 4
