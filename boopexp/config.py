@@ -30,7 +30,7 @@ from boopexp.agents import (
     resolve_agent,
 )
 from boopexp.budget import Budget
-from boopexp.contract import GameTask
+from boopexp.contract import GameTask, check_max_plies
 from boopexp.errors import ConfigError
 from boopexp.errors import show_value as _show
 
@@ -44,6 +44,7 @@ CONFIG_KEYS: tuple[str, ...] = (
     "params",
     "agents",
     "pairings",
+    "max_plies",
 )
 REQUIRED_KEYS: tuple[str, ...] = ("name", "seed", "games_per_side", "pairings")
 
@@ -119,6 +120,7 @@ class ExperimentConfig:
             :class:`~boopexp.agents.MCTSConfig` fields for built-in names, variants
             (``{base: ..., ...}``) and plugins (``{plugin: "module:callable", ...}``).
         pairings: the configured pairings ``(A, B)``, canonical names, in file order.
+        max_plies: the ply cap of every game (None: :data:`boopexp.contract.MAX_PLIES`, 1000).
         source: where the config came from (for messages).
         directory: the config file's folder, where plugin modules are also looked for.
     """
@@ -131,6 +133,7 @@ class ExperimentConfig:
     params: dict[str, Any] = field(default_factory=dict)
     agents: dict[str, dict[str, Any]] = field(default_factory=dict)
     pairings: tuple[tuple[str, str], ...] = ()
+    max_plies: int | None = None
     source: str = "<config>"
     directory: str | None = field(default=None, compare=False)
 
@@ -154,7 +157,8 @@ class ExperimentConfig:
     def planned_pairing(self, p1: str, p2: str, games: int) -> PlannedPairing:
         """The pairing "p1 vs p2" of this config with ``games`` games."""
         s1, s2 = self.agent(p1), self.agent(p2)
-        config_hash = identity.settings_hash(self.seed, self.budget.to_dict(), self.preset, s1.to_dict(), s2.to_dict())
+        config_hash = identity.settings_hash(self.seed, self.budget.to_dict(), self.preset, s1.to_dict(), s2.to_dict(),
+                                             self.max_plies)
         return PlannedPairing(s1, s2, config_hash, games)
 
     def plan(self, games_per_side: int | None = None) -> tuple[PlannedPairing, ...]:
@@ -199,6 +203,7 @@ class ExperimentConfig:
                 budget=self.budget,
                 preset=self.preset,
                 seed=identity.game_seed(p.config_hash, i),
+                max_plies=self.max_plies,
             )
             for p in plan
             for i in range(p.games)
@@ -207,6 +212,8 @@ class ExperimentConfig:
     def resolved(self, plan: tuple[PlannedPairing, ...] | None = None) -> dict[str, Any]:
         """The resolved config (effective values and the plan) that a store's config.yaml keeps."""
         plan = self.plan() if plan is None else plan
+        # max_plies only when set: the saved config of a default run stays byte for byte the same.
+        cap = {} if self.max_plies is None else {"max_plies": self.max_plies}
         return {
             "name": self.name,
             "seed": self.seed,
@@ -216,6 +223,7 @@ class ExperimentConfig:
             "params": dict(self.params),
             "agents": {k: dict(v) for k, v in self.agents.items()},
             "pairings": [[a, b] for a, b in self.pairings],
+            **cap,
             "plan": [p.to_dict() for p in plan],
             "boopexp_version": __version__,
         }
@@ -323,6 +331,11 @@ def parse_config(data: Any, source: str = "<config>", directory: str | None = No
     if not isinstance(preset, str) or preset not in PRESETS:
         raise ConfigError(f"{src}: preset = {_show(preset)} is not allowed; allowed: {', '.join(PRESETS)}")
 
+    try:
+        max_plies = check_max_plies(data.get("max_plies"))
+    except ConfigError as exc:
+        raise ConfigError(f"{src}: {exc}") from None
+
     params = _parse_params(src, data.get("params"), preset)
     agents = _parse_agents(src, data.get("agents"), preset, params, directory)
     pairings = _parse_pairings(src, data["pairings"], agents)
@@ -336,6 +349,7 @@ def parse_config(data: Any, source: str = "<config>", directory: str | None = No
         params=params,
         agents=agents,
         pairings=pairings,
+        max_plies=max_plies,
         source=src,
         directory=directory,
     )

@@ -21,6 +21,24 @@ from boopexp.errors import ConfigError
 #: position cycle forever (seen between mcts-co at 100 iterations and heuristics); such a game
 #: stops here and is recorded with ``winner: null, termination: "ply_limit"`` (docs/agents.md).
 MAX_PLIES = 1000
+#: The largest ply cap a config or option may set (a bound on one game's length and record).
+MAX_PLIES_LIMIT = 100_000
+
+
+def check_max_plies(value: object, where: str = "max_plies") -> int | None:
+    """A ply cap from a config key or option: None for the default (MAX_PLIES, so that the
+    settings hash, the records and the saved config of the default stay as they always were),
+    else an integer in 1..MAX_PLIES_LIMIT.
+
+    Raises:
+        ConfigError: ``"<where> = <value> must be an integer from 1 to 100000"``.
+    """
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_PLIES_LIMIT:
+        raise ConfigError(f"{where} = {value!r} must be an integer from 1 to {MAX_PLIES_LIMIT}"
+                          f" (default {MAX_PLIES})")
+    return None if value == MAX_PLIES else value
 
 
 @dataclass(frozen=True)
@@ -36,6 +54,9 @@ class GameTask:
     budget: Budget
     preset: str
     seed: int
+    #: The ply cap; None means :data:`MAX_PLIES`. Only a cap other than the default is hashed
+    #: and recorded, so every game played before the cap was a setting keeps its identity.
+    max_plies: int | None = None
 
 
 def task_from_record(record: dict) -> GameTask:
@@ -55,6 +76,7 @@ def task_from_record(record: dict) -> GameTask:
             budget=Budget.from_mapping(record["budget"]),
             preset=record["preset"],
             seed=int(record["seed"]),
+            max_plies=record.get("max_plies"),
         )
     except KeyError as exc:
         raise ConfigError(f"game record {record.get('pairing')!r} #{record.get('game_index')} has no {exc}") from None
@@ -67,9 +89,9 @@ def build_record(task: GameTask, winner: str | None, moves: list[str], telemetry
     game read back compare equal. The store writes it as schema 2 (:func:`pack_record`).
 
     Args:
-        winner: ``"p1"``, ``"p2"`` or None (a game stopped at MAX_PLIES).
+        winner: ``"p1"``, ``"p2"`` or None (a game stopped at its ply cap).
     """
-    return {
+    record = {
         "experiment": task.experiment,
         "config_hash": task.config_hash,
         "pairing": task.pairing,
@@ -91,6 +113,9 @@ def build_record(task: GameTask, winner: str | None, moves: list[str], telemetry
         "host_seconds": _round(host_seconds, HOST_SECONDS_DIGITS),
         "version": version,
     }
+    if task.max_plies is not None:  # the default cap is not written (records stay as they were)
+        record["max_plies"] = task.max_plies
+    return record
 
 
 def without_host_timing(record: dict) -> dict:

@@ -41,10 +41,17 @@ def canonical_json(obj: Any) -> str:
 
 
 def settings_hash(
-    seed: int, budget: Mapping[str, Any], preset: str, p1: Mapping[str, Any], p2: Mapping[str, Any]
+    seed: int, budget: Mapping[str, Any], preset: str, p1: Mapping[str, Any], p2: Mapping[str, Any],
+    max_plies: int | None = None,
 ) -> str:
-    """16 hex digits identifying the settings of one pairing (p1 = Blue, moves first)."""
+    """16 hex digits identifying the settings of one pairing (p1 = Blue, moves first).
+
+    ``max_plies`` (a ply cap other than the default) is hashed only when given, so the hashes of
+    every pairing with the default cap are the ones they always were.
+    """
     payload = {"seed": int(seed), "budget": dict(budget), "preset": preset, "p1": dict(p1), "p2": dict(p2)}
+    if max_plies is not None:
+        payload["max_plies"] = int(max_plies)
     return hashlib.sha256(canonical_json(payload).encode("ascii")).hexdigest()[:16]
 
 

@@ -102,7 +102,8 @@ def play_game(task: GameTask, on_ply=None) -> dict:
     moves: list[str] = []
     telemetry: list[dict] = []
     winner = 0
-    while winner == 0 and len(moves) < MAX_PLIES:
+    cap = MAX_PLIES if task.max_plies is None else task.max_plies
+    while winner == 0 and len(moves) < cap:
         side = 0 if st[TO_MOVE] < 0 else 1
         player = players[side]
         code, tel = player.select(st)

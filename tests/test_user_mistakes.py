@@ -334,3 +334,33 @@ def test_game_help_explains_budget_profile_and_preset():
     text = invoke("game", "--help").output
     for needle in ("emulated device, deterministic", "cost of each primitive", "reference code"):
         assert needle in " ".join(text.split())
+
+
+# --------------------------------------------------------------------------------------------
+# the ply cap as a config key
+
+
+def test_max_plies_default_keeps_every_identity_and_a_cap_is_a_setting(tmp_path):
+    from boopexp.contract import task_from_record
+
+    base = _config(1)
+    same = parse_config(load_yaml(DEMO_CONFIG + "max_plies: 1000\n", "t.yaml"), "t.yaml")
+    capped = parse_config(load_yaml(DEMO_CONFIG + "max_plies: 6\n", "t.yaml"), "t.yaml")
+    assert same.max_plies is None and capped.max_plies == 6
+    assert [p.config_hash for p in same.plan()] == [p.config_hash for p in base.plan()]
+    assert "max_plies" not in same.resolved() and capped.resolved()["max_plies"] == 6
+    assert not {p.config_hash for p in capped.plan()} & {p.config_hash for p in base.plan()}
+    task = capped.tasks(capped.plan())[0]
+    record = match.play_game(task)
+    assert record["plies"] == 6 and record["winner"] is None and record["termination"] == "ply_limit"
+    assert record["max_plies"] == 6 and task_from_record(record) == task
+    assert "max_plies" not in match.play_game(base.tasks(base.plan())[0])
+
+
+@pytest.mark.parametrize("value", ["0", "-3", "2.5", "100001", "lots"])
+def test_bad_max_plies_is_one_line(workdir, value):
+    (workdir / "bad.yaml").write_text(DEMO_CONFIG + f"max_plies: {value}\n")
+    line = one_error_line(invoke("run", "bad.yaml"), 2)
+    assert line.startswith("Error: bad.yaml: max_plies = ") and "must be an integer from 1 to 100000" in line
+    line = one_error_line(invoke("game", "--p1", "random", "--p2", "random", "--max-plies", "0"), 2)
+    assert "--max-plies 0: max_plies = 0 must be an integer from 1 to 100000" in line

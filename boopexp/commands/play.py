@@ -12,6 +12,7 @@ import yaml
 from boopexp.agents import AGENT_NAMES, DEFAULT_PRESET, PRESETS, resolve_agent
 from boopexp.budget import BUDGET_MODES, DEFAULT_PROFILE, DEVICE_PROFILES, Budget
 from boopexp.errors import ConfigError, StoreError
+from boopexp.contract import check_max_plies
 from boopexp.identity import check_seed, game_seed, settings_hash
 
 
@@ -44,6 +45,8 @@ def _parse_overrides(items: tuple[str, ...], option: str) -> dict:
 @click.option("--preset", default=DEFAULT_PRESET, show_default=True, type=click.Choice(sorted(PRESETS)),
               help="code-0.6.2: the constants of the reference code, which produced the paper's tables (k = 21); "
                    "paper: those of the paper's prose (k = 20). docs/agents.md.")
+@click.option("--max-plies", type=int, default=None,
+              help="Ply cap: a game that reaches it ends without a winner (default 1000; a config's max_plies).")
 @click.option("--p1-param", multiple=True, metavar="KEY=VALUE", help="Override a parameter of p1 (repeatable).")
 @click.option("--p2-param", multiple=True, metavar="KEY=VALUE", help="Override a parameter of p2 (repeatable).")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
@@ -51,7 +54,7 @@ def _parse_overrides(items: tuple[str, ...], option: str) -> dict:
                    "config; options given explicitly still win (the game is game 0 of the pairing).")
 @click.option("--show", is_flag=True, help="Render the board after each ply.")
 @click.option("--json", "as_json", is_flag=True, help="Print the game record as JSON.")
-def game(p1, p2, seed, mode, seconds, iterations, profile, throttle, preset, p1_param, p2_param, config_path,
+def game(p1, p2, seed, mode, seconds, iterations, profile, throttle, preset, max_plies, p1_param, p2_param, config_path,
          show, as_json):
     """Play one game between two agents (p1 = Blue moves first) and print the result."""
     from boopexp import notation
@@ -73,6 +76,10 @@ def game(p1, p2, seed, mode, seconds, iterations, profile, throttle, preset, p1_
         seed = check_seed(seed)
     except ConfigError as exc:
         raise ConfigError(f"--seed {seed}: {exc}") from None
+    try:
+        max_plies = check_max_plies(max_plies)
+    except ConfigError as exc:
+        raise ConfigError(f"--max-plies {max_plies}: {exc}") from None
     budget_options = {"seconds": seconds, "iterations": iterations, "profile": profile, "throttle": throttle}
     typed_budget = {key: value for key, value in budget_options.items() if given(key)}
     budget = _budget_from_options(mode, typed_budget)
@@ -90,6 +97,7 @@ def game(p1, p2, seed, mode, seconds, iterations, profile, throttle, preset, p1_
             raise ConfigError(f"--preset cannot be combined with --config (the config {config_path} sets the preset)")
         experiment, preset = config.name, config.preset
         seed = seed if given("seed") else config.seed
+        max_plies = max_plies if given("max_plies") else config.max_plies
         if not given("mode"):  # the config's budget, with the options typed on top
             budget = _budget_from_options(config.budget.mode, typed_budget, config.budget.to_dict())
         try:
@@ -103,9 +111,9 @@ def game(p1, p2, seed, mode, seconds, iterations, profile, throttle, preset, p1_
             for flag, spec in (("--p1", a), ("--p2", b)):
                 if spec.kind == "plugin":
                     check_plugin(spec, where=f"{flag} {spec.name}")
-    chash = settings_hash(seed, budget.to_dict(), preset, a.to_dict(), b.to_dict())
+    chash = settings_hash(seed, budget.to_dict(), preset, a.to_dict(), b.to_dict(), max_plies)
     pairing = f"{a.name} vs {b.name}"
-    task = GameTask(experiment, chash, pairing, 0, a, b, budget, preset, game_seed(chash, 0))
+    task = GameTask(experiment, chash, pairing, 0, a, b, budget, preset, game_seed(chash, 0), max_plies)
 
     def on_ply(ply, st, text, winner):
         if show:
