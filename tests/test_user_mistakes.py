@@ -364,3 +364,9 @@ def test_bad_max_plies_is_one_line(workdir, value):
     assert line.startswith("Error: bad.yaml: max_plies = ") and "must be an integer from 1 to 100000" in line
     line = one_error_line(invoke("game", "--p1", "random", "--p2", "random", "--max-plies", "0"), 2)
     assert "--max-plies 0: max_plies = 0 must be an integer from 1 to 100000" in line
+
+
+def test_game_says_the_engine_is_compiling_on_a_first_run(monkeypatch):
+    monkeypatch.setattr(runner, "engine_is_compiled", lambda: False)
+    result = invoke("game", "--p1", "random", "--p2", "random", "--budget", "iterations", "--iterations", "1")
+    assert result.exit_code == 0 and result.stderr.count("compiling the engine (first run only, ~1 min)") == 1

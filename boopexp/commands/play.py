@@ -121,6 +121,10 @@ def game(p1, p2, seed, mode, seconds, iterations, profile, throttle, preset, max
             click.echo(f"ply {ply}: {who} plays {text}", err=as_json)
             click.echo(notation.render(st) + "\n", err=as_json)
 
+    from boopexp.runner import engine_is_compiled
+
+    if not engine_is_compiled():
+        click.echo("compiling the engine (first run only, ~1 min)", err=True)
     record = play_game(task, on_ply=on_ply)
     if as_json:
         click.echo(json.dumps(record, indent=1))
