@@ -6,7 +6,7 @@ STAMP   = $(VENV)/.installed
 JOBS   ?= 2
 
 .DEFAULT_GOAL := help
-.PHONY: help install test test-golden bench run tables reproduce clean-cache clean
+.PHONY: help install test test-golden bench run tables reproduce openspiel clean-cache clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -39,6 +39,15 @@ reproduce: $(STAMP) ## The paper's 1,400 games (resumable), then the tables
 	$(BIN)/boopexp run configs/ablation.yaml --jobs $(JOBS)
 	$(BIN)/boopexp run configs/mirror.yaml --jobs $(JOBS)
 	$(MAKE) tables
+
+OS_STAGES ?= 5 10 25 50 100
+openspiel: $(STAMP) ## vanilla vs OpenSpiel's MCTSBot at 40/80/320 iterations, in stages of games per side (resumable)
+	for n in $(OS_STAGES); do for it in 40 80 320; do \
+	  $(BIN)/boopexp run configs/openspiel-$$it.yaml --games-per-side $$n --out results/openspiel/$$it --jobs $(JOBS) -q \
+	  || exit 1; done; done
+	$(BIN)/boopexp status results/openspiel/40
+	$(BIN)/boopexp status results/openspiel/80
+	$(BIN)/boopexp status results/openspiel/320
 
 clean-cache: ## Drop numba's compiled cache (needed after editing a kernel another kernel calls)
 	find boopexp -name '*.nbi' -delete -o -name '*.nbc' -delete

@@ -244,3 +244,15 @@ def test_play_in_a_real_pseudo_terminal(tmp_path):
     assert "ply 1: Blue (you) plays c3" in text and "[b]" in text
     assert "random is thinking..." in text  # the spinner, drawn on the terminal only
     assert "Traceback" not in text
+
+
+def test_play_a_variant_declared_in_a_config(tmp_path):
+    config = tmp_path / "c.yaml"
+    config.write_text("name: c\nseed: 5\ngames_per_side: 1\nbudget: {mode: iterations, iterations: 2}\n"
+                      "agents: {co-wide: {base: mcts-co, uct_c: 1.0}}\npairings: [[co-wide, random]]\n")
+    result = CliRunner().invoke(main, ["play", "--config", str(config), "--agent", "co-wide", "--second",
+                                       "--out", str(tmp_path / "s")], input="quit\n")
+    assert result.exit_code == 0, result.output
+    assert "against co-wide" in result.output and "  co-wide: 2 iterations" in result.output
+    unknown = CliRunner().invoke(main, ["play", "--config", str(config), "--agent", "nobody"])
+    assert unknown.exit_code == 2 and "unknown agent 'nobody'" in unknown.output

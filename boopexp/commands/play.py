@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
@@ -27,24 +28,36 @@ def _parse_overrides(items: tuple[str, ...], option: str) -> dict:
     return out
 
 
+def _settings_options(command):
+    """The options ``game`` and ``play`` share: seed, budget and preset."""
+    for option in reversed(_SETTINGS_OPTIONS):
+        command = option(command)
+    return command
+
+
+_SETTINGS_OPTIONS = [
+    click.option("--seed", type=int, default=0, show_default=True,
+                 help="Experiment seed, 0..2^64-1 (the game seed derives from it and the settings)."),
+    click.option("--budget", "mode", type=click.Choice(BUDGET_MODES), default="device", show_default=True,
+                 help="How thinking per move is limited: device = the paper's emulated device, deterministic on any "
+                      "machine; cpu = host CPU seconds x --throttle; wall = real seconds; iterations = a fixed "
+                      "count (docs/budget.md)."),
+    click.option("--seconds", type=float, default=1.0, show_default=True, help="Seconds per move (device/cpu/wall)."),
+    click.option("--iterations", type=int, default=80, show_default=True, help="Iterations per move (iterations mode)."),
+    click.option("--profile", default=DEFAULT_PROFILE, show_default=True, type=click.Choice(sorted(DEVICE_PROFILES)),
+                 help="device mode: the emulated device, i.e. the cost of each primitive (node, playout ply, solver "
+                      "call), calibrated to the paper's ~80 vanilla playouts/s (docs/budget.md)."),
+    click.option("--throttle", default="auto", show_default=True, help="cpu mode: host CPU s per emulated s, or auto."),
+    click.option("--preset", default=DEFAULT_PRESET, show_default=True, type=click.Choice(sorted(PRESETS)),
+                 help="code-0.6.2: the constants of the reference code, which produced the paper's tables (k = 21); "
+                      "paper: those of the paper's prose (k = 20). docs/agents.md."),
+]
+
+
 @click.command("game")
 @click.option("--p1", required=True, metavar="AGENT", help="Blue, moves first: " + ", ".join(AGENT_NAMES))
 @click.option("--p2", required=True, metavar="AGENT", help="Red, moves second.")
-@click.option("--seed", type=int, default=0, show_default=True,
-              help="Experiment seed, 0..2^64-1 (the game seed derives from it and the settings).")
-@click.option("--budget", "mode", type=click.Choice(BUDGET_MODES), default="device", show_default=True,
-              help="How thinking per move is limited: device = the paper's emulated device, deterministic on any "
-                   "machine; cpu = host CPU seconds x --throttle; wall = real seconds; iterations = a fixed "
-                   "count (docs/budget.md).")
-@click.option("--seconds", type=float, default=1.0, show_default=True, help="Seconds per move (device/cpu/wall).")
-@click.option("--iterations", type=int, default=80, show_default=True, help="Iterations per move (iterations mode).")
-@click.option("--profile", default=DEFAULT_PROFILE, show_default=True, type=click.Choice(sorted(DEVICE_PROFILES)),
-              help="device mode: the emulated device, i.e. the cost of each primitive (node, playout ply, solver "
-                   "call), calibrated to the paper's ~80 vanilla playouts/s (docs/budget.md).")
-@click.option("--throttle", default="auto", show_default=True, help="cpu mode: host CPU s per emulated s, or auto.")
-@click.option("--preset", default=DEFAULT_PRESET, show_default=True, type=click.Choice(sorted(PRESETS)),
-              help="code-0.6.2: the constants of the reference code, which produced the paper's tables (k = 21); "
-                   "paper: those of the paper's prose (k = 20). docs/agents.md.")
+@_settings_options
 @click.option("--max-plies", type=int, default=None,
               help="Ply cap: a game that reaches it ends without a winner (default 1000; a config's max_plies).")
 @click.option("--p1-param", multiple=True, metavar="KEY=VALUE", help="Override a parameter of p1 (repeatable).")
@@ -61,56 +74,13 @@ def game(p1, p2, seed, mode, seconds, iterations, profile, throttle, preset, max
     from boopexp.contract import GameTask
     from boopexp.match import play_game
 
-    ctx = click.get_current_context()
-
-    def given(name: str) -> bool:
-        return ctx.get_parameter_source(name) not in (None, click.core.ParameterSource.DEFAULT)
-
-    if throttle != "auto":
-        try:
-            throttle = float(throttle)
-        except ValueError:
-            raise ConfigError(f"--throttle {throttle!r} must be a positive number or 'auto'") from None
-    # The options go through the checks of a config's keys, with the same messages.
-    try:
-        seed = check_seed(seed)
-    except ConfigError as exc:
-        raise ConfigError(f"--seed {seed}: {exc}") from None
-    try:
-        max_plies = check_max_plies(max_plies)
-    except ConfigError as exc:
-        raise ConfigError(f"--max-plies {max_plies}: {exc}") from None
-    budget_options = {"seconds": seconds, "iterations": iterations, "profile": profile, "throttle": throttle}
-    typed_budget = {key: value for key, value in budget_options.items() if given(key)}
-    budget = _budget_from_options(mode, typed_budget)
-    p1_over = _parse_overrides(p1_param, "--p1-param")
-    p2_over = _parse_overrides(p2_param, "--p2-param")
-    experiment = "game"
-    if config_path is None:
-        a = resolve_agent(p1, preset, overrides=p1_over)
-        b = resolve_agent(p2, preset, overrides=p2_over)
-    else:
-        from boopexp.config import load_config
-
-        config = load_config(config_path)
-        if given("preset"):
-            raise ConfigError(f"--preset cannot be combined with --config (the config {config_path} sets the preset)")
-        experiment, preset = config.name, config.preset
-        seed = seed if given("seed") else config.seed
-        max_plies = max_plies if given("max_plies") else config.max_plies
-        if not given("mode"):  # the config's budget, with the options typed on top
-            budget = _budget_from_options(config.budget.mode, typed_budget, config.budget.to_dict())
-        try:
-            a = config.agent(p1, p1_over)
-            b = config.agent(p2, p2_over)
-        except ConfigError as exc:
-            raise ConfigError(f"{config_path}: {exc}") from None
-        if a.kind == "plugin" or b.kind == "plugin":
-            from boopexp.plugins import check_plugin
-
-            for flag, spec in (("--p1", a), ("--p2", b)):
-                if spec.kind == "plugin":
-                    check_plugin(spec, where=f"{flag} {spec.name}")
+    settings = _settings(
+        [("--p1", p1, _parse_overrides(p1_param, "--p1-param")), ("--p2", p2, _parse_overrides(p2_param, "--p2-param"))],
+        seed, mode, seconds, iterations, profile, throttle, preset, config_path, max_plies,
+    )
+    experiment, preset, seed, budget = settings.experiment, settings.preset, settings.seed, settings.budget
+    max_plies = settings.max_plies
+    a, b = settings.agents
     chash = settings_hash(seed, budget.to_dict(), preset, a.to_dict(), b.to_dict(), max_plies)
     pairing = f"{a.name} vs {b.name}"
     task = GameTask(experiment, chash, pairing, 0, a, b, budget, preset, game_seed(chash, 0), max_plies)
@@ -142,6 +112,73 @@ def game(p1, p2, seed, mode, seconds, iterations, profile, throttle, preset, max
         its = sorted(t["iterations"] for t in mcts_moves)
         click.echo(f"MCTS iterations per move: median {its[len(its) // 2]}, min {its[0]}, max {its[-1]}")
     click.echo(f"seed {record['seed']}, host CPU {record['host_seconds']:.2f} s")
+
+
+@dataclass(frozen=True)
+class _Settings:
+    experiment: str
+    preset: str
+    seed: int
+    budget: Budget
+    agents: tuple
+    max_plies: int | None = None
+
+
+def _settings(agents: list[tuple[str, str, dict]], seed, mode, seconds, iterations, profile, throttle, preset,
+              config_path, max_plies: int | None = None) -> _Settings:
+    """The agents, seed, budget and preset of ``game`` / ``play`` from their options and, with
+    ``--config``, from the config (options typed explicitly still win).
+
+    Args:
+        agents: (option, agent name, parameter overrides) of each agent.
+    """
+    ctx = click.get_current_context()
+
+    def given(name: str) -> bool:
+        return ctx.get_parameter_source(name) not in (None, click.core.ParameterSource.DEFAULT)
+
+    if throttle != "auto":
+        try:
+            throttle = float(throttle)
+        except ValueError:
+            raise ConfigError(f"--throttle {throttle!r} must be a positive number or 'auto'") from None
+    # The options go through the checks of a config's keys, with the same messages.
+    try:
+        seed = check_seed(seed)
+    except ConfigError as exc:
+        raise ConfigError(f"--seed {seed}: {exc}") from None
+    try:
+        max_plies = check_max_plies(max_plies)
+    except ConfigError as exc:
+        raise ConfigError(f"--max-plies {max_plies}: {exc}") from None
+    budget_options = {"seconds": seconds, "iterations": iterations, "profile": profile, "throttle": throttle}
+    typed_budget = {key: value for key, value in budget_options.items() if given(key)}
+    budget = _budget_from_options(mode, typed_budget)
+    experiment = ctx.command.name
+    if config_path is None:
+        specs = tuple(resolve_agent(name, preset, overrides=over) for _, name, over in agents)
+        return _Settings(experiment, preset, seed, budget, specs, max_plies)
+    from boopexp.config import load_config
+
+    config = load_config(config_path)
+    if given("preset"):
+        raise ConfigError(f"--preset cannot be combined with --config (the config {config_path} sets the preset)")
+    experiment, preset = config.name, config.preset
+    seed = seed if given("seed") else config.seed
+    max_plies = max_plies if given("max_plies") else config.max_plies
+    if not given("mode"):  # the config's budget, with the options typed on top
+        budget = _budget_from_options(config.budget.mode, typed_budget, config.budget.to_dict())
+    try:
+        specs = tuple(config.agent(name, over) for _, name, over in agents)
+    except ConfigError as exc:
+        raise ConfigError(f"{config_path}: {exc}") from None
+    if any(spec.kind == "plugin" for spec in specs):
+        from boopexp.plugins import check_plugin
+
+        for (flag, _, _), spec in zip(agents, specs):
+            if spec.kind == "plugin":
+                check_plugin(spec, where=f"{flag} {spec.name}")
+    return _Settings(experiment, preset, seed, budget, specs, max_plies)
 
 
 def _budget_from_options(mode: str, typed: dict, base: dict | None = None) -> Budget:
@@ -274,13 +311,7 @@ def replay(results_dir, pairing, game_index, config_hash, show, search):
               help="Your opponent: " + ", ".join(AGENT_NAMES) + ", or an agent of --config.")
 @click.option("--first/--second", "human_first", default=True, show_default=True,
               help="Play Blue and move first, or Red and move second.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Experiment seed (the game seed derives from it).")
-@click.option("--budget", "mode", type=click.Choice(BUDGET_MODES), default="device", show_default=True)
-@click.option("--seconds", type=float, default=1.0, show_default=True, help="Seconds per move (device/cpu/wall).")
-@click.option("--iterations", type=int, default=80, show_default=True, help="Iterations per move (iterations mode).")
-@click.option("--profile", default=DEFAULT_PROFILE, show_default=True, type=click.Choice(sorted(DEVICE_PROFILES)))
-@click.option("--throttle", default="auto", show_default=True, help="cpu mode: host CPU s per emulated s, or auto.")
-@click.option("--preset", default=DEFAULT_PRESET, show_default=True, type=click.Choice(sorted(PRESETS)))
+@_settings_options
 @click.option("--param", multiple=True, metavar="KEY=VALUE", help="Override a parameter of the agent (repeatable).")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Take the agent (variants, plugins), seed, budget and preset from this experiment config; "
@@ -300,33 +331,9 @@ def play(agent_name, human_first, seed, mode, seconds, iterations, profile, thro
     from boopexp import interactive
     from boopexp.state import BLUE, RED
 
-    budget = _budget(mode, seconds, iterations, profile, throttle)
-    overrides = _parse_overrides(param, "--param")
-    if config_path is None:
-        spec = resolve_agent(agent_name, preset, overrides=overrides)
-    else:
-        from boopexp.config import load_config
-
-        config = load_config(config_path)
-        ctx = click.get_current_context()
-
-        def given(name: str) -> bool:
-            return ctx.get_parameter_source(name) not in (None, click.core.ParameterSource.DEFAULT)
-
-        if given("preset"):
-            raise ConfigError(f"--preset cannot be combined with --config (the config {config_path} sets the preset)")
-        preset = config.preset
-        seed = seed if given("seed") else config.seed
-        if not any(given(n) for n in ("mode", "seconds", "iterations", "profile", "throttle")):
-            budget = config.budget
-        try:
-            spec = config.agent(agent_name, overrides)
-        except ConfigError as exc:
-            raise ConfigError(f"{config_path}: {exc}") from None
-    if spec.kind == "plugin":
-        from boopexp.plugins import check_plugin
-
-        check_plugin(spec, where=f"--agent {spec.name}")
+    settings = _settings([("--agent", agent_name, _parse_overrides(param, "--param"))],
+                         seed, mode, seconds, iterations, profile, throttle, preset, config_path)
+    spec, budget, preset, seed = settings.agents[0], settings.budget, settings.preset, settings.seed
     session = interactive.new_session(spec, BLUE if human_first else RED, budget, preset, seed, out)
     outcome = interactive.run_dialogue(session, input, click.echo, sys.stderr, hint_every_move)
     if not outcome.finished:
@@ -336,13 +343,3 @@ def play(agent_name, human_first, seed, mode, seconds, iterations, profile, thro
     click.echo(f"Saved in {out} as {record['pairing']!r} #{record['game_index']}; watch it again with:")
     click.echo(f"  boopexp replay {out} --pairing {record['pairing']!r} --game {record['game_index']} "
                f"--config-hash {record['config_hash']} --show")
-
-
-def _budget(mode: str, seconds: float, iterations: int, profile: str, throttle: str) -> Budget:
-    """The Budget of the budget options (``--throttle`` is a number or ``auto``)."""
-    if throttle != "auto":
-        try:
-            throttle = float(throttle)
-        except ValueError:
-            raise ConfigError(f"--throttle {throttle!r} must be a positive number or 'auto'") from None
-    return Budget(mode=mode, seconds=seconds, profile=profile, throttle=throttle, iterations=iterations)
