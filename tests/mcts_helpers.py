@@ -25,6 +25,7 @@ from boopexp.buffers import new_work, solver_buffers
 from boopexp.budget import device_costs
 from boopexp.game import Move, Position
 from boopexp.contract import without_host_timing
+from boopexp.replay import walk
 from boopexp.rng import new_rng_state
 from boopexp.state import BLUE, MOVE_NUMBER, RED, TO_MOVE
 
@@ -174,26 +175,9 @@ strip_host_timing = without_host_timing
 
 
 def replay_record(record: dict) -> Position:
-    """Replay ``record['moves']`` in REAL and check the outcome; return the final position.
-
-    Every move must be legal (Position.play raises otherwise), nobody may win before the last
-    ply, and the last ply must win for the recorded colour (or, for a ``ply_limit`` game, nobody).
-    """
-    p = Position.initial()
-    moves = record["moves"]
-    assert len(moves) == record["plies"]
-    for i, mv in enumerate(moves):
-        res = p.play(mv, "REAL", rng=0)
-        p = res.position
-        if i < len(moves) - 1:
-            assert res.winner is None, f"ply {i + 1} ({mv}) already wins for {res.winner}"
-    if record["winner"] is None:
-        assert record["termination"] == "ply_limit"
-        assert res.winner is None
-    else:
-        assert res.winner == record["winner_colour"], (res.winner, record["winner_colour"])
-        assert record["termination"] == "victory"
-    return p
+    """:func:`boopexp.replay.walk` (every move legal, the recorded outcome) plus the schema's
+    own consistency: ``plies`` and ``termination`` agree with the moves."""
+    return walk(record)
 
 
 __all__ = [

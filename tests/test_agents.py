@@ -20,7 +20,7 @@ from boopexp.agents import (
 )
 from boopexp.budget import Budget, device_costs
 from boopexp.contract import MAX_PLIES, GameTask
-from boopexp.errors import ConfigError
+from boopexp.errors import ConfigError, StoreError
 from boopexp.game import Move, Position
 from boopexp.rng import new_rng_state
 from mcts_helpers import Kit, cfg_of, hand_root, pos, code, ref_playout, replay_record, strip_host_timing
@@ -305,11 +305,13 @@ def test_replay_catches_a_tampered_record(games):
     """The legality check can fail: a move onto an occupied square, a wrong winner."""
     rec = dict(next(iter(games.values())))
     bad = dict(rec, moves=[rec["moves"][0]] * 2 + rec["moves"][2:])
-    with pytest.raises(Exception):
+    with pytest.raises(StoreError, match="ply 2"):
         replay_record(bad)
     other = "red" if rec["winner_colour"] == "blue" else "blue"
-    with pytest.raises(AssertionError):
+    with pytest.raises(StoreError, match="the record says"):
         replay_record(dict(rec, winner_colour=other))
+    with pytest.raises(StoreError, match="plies"):
+        replay_record(dict(rec, plies=rec["plies"] + 1))
 
 
 def test_telemetry_keys_for_every_move(games, more_games):

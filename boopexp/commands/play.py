@@ -251,59 +251,35 @@ __all__ = ["game", "calibrate", "replay", "play"]
 def replay(results_dir, pairing, game_index, config_hash, show, search):
     """Replay a stored game: walk its moves on the board (checking every one), or re-play it."""
     from boopexp import notation
-    from boopexp.game import Position
-    from boopexp.contract import task_from_record, without_host_timing
-    from boopexp.match import play_game
+    from boopexp.replay import check_searchable, find_game, first_difference, walk
     from boopexp.store import GameStore, has_games_files
 
     if not has_games_files(results_dir):
         raise StoreError(f"no games.jsonl (nor sealed games-NNNN.jsonl.gz) in {str(results_dir)!r}")
-    records = GameStore(results_dir).scan().records
-    found = [
-        r for r in records
-        if r["pairing"] == pairing and r["game_index"] == game_index
-        and (config_hash is None or r["config_hash"].startswith(config_hash))
-    ]
-    if not found:
-        pairings = sorted({r["pairing"] for r in records})
-        raise ConfigError(f"no game {pairing!r} #{game_index} in {str(results_dir)!r}; pairings there: {', '.join(pairings)}")
-    if len(found) > 1:
-        hashes = ", ".join(r["config_hash"] for r in found)
-        raise ConfigError(f"{pairing!r} #{game_index} exists under several settings; choose --config-hash from: {hashes}")
-    record = found[0]
-    humans = [r for r in ("p1_spec", "p2_spec") if (record.get(r) or {}).get("kind") == "human"]
-    if search and humans:
-        raise ConfigError(f"{pairing!r} #{game_index} was played by a human (boopexp play): it cannot be re-played "
-                          "by search; without --search its moves are checked")
-    position = Position.initial()
-    winner = None
-    for ply, text in enumerate(record["moves"], start=1):
-        result = position.play(text)  # a ':group' suffix replays the recorded promotion choice
-        position, winner = result.position, result.winner
+    record = find_game(GameStore(results_dir).scan().records, pairing, game_index, config_hash,
+                       where=repr(str(results_dir)))
+    if search:
+        check_searchable(record)  # before the walk: a human's game is one line, at once
+
+    def on_ply(ply, text, position):
         if show:
             who = "Blue" if ply % 2 == 1 else "Red"
             click.echo(f"ply {ply}: {who} plays {text}")
             click.echo(notation.render(position.state) + "\n")
-        if winner is not None and ply != len(record["moves"]):
-            raise StoreError(f"{pairing!r} #{game_index}: {winner} already won at ply {ply} of {len(record['moves'])}")
-    if winner != record["winner_colour"]:
-        raise StoreError(f"{pairing!r} #{game_index}: the moves end with winner {winner!r}, the record says "
-                         f"{record['winner_colour']!r}")
+
+    walk(record, on_ply)
+    winner = record["winner_colour"]
     outcome = "no winner (ply limit)" if winner is None else f"{record['winner']} ({record['winner_agent']}, {winner}) wins"
     click.echo(f"{pairing} #{game_index}: {len(record['moves'])} legal moves replayed; {outcome}, as recorded.")
     if search:
-        task = task_from_record(record)
-        if task.budget.mode in ("cpu", "wall"):
-            click.echo(f"Note: a {task.budget.mode}-mode game depends on the host's speed; the re-play may differ.")
-        again = play_game(task)
-        # the version may differ: a record of older code is checked against the current one
-        if {**without_host_timing(again), "version": None} == {**without_host_timing(record), "version": None}:
+        mode = record.get("budget", {}).get("mode")
+        if mode in ("cpu", "wall"):
+            click.echo(f"Note: a {mode}-mode game depends on the host's speed; the re-play may differ.")
+        first = first_difference(record)
+        if first is None:
             click.echo("Re-played from the record's settings and seed: the same game, move for move.")
         else:
-            first = next((i for i, (a, b) in enumerate(zip(again["moves"], record["moves"])) if a != b),
-                         min(len(again["moves"]), len(record["moves"])))
-            raise StoreError(f"{pairing!r} #{game_index}: the re-played game differs from the record from ply {first + 1}")
-
+            raise StoreError(f"{pairing!r} #{game_index}: the re-played game differs from the record from ply {first}")
 
 
 @click.command("play")

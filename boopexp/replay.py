@@ -1,0 +1,103 @@
+"""Replay a stored game: walk its moves on the board, checking every one, or play it again.
+
+``boopexp replay`` and the tests use these; a record alone is enough (docs/architecture.md).
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterable, Mapping
+
+from boopexp.contract import task_from_record, without_host_timing
+from boopexp.errors import BoopError, ConfigError, StoreError
+from boopexp.game import Position
+from boopexp.match import play_game
+
+#: ``on_ply(ply, move_text, position_after)``
+OnPly = Callable[[int, str, Position], None]
+
+
+def _name(record: Mapping) -> str:
+    return f"{record.get('pairing')!r} #{record.get('game_index')}"
+
+
+def find_game(records: Iterable[Mapping], pairing: str, game_index: int, config_hash: str | None = None,
+              where: str = "the store") -> dict:
+    """The one record of ``pairing`` #``game_index`` (under a settings hash starting ``config_hash``).
+
+    Raises:
+        ConfigError: no such game (the message lists the pairings there), or several under
+            different settings (the message lists their hashes).
+    """
+    records = list(records)
+    found = [
+        r for r in records
+        if r.get("pairing") == pairing and r.get("game_index") == game_index
+        and (config_hash is None or str(r.get("config_hash", "")).startswith(config_hash))
+    ]
+    if not found:
+        pairings = sorted({str(r.get("pairing")) for r in records})
+        raise ConfigError(f"no game {pairing!r} #{game_index} in {where}; pairings there: {', '.join(pairings)}")
+    if len(found) > 1:
+        hashes = ", ".join(str(r.get("config_hash")) for r in found)
+        raise ConfigError(f"{pairing!r} #{game_index} exists under several settings; choose --config-hash from: {hashes}")
+    return dict(found[0])
+
+
+def walk(record: Mapping, on_ply: OnPly | None = None) -> Position:
+    """Play ``record['moves']`` on the board (REAL rules; a ``:group`` suffix replays the recorded
+    promotion choice) and check the record's outcome; return the final position.
+
+    Raises:
+        StoreError: an illegal or unreadable move, a victory before the last ply, or an outcome
+            (winner, termination, ply count) other than the record's.
+    """
+    moves = list(record["moves"])
+    if "plies" in record and record["plies"] != len(moves):
+        raise StoreError(f"{_name(record)}: the record says {record['plies']} plies but holds {len(moves)} moves")
+    position = Position.initial()
+    winner = None
+    for ply, text in enumerate(moves, start=1):
+        try:
+            result = position.play(text)
+        except BoopError as exc:
+            raise StoreError(f"{_name(record)}: ply {ply} ({text!r}): {exc}") from None
+        position, winner = result.position, result.winner
+        if on_ply is not None:
+            on_ply(ply, text, position)
+        if winner is not None and ply != len(moves):
+            raise StoreError(f"{_name(record)}: {winner} already won at ply {ply} of {len(moves)}")
+    if winner != record.get("winner_colour"):
+        raise StoreError(f"{_name(record)}: the moves end with winner {winner!r}, the record says "
+                         f"{record.get('winner_colour')!r}")
+    termination = "victory" if winner is not None else "ply_limit"
+    if record.get("termination", termination) != termination:
+        raise StoreError(f"{_name(record)}: the moves end in a {termination}, the record says "
+                         f"{record.get('termination')!r}")
+    return position
+
+
+def check_searchable(record: Mapping) -> None:
+    """Raise ConfigError for a game with a human player (``boopexp play``): its moves can be
+    walked, not searched again."""
+    if any((record.get(side) or {}).get("kind") == "human" for side in ("p1_spec", "p2_spec")):
+        raise ConfigError(f"{_name(record)} was played by a human (boopexp play): it cannot be re-played "
+                          "by search; without --search its moves are checked")
+
+
+def first_difference(record: Mapping) -> int | None:
+    """Play the game again from the record's settings and seed (:func:`boopexp.match.play_game`);
+    None when it is the same game move for move (host timings and the code version aside),
+    else the first ply (1-based) where it differs.
+
+    Device and iterations budgets reproduce exactly; cpu and wall budgets depend on the host.
+
+    Raises:
+        ConfigError: the record cannot be turned into a task (a missing field, a human player).
+    """
+    check_searchable(record)
+    again = play_game(task_from_record(dict(record)))
+    # the version may differ: a record of older code is checked against the current one
+    if {**without_host_timing(again), "version": None} == {**without_host_timing(dict(record)), "version": None}:
+        return None
+    a, b = again["moves"], list(record["moves"])
+    return 1 + next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
