@@ -292,14 +292,7 @@ def run_plan(
                             writer.append(outcome.record)  # type: ignore[arg-type]
                             played += 1
                             s = scores[outcome.task.pairing]
-                            winner = outcome.record["winner"]  # type: ignore[index]
-                            scores[s.pairing] = dataclasses.replace(
-                                s,
-                                done=s.done + 1,
-                                p1_wins=s.p1_wins + (winner == "p1"),
-                                p2_wins=s.p2_wins + (winner == "p2"),
-                                no_winner=s.no_winner + (winner is None),
-                            )
+                            scores[s.pairing] = s.with_game(outcome.record["winner"])  # type: ignore[index]
                     else:
                         failed.append(outcome)
                     finished += 1

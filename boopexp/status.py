@@ -73,17 +73,15 @@ def folder_status(folder: str | Path) -> FolderStatus:
     scan = store.scan()
     doc = store.read_config()
     if doc is None:
-        found: dict[str, list] = {}  # pairing -> [p1, p2, config hash(es), games, p1 wins, p2 wins, none]
+        # no plan: every stored game of a pairing counts (planned = done)
+        found: dict[str, PairingScore] = {}
         for r in scan.records:
-            slot = found.setdefault(r["pairing"], [r.get("p1", ""), r.get("p2", ""), r["config_hash"], 0, 0, 0, 0])
-            if slot[2] != r["config_hash"]:
-                slot[2] = "(several)"
-            slot[3] += 1
-            slot[{"p1": 4, "p2": 5, None: 6}[r["winner"]]] += 1
-        scores = tuple(
-            PairingScore(pairing, p1, p2, chash, n, n, w1, w2, w0)
-            for pairing, (p1, p2, chash, n, w1, w2, w0) in found.items()
-        )
+            s = found.get(r["pairing"]) or PairingScore(r["pairing"], r.get("p1", ""), r.get("p2", ""), r["config_hash"], 0)
+            if s.config_hash != r["config_hash"]:
+                s = dataclasses.replace(s, config_hash="(several)")
+            s = s.with_game(r["winner"])
+            found[r["pairing"]] = dataclasses.replace(s, planned=s.done)
+        scores = tuple(found.values())
         return FolderStatus(folder, None, scores, 0, tuple(scan.warnings()))
     entries = plan_entries(doc, str(store.config_path))
     settings = {k: v for k, v in doc.items() if k != "plan"}

@@ -18,6 +18,7 @@ is tolerated: it is reported, ignored, and moved aside (never deleted) before th
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import gzip
 import hashlib
 import json
@@ -273,6 +274,20 @@ class PairingScore:
     p2_wins: int = 0
     no_winner: int = 0
 
+    def with_game(self, winner: str | None) -> "PairingScore":
+        """This score and one more game done, won by ``winner`` (``"p1"``, ``"p2"`` or None: the
+        ply cap). The one win tally of a pairing: the store's :func:`score`, the runner's running
+        score and ``boopexp status`` all count with it."""
+        if winner not in ("p1", "p2", None):
+            raise StoreError(f"winner {winner!r} of a {self.pairing!r} game is not 'p1', 'p2' or null")
+        return dataclasses.replace(
+            self,
+            done=self.done + 1,
+            p1_wins=self.p1_wins + (winner == "p1"),
+            p2_wins=self.p2_wins + (winner == "p2"),
+            no_winner=self.no_winner + (winner is None),
+        )
+
 
 def score(entries: Iterable[PlanEntry], records: Iterable[Mapping[str, Any]]) -> tuple[PairingScore, ...]:
     """Tally the records that belong to the plan (other settings and extra indices are not counted).
@@ -282,20 +297,13 @@ def score(entries: Iterable[PlanEntry], records: Iterable[Mapping[str, Any]]) ->
         records: deduplicated game records (:attr:`StoreScan.records`).
     """
     entries = tuple(entries)
-    counts = {(e.config_hash, e.pairing): [0, 0, 0, 0] for e in entries}
-    limit = {(e.config_hash, e.pairing): e.games for e in entries}
+    scores = {(e.config_hash, e.pairing): PairingScore(e.pairing, e.p1, e.p2, e.config_hash, e.games) for e in entries}
     for r in records:
-        slot = counts.get((r["config_hash"], r["pairing"]))
-        if slot is None or r["game_index"] >= limit[(r["config_hash"], r["pairing"])]:
-            continue
-        slot[0] += 1
-        slot[_WINNER_SLOT[r["winner"]]] += 1
-    return tuple(
-        PairingScore(e.pairing, e.p1, e.p2, e.config_hash, e.games, *counts[(e.config_hash, e.pairing)]) for e in entries
-    )
-
-
-_WINNER_SLOT = {"p1": 1, "p2": 2, None: 3}
+        key = (r["config_hash"], r["pairing"])
+        s = scores.get(key)
+        if s is not None and r["game_index"] < s.planned:
+            scores[key] = s.with_game(r["winner"])
+    return tuple(scores[(e.config_hash, e.pairing)] for e in entries)
 
 
 def unplanned(entries: Iterable[PlanEntry], records: Iterable[Mapping[str, Any]]) -> int:
