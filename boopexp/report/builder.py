@@ -10,7 +10,9 @@ from typing import Sequence
 from boopexp.errors import ConfigError, StoreError
 from boopexp.report import figures, render
 from boopexp.report.records import GameData, ReportWarning, load_results
-from boopexp.report.tables import Table, game_length, pairwise, table1, table2, telemetry
+from boopexp.report.paper_tables import game_length, table1, table2
+from boopexp.report.run_tables import pairwise, telemetry
+from boopexp.report.tables import Table
 
 
 @dataclass(frozen=True)
