@@ -2,6 +2,15 @@
 
 __version__ = "0.1.0"
 
-from boopexp.errors import BoopError, ConfigError, IllegalMoveError, InvalidMoveError, StoreError
+from boopexp.errors import (
+    BoopError,
+    ConfigError,
+    IllegalMoveError,
+    InvalidMoveError,
+    InvalidPositionError,
+    StoreError,
+)
 
-__all__ = ["BoopError", "ConfigError", "IllegalMoveError", "InvalidMoveError", "StoreError", "__version__"]
+__all__ = [
+    "BoopError", "ConfigError", "IllegalMoveError", "InvalidMoveError", "InvalidPositionError", "StoreError", "__version__",
+]

@@ -30,6 +30,7 @@ from numba import njit
 
 from boopexp import __version__
 from boopexp.buffers import new_work, solver_buffers
+from boopexp.errors import ConfigError
 from boopexp.heuristic import heuristic
 from boopexp.objective import best_move_ws, objective_ws
 from boopexp.positions import PLY_RANGE, SAMPLE_SEED, sample_positions
@@ -274,11 +275,11 @@ def run_bench(seconds: float = 1.0, repeats: int = 5, names: list[str] | None = 
               ctx: BenchContext | None = None, progress: Callable[[str], None] | None = None) -> dict:
     """Run the registered measurements; return the report (medians, runs, machine, versions)."""
     if seconds <= 0 or repeats < 1:
-        raise ValueError(f"seconds must be > 0 and repeats >= 1, got {seconds!r} and {repeats!r}")
+        raise ConfigError(f"seconds must be > 0 and repeats >= 1, got {seconds!r} and {repeats!r}")
     names = list(METRICS) if names is None else names
     unknown = [n for n in names if n not in METRICS]
     if unknown:
-        raise KeyError(f"unknown benchmark(s) {unknown}; known: {', '.join(METRICS)}")
+        raise ConfigError(f"unknown benchmark(s) {', '.join(unknown)}; known: {', '.join(METRICS)}")
     ctx = ctx or BenchContext()
     report: dict = {}
     runs: dict[str, list[float]] = {}

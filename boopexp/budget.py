@@ -12,7 +12,6 @@ Modes:
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Any, Mapping
@@ -50,9 +49,6 @@ class DeviceProfile:
     solver_move: float
     iteration: float
     description: str = ""
-
-    def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
 
 
 #: Calibrated profiles. The numbers and how they were obtained are in docs/budget.md.

@@ -9,6 +9,10 @@ class InvalidMoveError(BoopError, ValueError):
     """A move or position string that cannot be parsed (quotes the input)."""
 
 
+class InvalidPositionError(BoopError, ValueError):
+    """A position (a position string, a grid, a state array) that is malformed (quotes the input)."""
+
+
 class IllegalMoveError(BoopError, ValueError):
     """A well-formed move that the rules forbid in the given position."""
 

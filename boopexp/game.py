@@ -14,7 +14,7 @@ import numpy as np
 from boopexp import heuristic as _h
 from boopexp import notation, objective, rules
 from boopexp.buffers import new_work, solver_buffers
-from boopexp.errors import IllegalMoveError, InvalidMoveError
+from boopexp.errors import ConfigError, IllegalMoveError, InvalidMoveError, InvalidPositionError, show_value
 from boopexp.rng import new_rng_state
 from boopexp.state import (
     BLUE,
@@ -22,9 +22,12 @@ from boopexp.state import (
     L_RED,
     MOVE_NUMBER,
     N_MOVE_CODES,
+    N_SQUARES,
     POOL_BASE_BLUE,
     POOL_BASE_RED,
     RED,
+    STATE_DTYPE,
+    STATE_SIZE,
     TO_MOVE,
     initial_state,
 )
@@ -39,7 +42,7 @@ def _colour(value) -> int:
         return BLUE
     if isinstance(value, str) and value.lower() in ("red", "r", "p2"):
         return RED
-    raise ValueError(f"{value!r} is not a colour; use 'blue' or 'red' (or -1 / +1)")
+    raise ConfigError(f"{value!r} is not a colour; use 'blue' or 'red' (or -1 / +1)")
 
 
 def _rng(rng) -> np.ndarray:
@@ -101,7 +104,21 @@ class Position:
     __slots__ = ("_st",)
 
     def __init__(self, state: np.ndarray | None = None):
-        st = initial_state() if state is None else np.array(state, dtype=np.int16, copy=True)
+        """A position from a state array (default: the initial position); the array is copied.
+
+        Raises:
+            InvalidPositionError: not a state of ``STATE_SIZE`` integers with cells in -2..2.
+        """
+        if state is None:
+            st = initial_state()
+        else:
+            st = np.asarray(state)
+            if st.shape != (STATE_SIZE,) or not np.issubdtype(st.dtype, np.integer) or np.abs(st[:N_SQUARES]).max() > 2:
+                raise InvalidPositionError(
+                    f"a state is {STATE_SIZE} integers with board cells in -2..2 (docs: boopexp.state); got "
+                    f"{show_value(state)}"
+                )
+            st = np.array(st, dtype=STATE_DTYPE, copy=True)
         st.setflags(write=False)
         self._st = st
 
@@ -206,7 +223,7 @@ class Position:
             _, _, group = notation.parse_move(move)
         move = self.check_legal(move)
         if variant not in rules.VARIANTS:
-            raise ValueError(f"variant {variant!r} is not one of {', '.join(rules.VARIANTS)}")
+            raise ConfigError(f"variant {variant!r} is not one of {', '.join(rules.VARIANTS)}")
         var = rules.VARIANTS[variant]
         if promotion == "heuristic":
             promo = rules.PROMO_HEURISTIC

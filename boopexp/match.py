@@ -17,7 +17,6 @@ from boopexp.agents import AgentSpec
 from boopexp.buffers import new_work
 from boopexp.budget import Budget, device_costs
 from boopexp.contract import MAX_PLIES, GameTask, build_record
-from boopexp.errors import BoopError
 from boopexp.rng import new_rng_state
 from boopexp.state import N_SQUARES, TO_MOVE, initial_state
 from boopexp.throttle import resolve_throttle
@@ -107,8 +106,9 @@ def play_game(task: GameTask, on_ply=None) -> dict:
         side = 0 if st[TO_MOVE] < 0 else 1
         player = players[side]
         code, tel = player.select(st)
-        if code < 0:
-            raise BoopError(f"agent {player.spec.name} found no move in {notation.format_position(st)!r}")
+        # An invariant, not a user error: a running game always has a legal move, and every
+        # built-in player returns one (the heuristics player falls back to a random move).
+        assert code >= 0, f"agent {player.spec.name} found no move in {notation.format_position(st)!r}"
         size, sq = code // N_SQUARES + 1, code % N_SQUARES
         st = st.copy()
         winner, n, chosen = rules.apply_move_inplace(st, size, sq, rules.REAL, player.promotion, player.rng,

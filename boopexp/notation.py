@@ -25,7 +25,7 @@ import re
 
 import numpy as np
 
-from boopexp.errors import InvalidMoveError
+from boopexp.errors import InvalidMoveError, InvalidPositionError
 from boopexp.state import (
     L_BLUE,
     L_RED,
@@ -108,49 +108,49 @@ def format_position(st: np.ndarray) -> str:
 def _pair(text: str, what: str, full: str) -> tuple[int, int]:
     parts = text.split(",")
     if len(parts) != 2 or not all(p.isdigit() for p in parts):
-        raise InvalidMoveError(f"{full!r}: {what} {text!r} must be two counts like '6,1'")
+        raise InvalidPositionError(f"{full!r}: {what} {text!r} must be two counts like '6,1'")
     return int(parts[0]), int(parts[1])
 
 
 def parse_position(text: str) -> np.ndarray:
-    """The state of a one-line position string; InvalidMoveError quoting it when malformed."""
+    """The state of a one-line position string; InvalidPositionError quoting it when malformed."""
     if not isinstance(text, str):
-        raise InvalidMoveError(f"{text!r} is not a position string")
+        raise InvalidPositionError(f"{text!r} is not a position string")
     fields = text.split()
     if len(fields) not in (4, 6):
-        raise InvalidMoveError(
+        raise InvalidPositionError(
             f"{text!r} is not a position: expected 'ROWS BLUE_POOL RED_POOL SIDE [L_BLUE,L_RED MOVE_NUMBER]', "
             "e.g. '....../....../....../....../....../...... 8,0 8,0 b 0,0 0'"
         )
     rows = fields[0].split("/")
     if len(rows) != 6 or any(len(r) != 6 for r in rows):
-        raise InvalidMoveError(f"{text!r}: the grid {fields[0]!r} must be 6 rows of 6 characters separated by '/'")
+        raise InvalidPositionError(f"{text!r}: the grid {fields[0]!r} must be 6 rows of 6 characters separated by '/'")
     st = np.zeros(STATE_SIZE, dtype=STATE_DTYPE)
     for r, row in enumerate(rows):
         for c, ch in enumerate(row):
             if ch not in _CHAR_CELLS:
-                raise InvalidMoveError(f"{text!r}: {ch!r} is not a cell; allowed: . b B r R")
+                raise InvalidPositionError(f"{text!r}: {ch!r} is not a cell; allowed: . b B r R")
             st[6 * r + c] = _CHAR_CELLS[ch]
     st[POOL_BASE_BLUE : POOL_BASE_BLUE + 2] = _pair(fields[1], "Blue's pool", text)
     st[POOL_BASE_RED : POOL_BASE_RED + 2] = _pair(fields[2], "Red's pool", text)
     if fields[3] not in ("b", "r"):
-        raise InvalidMoveError(f"{text!r}: side to move {fields[3]!r} must be 'b' (Blue) or 'r' (Red)")
+        raise InvalidPositionError(f"{text!r}: side to move {fields[3]!r} must be 'b' (Blue) or 'r' (Red)")
     st[TO_MOVE] = -1 if fields[3] == "b" else 1
     grid = st[:36]
     for colour, name, base in ((-1, "Blue", POOL_BASE_BLUE), (1, "Red", POOL_BASE_RED)):
         on_board = int(np.sum(grid * colour > 0))
         total = on_board + int(st[base]) + int(st[base + 1])
         if total != PIECES_PER_PLAYER:
-            raise InvalidMoveError(
+            raise InvalidPositionError(
                 f"{text!r}: {name} has {total} pieces (board {on_board} + pool), a player owns exactly 8"
             )
     owned = (int(np.sum(grid == -2)) + int(st[POOL_BASE_BLUE + 1]), int(np.sum(grid == 2)) + int(st[POOL_BASE_RED + 1]))
     if len(fields) == 6:
         lb, lr = _pair(fields[4], "the large counters", text)
         if not (owned[0] <= lb <= 8 and owned[1] <= lr <= 8):
-            raise InvalidMoveError(f"{text!r}: large counters {fields[4]!r} must be >= the larges owned {owned} and <= 8")
+            raise InvalidPositionError(f"{text!r}: large counters {fields[4]!r} must be >= the larges owned {owned} and <= 8")
         if not fields[5].isdigit():
-            raise InvalidMoveError(f"{text!r}: move number {fields[5]!r} must be a non-negative integer")
+            raise InvalidPositionError(f"{text!r}: move number {fields[5]!r} must be a non-negative integer")
         st[L_BLUE], st[L_RED] = lb, lr
         st[MOVE_NUMBER] = int(fields[5])
     else:

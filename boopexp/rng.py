@@ -12,8 +12,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, uint64
 
-_ROTL_MASK = uint64(0xFFFFFFFFFFFFFFFF)
-
 
 def new_rng_state(seed_or_gen) -> np.ndarray:
     """A fresh generator state from an int seed, a SeedSequence or a numpy Generator."""

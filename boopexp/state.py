@@ -21,12 +21,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from boopexp.errors import InvalidPositionError
+
 STATE_SIZE = 44
 STATE_DTYPE = np.int16
 BLUE = -1
 RED = 1
-SMALL = 1
-LARGE = 2
 N_SQUARES = 36
 POOL_BASE_BLUE = 36
 POOL_BASE_RED = 38
@@ -65,7 +65,7 @@ def make_state(
     s = np.zeros(STATE_SIZE, dtype=STATE_DTYPE)
     g = np.asarray(grid, dtype=STATE_DTYPE).reshape(-1)
     if g.size != N_SQUARES:
-        raise ValueError(f"a grid has 36 cells, got {g.size}")
+        raise InvalidPositionError(f"a grid has 36 cells, got {g.size}: {grid!r}")
     s[:36] = g
     s[POOL_BASE_BLUE], s[POOL_BASE_BLUE + 1] = blue_pool
     s[POOL_BASE_RED], s[POOL_BASE_RED + 1] = red_pool

@@ -39,3 +39,15 @@ def test_sample_positions_fixed_and_non_terminal():
     assert ((a[:, 43] >= 4) & (a[:, 43] <= 40)).all()  # plies 4..40
     ctx = BenchContext(states=a)
     assert ctx.pidx.shape[0] > 20 * 20  # every legal move of every position
+
+
+def test_run_bench_rejects_bad_arguments_with_a_boop_error():
+    from boopexp.bench import run_bench
+    from boopexp.errors import ConfigError
+
+    for kwargs in ({"seconds": 0}, {"repeats": 0}, {"names": ["no_such_metric"]}):
+        try:
+            run_bench(**kwargs, ctx=object())
+        except ConfigError:
+            continue
+        raise AssertionError(f"{kwargs} was accepted")

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
-from boopexp.errors import BoopError, InvalidMoveError
+from boopexp.errors import BoopError, InvalidMoveError, InvalidPositionError
 from boopexp.game import Move, Position
 from boopexp.notation import (
     format_move,
@@ -117,9 +118,10 @@ def test_position_string_optional_fields_default():
     ],
 )
 def test_malformed_position_quotes_input(bad):
-    with pytest.raises(InvalidMoveError) as exc:
+    with pytest.raises(InvalidPositionError) as exc:
         parse_position(bad)
     assert repr(bad) in str(exc.value)
+    assert isinstance(exc.value, BoopError) and not isinstance(exc.value, InvalidMoveError)
 
 
 def test_render_has_files_and_ranks():
@@ -131,3 +133,23 @@ def test_render_has_files_and_ranks():
     assert lines[1].split()[1:] == [".", ".", ".", "b", ".", "."]
     assert "Blue" in text and "Red" in text
     assert Position.from_string(POS).render() == text
+
+
+def test_malformed_state_is_an_invalid_position():
+    from boopexp.state import STATE_SIZE, make_state
+
+    with pytest.raises(InvalidPositionError, match="36 cells"):
+        make_state([0] * 35, (8, 0), (8, 0), -1)
+    for bad in (np.zeros(STATE_SIZE - 1, dtype=np.int16), np.full(STATE_SIZE, 3, dtype=np.int16),
+                np.zeros(STATE_SIZE, dtype=float)):
+        with pytest.raises(InvalidPositionError):
+            Position(bad)
+
+
+def test_bad_colour_or_variant_is_a_boop_error():
+    from boopexp.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="not a colour"):
+        Position.initial().pool("green")
+    with pytest.raises(ConfigError, match="variant"):
+        Position.initial().play("c3", variant="FAST")
