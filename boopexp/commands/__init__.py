@@ -14,6 +14,7 @@ _COMMANDS: dict[str, tuple[str, ...]] = {
     "bench": ("bench",),
     "play": ("game", "calibrate", "replay", "play"),
     "stores": ("seal", "migrate"),
+    "tune": ("tune",),
 }
 
 

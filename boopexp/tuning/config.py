@@ -1,0 +1,379 @@
+"""Tune configs: an experiment config's settings plus a ``tune:`` section → frozen dataclasses.
+
+A tune config is an experiment config (``name``, ``seed``, ``budget``, ``preset``, ``params``,
+``agents``) without ``pairings``/``games_per_side`` — the tuner plans its own games — and with::
+
+    tune:
+      agent: mcts-co                 # the agent to tune: an MCTS built-in or a declared variant
+      space:                         # MCTSConfig fields (or the paper's k, m, d) and their ranges
+        k: {low: 5, high: 40}        # k sets co_playout_plies and playout_depth, as the paper's k
+        preselect_m: {low: 1, high: 12}
+        discount: {low: 0.5, high: 1.0}
+        uct_c: {low: 0.05, high: 2.0, log: true}
+      opponents: [mcts-co]           # default: the agent itself, untuned
+      trials: 40
+      games_per_trial: 40            # split evenly over the opponents and both seats
+      startup_trials: 10             # TPE's random trials before it models (Optuna's default)
+      confirm:
+        top: 3                       # candidates re-played against the baseline
+        games: 400                   # per candidate, half in each seat
+        baseline: mcts-co            # default: the agent itself, untuned
+        alpha: 0.05                  # family-wise (Holm) level of the one-sided tests
+
+Every mistake raises :class:`~boopexp.errors.ConfigError`: one line naming the file, the key
+(``tune.space.uct_c.low``), the value and what is allowed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+from boopexp import identity
+from boopexp.agents import MCTSConfig
+from boopexp.config import CONFIG_KEYS, ExperimentConfig, load_yaml, parse_config
+from boopexp.errors import ConfigError
+from boopexp.errors import show_value as _show
+
+TUNE_KEY = "tune"
+#: Keys of an experiment config that a tune config does not take (the tuner plans its games).
+PLANNING_KEYS: tuple[str, ...] = ("games_per_side", "pairings")
+TOP_KEYS: tuple[str, ...] = tuple(k for k in CONFIG_KEYS if k not in PLANNING_KEYS) + (TUNE_KEY,)
+TUNE_KEYS: tuple[str, ...] = ("agent", "space", "opponents", "trials", "games_per_trial", "startup_trials", "confirm")
+TUNE_REQUIRED: tuple[str, ...] = ("agent", "space", "trials", "games_per_trial")
+CONFIRM_KEYS: tuple[str, ...] = ("top", "games", "baseline", "alpha")
+RANGE_KEYS: tuple[str, ...] = ("low", "high", "log")
+
+DEFAULT_STARTUP_TRIALS = 10
+DEFAULT_TOP = 3
+DEFAULT_CONFIRM_GAMES = 400
+DEFAULT_ALPHA = 0.05
+
+#: The paper's names for the parameters it tuned "after some very brief trials", and the
+#: MCTSConfig fields each sets (k sets both, as :func:`boopexp.agents.resolve_agent` does).
+PAPER_ALIASES: dict[str, tuple[str, ...]] = {
+    "k": ("co_playout_plies", "playout_depth"),
+    "m": ("preselect_m",),
+    "d": ("discount",),
+}
+# The numeric fields (booleans are switches, not a search dimension); int or float as in MCTSConfig.
+_FIELD_KINDS: dict[str, str] = {
+    f.name: ("float" if isinstance(getattr(MCTSConfig(), f.name), float) else "int")
+    for f in dataclasses.fields(MCTSConfig)
+    if not isinstance(getattr(MCTSConfig(), f.name), bool)
+}
+TUNABLE: tuple[str, ...] = tuple(PAPER_ALIASES) + tuple(_FIELD_KINDS)
+
+
+@dataclass(frozen=True)
+class SearchParam:
+    """One dimension of the search space.
+
+    Attributes:
+        name: as written in ``tune.space`` (an MCTSConfig field, or ``k``/``m``/``d``).
+        fields: the MCTSConfig fields it sets.
+        kind: ``int`` or ``float``.
+        low, high: inclusive bounds.
+        log: sample on a log scale.
+    """
+
+    name: str
+    fields: tuple[str, ...]
+    kind: str
+    low: float
+    high: float
+    log: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "kind": self.kind, "low": self.low, "high": self.high, "log": self.log}
+
+
+@dataclass(frozen=True)
+class ConfirmSettings:
+    """The confirmation stage: ``top`` candidates, ``games`` each against ``baseline``, level ``alpha``."""
+
+    top: int = DEFAULT_TOP
+    games: int = DEFAULT_CONFIRM_GAMES
+    baseline: str = ""
+    alpha: float = DEFAULT_ALPHA
+
+
+@dataclass(frozen=True)
+class TuneConfig:
+    """A validated tune config.
+
+    Attributes:
+        experiment: the shared settings (name, seed, budget, preset, params, agents); its
+            pairings are a placeholder, the tuner plans every game itself.
+        agent: the canonical name of the agent tuned.
+        space: the search dimensions, in file order.
+        opponents: canonical names of the trial opponents, in file order.
+        trials: completed trials wanted.
+        games_per_trial: games of one trial, split evenly over opponents and seats.
+        startup_trials: TPE's random trials before it models the objective.
+        confirm: the confirmation stage.
+    """
+
+    experiment: ExperimentConfig
+    agent: str
+    space: tuple[SearchParam, ...]
+    opponents: tuple[str, ...]
+    trials: int
+    games_per_trial: int
+    startup_trials: int = DEFAULT_STARTUP_TRIALS
+    confirm: ConfirmSettings = ConfirmSettings()
+
+    @property
+    def name(self) -> str:
+        return self.experiment.name
+
+    @property
+    def games_per_side(self) -> int:
+        """Games of a trial with the candidate in one seat against one opponent."""
+        return self.games_per_trial // (2 * len(self.opponents))
+
+    def overrides(self, values: Mapping[str, Any]) -> dict[str, Any]:
+        """The MCTSConfig fields set by one point of the space ``{space name: value}``."""
+        out: dict[str, Any] = {}
+        for p in self.space:
+            value = int(values[p.name]) if p.kind == "int" else float(values[p.name])
+            for f in p.fields:
+                out[f] = value
+        return out
+
+    def variant(self, values: Mapping[str, Any]) -> dict[str, Any]:
+        """The ``agents:`` declaration of the tuned agent at one point of the space."""
+        return {"base": self.agent, **self.overrides(values)}
+
+    def with_candidates(self, candidates: Mapping[str, Mapping[str, Any]], opponents: tuple[str, ...],
+                        games_per_side: int) -> ExperimentConfig:
+        """The experiment "each candidate against each opponent", both seats.
+
+        Args:
+            candidates: ``{agent name: point of the space}``; each becomes a variant of the agent.
+            opponents: canonical agent names.
+            games_per_side: games with the candidate in each seat, per opponent.
+        """
+        exp = self.experiment
+        agents = {**exp.agents, **{name: self.variant(values) for name, values in candidates.items()}}
+        pairings = tuple((name, o) for name in candidates for o in opponents)
+        return dataclasses.replace(exp, agents=agents, pairings=pairings, games_per_side=games_per_side)
+
+    def search_settings(self) -> dict[str, Any]:
+        """What fixes the trials (not how many, nor the confirmation): a study made under other
+        search settings cannot be resumed under these."""
+        exp = self.experiment
+        return {
+            "seed": exp.seed,
+            "budget": exp.budget.to_dict(),
+            "preset": exp.preset,
+            "params": dict(exp.params),
+            "agents": {k: dict(v) for k, v in exp.agents.items()},
+            "agent": self.agent,
+            "space": [p.to_dict() for p in self.space],
+            "opponents": list(self.opponents),
+            "games_per_trial": self.games_per_trial,
+            "startup_trials": self.startup_trials,
+        }
+
+    def search_hash(self) -> str:
+        """16 hex digits of :meth:`search_settings`."""
+        import hashlib
+
+        return hashlib.sha256(identity.canonical_json(self.search_settings()).encode("ascii")).hexdigest()[:16]
+
+    def resolved(self) -> dict[str, Any]:
+        """The resolved tune config written beside the study (``tune.yaml``)."""
+        return {
+            **self.search_settings(),
+            "name": self.name,
+            "trials": self.trials,
+            "confirm": dataclasses.asdict(self.confirm),
+        }
+
+
+def load_tune_config(path: str | Path) -> TuneConfig:
+    """Read and validate a YAML tune config.
+
+    Raises:
+        ConfigError: missing file, malformed YAML or any invalid entry (one line).
+    """
+    src = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"config file {src} not found") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read config file {src}: {exc}") from None
+    return parse_tune_config(load_yaml(text, src), src, directory=str(Path(path).resolve().parent))
+
+
+def parse_tune_config(data: Any, source: str = "<config>", directory: str | None = None) -> TuneConfig:
+    """Validate a parsed YAML document into a :class:`TuneConfig`.
+
+    Raises:
+        ConfigError: one line naming the key, the bad value and what is allowed.
+    """
+    src = source
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"{src}: a tune config must be a mapping with a 'tune:' section, got {_show(data)}")
+    for key, value in data.items():
+        if key in PLANNING_KEYS:
+            raise ConfigError(
+                f"{src}: {key} = {_show(value)} has no place in a tune config (the tuner plans its own games;"
+                " set tune.opponents and tune.games_per_trial)"
+            )
+        if key not in TOP_KEYS:
+            raise ConfigError(f"{src}: unknown key {_show(key)} (value {_show(value)}); allowed: {', '.join(TOP_KEYS)}")
+    tune = data.get(TUNE_KEY)
+    if tune is None:
+        raise ConfigError(f"{src}: missing required key 'tune' (the agent, search space, opponents and trials)")
+    if not isinstance(tune, Mapping):
+        raise ConfigError(f"{src}: tune = {_show(tune)} must be a mapping with keys {', '.join(TUNE_KEYS)}")
+    for key, value in tune.items():
+        if key not in TUNE_KEYS:
+            raise ConfigError(f"{src}: unknown key tune.{key} (value {_show(value)}); allowed: {', '.join(TUNE_KEYS)}")
+    for key in TUNE_REQUIRED:
+        if key not in tune:
+            raise ConfigError(f"{src}: missing required key tune.{key}; required: {', '.join(TUNE_REQUIRED)}")
+
+    # The shared settings are an experiment config's: validated by the same parser, with a
+    # placeholder pairing (always valid) that the tuner replaces by its own.
+    doc = {k: v for k, v in data.items() if k != TUNE_KEY}
+    exp = parse_config({**doc, "games_per_side": 1, "pairings": [["random", "random"]]}, src, directory)
+
+    agent = _agent_name(src, exp, "tune.agent", tune["agent"])
+    spec = exp.agent(agent)
+    if spec.kind != "mcts":
+        raise ConfigError(f"{src}: tune.agent = {_show(tune['agent'])} is a {spec.kind} agent with no parameters to tune;"
+                          " tune an MCTS agent or a variant of one")
+    space = _parse_space(src, exp, agent, tune["space"])
+
+    opponents_raw = tune.get("opponents", [agent])
+    if isinstance(opponents_raw, str):
+        opponents_raw = [opponents_raw]
+    if not isinstance(opponents_raw, list) or not opponents_raw:
+        raise ConfigError(f"{src}: tune.opponents = {_show(opponents_raw)} must be a non-empty list of agent names")
+    opponents: list[str] = []
+    for i, raw in enumerate(opponents_raw):
+        name = _agent_name(src, exp, f"tune.opponents[{i}]", raw)
+        if name in opponents:
+            raise ConfigError(f"{src}: tune.opponents[{i}] = {_show(raw)} is listed twice")
+        opponents.append(name)
+
+    trials = _positive_int(src, "tune.trials", tune["trials"])
+    games = _positive_int(src, "tune.games_per_trial", tune["games_per_trial"])
+    per = 2 * len(opponents)
+    if games % per:
+        raise ConfigError(
+            f"{src}: tune.games_per_trial = {games} must be a multiple of {per}"
+            f" (both seats against each of the {len(opponents)} opponent(s))"
+        )
+    startup = tune.get("startup_trials", DEFAULT_STARTUP_TRIALS)
+    if isinstance(startup, bool) or not isinstance(startup, int) or startup < 0:
+        raise ConfigError(f"{src}: tune.startup_trials = {_show(startup)} must be a non-negative integer")
+    confirm = _parse_confirm(src, exp, agent, tune.get("confirm"))
+
+    names = {_trial_prefix(agent)}
+    clash = [n for n in exp.agents if any(n.startswith(p) for p in names)]
+    if clash:
+        raise ConfigError(f"{src}: agents.{clash[0]}: names starting with {agent}. are the tuner's own (trial and candidate agents)")
+    return TuneConfig(
+        experiment=exp,
+        agent=agent,
+        space=space,
+        opponents=tuple(opponents),
+        trials=trials,
+        games_per_trial=games,
+        startup_trials=startup,
+        confirm=confirm,
+    )
+
+
+def _trial_prefix(agent: str) -> str:
+    return f"{agent}."
+
+
+def _agent_name(src: str, exp: ExperimentConfig, key: str, raw: Any) -> str:
+    try:
+        name = exp.canonical(raw)
+        exp.agent(name)
+    except ConfigError as exc:
+        raise ConfigError(f"{src}: {key}: {exc}") from None
+    return name
+
+
+def _positive_int(src: str, key: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigError(f"{src}: {key} = {_show(value)} must be a positive integer")
+    return value
+
+
+def _parse_space(src: str, exp: ExperimentConfig, agent: str, data: Any) -> tuple[SearchParam, ...]:
+    if not isinstance(data, Mapping) or not data:
+        raise ConfigError(
+            f"{src}: tune.space = {_show(data)} must be a non-empty mapping like {{uct_c: {{low: 0.05, high: 2.0, log: true}}}}"
+        )
+    out: list[SearchParam] = []
+    owner: dict[str, str] = {}
+    for name, rng in data.items():
+        key = f"tune.space.{name}"
+        if name not in TUNABLE:
+            raise ConfigError(f"{src}: unknown key {key} (value {_show(rng)}); allowed: {', '.join(TUNABLE)}")
+        fields = PAPER_ALIASES.get(name, (name,))
+        for f in fields:
+            if f in owner:
+                raise ConfigError(f"{src}: {key}: {f} is already set by tune.space.{owner[f]}; give one of them")
+            owner[f] = name
+        kind = _FIELD_KINDS[fields[0]]
+        if not isinstance(rng, Mapping):
+            raise ConfigError(f"{src}: {key} = {_show(rng)} must be a mapping like {{low: 1, high: 12}} (optionally log: true)")
+        for k, v in rng.items():
+            if k not in RANGE_KEYS:
+                raise ConfigError(f"{src}: unknown key {key}.{k} (value {_show(v)}); allowed: {', '.join(RANGE_KEYS)}")
+        for k in ("low", "high"):
+            if k not in rng:
+                raise ConfigError(f"{src}: missing required key {key}.{k}")
+            v = rng[k]
+            if kind == "int" and (isinstance(v, bool) or not isinstance(v, int)):
+                raise ConfigError(f"{src}: {key}.{k} = {_show(v)} must be an integer ({name} is an integer parameter)")
+            if kind == "float" and (isinstance(v, bool) or not isinstance(v, (int, float))):
+                raise ConfigError(f"{src}: {key}.{k} = {_show(v)} must be a number")
+        low, high = rng["low"], rng["high"]
+        log = rng.get("log", False)
+        if not isinstance(log, bool):
+            raise ConfigError(f"{src}: {key}.log = {_show(log)} must be true or false")
+        if not low < high:
+            raise ConfigError(f"{src}: {key}: low = {low!r} must be below high = {high!r}")
+        if log and low <= 0:
+            raise ConfigError(f"{src}: {key}: low = {low!r} must be positive on a log scale (log: true)")
+        for k, v in (("low", low), ("high", high)):
+            try:  # the agent must exist at both ends of the range (MCTSConfig checks each field)
+                exp.agent(agent, {f: v for f in fields})
+            except ConfigError as exc:
+                raise ConfigError(f"{src}: {key}.{k} = {v!r} is not a valid value: {exc}") from None
+        value_type = int if kind == "int" else float
+        out.append(SearchParam(name, fields, kind, value_type(low), value_type(high), log))
+    return tuple(out)
+
+
+def _parse_confirm(src: str, exp: ExperimentConfig, agent: str, data: Any) -> ConfirmSettings:
+    if data is None:
+        data = {}
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"{src}: tune.confirm = {_show(data)} must be a mapping with keys {', '.join(CONFIRM_KEYS)}")
+    for key, value in data.items():
+        if key not in CONFIRM_KEYS:
+            raise ConfigError(f"{src}: unknown key tune.confirm.{key} (value {_show(value)}); allowed: {', '.join(CONFIRM_KEYS)}")
+    # More than the distinct settings tried is not an error: every one of them is confirmed.
+    top = _positive_int(src, "tune.confirm.top", data.get("top", DEFAULT_TOP))
+    games = _positive_int(src, "tune.confirm.games", data.get("games", DEFAULT_CONFIRM_GAMES))
+    if games % 2:
+        raise ConfigError(f"{src}: tune.confirm.games = {games} must be even (half in each seat)")
+    baseline = _agent_name(src, exp, "tune.confirm.baseline", data.get("baseline", agent))
+    alpha = data.get("alpha", DEFAULT_ALPHA)
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
+        raise ConfigError(f"{src}: tune.confirm.alpha = {_show(alpha)} must be a number strictly between 0 and 1")
+    return ConfirmSettings(top=top, games=games, baseline=baseline, alpha=float(alpha))

@@ -1,0 +1,332 @@
+"""boopexp tune: config validation, seeded and resumable trials, the confirmation stage, the CLI.
+
+The tuner's games are played by synthetic play functions (tests/tune_helpers.py) whose winner is
+drawn from the game's seed, except for one CLI test that plays real games at 5 iterations.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from boopexp.cli import main
+from boopexp.config import parse_config
+from boopexp.errors import ConfigError
+from boopexp.tuning.config import load_tune_config, parse_tune_config
+from boopexp.tuning.confirm import binomial_holm, pick_candidates
+from boopexp.tuning.pipeline import run_tuning
+from boopexp.tuning.search import STUDY_FILE, CandidateScore, open_study, run_search, trial_dir
+from tune_helpers import play_coin, play_uct_matters
+
+TESTS = Path(__file__).resolve().parent
+
+BASE = {
+    "name": "tiny-tune",
+    "seed": 11,
+    "budget": {"mode": "iterations", "iterations": 5},
+    "tune": {
+        "agent": "mcts-co",
+        "space": {
+            "k": {"low": 5, "high": 40},
+            "preselect_m": {"low": 1, "high": 12},
+            "discount": {"low": 0.5, "high": 1.0},
+            "uct_c": {"low": 0.05, "high": 2.0, "log": True},
+        },
+        "trials": 6,
+        "games_per_trial": 8,
+        "startup_trials": 3,
+        "confirm": {"top": 2, "games": 20},
+    },
+}
+
+
+@pytest.fixture(autouse=True)
+def _no_fsync(monkeypatch):
+    """The store's durability is tested in test_store.py; here only which games are stored matters,
+    and an fsync per game makes these many small tunings slow on a busy disk."""
+    monkeypatch.setattr(os, "fsync", lambda fd: None)
+
+
+def _config(tmp_path: Path, **tune) -> Path:
+    doc = json.loads(json.dumps(BASE))
+    doc["tune"].update(tune)
+    path = tmp_path / "tune.yaml"
+    path.write_text(yaml.safe_dump(doc, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def _trials(out: Path) -> str:
+    return (out / "trials.csv").read_text(encoding="utf-8")
+
+
+# --------------------------------------------------------------------------------------------
+# config
+
+
+def test_config_parses_space_opponents_and_confirm(tmp_path):
+    tc = load_tune_config(_config(tmp_path, opponents=["mcts+SEP", "heuristics"], games_per_trial=8))
+    assert tc.agent == "mcts-co"
+    assert tc.opponents == ("mcts-co", "heuristics")  # aliases resolved
+    assert tc.games_per_side == 2
+    k, m, d, c = tc.space
+    assert (k.fields, k.kind, k.low, k.high) == (("co_playout_plies", "playout_depth"), "int", 5, 40)
+    assert (m.fields, m.kind) == (("preselect_m",), "int")
+    assert (d.kind, d.log, c.kind, c.log) == ("float", False, "float", True)
+    assert tc.confirm.baseline == "mcts-co" and tc.confirm.alpha == 0.05 and tc.confirm.top == 2
+    assert tc.overrides({"k": 12, "preselect_m": 3, "discount": 0.7, "uct_c": 1.5}) == {
+        "co_playout_plies": 12, "playout_depth": 12, "preselect_m": 3, "discount": 0.7, "uct_c": 1.5}
+
+
+def test_config_tunes_a_declared_variant(tmp_path):
+    doc = json.loads(json.dumps(BASE))
+    doc["agents"] = {"co-wide": {"base": "mcts-co", "uct_c": 1.0}}
+    doc["tune"]["agent"] = "co-wide"
+    tc = parse_tune_config(doc)
+    exp = tc.with_candidates({"co-wide.t0": {"k": 9, "preselect_m": 2, "discount": 0.8, "uct_c": 0.2}}, ("co-wide",), 1)
+    spec = exp.agent("co-wide.t0")
+    assert spec.base == "co-wide" and spec.mcts.uct_c == 0.2 and spec.mcts.co_playout_plies == 9
+
+
+BAD = [
+    ({"tune": None}, "missing required key 'tune'"),
+    ({"pairings": [["mcts-co", "vanilla"]]}, "pairings = [['mcts-co', 'vanilla']] has no place in a tune config"),
+    ({"tune": {"agent": "mcts-co"}}, "missing required key tune.space"),
+    ({"tune.agent": "heuristics"}, "tune.agent = 'heuristics' is a heuristics agent with no parameters to tune"),
+    ({"tune.agent": "nobody"}, "tune.agent: unknown agent 'nobody'"),
+    ({"tune.space": {"speed": {"low": 1, "high": 2}}}, "unknown key tune.space.speed"),
+    ({"tune.space": {"k": {"low": 5, "high": 40}, "co_playout_plies": {"low": 5, "high": 9}}},
+     "tune.space.co_playout_plies: co_playout_plies is already set by tune.space.k"),
+    ({"tune.space": {"uct_c": {"low": 2.0, "high": 0.5}}}, "tune.space.uct_c: low = 2.0 must be below high = 0.5"),
+    ({"tune.space": {"uct_c": {"low": 0.0, "high": 1.0, "log": True}}}, "must be positive on a log scale"),
+    ({"tune.space": {"preselect_m": {"low": 1.5, "high": 4}}}, "tune.space.preselect_m.low = 1.5 must be an integer"),
+    ({"tune.space": {"discount": {"low": 0.5, "high": 1.5}}}, "tune.space.discount.high = 1.5 is not a valid value"),
+    ({"tune.space": {"uct_c": {"low": 0.1}}}, "missing required key tune.space.uct_c.high"),
+    ({"tune.space": {"uct_c": {"low": 0.1, "high": 1, "step": 2}}}, "unknown key tune.space.uct_c.step"),
+    ({"tune.trials": 0}, "tune.trials = 0 must be a positive integer"),
+    ({"tune.games_per_trial": 7}, "tune.games_per_trial = 7 must be a multiple of 2"),
+    ({"tune.opponents": ["vanilla", "vanilla"]}, "tune.opponents[1] = 'vanilla' is listed twice"),
+    ({"tune.confirm": {"games": 41}}, "tune.confirm.games = 41 must be even"),
+    ({"tune.confirm": {"top": 0}}, "tune.confirm.top = 0 must be a positive integer"),
+    ({"tune.confirm": {"alpha": 1.0}}, "tune.confirm.alpha = 1.0 must be a number strictly between 0 and 1"),
+    ({"tune.confirm": {"baseline": "nobody"}}, "tune.confirm.baseline: unknown agent 'nobody'"),
+    ({"tune.colour": "blue"}, "unknown key tune.colour"),
+]
+
+
+def _bad_doc(change: dict) -> dict:
+    doc = json.loads(json.dumps(BASE))
+    for key, value in change.items():
+        if key.startswith("tune."):
+            doc["tune"][key.removeprefix("tune.")] = value
+        elif value is None:
+            doc.pop(key)
+        else:
+            doc[key] = value
+    return doc
+
+
+@pytest.mark.parametrize("change, message", BAD, ids=[m for _, m in BAD])
+def test_bad_tune_config_is_one_line(change, message):
+    with pytest.raises(ConfigError) as info:
+        parse_tune_config(_bad_doc(change), "t.yaml")
+    text = str(info.value)
+    assert message in text
+    assert "\n" not in text and text.startswith("t.yaml: ")
+
+
+@pytest.mark.parametrize("change, message", BAD[:3] + BAD[14:15], ids=[m for _, m in BAD[:3] + BAD[14:15]])
+def test_cli_bad_tune_config_exit_2_nothing_written(tmp_path, change, message):
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump(_bad_doc(change)), encoding="utf-8")
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["tune", str(path), "--out", str(out)])
+    assert result.exit_code == 2, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: ") and message in lines[0]
+    assert not out.exists()
+
+
+# --------------------------------------------------------------------------------------------
+# the search: seeded, resumable
+
+
+def test_same_trials_twice_and_another_seed_differs(tmp_path):
+    tc = load_tune_config(_config(tmp_path))
+    a = run_tuning(tc, tmp_path / "a", play=play_coin)
+    b = run_tuning(tc, tmp_path / "b", play=play_coin)
+    assert a.complete and len(a.search.trials) == 6
+    assert _trials(tmp_path / "a") == _trials(tmp_path / "b")
+    assert (tmp_path / "a" / "confirmed.yaml").read_text() == (tmp_path / "b" / "confirmed.yaml").read_text()
+    assert a.summary == b.summary
+    # TPE proposed the later trials (startup_trials = 3): not a pure random search.
+    other = parse_tune_config({**_bad_doc({}), "seed": 12}, "t.yaml")
+    c = run_search(other, tmp_path / "c", play=play_coin)
+    assert [t.params for t in c.trials] != [t.params for t in a.search.trials]
+
+
+def test_rerun_of_a_finished_tuning_plays_nothing(tmp_path):
+    tc = load_tune_config(_config(tmp_path))
+    first = run_tuning(tc, tmp_path / "o", play=play_coin)
+    again = run_tuning(tc, tmp_path / "o", play=play_coin)
+    assert first.search.played == 6 * 8 and again.search.played == 0
+    assert again.confirm.played == 0 and again.summary == first.summary
+
+
+_KILLER = textwrap.dedent(
+    """
+    import os, signal, sys
+    sys.path.insert(0, {tests!r})
+    from tune_helpers import play_coin
+    from boopexp.tuning.config import load_tune_config
+    from boopexp.tuning.pipeline import run_tuning
+
+    def play(task):
+        # Killed (no clean-up at all) while trial 2 is half played: 2 of its games are stored.
+        if task.pairing.startswith("mcts-co.t2 ") and task.game_index == 2:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return play_coin(task)
+
+    run_tuning(load_tune_config({config!r}), {out!r}, play=play)
+    """
+)
+
+
+def test_resume_after_kill_equals_an_uninterrupted_run(tmp_path):
+    config = _config(tmp_path)
+    tc = load_tune_config(config)
+    killed = tmp_path / "killed"
+    script = _KILLER.format(tests=str(TESTS), config=str(config), out=str(killed))
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+    # The study holds trials 0 and 1 complete and trial 2 RUNNING, with 2 games in its store.
+    study = open_study(tc, killed)
+    states = [t.state.name for t in study.get_trials()]
+    assert states == ["COMPLETE", "COMPLETE", "RUNNING"]
+    stored = (trial_dir(killed, 2) / "games.jsonl").read_text().splitlines()
+    assert len(stored) == 2
+
+    resumed = run_tuning(tc, killed, play=play_coin)
+    whole = run_tuning(tc, tmp_path / "whole", play=play_coin)
+    assert resumed.complete
+    assert _trials(killed) == _trials(tmp_path / "whole")
+    assert resumed.summary == whole.summary
+    # The stale trial was finished with its own parameters; its 2 stored games were not replayed.
+    assert resumed.search.played == 6 * 8 - (2 * 8 + 2)
+    lines = (trial_dir(killed, 2) / "games.jsonl").read_text().splitlines()
+    assert lines[:2] == stored and len(lines) == 8
+
+
+def test_trial_killed_inside_ask_is_asked_again(tmp_path):
+    """A RUNNING trial without all its parameters (killed inside ask) fails; its slot is asked anew."""
+    tc = load_tune_config(_config(tmp_path, trials=4))
+    out = tmp_path / "o"
+    run_search(tc.__class__(**{**tc.__dict__, "trials": 2}), out, play=play_coin)
+    study = open_study(tc, out)
+    study.ask()  # a trial with no parameters, as if killed right after its creation
+    report = run_search(tc, out, play=play_coin)
+    whole = run_search(tc, tmp_path / "whole", play=play_coin)
+    assert [(t.slot, t.params, t.games) for t in report.trials] == [(t.slot, t.params, t.games) for t in whole.trials]
+    assert [t.state.name for t in open_study(tc, out).get_trials()] == ["COMPLETE"] * 2 + ["FAIL"] + ["COMPLETE"] * 2
+
+
+def test_resume_under_other_search_settings_is_refused(tmp_path):
+    tc = load_tune_config(_config(tmp_path, trials=1))
+    run_search(tc, tmp_path / "o", play=play_coin)
+    before = (tmp_path / "o" / STUDY_FILE).read_bytes()
+    changed = parse_tune_config({**_bad_doc({"tune.trials": 1}), "seed": 99}, "t.yaml")
+    with pytest.raises(ConfigError, match="other search settings"):
+        run_search(changed, tmp_path / "o", play=play_coin)
+    assert (tmp_path / "o" / STUDY_FILE).read_bytes() == before
+    # More trials or another confirmation is a resume, not a conflict.
+    more = parse_tune_config(_bad_doc({"tune.trials": 2, "tune.confirm": {"top": 1, "games": 20}}), "t.yaml")
+    assert len(run_search(more, tmp_path / "o", play=play_coin).trials) == 2
+
+
+# --------------------------------------------------------------------------------------------
+# confirmation
+
+
+def test_binomial_holm_numbers():
+    from scipy.stats import binomtest
+
+    scores = [CandidateScore(100, 100, 60, 40, 0), CandidateScore(100, 100, 50, 50, 0), CandidateScore(10, 0, 0, 0, 10)]
+    (p1, h1, c1), (p2, h2, c2), (p3, h3, c3) = binomial_holm(scores, 0.05)
+    assert p1 == pytest.approx(binomtest(60, 100, 0.5, alternative="greater").pvalue) == pytest.approx(0.028444, abs=1e-6)
+    assert p3 == 1.0  # no decided game
+    assert h1 == pytest.approx(3 * p1) and c1 is False  # Holm: the smallest p times 3 > 0.05
+    assert (c2, c3) == (False, False)
+    (_, h, c), = binomial_holm([CandidateScore(100, 100, 60, 40, 0)], 0.05)
+    assert c is True and h == pytest.approx(p1)
+
+
+def test_confirmation_rejects_a_candidate_that_only_won_by_luck(tmp_path):
+    """Every candidate is a coin (true strength 1/2): the best trial looks good, confirmation says no."""
+    tc = load_tune_config(_config(tmp_path, trials=8, games_per_trial=10, confirm={"top": 3, "games": 200}))
+    report = run_tuning(tc, tmp_path / "o", play=play_coin)
+    best = report.search.best()
+    assert best.objective >= 0.7  # a lucky trial: 7 of 10 or better
+    assert len(report.confirm.verdicts) == 3
+    assert report.confirm.confirmed == ()
+    assert all(v.games.done == 200 for v in report.confirm.verdicts)
+    assert yaml.safe_load((tmp_path / "o" / "confirmed.yaml").read_text()) == {"agents": {}}
+    assert "no improvement" in report.summary
+    # Fresh identities: the confirmation games of the best trial are not its tuning games.
+    tuning = {json.loads(line)["seed"] for line in (trial_dir(tmp_path / "o", best.slot) / "games.jsonl").open()}
+    confirm = {json.loads(line)["seed"] for line in (tmp_path / "o" / "confirm" / "games.jsonl").open()}
+    assert not tuning & confirm
+
+
+def test_confirmation_confirms_a_real_improvement_and_the_snippet_is_usable(tmp_path):
+    """Candidates with uct_c > 1 truly win 75%: those are confirmed; the snippet is a valid agents: block."""
+    space = {"uct_c": {"low": 0.05, "high": 2.0, "log": True}}
+    tc = load_tune_config(_config(tmp_path, space=space, trials=8, games_per_trial=10,
+                                  confirm={"top": 3, "games": 100}))
+    report = run_tuning(tc, tmp_path / "o", play=play_uct_matters)
+    assert report.confirm.confirmed, report.summary
+    assert all((v.trial.params["uct_c"] > 1.0) == v.confirmed for v in report.confirm.verdicts)
+    snippet = yaml.safe_load((tmp_path / "o" / "confirmed.yaml").read_text())
+    best = report.confirm.confirmed[0]
+    assert snippet["agents"]["mcts-co-tuned"] == {"base": "mcts-co", "uct_c": best.trial.params["uct_c"]}
+    exp = parse_config({"name": "use", "seed": 1, "games_per_side": 1, **snippet,
+                        "pairings": [["mcts-co-tuned", "mcts-co"]]})
+    assert exp.agent("mcts-co-tuned").mcts.uct_c == best.trial.params["uct_c"]
+    rows = (tmp_path / "o" / "confirmation.csv").read_text().splitlines()
+    assert rows[0].startswith("trial,agent,tuning_objective") and len(rows) == 4
+
+
+def test_pick_candidates_skips_repeated_settings(tmp_path):
+    from boopexp.tuning.search import TrialResult
+
+    tc = load_tune_config(_config(tmp_path, space={"preselect_m": {"low": 1, "high": 3}}))
+    trials = [TrialResult(i, i, {"preselect_m": m}, CandidateScore(10, 10, w, 10 - w, 0))
+              for i, (m, w) in enumerate([(2, 8), (2, 9), (3, 5), (1, 5)])]
+    assert [t.slot for t in pick_candidates(tc, trials, 3)] == [1, 2, 3]
+
+
+# --------------------------------------------------------------------------------------------
+# the command, with real games
+
+
+def test_cli_tune_real_games(tmp_path):
+    path = _config(tmp_path, space={"uct_c": {"low": 0.1, "high": 1.0}}, trials=2, games_per_trial=2,
+                   startup_trials=1, confirm={"top": 1, "games": 2})
+    out = tmp_path / "o"
+    result = CliRunner().invoke(main, ["tune", str(path), "--out", str(out), "--jobs", "1"])
+    assert result.exit_code == 0, result.output
+    assert "Trial 0 (1 of 2): uct_c=" in result.output
+    assert "Confirmation: 1 candidate(s) x 2 games against mcts-co" in result.output
+    assert result.output.strip().splitlines()[-2].startswith("tune tiny-tune: mcts-co, 2/2 trials; best trial")
+    for name in ("trials.csv", "tuning.png", "confirmed.yaml", "summary.txt", "tune.yaml", STUDY_FILE):
+        assert (out / name).exists(), name
+    records = [json.loads(line) for line in (trial_dir(out, 0) / "games.jsonl").open()]
+    assert {r["pairing"] for r in records} == {"mcts-co.t0 vs mcts-co", "mcts-co vs mcts-co.t0"}
+    assert records[0]["p1_spec"]["base"] == "mcts-co"
