@@ -330,3 +330,9 @@ def test_cli_tune_real_games(tmp_path):
     records = [json.loads(line) for line in (trial_dir(out, 0) / "games.jsonl").open()]
     assert {r["pairing"] for r in records} == {"mcts-co.t0 vs mcts-co", "mcts-co vs mcts-co.t0"}
     assert records[0]["p1_spec"]["base"] == "mcts-co"
+
+
+def test_shipped_tune_config_parses():
+    tc = load_tune_config(TESTS.parent / "configs" / "tune-mcts-co.yaml")
+    assert [p.name for p in tc.space] == ["k", "preselect_m", "discount", "uct_c"]
+    assert tc.experiment.budget.mode == "device" and tc.confirm.games == 400
