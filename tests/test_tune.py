@@ -336,3 +336,16 @@ def test_shipped_tune_config_parses():
     tc = load_tune_config(TESTS.parent / "configs" / "tune-mcts-co.yaml")
     assert [p.name for p in tc.space] == ["k", "preselect_m", "discount", "uct_c"]
     assert tc.experiment.budget.mode == "device" and tc.confirm.games == 400
+
+
+def test_cli_dry_run_writes_nothing(tmp_path):
+    path = _config(tmp_path, trials=2)
+    out = tmp_path / "o"
+    result = CliRunner().invoke(main, ["tune", str(path), "--out", str(out), "--dry-run"])
+    assert result.exit_code == 0, result.output
+    assert "does not exist yet: 2 trial(s) to play" in result.output and not out.exists()
+    run_search(load_tune_config(path), out, play=play_coin)
+    before = sorted(p.name for p in out.iterdir())
+    result = CliRunner().invoke(main, ["tune", str(path), "--out", str(out), "--dry-run"])
+    assert "2 trial(s) complete, 0 to finish, 0 to ask" in result.output
+    assert sorted(p.name for p in out.iterdir()) == before

@@ -2,11 +2,12 @@
 
 The library does the work (:mod:`boopexp.tuning`); this module parses options, shows progress
 and prints the summary. Exit codes as ``boopexp run``: 0 done, 1 some games failed, 2 usage or
-config error, 130 interrupted (rerun the same command to resume).
+config error, 130/143 stopped by SIGINT/SIGTERM (rerun the same command to resume).
 """
 
 from __future__ import annotations
 
+import signal
 import sys
 from pathlib import Path
 from typing import Any, Mapping
@@ -15,7 +16,7 @@ import click
 
 from boopexp.commands.runs import (
     EXIT_FAILED,
-    EXIT_INTERRUPTED,
+    EXIT_SIGNAL_BASE,
     RESULTS_DIR,
     _BarProgress,
     _default_jobs,
@@ -30,7 +31,7 @@ from boopexp.commands.runs import (
 @click.argument("config_path", metavar="CONFIG", type=click.Path(dir_okay=False, path_type=Path))
 @_run_options
 def tune(config_path: Path, out: Path | None, jobs: int | None, backend: str, scheduler: str | None,
-         quiet: bool) -> None:
+         quiet: bool, dry_run: bool) -> None:
     """Tune the agent of CONFIG's tune: section (Optuna TPE), then confirm the best on fresh games.
 
     Results (study, per-trial stores, trials.csv, tuning.png, confirmed.yaml) go to
@@ -43,6 +44,12 @@ def tune(config_path: Path, out: Path | None, jobs: int | None, backend: str, sc
     config = load_tune_config(config_path)
     check_backend(backend, scheduler)  # before anything is written
     out_dir = out if out is not None else RESULTS_DIR / config.name
+    if dry_run:
+        from boopexp.tuning.search import describe
+
+        for line in describe(config, out_dir):
+            click.echo(line)
+        return
     progress: Any
     if quiet:
         progress = _QuietTune()
@@ -62,7 +69,7 @@ def tune(config_path: Path, out: Path | None, jobs: int | None, backend: str, sc
     click.echo(report.summary)
     click.echo(f"Outputs in {out_dir}: {', '.join(p.name for p in report.paths)}")
     if report.interrupted:
-        sys.exit(EXIT_INTERRUPTED)
+        sys.exit(EXIT_SIGNAL_BASE + (report.stopped_by or signal.SIGINT))
     if report.failed:
         sys.exit(EXIT_FAILED)
 

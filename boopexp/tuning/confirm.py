@@ -57,6 +57,7 @@ class ConfirmReport:
     played: int = 0
     interrupted: bool = False
     failed: tuple[GameOutcome, ...] = ()
+    stopped_by: int | None = None
 
     @property
     def complete(self) -> bool:
@@ -137,7 +138,7 @@ def run_confirmation(
                       progress=progress, play=play)
     if report.interrupted or report.failed or not report.complete:
         return ConfirmReport(store, settings.baseline, settings.alpha, (), report.played,
-                             interrupted=report.interrupted, failed=report.failed)
+                             interrupted=report.interrupted, failed=report.failed, stopped_by=report.stopped_by)
     names = [confirm_agent(config, t.slot) for t in candidates]
     scores = [candidate_score(report.scores, n) for n in names]
     tests = binomial_holm(scores, settings.alpha)

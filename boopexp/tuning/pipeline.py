@@ -34,6 +34,11 @@ class TuneReport:
         return self.search.interrupted or (self.confirm is not None and self.confirm.interrupted)
 
     @property
+    def stopped_by(self) -> int | None:
+        """The signal that stopped the tuning (SIGINT or SIGTERM), or None."""
+        return self.search.stopped_by or (self.confirm.stopped_by if self.confirm is not None else None)
+
+    @property
     def failed(self) -> tuple[GameOutcome, ...]:
         return self.search.failed + (self.confirm.failed if self.confirm is not None else ())
 

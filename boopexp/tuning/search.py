@@ -94,6 +94,7 @@ class SearchReport:
         trials: the completed trials in slot order (previous runs included).
         played: games played by this run.
         interrupted: stopped by Ctrl-C/SIGTERM (the current trial stays RUNNING: a rerun finishes it).
+        stopped_by: the signal that stopped it, or None.
         failed: games that could not be played (the current trial stays RUNNING).
         importances: Optuna's parameter importances (PED-ANOVA), or None if unavailable.
     """
@@ -105,6 +106,7 @@ class SearchReport:
     interrupted: bool = False
     failed: tuple[GameOutcome, ...] = ()
     importances: dict[str, float] | None = field(default=None)
+    stopped_by: int | None = None
 
     @property
     def complete(self) -> bool:
@@ -251,6 +253,35 @@ def importances(study: "optuna.Study") -> dict[str, float] | None:
     return {k: float(v) for k, v in found.items()}
 
 
+def describe(config: TuneConfig, out_dir: str | Path) -> list[str]:
+    """Lines saying what ``boopexp tune`` would do in ``out_dir`` (``--dry-run``); writes nothing."""
+    import optuna
+    from optuna.trial import TrialState
+
+    space = ", ".join(f"{p.name} {p.low}..{p.high}{' (log)' if p.log else ''}" for p in config.space)
+    c = config.confirm
+    lines = [
+        f"Dry run (nothing is played or written): tune {config.name}, agent {config.agent}, seed {config.experiment.seed}",
+        f"Space: {space}",
+        f"Trials: {config.trials} x {config.games_per_trial} games against {', '.join(config.opponents)} (both seats); "
+        f"search settings hash {config.search_hash()}",
+        f"Confirmation: top {c.top} x {c.games} games against {c.baseline}, one-sided exact binomial, Holm, alpha {c.alpha}",
+    ]
+    path = Path(out_dir) / STUDY_FILE
+    if not path.exists():
+        return lines + [f"Study: {path} does not exist yet: {config.trials} trial(s) to play."]
+    with _quiet_optuna():
+        study = optuna.load_study(study_name=STUDY_NAME, storage=f"sqlite:///{path.resolve()}")
+        found = study.user_attrs.get(SEARCH_HASH_ATTR)
+        trials = study.get_trials(deepcopy=False)
+    if found != config.search_hash():
+        return lines + [f"Study: {path} was made with other search settings (hash {found}): a run would be refused."]
+    done = sum(t.state == TrialState.COMPLETE for t in trials)
+    running = sum(t.state == TrialState.RUNNING for t in trials)
+    return lines + [f"Study: {path}: {done} trial(s) complete, {running} to finish, "
+                    f"{max(config.trials - done - running, 0)} to ask."]
+
+
 def run_search(
     config: TuneConfig,
     out_dir: str | Path,
@@ -293,7 +324,8 @@ def run_search(
             played += report.played
             if report.interrupted or report.failed or not report.complete:
                 return SearchReport(out, tuple(results), config.trials, played,
-                                    interrupted=report.interrupted, failed=report.failed)
+                                    interrupted=report.interrupted, failed=report.failed,
+                                    stopped_by=report.stopped_by)
             result = TrialResult(slot, number, dict(params), candidate_score(report.scores, trial_agent(config, slot)))
             study.tell(number, result.objective)
             results.append(result)
