@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -336,19 +337,23 @@ def run_search(
             return sum(1 for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
                        if before is None or t.number < before)
 
-        for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
-            if set(t.params) != set(dists):  # killed inside ask(): its slot is asked again
-                study.tell(t.number, state=TrialState.FAIL)
-                continue
-            stopped = finish(n_complete(t.number), t.number, t.params)
-            if stopped is not None:
-                return stopped
-        while (slot := n_complete()) < config.trials:
-            study.sampler = make_sampler(config, slot)
-            trial = study.ask(dists)
-            stopped = finish(slot, trial.number, trial.params)
-            if stopped is not None:
-                return stopped
+        try:
+            for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
+                if set(t.params) != set(dists):  # killed inside ask(): its slot is asked again
+                    study.tell(t.number, state=TrialState.FAIL)
+                    continue
+                stopped = finish(n_complete(t.number), t.number, t.params)
+                if stopped is not None:
+                    return stopped
+            while (slot := n_complete()) < config.trials:
+                study.sampler = make_sampler(config, slot)
+                trial = study.ask(dists)
+                stopped = finish(slot, trial.number, trial.params)
+                if stopped is not None:
+                    return stopped
+        except KeyboardInterrupt:  # Ctrl-C between two trials' games (run_plan handles it during them)
+            return SearchReport(out, tuple(results), config.trials, played, interrupted=True,
+                                stopped_by=int(signal.SIGINT))
         return SearchReport(out, tuple(results), config.trials, played, importances=importances(study))
 
 
