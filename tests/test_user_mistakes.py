@@ -62,6 +62,13 @@ def test_out_below_a_regular_file_is_one_line_naming_the_folder(workdir):
     assert (workdir / "afile").read_text() == "not a folder\n"
 
 
+@pytest.mark.skipif(not Path("/sys/kernel").is_dir(), reason="no sysfs (not Linux)")
+def test_out_where_even_root_may_not_write_is_one_line(workdir):
+    """sysfs refuses new folders to root too (EPERM): the read-only case that runs as root."""
+    line = one_error_line(invoke("run", "configs/demo.yaml", "--out", "/sys/boopexp-test-out", "--jobs", "1"), 1)
+    assert line.startswith("Error: cannot write the results folder '/sys/boopexp-test-out': ")
+
+
 @pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0, reason="root writes into read-only folders")
 def test_read_only_store_is_one_line_naming_the_folder(workdir):
     assert invoke("run", "configs/demo.yaml", "--jobs", "1", "--games-per-side", "1").exit_code == 0
