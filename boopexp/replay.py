@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Callable, Iterable, Mapping
 
+from boopexp.agents import ALIASES
 from boopexp.contract import task_from_record, without_host_timing
 from boopexp.errors import BoopError, ConfigError, StoreError
 from boopexp.game import Position
@@ -35,6 +36,12 @@ def find_game(records: Iterable[Mapping], pairing: str, game_index: int, config_
         and (config_hash is None or str(r.get("config_hash", "")).startswith(config_hash))
     ]
     if not found:
+        if config_hash is not None:
+            hashes = sorted({str(r.get("config_hash")) for r in records
+                             if r.get("pairing") == pairing and r.get("game_index") == game_index})
+            there = f"its settings hashes there: {', '.join(hashes)}" if hashes else "no such game under any settings"
+            raise ConfigError(f"no game {pairing!r} #{game_index} with a settings hash starting {config_hash!r}"
+                              f" in {where}; {there}")
         pairings = sorted({str(r.get("pairing")) for r in records})
         raise ConfigError(f"no game {pairing!r} #{game_index} in {where}; pairings there: {', '.join(pairings)}")
     if len(found) > 1:
@@ -48,8 +55,8 @@ def walk(record: Mapping, on_ply: OnPly | None = None) -> Position:
     promotion choice) and check the record's outcome; return the final position.
 
     Raises:
-        StoreError: an illegal or unreadable move, a victory before the last ply, or an outcome
-            (winner, termination, ply count) other than the record's.
+        StoreError: an illegal or unreadable move, a victory before the last ply, or a counted
+            field other than the replayed game's (:func:`check_counted_fields`).
     """
     moves = list(record["moves"])
     if "plies" in record and record["plies"] != len(moves):
@@ -66,14 +73,52 @@ def walk(record: Mapping, on_ply: OnPly | None = None) -> Position:
             on_ply(ply, text, position)
         if winner is not None and ply != len(moves):
             raise StoreError(f"{_name(record)}: {winner} already won at ply {ply} of {len(moves)}")
-    if winner != record.get("winner_colour"):
-        raise StoreError(f"{_name(record)}: the moves end with winner {winner!r}, the record says "
-                         f"{record.get('winner_colour')!r}")
-    termination = "victory" if winner is not None else "ply_limit"
-    if record.get("termination", termination) != termination:
-        raise StoreError(f"{_name(record)}: the moves end in a {termination}, the record says "
-                         f"{record.get('termination')!r}")
+    check_counted_fields(record, winner)
     return position
+
+
+def check_counted_fields(record: Mapping, colour: str | None) -> None:
+    """Check every field that ``status`` and the tables count against the game's moves and agents:
+    the winner (side, colour, agent), the termination, the number of plies, the agent names and
+    the pairing, and the telemetry's ply, player and agent per move. (The telemetry's counts come from the search:
+    :func:`first_difference` checks them.)
+
+    Args:
+        colour: the winner of the walked moves (``"blue"``, ``"red"`` or None).
+
+    Raises:
+        StoreError: the first field that disagrees, with the recorded and the replayed values.
+    """
+    side = None if colour is None else ("p1" if colour == "blue" else "p2")
+    names = {s: (record.get(f"{s}_spec") or {}).get("name", record.get(s)) for s in ("p1", "p2")}
+    expected = {
+        "winner": side,
+        "winner_colour": colour,
+        "winner_agent": None if side is None else names[side],
+        "termination": "victory" if side is not None else "ply_limit",
+        "plies": len(record["moves"]),
+        "p1": names["p1"],
+        "p2": names["p2"],
+        "pairing": f"{names['p1']} vs {names['p2']}",
+    }
+    for key, want in expected.items():
+        got = record.get(key)
+        if key == "pairing" and isinstance(got, str):  # an alias names the same agent ("mcts+SEP")
+            got = " vs ".join(ALIASES.get(n, n) for n in got.split(" vs "))
+        if key in record and got != want:
+            raise StoreError(f"{_name(record)}: the record says {key} = {record[key]!r}; its moves and agents "
+                             f"give {want!r}")
+    telemetry = record.get("telemetry")
+    if isinstance(telemetry, list):
+        if len(telemetry) != len(record["moves"]):
+            raise StoreError(f"{_name(record)}: {len(telemetry)} telemetry entries for {len(record['moves'])} moves")
+        for ply, entry in enumerate(telemetry, start=1):
+            player = "p1" if ply % 2 == 1 else "p2"
+            want = {"ply": ply, "player": player, "agent": names[player]}
+            for key, value in want.items():
+                if isinstance(entry, Mapping) and key in entry and entry[key] != value:
+                    raise StoreError(f"{_name(record)}: telemetry of ply {ply} says {key} = {entry[key]!r}, "
+                                     f"not {value!r}")
 
 
 def check_searchable(record: Mapping) -> None:

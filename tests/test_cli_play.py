@@ -101,7 +101,10 @@ def test_replay_unknown_game_lists_the_pairings(tmp_path):
     result = CliRunner().invoke(main, ["replay", str(tmp_path / "r"), "--pairing", "x vs y", "--game", "0"])
     assert result.exit_code == 2 and "pairings there: mcts-co vs random" in result.output
     missing = CliRunner().invoke(main, ["replay", str(tmp_path / "nope"), "--pairing", "x vs y", "--game", "0"])
-    assert missing.exit_code == 1 and "no games.jsonl" in missing.output
+    assert missing.exit_code == 2 and "no results folder" in missing.output  # 2 as in status and tables
+    (tmp_path / "empty").mkdir()
+    empty = CliRunner().invoke(main, ["replay", str(tmp_path / "empty"), "--pairing", "x vs y", "--game", "0"])
+    assert empty.exit_code == 2 and "no games.jsonl" in empty.output
 
 
 def test_agent_spec_round_trips_through_its_record_form():

@@ -250,7 +250,8 @@ def test_every_golden_test_is_collected_and_skipped_without_data_and_fails_under
 
 def test_a_missing_results_folder_is_exit_2_everywhere(tmp_path):
     missing = str(tmp_path / "nowhere")
-    for args in (["status", missing], ["tables", missing, "--out", str(tmp_path / "t")]):
+    for args in (["status", missing], ["tables", missing, "--out", str(tmp_path / "t")],
+                 ["replay", missing, "--pairing", "a vs b", "--game", "0"]):
         line = one_error_line(invoke(*args), 2)
         assert "nowhere" in line
 
@@ -377,3 +378,66 @@ def test_game_says_the_engine_is_compiling_on_a_first_run(monkeypatch):
     monkeypatch.setattr(runner, "engine_is_compiled", lambda: False)
     result = invoke("game", "--p1", "random", "--p2", "random", "--budget", "iterations", "--iterations", "1")
     assert result.exit_code == 0 and result.stderr.count("compiling the engine (first run only, ~1 min)") == 1
+
+
+# --------------------------------------------------------------------------------------------
+# replay: the hash and the alias in its messages, every counted field checked
+
+
+@pytest.fixture(scope="module")
+def one_stored_game(tmp_path_factory):
+    """A real game of "mcts-co vs random" stored by the runner (canonical names, derived seed)."""
+    folder = tmp_path_factory.mktemp("replay")
+    text = DEMO_CONFIG.replace("  - [heuristics, random]\n  - [vanilla, vanilla]", "  - [mcts-co, random]")
+    c = parse_config(load_yaml(text.replace("games_per_side: 2", "games_per_side: 1"), "t.yaml"), "t.yaml")
+    plan = tuple(p for p in c.plan() if p.pairing == "mcts-co vs random")
+    run_plan(c, plan, folder)
+    (record,) = GameStore(folder).scan().records
+    return folder, record
+
+
+def _replay(folder, *args):
+    return invoke("replay", str(folder), *args)
+
+
+def test_replay_maps_aliases_as_configs_do(one_stored_game):
+    folder, record = one_stored_game
+    result = _replay(folder, "--pairing", "mcts+SEP vs random", "--game", "0")
+    assert result.exit_code == 0 and "as recorded" in result.output
+
+
+def test_replay_no_game_message_names_the_settings_hash(one_stored_game):
+    folder, record = one_stored_game
+    line = one_error_line(_replay(folder, "--pairing", "mcts-co vs random", "--game", "0", "--config-hash", "zzzz"), 2)
+    assert "with a settings hash starting 'zzzz'" in line and record["config_hash"] in line
+    negative = _replay(folder, "--pairing", "mcts-co vs random", "--game", "-1")  # click's usage error
+    assert negative.exit_code == 2 and "Error: Invalid value for '--game': -1 is not in the range x>=0" in negative.stderr
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda r: {"winner": "p2" if r["winner"] == "p1" else "p1"},  # the field status and the tables count
+        lambda r: {"winner": None},
+        lambda r: {"winner_agent": "vanilla"},
+        lambda r: {"termination": "ply_limit"},
+        lambda r: {"p1": "vanilla"},
+        lambda r: {"pairing": "random vs mcts-co"},
+        lambda r: {"telemetry": r["telemetry"][:-1]},
+        lambda r: {"telemetry": [dict(t, agent="vanilla") for t in r["telemetry"]]},
+    ],
+    ids=["winner", "winner-null", "winner_agent", "termination", "p1", "pairing", "telemetry-short",
+         "telemetry-agent"],
+)
+def test_replay_checks_every_counted_field(one_stored_game, tmp_path, change):
+    import json
+
+    folder, record = one_stored_game
+    from boopexp.contract import unpack_record
+
+    full = unpack_record(record)  # every field written out, as schema 1 stores it
+    altered = {**full, **change(full)}
+    (tmp_path / "games.jsonl").write_text(json.dumps(altered) + "\n")
+    pairing = altered["pairing"]
+    line = one_error_line(invoke("replay", str(tmp_path), "--pairing", pairing, "--game", "0"), 1)
+    assert "the record says" in line or "telemetry" in line, line

@@ -241,8 +241,8 @@ __all__ = ["game", "calibrate", "replay", "play"]
 
 @click.command("replay")
 @click.argument("results_dir", type=click.Path(file_okay=False, path_type=Path))
-@click.option("--pairing", required=True, help='The pairing, p1 first, e.g. "mcts-co vs vanilla".')
-@click.option("--game", "game_index", type=int, required=True, help="The game index (0-based).")
+@click.option("--pairing", required=True, help='The pairing, p1 first, e.g. "mcts-co vs vanilla" (aliases allowed).')
+@click.option("--game", "game_index", type=click.IntRange(min=0), required=True, help="The game index (0-based).")
 @click.option("--config-hash", default=None, help="Settings hash (or a prefix), when the folder holds several.")
 @click.option("--show", is_flag=True, help="Render the board after each ply.")
 @click.option("--search", is_flag=True,
@@ -251,11 +251,19 @@ __all__ = ["game", "calibrate", "replay", "play"]
 def replay(results_dir, pairing, game_index, config_hash, show, search):
     """Replay a stored game: walk its moves on the board (checking every one), or re-play it."""
     from boopexp import notation
+    from boopexp.agents import ALIASES
+    from boopexp.config import parse_pairing
     from boopexp.replay import check_searchable, find_game, first_difference, walk
+    from boopexp.status import require_results_folder
     from boopexp.store import GameStore, has_games_files
 
+    require_results_folder(results_dir)  # exit code 2, as in status and tables
     if not has_games_files(results_dir):
-        raise StoreError(f"no games.jsonl (nor sealed games-NNNN.jsonl.gz) in {str(results_dir)!r}")
+        raise ConfigError(f"no games.jsonl (nor sealed games-NNNN.jsonl.gz) in {str(results_dir)!r}")
+    try:  # aliases as in configs ("mcts+SEP" is "mcts-co"); declared agents keep their own names
+        pairing = parse_pairing(pairing, canonical=lambda name: ALIASES.get(name, name))
+    except ConfigError as exc:
+        raise ConfigError(f"--pairing: {exc}") from None
     record = find_game(GameStore(results_dir).scan().records, pairing, game_index, config_hash,
                        where=repr(str(results_dir)))
     if search:
