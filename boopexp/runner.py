@@ -427,15 +427,22 @@ def _loky_outcomes(fn: PlayFunction, pending: Iterator[GameTask], jobs: int,
         return get_reusable_executor(max_workers=jobs, env=dict(_ONE_THREAD))
 
     in_flight: dict[Any, GameTask] = {}
+    unsent: list[GameTask] = []  # taken from the plan, refused by a pool that had just broken
     try:
         while True:
             pool = executor()
             while len(in_flight) < jobs:
-                task = next(pending, None)
+                task = unsent.pop() if unsent else next(pending, None)
                 if task is None:
                     break
-                in_flight[pool.submit(play_one, fn, task)] = task
+                try:
+                    in_flight[pool.submit(play_one, fn, task)] = task
+                except BrokenProcessPool:  # a worker died since the last wait: its games fail below
+                    unsent.append(task)
+                    break
             if not in_flight:
+                if unsent:
+                    continue  # the broken pool is replaced by executor()
                 return
             finished, _ = wait(in_flight, return_when=FIRST_COMPLETED)
             died: list[tuple[GameTask, BaseException]] = []
