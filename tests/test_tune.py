@@ -349,3 +349,13 @@ def test_cli_dry_run_writes_nothing(tmp_path):
     result = CliRunner().invoke(main, ["tune", str(path), "--out", str(out), "--dry-run"])
     assert "2 trial(s) complete, 0 to finish, 0 to ask" in result.output
     assert sorted(p.name for p in out.iterdir()) == before
+
+
+def test_max_plies_is_a_search_setting():
+    plain = parse_tune_config(_bad_doc({}), "t.yaml")
+    capped = parse_tune_config({**_bad_doc({}), "max_plies": 200}, "t.yaml")
+    assert capped.experiment.max_plies == 200
+    assert plain.search_hash() != capped.search_hash()
+    exp = capped.with_candidates({"mcts-co.t0": {"k": 9, "preselect_m": 2, "discount": 0.8, "uct_c": 0.2}},
+                                 ("mcts-co",), 1)
+    assert all(t.max_plies == 200 for t in exp.tasks(exp.plan()))

@@ -176,6 +176,8 @@ class TuneConfig:
             "opponents": list(self.opponents),
             "games_per_trial": self.games_per_trial,
             "startup_trials": self.startup_trials,
+            # only when set, like ExperimentConfig.resolved: the default cap is in no hash
+            **({} if exp.max_plies is None else {"max_plies": exp.max_plies}),
         }
 
     def search_hash(self) -> str:
