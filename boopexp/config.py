@@ -33,6 +33,7 @@ from boopexp.budget import Budget
 from boopexp.contract import GameTask, check_max_plies
 from boopexp.errors import ConfigError
 from boopexp.errors import show_value as _show
+from boopexp.sprt import SprtSpec, parse_sprt
 
 #: Top-level keys of a config file, and which of them must be present.
 CONFIG_KEYS: tuple[str, ...] = (
@@ -45,6 +46,7 @@ CONFIG_KEYS: tuple[str, ...] = (
     "agents",
     "pairings",
     "max_plies",
+    "sprt",
 )
 REQUIRED_KEYS: tuple[str, ...] = ("name", "seed", "games_per_side", "pairings")
 
@@ -121,6 +123,7 @@ class ExperimentConfig:
             (``{base: ..., ...}``) and plugins (``{plugin: "module:callable", ...}``).
         pairings: the configured pairings ``(A, B)``, canonical names, in file order.
         max_plies: the ply cap of every game (None: :data:`boopexp.contract.MAX_PLIES`, 1000).
+        sprt: the sequential test that may stop a pairing early (:mod:`boopexp.sprt`), or None.
         source: where the config came from (for messages).
         directory: the config file's folder, where plugin modules are also looked for.
     """
@@ -134,6 +137,7 @@ class ExperimentConfig:
     agents: dict[str, dict[str, Any]] = field(default_factory=dict)
     pairings: tuple[tuple[str, str], ...] = ()
     max_plies: int | None = None
+    sprt: SprtSpec | None = None
     source: str = "<config>"
     directory: str | None = field(default=None, compare=False)
 
@@ -214,7 +218,7 @@ class ExperimentConfig:
         plan = self.plan() if plan is None else plan
         # max_plies only when set: the saved config of a default run stays byte for byte the same.
         cap = {} if self.max_plies is None else {"max_plies": self.max_plies}
-        return {
+        out = {
             "name": self.name,
             "seed": self.seed,
             "games_per_side": self.games_per_side,
@@ -227,6 +231,9 @@ class ExperimentConfig:
             "plan": [p.to_dict() for p in plan],
             "boopexp_version": __version__,
         }
+        if self.sprt is not None:  # only when set: the stores of runs without it are unchanged
+            out["sprt"] = self.sprt.to_dict()
+        return out
 
     def with_games_per_side(self, games_per_side: int) -> "ExperimentConfig":
         """A copy with another ``games_per_side`` (validated)."""
@@ -339,6 +346,7 @@ def parse_config(data: Any, source: str = "<config>", directory: str | None = No
     params = _parse_params(src, data.get("params"), preset)
     agents = _parse_agents(src, data.get("agents"), preset, params, directory)
     pairings = _parse_pairings(src, data["pairings"], agents)
+    sprt = parse_sprt(src, data.get("sprt"))
 
     return ExperimentConfig(
         name=name,
@@ -350,6 +358,7 @@ def parse_config(data: Any, source: str = "<config>", directory: str | None = No
         agents=agents,
         pairings=pairings,
         max_plies=max_plies,
+        sprt=sprt,
         source=src,
         directory=directory,
     )

@@ -31,6 +31,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 from boopexp.config import ExperimentConfig, PlannedPairing
 from boopexp.contract import GameTask
 from boopexp.errors import BoopError, ConfigError
+from boopexp.sprt import SprtSpec, plan_tests
 from boopexp.store import GameKey, GameStore, PairingScore, check_record, record_key, score
 
 BACKENDS: tuple[str, ...] = ("loky", "dask")
@@ -85,6 +86,8 @@ class RunReport:
         failed: games that could not be played (not stored; a rerun tries them again).
         interrupted: the run was stopped by Ctrl-C or SIGTERM (finished games are stored).
         stopped_by: the signal that stopped it (``signal.SIGINT`` or ``signal.SIGTERM``), or None.
+        sprt: with ``sprt:`` in the config, each tested pairing's test after this run
+            (:class:`boopexp.sprt.PairingTest`); empty otherwise.
     """
 
     out_dir: Path
@@ -95,6 +98,7 @@ class RunReport:
     failed: tuple[GameOutcome, ...] = ()
     interrupted: bool = False
     stopped_by: int | None = None
+    sprt: tuple[Any, ...] = ()
 
     @property
     def games_path(self) -> Path:
@@ -102,8 +106,9 @@ class RunReport:
 
     @property
     def complete(self) -> bool:
-        """Every planned game is in the store."""
-        return all(s.done == s.planned for s in self.scores)
+        """Every planned game is in the store, or its pairing's SPRT has decided."""
+        stopped = {p for t in self.sprt if t.state.decided for p in t.pairings}
+        return all(s.done == s.planned or s.pairing in stopped for s in self.scores)
 
 
 class Progress:
@@ -277,9 +282,13 @@ def run_plan(
         finished = skipped
         failed: list[GameOutcome] = []
         interrupts = _Interrupts()
-        outcomes = iter_outcomes(
-            todo, jobs=workers, backend=backend, scheduler=scheduler, play=play, on_message=progress.message
-        )
+        pool = {"jobs": workers, "backend": backend, "scheduler": scheduler, "play": play,
+                "on_message": progress.message}
+        new_records: list[dict[str, Any]] = []
+        if config.sprt is None:
+            outcomes = iter_outcomes(todo, **pool)
+        else:
+            outcomes = _sprt_outcomes(config.sprt, selected, todo, writer.scan_before.records, **pool)
         try:
             with interrupts:
                 for outcome in outcomes:
@@ -290,6 +299,7 @@ def run_plan(
                         # games on disk and no line is cut short by the interrupt.
                         with interrupts.held():
                             writer.append(outcome.record)  # type: ignore[arg-type]
+                            new_records.append(outcome.record)  # type: ignore[arg-type]
                             played += 1
                             s = scores[outcome.task.pairing]
                             scores[s.pairing] = s.with_game(outcome.record["winner"])  # type: ignore[index]
@@ -312,7 +322,13 @@ def run_plan(
         failed=tuple(failed),
         interrupted=interrupts.stopped,
         stopped_by=(interrupts.signum or signal.SIGINT) if interrupts.stopped else None,
+        sprt=_sprt_tests(config, selected, [*writer.scan_before.records, *new_records]),
     )
+
+
+def _sprt_tests(config: ExperimentConfig, plan: Sequence[PlannedPairing], records: Sequence[dict]) -> tuple:
+    """Each tested pairing's SPRT from the stored records (empty without ``sprt:``)."""
+    return () if config.sprt is None else plan_tests(config.sprt, plan, records)
 
 
 def cpu_count() -> int:
@@ -579,3 +595,63 @@ def probe_scheduler(address: str) -> None:
     """Connect to the dask scheduler at ``address`` once (see :func:`connect_scheduler`)."""
     with connect_scheduler(address):
         pass
+
+
+# --------------------------------------------------------------------------------------------
+# SPRT scheduling
+
+
+def _sprt_outcomes(
+    spec: SprtSpec,
+    plan: Sequence[PlannedPairing],
+    todo: Iterable[GameTask],
+    stored: Sequence[dict[str, Any]],
+    **pool: Any,
+) -> Iterator[GameOutcome]:
+    """Play ``todo`` in rounds so that each tested pairing stops at its SPRT decision.
+
+    A pairing played both ways is played block by block: a block is ``spec.batch`` consecutive
+    game indices of both seatings. After every round, each pairing's test is read off the stored
+    games in identity order (:func:`boopexp.sprt.plan_tests`); a decided pairing gets no further
+    block, an undecided one its first block with games missing. Which games are played is thus a
+    function of the games' outcomes alone, never of the number of workers or of finishing order:
+    every block is played to the end before the next decision. Other games (mirrors, pairings
+    played one way) are played in the first round. A pairing with a failed game gets no more
+    blocks in this run (its test cannot pass the gap; a rerun retries the game).
+    """
+    records = list(stored)
+    todo = list(todo)
+    tested: dict[str, tuple[str, str]] = {}
+    for test in plan_tests(spec, plan, []):
+        for pairing in test.pairings:
+            tested[pairing] = test.pairings
+    first_round = [t for t in todo if t.pairing not in tested]
+    waiting = [t for t in todo if t.pairing in tested]
+    stalled: set[tuple[str, str]] = set()
+    while True:
+        batch = list(first_round)
+        first_round = []
+        states = {t.pairings: t.state for t in plan_tests(spec, plan, records)}
+        for group, state in states.items():
+            if state.decided or group in stalled:
+                continue
+            missing = sorted({t.game_index for t in waiting if t.pairing in group})
+            if not missing:
+                continue
+            block = missing[0] // spec.batch
+            batch += [t for t in waiting if t.pairing in group and t.game_index // spec.batch == block]
+        if not batch:
+            return
+        scheduled = {game_key(t) for t in batch}
+        waiting = [t for t in waiting if game_key(t) not in scheduled]
+        outcomes = iter_outcomes(batch, **pool)
+        try:
+            for outcome in outcomes:
+                outcome = _checked(outcome)
+                if outcome.ok:
+                    records.append(outcome.record)  # type: ignore[arg-type]
+                elif outcome.task.pairing in tested:
+                    stalled.add(tested[outcome.task.pairing])
+                yield outcome
+        finally:
+            outcomes.close()

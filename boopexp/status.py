@@ -13,6 +13,7 @@ from typing import Any, Sequence
 
 from boopexp.config import PlannedPairing, plan_entries
 from boopexp.errors import ConfigError
+from boopexp.sprt import PairingTest, parse_sprt, plan_tests
 from boopexp.store import GameStore, PairingScore, has_games_files, score, unplanned
 
 
@@ -27,6 +28,7 @@ class FolderStatus:
         scores: per pairing, games done / planned and wins.
         other_records: records of other settings or beyond the plan (not counted).
         warnings: anomalies tolerated while reading (truncated last line, duplicates).
+        sprt: with ``sprt:`` in the settings, each tested pairing's SPRT (LLR, bounds, decision).
     """
 
     folder: Path
@@ -34,6 +36,7 @@ class FolderStatus:
     scores: tuple[PairingScore, ...]
     other_records: int = 0
     warnings: tuple[str, ...] = ()
+    sprt: tuple[PairingTest, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (``boopexp status --json``)."""
@@ -45,6 +48,7 @@ class FolderStatus:
             "total": {"done": sum(s.done for s in self.scores), "planned": sum(s.planned for s in self.scores)},
             "other_records": self.other_records,
             "warnings": list(self.warnings),
+            "sprt": [t.to_dict() for t in self.sprt],
         }
 
 
@@ -85,8 +89,10 @@ def folder_status(folder: str | Path) -> FolderStatus:
         return FolderStatus(folder, None, scores, 0, tuple(scan.warnings()))
     entries = plan_entries(doc, str(store.config_path))
     settings = {k: v for k, v in doc.items() if k != "plan"}
+    spec = parse_sprt(str(store.config_path), doc.get("sprt"))
+    tests = plan_tests(spec, entries, scan.records) if spec is not None else ()
     return FolderStatus(folder, settings, score(entries, scan.records), unplanned(entries, scan.records),
-                        tuple(scan.warnings()))
+                        tuple(scan.warnings()), tests)
 
 
 def describe_settings(settings: dict[str, Any]) -> str:

@@ -227,9 +227,18 @@ def _score_table(scores: Sequence["PairingScore"]) -> None:
     click.echo(f"  {'total':<{width}}  {f'{done}/{planned}':>9}")
 
 
+def _sprt_lines(tests: Sequence[Any]) -> None:
+    """One line per SPRT-tested pairing: LLR, bounds, hypotheses and decision."""
+    if tests:
+        click.echo("  SPRT (games in identity order, pairs of both seatings; boopexp/sprt.py):")
+    for test in tests:
+        click.echo(f"    {test.describe()}")
+
+
 def _summary(report: "RunReport") -> None:
     click.echo(f"Results: {report.games_path} (settings: {report.out_dir / 'config.yaml'})")
     _score_table(report.scores)
+    _sprt_lines(report.sprt)
     click.echo(f"Played {report.played} game(s) in this run; {report.skipped} were already stored.")
     if report.failed:
         click.echo(f"{len(report.failed)} game(s) failed (not stored; rerun the same command to retry them):", err=True)
@@ -346,6 +355,7 @@ def _print_status(state: "FolderStatus") -> None:
         return
     click.echo(f"{state.folder}: {describe_settings(state.settings)}")
     _score_table(state.scores)
+    _sprt_lines(state.sprt)
     if state.other_records:
         click.echo(f"  ({state.other_records} other record(s) in {state.folder} belong to other "
                    "settings or games; not counted)")

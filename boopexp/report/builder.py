@@ -98,6 +98,7 @@ def build_report(results_dirs: Sequence[Path | str], out_dir: Path | str) -> Rep
     except OSError as exc:
         raise StoreError(f"cannot write into {str(out)!r}: {exc}") from None
     paths += _ratings(data, tables, out)
+    paths += _sprt(data, tables, out)
     return Report(out_dir=out, paths=tuple(paths), tables=tables, data=data)
 
 
@@ -123,3 +124,26 @@ def _ratings(data: GameData, tables: dict[str, Table], out: Path) -> list[Path]:
         return []
     tables["ratings"] = ratings_table(fit)
     return write_ratings(fit, out)
+
+
+def _sprt(data: GameData, tables: dict[str, Table], out: Path) -> list[Path]:
+    """sprt.md/.csv when a folder's config has ``sprt:`` (else stale ones removed)."""
+    from boopexp.report.sprt_table import sprt_table
+
+    table = sprt_table(data.sources)
+    names = ("sprt.md", "sprt.csv")
+    if table is None:
+        for name in names:
+            (out / name).unlink(missing_ok=True)
+        return []
+    tables["sprt"] = table
+    paths = []
+    try:
+        for name, text in zip(names, (render.markdown_document([table]), render.to_csv(table))):
+            path = out / name
+            with open(path, "w", encoding="utf-8", newline="") as fh:
+                fh.write(text)
+            paths.append(path)
+    except OSError as exc:
+        raise StoreError(f"cannot write into {str(out)!r}: {exc}") from None
+    return paths
