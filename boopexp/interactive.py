@@ -32,14 +32,15 @@ import numpy as np
 from boopexp import mcts, notation, rules
 from boopexp.agents import AgentSpec, resolve_agent
 from boopexp.budget import Budget
+from boopexp.buffers import new_work
+from boopexp.contract import MAX_PLIES, GameTask, build_record
 from boopexp.errors import BoopError, IllegalMoveError, InvalidMoveError, StoreError
 from boopexp.game import Move, Position
 from boopexp.identity import game_seed, settings_hash
 from boopexp.luts import PUSH_T, PUSH_V
-from boopexp.contract import MAX_PLIES, GameTask, build_record
 from boopexp.match import make_player
+from boopexp.state import BLUE, MOVE_NUMBER, N_SQUARES, POOL_BASE_BLUE, POOL_BASE_RED, RED, TO_MOVE, initial_state
 from boopexp.store import GameStore
-from boopexp.state import BLUE, MOVE_NUMBER, POOL_BASE_BLUE, POOL_BASE_RED, RED, TO_MOVE, initial_state
 
 #: The human's agent description in game records (``p1_spec`` / ``p2_spec``).
 HUMAN = AgentSpec(name="human", kind="human")
@@ -129,9 +130,7 @@ class PlaySession:
         self._hinter = None
         self._throttle = throttle
         self._plies: list[_Ply] = []
-        self._groups = np.empty((rules.MAX_GROUPS, 3), dtype=np.int64)
-        self._scores = np.empty(rules.MAX_GROUPS, dtype=np.int64)
-        self._ties = np.empty(rules.MAX_GROUPS, dtype=np.int64)
+        self._work = new_work()
         self._cpu0 = time.process_time()
         self.undos = 0
         self.hints = 0
@@ -220,7 +219,7 @@ class PlaySession:
         code, tel = self._player.select(st)
         if code < 0:
             raise BoopError(f"agent {self.agent.name} found no move in {notation.format_position(st)!r}")
-        view = self._apply(code // 36 + 1, code % 36, self._player.promotion, self._player.rng, self.agent.name)
+        view = self._apply(code // N_SQUARES + 1, code % N_SQUARES, self._player.promotion, self._player.rng, self.agent.name)
         view.telemetry.update(tel)
         return view
 
@@ -256,8 +255,8 @@ class PlaySession:
         _, pushes = pushes_of(before, size, square)
         after = before.copy()
         winner, n, chosen = rules.apply_move_inplace(after, size, square, rules.REAL, promo, rng,
-                                                     self._groups, self._scores, self._ties)
-        group = tuple(int(q) for q in self._groups[chosen] if q >= 0) if chosen >= 0 else ()
+                                                     self._work.groups, self._work.scores, self._work.ties)
+        group = tuple(int(q) for q in self._work.groups[chosen] if q >= 0) if chosen >= 0 else ()
         text = notation.format_move(size, square, group if n >= 2 else None)
         after.setflags(write=False)
         ply = len(self._plies) + 1
