@@ -20,8 +20,8 @@ from boopexp.report.tables import (
     fmt_num,
     fmt_rate_ci,
     is_missing,
+    outcome_counts,
     ratio,
-    with_outcomes,
 )
 
 
@@ -43,14 +43,10 @@ def pairwise(data: GameData) -> Table:
     if games.empty:
         frame = pd.DataFrame({c: pd.Series([], dtype=object) for c in columns})
     else:
-        frame = (
-            with_outcomes(games)
-            .groupby(["experiment", "pairing", "config_hash"], sort=True)
-            .agg(games=("game_index", "size"), planned=("planned", "max"), p1_wins=("p1_win", "sum"),
-                 p2_wins=("p2_win", "sum"), no_winner=("no_win", "sum"), in_plan=("in_plan", "any"),
-                 selected=("selected", "any"))
-            .reset_index()
-        )
+        keys = ["experiment", "pairing", "config_hash"]
+        plan = games.groupby(keys, sort=True).agg(planned=("planned", "max"), in_plan=("in_plan", "any"),
+                                                  selected=("selected", "any"))
+        frame = outcome_counts(games, keys).join(plan).reset_index()
         n_decided = frame["p1_wins"] + frame["p2_wins"]
         frame["p1_rate"] = [ratio(int(w), int(n)) for w, n in zip(frame["p1_wins"], n_decided)]
         cis = [wilson_interval(int(w), int(n)) for w, n in zip(frame["p1_wins"], n_decided)]

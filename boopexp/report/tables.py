@@ -22,6 +22,7 @@ import pandas as pd
 
 from boopexp.agents import AGENT_NAMES
 from boopexp.contract import MAX_PLIES
+from boopexp.store import PairingScore
 
 
 DASH = "—"
@@ -63,10 +64,21 @@ class Table:
 COUNT_COLUMNS = ("games", "p1_wins", "p2_wins", "no_winner")
 
 
-def with_outcomes(games: pd.DataFrame) -> pd.DataFrame:
-    """``games`` plus boolean columns ``p1_win``, ``p2_win`` and ``no_win`` (winner None)."""
-    return games.assign(p1_win=games["winner"] == "p1", p2_win=games["winner"] == "p2",
-                        no_win=games["winner"].isna())
+def outcome_counts(games: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """Per group of ``keys`` (sorted): ``games``, ``p1_wins``, ``p2_wins``, ``no_winner`` (int64).
+
+    Counted with :meth:`boopexp.store.PairingScore.with_game`, the one win tally of a pairing
+    that the store, the runner and ``boopexp status`` use too.
+    """
+    rows = []
+    for key, winners in games.groupby(keys, sort=True)["winner"]:
+        tally = PairingScore("", "", "", "", 0)
+        for winner in winners:
+            tally = tally.with_game(winner if isinstance(winner, str) else None)  # None / NaN: no winner
+        rows.append((*(key if isinstance(key, tuple) else (key,)), tally.done, tally.p1_wins, tally.p2_wins,
+                     tally.no_winner))
+    frame = pd.DataFrame(rows, columns=[*keys, *COUNT_COLUMNS]).set_index(keys)
+    return frame.astype({c: "int64" for c in COUNT_COLUMNS})
 
 
 def decided(games: pd.DataFrame) -> pd.DataFrame:
@@ -90,14 +102,8 @@ def pairing_counts(games: pd.DataFrame) -> pd.DataFrame:
             | {c: pd.Series([], dtype="int64") for c in COUNT_COLUMNS},
             index=pd.Index([], name="pairing"),
         )
-    out = with_outcomes(games).groupby("pairing", sort=True).agg(
-        config_hash=("config_hash", _join_sorted),
-        games=("game_index", "size"),
-        p1_wins=("p1_win", "sum"),
-        p2_wins=("p2_win", "sum"),
-        no_winner=("no_win", "sum"),
-    )
-    return out.astype({c: "int64" for c in COUNT_COLUMNS})
+    hashes = games.groupby("pairing", sort=True)["config_hash"].agg(_join_sorted)
+    return pd.concat([hashes.rename("config_hash"), outcome_counts(games, ["pairing"])], axis=1)
 
 
 def _join_sorted(values: pd.Series) -> str:
