@@ -20,6 +20,7 @@ from typing import Any, Callable, Iterator, Mapping
 import yaml
 
 from boopexp import __version__, identity, roster
+from boopexp.tournament import Tournament, parse_tournament
 from boopexp.agents import (
     DEFAULT_PRESET,
     PAPER_PARAMS,
@@ -47,8 +48,11 @@ CONFIG_KEYS: tuple[str, ...] = (
     "pairings",
     "max_plies",
     "sprt",
+    "tournament",
 )
 REQUIRED_KEYS: tuple[str, ...] = ("name", "seed", "games_per_side", "pairings")
+#: Keys of which a config needs exactly one: the pairings written out, or a tournament that makes them.
+PAIRING_KEYS: tuple[str, ...] = ("pairings", "tournament")
 
 # The name becomes a folder (results/<name>/), so keep it to characters safe in any shell.
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -121,9 +125,11 @@ class ExperimentConfig:
         agents: the ``agents:`` declarations (:mod:`boopexp.roster`): per-agent overrides of
             :class:`~boopexp.agents.MCTSConfig` fields for built-in names, variants
             (``{base: ..., ...}``) and plugins (``{plugin: "module:callable", ...}``).
-        pairings: the configured pairings ``(A, B)``, canonical names, in file order.
+        pairings: the configured pairings ``(A, B)``, canonical names, in file order (those of
+            the tournament when there is one).
         max_plies: the ply cap of every game (None: :data:`boopexp.contract.MAX_PLIES`, 1000).
         sprt: the sequential test that may stop a pairing early (:mod:`boopexp.sprt`), or None.
+        tournament: the ``tournament:`` block the pairings come from, if any.
         source: where the config came from (for messages).
         directory: the config file's folder, where plugin modules are also looked for.
     """
@@ -138,6 +144,7 @@ class ExperimentConfig:
     pairings: tuple[tuple[str, str], ...] = ()
     max_plies: int | None = None
     sprt: SprtSpec | None = None
+    tournament: Tournament | None = None
     source: str = "<config>"
     directory: str | None = field(default=None, compare=False)
 
@@ -226,7 +233,11 @@ class ExperimentConfig:
             "preset": self.preset,
             "params": dict(self.params),
             "agents": {k: dict(v) for k, v in self.agents.items()},
-            "pairings": [[a, b] for a, b in self.pairings],
+            **(
+                {"tournament": self.tournament.to_dict()}
+                if self.tournament is not None
+                else {"pairings": [[a, b] for a, b in self.pairings]}
+            ),
             **cap,
             "plan": [p.to_dict() for p in plan],
             "boopexp_version": __version__,
@@ -316,8 +327,13 @@ def parse_config(data: Any, source: str = "<config>", directory: str | None = No
         if key not in CONFIG_KEYS:
             raise ConfigError(f"{src}: unknown key {_show(key)} (value {_show(value)}); allowed: {', '.join(CONFIG_KEYS)}")
     for key in REQUIRED_KEYS:
-        if key not in data:
-            raise ConfigError(f"{src}: missing required key {key!r}; required: {', '.join(REQUIRED_KEYS)}")
+        if key not in data and not (key == "pairings" and "tournament" in data):
+            raise ConfigError(
+                f"{src}: missing required key {key!r}; required: {', '.join(REQUIRED_KEYS)}"
+                + (" (or 'tournament' instead of 'pairings')" if key == "pairings" else "")
+            )
+    if all(key in data for key in PAIRING_KEYS):
+        raise ConfigError(f"{src}: give either pairings or tournament, not both")
 
     name = data["name"]
     if not isinstance(name, str) or not _NAME_RE.match(name):
@@ -345,7 +361,15 @@ def parse_config(data: Any, source: str = "<config>", directory: str | None = No
 
     params = _parse_params(src, data.get("params"), preset)
     agents = _parse_agents(src, data.get("agents"), preset, params, directory)
-    pairings = _parse_pairings(src, data["pairings"], agents)
+    tournament = None
+    if "tournament" in data:
+        try:
+            tournament = parse_tournament(data["tournament"], lambda n: roster.canonical(n, agents))
+        except ConfigError as exc:
+            raise ConfigError(f"{src}: {exc}") from None
+        pairings = tournament.pairings()
+    else:
+        pairings = _parse_pairings(src, data["pairings"], agents)
     sprt = parse_sprt(src, data.get("sprt"))
 
     return ExperimentConfig(
@@ -359,6 +383,7 @@ def parse_config(data: Any, source: str = "<config>", directory: str | None = No
         pairings=pairings,
         max_plies=max_plies,
         sprt=sprt,
+        tournament=tournament,
         source=src,
         directory=directory,
     )
