@@ -23,7 +23,7 @@ from boopexp.errors import ConfigError
 BUDGET_MODES = ("device", "cpu", "wall", "iterations")
 #: the keys a ``budget:`` mapping may hold for each mode (the others would be silently ignored)
 BUDGET_KEYS: dict[str, tuple[str, ...]] = {
-    "device": ("mode", "seconds", "profile"),
+    "device": ("mode", "seconds", "profile", "costs"),
     "cpu": ("mode", "seconds", "throttle"),
     "wall": ("mode", "seconds"),
     "iterations": ("mode", "iterations"),
@@ -65,13 +65,20 @@ DEVICE_PROFILES: dict[str, DeviceProfile] = {
 }
 DEFAULT_PROFILE = "android-2023"
 
+#: The costs of a device profile that ``budget.costs`` may override (device-µs each).
+COST_FIELDS: tuple[str, ...] = ("node", "random_ply", "solver_call", "solver_move", "iteration")
+#: ``budget.costs.solver_scale`` multiplies both solver costs (after any override of them): one
+#: knob for "the solver is k times slower on this device", the robustness study's axis.
+SOLVER_SCALE = "solver_scale"
+SOLVER_COSTS: tuple[str, ...] = ("solver_call", "solver_move")
+
 #: indices of a device cost vector (:func:`device_costs`), the order the kernels read it in
 C_NODE, C_RANDOM_PLY, C_SOLVER_CALL, C_SOLVER_MOVE, C_ITERATION = 0, 1, 2, 3, 4
 
 
-def device_costs(profile_name: str) -> np.ndarray:
-    """The cost vector (device-µs) of a device profile, indexed by ``C_NODE`` … ``C_ITERATION``."""
-    p = DEVICE_PROFILES[profile_name]
+def device_costs(profile: "str | DeviceProfile") -> np.ndarray:
+    """The cost vector (device-µs) of a device profile (or its name), indexed by ``C_NODE`` … ``C_ITERATION``."""
+    p = DEVICE_PROFILES[profile] if isinstance(profile, str) else profile
     return np.array([p.node, p.random_ply, p.solver_call, p.solver_move, p.iteration], dtype=np.float64)
 
 
@@ -85,6 +92,9 @@ class Budget:
         profile: device profile name (device mode).
         throttle: cpu mode: host CPU seconds per emulated second, or ``"auto"``.
         iterations: iterations per move (iterations mode).
+        costs: device mode: the costs that differ from the profile's, as sorted
+            ``(name, device-µs)`` pairs (a mapping is accepted and normalised; a value equal to
+            the profile's is dropped, so it changes neither the games nor their hashes).
     """
 
     mode: str = "device"
@@ -92,6 +102,7 @@ class Budget:
     profile: str = DEFAULT_PROFILE
     throttle: float | str = "auto"
     iterations: int = 80
+    costs: tuple[tuple[str, float], ...] = ()
 
     def __post_init__(self) -> None:
         if self.mode not in BUDGET_MODES:
@@ -106,11 +117,29 @@ class Budget:
             raise ConfigError(f"budget.throttle = {self.throttle!r} must be a positive number or 'auto'")
         if isinstance(self.iterations, bool) or not isinstance(self.iterations, int) or self.iterations < 1:
             raise ConfigError(f"budget.iterations = {self.iterations!r} must be a positive integer")
+        items = self.costs.items() if isinstance(self.costs, Mapping) else self.costs
+        base = DEVICE_PROFILES[self.profile]
+        costs = {}
+        for name, value in items:
+            if name not in COST_FIELDS:
+                raise ConfigError(f"unknown key budget.costs.{name} (value {value!r}); allowed: {', '.join(COST_FIELDS)}")
+            if not _positive_finite(value):
+                raise ConfigError(f"budget.costs.{name} = {value!r} must be a positive number of device-microseconds")
+            if float(value) != getattr(base, name):
+                costs[name] = float(value)
+        object.__setattr__(self, "costs", tuple(sorted(costs.items())))
+
+    def device_profile(self) -> DeviceProfile:
+        """The named profile with this budget's cost overrides applied."""
+        return dataclasses.replace(DEVICE_PROFILES[self.profile], **dict(self.costs))
 
     def to_dict(self) -> dict[str, Any]:
         """The keys that matter for the mode (used in hashes and records)."""
         if self.mode == "device":
-            return {"mode": "device", "seconds": float(self.seconds), "profile": self.profile}
+            out: dict[str, Any] = {"mode": "device", "seconds": float(self.seconds), "profile": self.profile}
+            if self.costs:  # only when overridden: the paper's budget keeps its hash
+                out["costs"] = dict(self.costs)
+            return out
         if self.mode == "cpu":
             return {"mode": "cpu", "seconds": float(self.seconds), "throttle": self.throttle}
         if self.mode == "wall":
@@ -133,7 +162,35 @@ class Budget:
                 raise ConfigError(
                     f"unknown key {where}.{key} (value {value!r}) for mode {mode!r}; allowed: {', '.join(allowed)}"
                 )
-        return cls(**dict(data))
+        values = dict(data)
+        if "costs" in values:
+            profile = values.get("profile", cls.profile)
+            if not isinstance(profile, str) or profile not in DEVICE_PROFILES:
+                raise ConfigError(f"{where}.profile = {profile!r} is unknown; allowed: {', '.join(DEVICE_PROFILES)}")
+            values["costs"] = effective_costs(values["costs"], DEVICE_PROFILES[profile], f"{where}.costs")
+        return cls(**values)
+
+
+def effective_costs(data: Any, profile: DeviceProfile, where: str = "budget.costs") -> dict[str, float]:
+    """The costs a ``budget.costs`` mapping sets: overrides, then ``solver_scale`` on both solver costs.
+
+    Raises:
+        ConfigError: not a mapping, an unknown cost, or a value that is not a positive number.
+    """
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"{where} = {data!r} must be a mapping like {{solver_move: 14.8}} or {{solver_scale: 2}}")
+    allowed = COST_FIELDS + (SOLVER_SCALE,)
+    for key, value in data.items():
+        if key not in allowed:
+            raise ConfigError(f"unknown key {where}.{key} (value {value!r}); allowed: {', '.join(allowed)}")
+        if not _positive_finite(value):
+            raise ConfigError(f"{where}.{key} = {value!r} must be a positive number")
+    out = {k: float(v) for k, v in data.items() if k != SOLVER_SCALE}
+    scale = data.get(SOLVER_SCALE)
+    if scale is not None:
+        for key in SOLVER_COSTS:
+            out[key] = out.get(key, getattr(profile, key)) * float(scale)
+    return out
 
 
 def _positive_finite(value: Any) -> bool:

@@ -20,6 +20,7 @@ from typing import Any, Callable, Iterator, Mapping
 import yaml
 
 from boopexp import __version__, identity, roster
+from boopexp.sweep import Sweep, apply_point, label, parse_sweep
 from boopexp.tournament import Tournament, parse_tournament
 from boopexp.agents import (
     DEFAULT_PRESET,
@@ -49,6 +50,7 @@ CONFIG_KEYS: tuple[str, ...] = (
     "max_plies",
     "sprt",
     "tournament",
+    "sweep",
 )
 REQUIRED_KEYS: tuple[str, ...] = ("name", "seed", "games_per_side", "pairings")
 #: Keys of which a config needs exactly one: the pairings written out, or a tournament that makes them.
@@ -71,16 +73,29 @@ class PlanEntry:
     p2: str
     config_hash: str
     games: int
+    sweep: tuple[tuple[str, Any], ...] = ()
+
+    @property
+    def label(self) -> str:
+        """The pairing string, with the sweep point in brackets if there is one."""
+        return self.pairing if not self.sweep else f"{self.pairing} [{label(dict(self.sweep))}]"
 
 
 @dataclass(frozen=True)
 class PlannedPairing:
-    """A pairing string with both resolved agents, its settings hash and its number of games."""
+    """A pairing string with both resolved agents, its settings hash and its number of games.
+
+    Attributes:
+        budget: the budget of its games (a sweep varies it from point to point).
+        sweep: the sweep point it belongs to, ``((axis, value), ...)``; empty when not swept.
+    """
 
     p1_spec: AgentSpec
     p2_spec: AgentSpec
     config_hash: str
     games: int
+    budget: Budget = field(default_factory=Budget)
+    sweep: tuple[tuple[str, Any], ...] = ()
 
     @property
     def p1(self) -> str:
@@ -96,11 +111,12 @@ class PlannedPairing:
 
     def entry(self) -> PlanEntry:
         """The store's view of this pairing."""
-        return PlanEntry(self.pairing, self.p1, self.p2, self.config_hash, self.games)
+        return PlanEntry(self.pairing, self.p1, self.p2, self.config_hash, self.games, self.sweep)
 
     def to_dict(self) -> dict[str, Any]:
-        """The ``plan:`` item written to a store's config.yaml."""
-        return {
+        """The ``plan:`` item written to a store's config.yaml (with its budget and sweep point
+        when the config is swept)."""
+        out = {
             "pairing": self.pairing,
             "p1": self.p1,
             "p2": self.p2,
@@ -109,6 +125,10 @@ class PlannedPairing:
             "p1_spec": self.p1_spec.to_dict(),
             "p2_spec": self.p2_spec.to_dict(),
         }
+        if self.sweep:
+            out["sweep"] = dict(self.sweep)
+            out["budget"] = self.budget.to_dict()
+        return out
 
 
 @dataclass(frozen=True)
@@ -130,6 +150,9 @@ class ExperimentConfig:
         max_plies: the ply cap of every game (None: :data:`boopexp.contract.MAX_PLIES`, 1000).
         sprt: the sequential test that may stop a pairing early (:mod:`boopexp.sprt`), or None.
         tournament: the ``tournament:`` block the pairings come from, if any.
+        sweep: the ``sweep:`` axes, if any; then ``points`` holds one config per grid point.
+        points: the configs of the sweep's points (each with its ``point``), in grid order.
+        point: for a point's config, its ``((axis, value), ...)``; empty otherwise.
         source: where the config came from (for messages).
         directory: the config file's folder, where plugin modules are also looked for.
     """
@@ -145,6 +168,9 @@ class ExperimentConfig:
     max_plies: int | None = None
     sprt: SprtSpec | None = None
     tournament: Tournament | None = None
+    sweep: Sweep | None = None
+    points: tuple["ExperimentConfig", ...] = ()
+    point: tuple[tuple[str, Any], ...] = ()
     source: str = "<config>"
     directory: str | None = field(default=None, compare=False)
 
@@ -170,15 +196,18 @@ class ExperimentConfig:
         s1, s2 = self.agent(p1), self.agent(p2)
         config_hash = identity.settings_hash(self.seed, self.budget.to_dict(), self.preset, s1.to_dict(), s2.to_dict(),
                                              self.max_plies)
-        return PlannedPairing(s1, s2, config_hash, games)
+        return PlannedPairing(s1, s2, config_hash, games, self.budget, self.point)
 
     def plan(self, games_per_side: int | None = None) -> tuple[PlannedPairing, ...]:
-        """Every pairing string of the config with its number of games.
+        """Every pairing string of the config with its number of games (per sweep point, in
+        grid order, when swept).
 
         Args:
             games_per_side: overrides the config's value (the hashes do not depend on it, so a
                 shorter run's games are the first games of the full run).
         """
+        if self.points:
+            return tuple(p for point in self.points for p in point.plan(games_per_side))
         n = self.games_per_side if games_per_side is None else games_per_side
         out: list[PlannedPairing] = []
         for a, b in self.pairings:
@@ -190,7 +219,10 @@ class ExperimentConfig:
         return tuple(out)
 
     def mirror_plan(self, agent: str, games: int) -> tuple[PlannedPairing, ...]:
-        """The config's plan with "agent vs agent" set to ``games`` games (added if absent)."""
+        """The config's plan with "agent vs agent" set to ``games`` games (added if absent; at
+        every point of a sweep)."""
+        if self.points:
+            return tuple(p for point in self.points for p in point.mirror_plan(agent, games))
         mirror = self.planned_pairing(agent, agent, games)
         plan = [mirror if p.pairing == mirror.pairing else p for p in self.plan()]
         if mirror not in plan:
@@ -211,10 +243,11 @@ class ExperimentConfig:
                 game_index=i,
                 p1=p.p1_spec,
                 p2=p.p2_spec,
-                budget=self.budget,
+                budget=p.budget,
                 preset=self.preset,
                 seed=identity.game_seed(p.config_hash, i),
                 max_plies=self.max_plies,
+                **({"sweep": p.sweep} if p.sweep else {}),
             )
             for p in plan
             for i in range(p.games)
@@ -239,6 +272,7 @@ class ExperimentConfig:
                 else {"pairings": [[a, b] for a, b in self.pairings]}
             ),
             **cap,
+            **({"sweep": self.sweep.to_dict()} if self.sweep is not None else {}),
             "plan": [p.to_dict() for p in plan],
             "boopexp_version": __version__,
         }
@@ -249,7 +283,8 @@ class ExperimentConfig:
     def with_games_per_side(self, games_per_side: int) -> "ExperimentConfig":
         """A copy with another ``games_per_side`` (validated)."""
         _positive_int(self.source, "games_per_side", games_per_side)
-        return dataclasses.replace(self, games_per_side=games_per_side)
+        points = tuple(dataclasses.replace(p, games_per_side=games_per_side) for p in self.points)
+        return dataclasses.replace(self, games_per_side=games_per_side, points=points)
 
 
 def pairing_name(p1: str, p2: str) -> str:
@@ -326,6 +361,8 @@ def parse_config(data: Any, source: str = "<config>", directory: str | None = No
     for key, value in data.items():
         if key not in CONFIG_KEYS:
             raise ConfigError(f"{src}: unknown key {_show(key)} (value {_show(value)}); allowed: {', '.join(CONFIG_KEYS)}")
+    if "sweep" in data:
+        return _parse_swept(data, src, directory)
     for key in REQUIRED_KEYS:
         if key not in data and not (key == "pairings" and "tournament" in data):
             raise ConfigError(
@@ -408,11 +445,43 @@ def plan_entries(resolved: Mapping[str, Any], source: str = "config.yaml") -> tu
                     p2=str(item["p2"]),
                     config_hash=str(item["config_hash"]),
                     games=int(item["games"]),
+                    sweep=tuple(dict(item.get("sweep") or {}).items()),
                 )
             )
         except (KeyError, TypeError, ValueError):
             raise ConfigError(f"{source}: plan item {i} = {_show(item)} lacks pairing/p1/p2/config_hash/games") from None
     return tuple(out)
+
+
+def _parse_swept(data: Mapping[str, Any], src: str, directory: str | None) -> ExperimentConfig:
+    """A config with a ``sweep:``: the base config, then one config per grid point."""
+    base = parse_config({k: v for k, v in data.items() if k != "sweep"}, src, directory)
+    try:
+        sweep = parse_sweep(data["sweep"], base.budget.mode)
+        for axis, _ in sweep.axes:
+            if axis.startswith("agents."):
+                try:
+                    base.canonical(axis.split(".")[1])
+                except ConfigError as exc:
+                    raise ConfigError(f"sweep: axis {axis!r}: {exc}") from None
+    except ConfigError as exc:
+        raise ConfigError(f"{src}: {exc}") from None
+    points = []
+    for point in sweep.points():
+        doc = apply_point(data, point, base.canonical)
+        config = parse_config(doc, f"{src}: sweep point {label(point)}", directory)
+        points.append(dataclasses.replace(config, source=src, point=tuple(point.items())))
+    # Two points that give one pairing the same settings would plan the same games twice.
+    seen: dict[tuple[str, str], tuple[tuple[str, Any], ...]] = {}
+    for config in points:
+        for p in config.plan():
+            first = seen.setdefault((p.config_hash, p.pairing), config.point)
+            if first != config.point:
+                raise ConfigError(
+                    f"{src}: sweep: pairing {p.pairing!r} is the same games at ({label(dict(first))}) and "
+                    f"({label(dict(config.point))}): the swept keys do not change it (sweep an agent of every pairing)"
+                )
+    return dataclasses.replace(base, sweep=sweep, points=tuple(points))
 
 
 # --------------------------------------------------------------------------------------------

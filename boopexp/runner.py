@@ -32,7 +32,7 @@ from boopexp.config import ExperimentConfig, PlannedPairing
 from boopexp.contract import GameTask
 from boopexp.errors import BoopError, ConfigError
 from boopexp.sprt import SprtSpec, plan_tests
-from boopexp.store import GameKey, GameStore, PairingScore, check_record, record_key, score
+from boopexp.store import GameKey, GameStore, PairingScore, check_record, forfeits, record_key, score
 
 BACKENDS: tuple[str, ...] = ("loky", "dask")
 
@@ -88,6 +88,8 @@ class RunReport:
         stopped_by: the signal that stopped it (``signal.SIGINT`` or ``signal.SIGTERM``), or None.
         sprt: with ``sprt:`` in the config, each tested pairing's test after this run
             (:class:`boopexp.sprt.PairingTest`); empty otherwise.
+        forfeits: forfeited games of the plan (previous runs included) per forfeiting agent,
+            ``{agent: {termination: games}}`` (plugin agents: docs/agents.md).
     """
 
     out_dir: Path
@@ -99,6 +101,7 @@ class RunReport:
     interrupted: bool = False
     stopped_by: int | None = None
     sprt: tuple[Any, ...] = ()
+    forfeits: dict[str, dict[str, int]] = dataclasses.field(default_factory=dict)
 
     @property
     def games_path(self) -> Path:
@@ -269,7 +272,9 @@ def run_plan(
         # Lazily: a plan of 10^9 games costs nothing until its games are played.
         todo = (t for t in config.iter_tasks(selected) if game_key(t) not in done)
         entries = [p.entry() for p in selected]
-        scores = {s.pairing: s for s in score(entries, writer.scan_before.records)}
+        # keyed like the games: a sweep plans the same pairing string once per point
+        scores = {(s.config_hash, s.pairing): s for s in score(entries, writer.scan_before.records)}
+        forfeited = forfeits(entries, writer.scan_before.records)
         planned = sum(p.games for p in selected)
         skipped = sum(s.done for s in scores.values())
         to_play = planned - skipped
@@ -301,8 +306,12 @@ def run_plan(
                             writer.append(outcome.record)  # type: ignore[arg-type]
                             new_records.append(outcome.record)  # type: ignore[arg-type]
                             played += 1
-                            s = scores[outcome.task.pairing]
-                            scores[s.pairing] = s.with_game(outcome.record["winner"])  # type: ignore[index]
+                            key = (outcome.task.config_hash, outcome.task.pairing)  # a sweep repeats pairings
+                            scores[key] = scores[key].with_game(outcome.record["winner"])  # type: ignore[index]
+                            for agent, kinds in forfeits(entries, [outcome.record]).items():  # type: ignore[list-item]
+                                for kind, n in kinds.items():
+                                    forfeited.setdefault(agent, {})
+                                    forfeited[agent][kind] = forfeited[agent].get(kind, 0) + n
                     else:
                         failed.append(outcome)
                     finished += 1
@@ -323,6 +332,7 @@ def run_plan(
         interrupted=interrupts.stopped,
         stopped_by=(interrupts.signum or signal.SIGINT) if interrupts.stopped else None,
         sprt=_sprt_tests(config, selected, [*writer.scan_before.records, *new_records]),
+        forfeits=forfeited,
     )
 
 

@@ -14,7 +14,7 @@ from typing import Any, Sequence
 from boopexp.config import PlannedPairing, plan_entries
 from boopexp.errors import ConfigError
 from boopexp.sprt import PairingTest, parse_sprt, plan_tests
-from boopexp.store import GameStore, PairingScore, has_games_files, score, unplanned
+from boopexp.store import GameStore, PairingScore, forfeits, has_games_files, score, unplanned
 
 
 @dataclass(frozen=True)
@@ -29,6 +29,7 @@ class FolderStatus:
         other_records: records of other settings or beyond the plan (not counted).
         warnings: anomalies tolerated while reading (truncated last line, duplicates).
         sprt: with ``sprt:`` in the settings, each tested pairing's SPRT (LLR, bounds, decision).
+        forfeits: forfeited games of the plan per forfeiting agent, ``{agent: {termination: n}}``.
     """
 
     folder: Path
@@ -37,6 +38,7 @@ class FolderStatus:
     other_records: int = 0
     warnings: tuple[str, ...] = ()
     sprt: tuple[PairingTest, ...] = ()
+    forfeits: dict[str, dict[str, int]] = dataclasses.field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (``boopexp status --json``)."""
@@ -47,6 +49,7 @@ class FolderStatus:
             "pairings": [dataclasses.asdict(s) for s in self.scores],
             "total": {"done": sum(s.done for s in self.scores), "planned": sum(s.planned for s in self.scores)},
             "other_records": self.other_records,
+            "forfeits": self.forfeits,
             "warnings": list(self.warnings),
             "sprt": [t.to_dict() for t in self.sprt],
         }
@@ -92,7 +95,7 @@ def folder_status(folder: str | Path) -> FolderStatus:
     spec = parse_sprt(str(store.config_path), doc.get("sprt"))
     tests = plan_tests(spec, entries, scan.records) if spec is not None else ()
     return FolderStatus(folder, settings, score(entries, scan.records), unplanned(entries, scan.records),
-                        tuple(scan.warnings()), tests)
+                        tuple(scan.warnings()), tests, forfeits(entries, scan.records))
 
 
 def describe_settings(settings: dict[str, Any]) -> str:
@@ -102,12 +105,15 @@ def describe_settings(settings: dict[str, Any]) -> str:
     if mode == "iterations":
         b = f"{budget.get('iterations')} iterations/move"
     elif mode == "device":
-        b = f"device {budget.get('seconds')} s/move ({budget.get('profile')})"
+        costs = "".join(f", {k} {v}" for k, v in (budget.get("costs") or {}).items())
+        b = f"device {budget.get('seconds')} s/move ({budget.get('profile')}{costs})"
     elif mode == "cpu":
         b = f"cpu {budget.get('seconds')} s/move (throttle {budget.get('throttle')})"
     else:
         b = f"{mode} {budget.get('seconds')} s/move"
-    return f"{settings.get('name')}, seed {settings.get('seed')}, budget {b}, preset {settings.get('preset')}"
+    sweep = settings.get("sweep")
+    swept = f", sweep over {', '.join(sweep)}" if isinstance(sweep, dict) and sweep else ""
+    return f"{settings.get('name')}, seed {settings.get('seed')}, budget {b}, preset {settings.get('preset')}{swept}"
 
 
 def plan_status(plan: Sequence[PlannedPairing], folder: str | Path) -> tuple[PairingScore, ...]:

@@ -273,6 +273,14 @@ class PairingScore:
     p1_wins: int = 0
     p2_wins: int = 0
     no_winner: int = 0
+    sweep: tuple[tuple[str, Any], ...] = ()
+
+    @property
+    def label(self) -> str:
+        """The pairing string, with its sweep point in brackets if it has one."""
+        if not self.sweep:
+            return self.pairing
+        return f"{self.pairing} [{', '.join(f'{k}={v}' for k, v in self.sweep)}]"
 
     def with_game(self, winner: str | None) -> "PairingScore":
         """This score and one more game done, won by ``winner`` (``"p1"``, ``"p2"`` or None: the
@@ -297,13 +305,34 @@ def score(entries: Iterable[PlanEntry], records: Iterable[Mapping[str, Any]]) ->
         records: deduplicated game records (:attr:`StoreScan.records`).
     """
     entries = tuple(entries)
-    scores = {(e.config_hash, e.pairing): PairingScore(e.pairing, e.p1, e.p2, e.config_hash, e.games) for e in entries}
+    scores = {(e.config_hash, e.pairing): PairingScore(e.pairing, e.p1, e.p2, e.config_hash, e.games, sweep=e.sweep)
+              for e in entries}
     for r in records:
         key = (r["config_hash"], r["pairing"])
         s = scores.get(key)
         if s is not None and r["game_index"] < s.planned:
             scores[key] = s.with_game(r["winner"])
     return tuple(scores[(e.config_hash, e.pairing)] for e in entries)
+
+
+#: The terminations of a forfeited game (a plugin agent's illegal move or exception).
+FORFEITS: tuple[str, ...] = ("illegal_move", "agent_error")
+
+
+def forfeits(entries: Iterable[PlanEntry], records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, int]]:
+    """Forfeited games of the plan per forfeiting agent: ``{agent: {termination: games}}``.
+
+    A forfeit is a decided game (the opponent is its ``winner``); the loser is the forfeiting agent.
+    """
+    limit = {(e.config_hash, e.pairing): e.games for e in entries}
+    out: dict[str, dict[str, int]] = {}
+    for r in records:
+        if r.get("termination") not in FORFEITS or r["game_index"] >= limit.get((r["config_hash"], r["pairing"]), 0):
+            continue
+        agent = str((r.get("forfeit") or {}).get("agent") or (r.get("p2") if r["winner"] == "p1" else r.get("p1")))
+        slot = out.setdefault(agent, {})
+        slot[r["termination"]] = slot.get(r["termination"], 0) + 1
+    return out
 
 
 def unplanned(entries: Iterable[PlanEntry], records: Iterable[Mapping[str, Any]]) -> int:

@@ -217,11 +217,11 @@ def _resume_command() -> str:
 
 def _score_table(scores: Sequence["PairingScore"]) -> None:
     """Games done/planned and wins per pairing; a "no winner" column only if a game hit the ply limit."""
-    width = max([len(s.pairing) for s in scores] + [len("pairing")])
+    width = max([len(s.label) for s in scores] + [len("pairing")])
     extra = any(s.no_winner for s in scores)
     click.echo(f"  {'pairing':<{width}}  {'games':>9}  {'p1 wins':>7}  {'p2 wins':>7}" + ("  no winner" if extra else ""))
     for s in scores:
-        row = f"  {s.pairing:<{width}}  {f'{s.done}/{s.planned}':>9}  {s.p1_wins:>7}  {s.p2_wins:>7}"
+        row = f"  {s.label:<{width}}  {f'{s.done}/{s.planned}':>9}  {s.p1_wins:>7}  {s.p2_wins:>7}"
         click.echo(row + (f"  {s.no_winner:>9}" if extra else ""))
     done, planned = sum(s.done for s in scores), sum(s.planned for s in scores)
     click.echo(f"  {'total':<{width}}  {f'{done}/{planned}':>9}")
@@ -235,10 +235,18 @@ def _sprt_lines(tests: Sequence[Any]) -> None:
         click.echo(f"    {test.describe()}")
 
 
+def _forfeit_lines(forfeited: dict[str, dict[str, int]]) -> None:
+    """One line per agent that forfeited games (a plugin's illegal move or exception)."""
+    for agent, kinds in sorted(forfeited.items()):
+        detail = ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items()))
+        click.echo(f"  forfeits: {agent} {sum(kinds.values())} ({detail})")
+
+
 def _summary(report: "RunReport") -> None:
     click.echo(f"Results: {report.games_path} (settings: {report.out_dir / 'config.yaml'})")
     _score_table(report.scores)
     _sprt_lines(report.sprt)
+    _forfeit_lines(report.forfeits)
     click.echo(f"Played {report.played} game(s) in this run; {report.skipped} were already stored.")
     if report.failed:
         click.echo(f"{len(report.failed)} game(s) failed (not stored; rerun the same command to retry them):", err=True)
@@ -356,6 +364,7 @@ def _print_status(state: "FolderStatus") -> None:
     click.echo(f"{state.folder}: {describe_settings(state.settings)}")
     _score_table(state.scores)
     _sprt_lines(state.sprt)
+    _forfeit_lines(state.forfeits)
     if state.other_records:
         click.echo(f"  ({state.other_records} other record(s) in {state.folder} belong to other "
                    "settings or games; not counted)")
