@@ -12,6 +12,7 @@ from boopexp.report import figures, render
 from boopexp.report.records import GameData, ReportWarning, load_results
 from boopexp.report.paper_tables import game_length, table1, table2
 from boopexp.report.run_tables import pairwise, telemetry
+from boopexp.report.sweep import sweep_figure, sweep_table
 from boopexp.report.tables import Table
 
 
@@ -51,7 +52,8 @@ def build_report(results_dirs: Sequence[Path | str], out_dir: Path | str) -> Rep
     """Read the results, write tables (md, csv, tex) and figures (png, svg) into ``out_dir``.
 
     Files: table1, table2, telemetry (with the game-length table), pairwise as .md/.csv/.tex,
-    game_length.csv, and table1/table2/iterations .png/.svg when they have data.
+    game_length.csv, and table1/table2/iterations .png/.svg when they have data; for swept
+    games (records with ``sweep``) also sweep.md, sweep.csv and sweep.png/.svg.
     Warnings (missing directory, truncated last line, mixed settings) are
     :class:`~boopexp.report.records.ReportWarning`.
 
@@ -85,6 +87,10 @@ def build_report(results_dirs: Sequence[Path | str], out_dir: Path | str) -> Rep
         files.append((f"{stem}.csv", render.to_csv(parts[0])))
         files.append((f"{stem}.tex", render.latex_document(parts)))
     files.append(("game_length.csv", render.to_csv(tables["game_length"])))
+    swept = sweep_table(data.games)
+    if swept is not None:
+        tables["sweep"] = swept
+        files += [("sweep.md", render.markdown_document([swept])), ("sweep.csv", render.to_csv(swept))]
 
     paths: list[Path] = []
     try:
@@ -95,6 +101,8 @@ def build_report(results_dirs: Sequence[Path | str], out_dir: Path | str) -> Rep
                 fh.write(text)
             paths.append(path)
         paths += figures.draw_all(data, tables, out)
+        if swept is not None:
+            paths += figures.save(sweep_figure(swept), out, "sweep")
     except OSError as exc:
         raise StoreError(f"cannot write into {str(out)!r}: {exc}") from None
     paths += _ratings(data, tables, out)

@@ -60,7 +60,7 @@ WINNERS: tuple[str | None, ...] = ("p1", "p2", None)
 
 GAME_COLUMNS: tuple[str, ...] = (
     "source", "line", "order", "experiment", "config_hash", "pairing", "game_index", "p1", "p2",
-    "winner", "termination", "plies", "in_plan", "planned",
+    "winner", "termination", "plies", "in_plan", "planned", "sweep",
 )
 PLY_COLUMNS: tuple[str, ...] = (
     "config_hash", "pairing", "game_index", "ply", "player", "agent", *TELEMETRY_FIELDS,
@@ -80,7 +80,8 @@ class GameData:
             "p1", "p2" or None (no winner: stopped at the ply limit), ``termination`` the
             record's ("victory" / "ply_limit"; derived from ``winner`` when absent); ``in_plan``
             is False for games of settings absent from their directory's config.yaml plan,
-            ``planned`` the planned number of games of their pairing (NaN if unknown).
+            ``planned`` the planned number of games of their pairing (NaN if unknown), ``sweep``
+            the sweep point of a swept game as JSON text ("" otherwise).
         plies: one row per telemetry entry of those games (columns PLY_COLUMNS).
         sources: the directories actually read, in the given order.
     """
@@ -318,6 +319,8 @@ def _game_row(record: dict[str, Any], path: Path, line_no: int, default_experime
         "plies": _number(record.get("plies")),
         "in_plan": True,
         "planned": math.nan,
+        # a swept game's point as JSON text ("" when not swept): report/sweep.py groups by it
+        "sweep": json.dumps(record["sweep"]) if isinstance(record.get("sweep"), dict) and record["sweep"] else "",
     }
 
 
