@@ -1,0 +1,168 @@
+"""Sweeps and declarable device costs: the planned grid, records tagged with their point, the
+sweep table and figure, and every bad sweep or cost block."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import pytest
+import yaml
+from click.testing import CliRunner
+from test_config import cfg
+
+from boopexp import identity
+from boopexp.budget import DEVICE_PROFILES, Budget
+from boopexp.cli import main
+from boopexp.config import parse_config
+from boopexp.errors import ConfigError
+
+HEAD = "name: s\nseed: 4\ngames_per_side: 2\n"
+TWO_AXES = HEAD + """\
+budget: {mode: device, seconds: 0.5}
+agents: {co-wide: {base: mcts-co}}
+tournament: {format: gauntlet, agent: co-wide, opponents: [vanilla, random]}
+sweep:
+  budget.seconds: [0.25, 1, 4]
+  agents.co-wide.uct_c: [0.3, 1.0]
+"""
+
+
+def test_a_two_axis_sweep_plans_the_experiment_once_per_grid_point():
+    c = cfg(TWO_AXES)
+    plan = c.plan()
+    assert len(plan) == 3 * 2 * 4  # points x pairing strings
+    points = [dict(p.sweep) for p in plan[::4]]
+    assert points == [{"budget.seconds": s, "agents.co-wide.uct_c": u} for s in (0.25, 1, 4) for u in (0.3, 1.0)]
+    assert len({(p.config_hash, p.pairing) for p in plan}) == len(plan)  # no game planned twice
+    for p in plan:
+        point = dict(p.sweep)
+        assert p.budget.seconds == point["budget.seconds"]
+        wide = p.p1_spec if p.p1 == "co-wide" else p.p2_spec
+        assert wide.mcts.uct_c == point["agents.co-wide.uct_c"]
+        # each point's games are exactly those of the config with the point's values written in
+        spec = {"seed": 4, "budget": p.budget.to_dict(), "preset": "code-0.6.2"}
+        assert p.config_hash == identity.settings_hash(spec["seed"], spec["budget"], spec["preset"],
+                                                       p.p1_spec.to_dict(), p.p2_spec.to_dict())
+    tasks = c.tasks(plan)
+    assert len(tasks) == 24 * 2 and all(dict(t.sweep) == dict(p.sweep) for t, p in zip(tasks[::2], plan))
+    # a point equals the unswept config with those values: its games are shared
+    single = cfg(TWO_AXES.split("sweep:")[0].replace("seconds: 0.5", "seconds: 1")).plan()
+    point = [p for p in plan if dict(p.sweep) == {"budget.seconds": 1, "agents.co-wide.uct_c": 0.3}]
+    assert [(p.pairing, p.config_hash) for p in point] == [(p.pairing, p.config_hash) for p in single]
+
+
+def test_the_resolved_config_keeps_the_axes_and_each_plan_item_its_point_and_budget():
+    c = cfg(TWO_AXES)
+    doc = yaml.safe_load(yaml.safe_dump(c.resolved()))
+    assert doc["sweep"] == {"budget.seconds": [0.25, 1, 4], "agents.co-wide.uct_c": [0.3, 1.0]}
+    first = doc["plan"][0]
+    assert first["sweep"] == {"budget.seconds": 0.25, "agents.co-wide.uct_c": 0.3}
+    assert first["budget"]["seconds"] == 0.25
+    user = {k: v for k, v in doc.items() if k not in ("plan", "boopexp_version")}
+    # (safe_dump sorts the axes, so the grid order may differ; the games do not)
+    again = parse_config(user).plan()
+    assert sorted((p.config_hash, p.pairing) for p in again) == sorted((p.config_hash, p.pairing) for p in c.plan())
+
+
+def test_unswept_configs_plan_and_resolve_as_before():
+    c = cfg()
+    assert all(p.sweep == () for p in c.plan()) and "sweep" not in c.resolved()
+    assert all("sweep" not in item and "budget" not in item for item in c.resolved()["plan"])
+
+
+def test_device_costs_override_the_profile_and_solver_scale_multiplies_both_solver_costs():
+    base = DEVICE_PROFILES["android-2023"]
+    scaled = Budget.from_mapping({"mode": "device", "costs": {"solver_scale": 2}})
+    assert scaled.device_profile().solver_move == 2 * base.solver_move
+    assert scaled.device_profile().solver_call == 2 * base.solver_call
+    explicit = Budget.from_mapping({"mode": "device", "costs": {"solver_move": 2 * base.solver_move,
+                                                                  "solver_call": 2 * base.solver_call}})
+    assert explicit == scaled and explicit.to_dict() == scaled.to_dict()
+    assert scaled.to_dict()["costs"] == {"solver_call": 200.0, "solver_move": 14.8}
+    # a cost equal to the profile's changes nothing, not even the hash
+    same = Budget.from_mapping({"mode": "device", "costs": {"solver_move": base.solver_move}})
+    assert same == Budget() and "costs" not in same.to_dict()
+    # records carry the effective costs and give back the same budget
+    assert Budget.from_mapping(scaled.to_dict()) == scaled
+    mixed = Budget.from_mapping({"mode": "device", "costs": {"solver_move": 10.0, "solver_scale": 3}})
+    assert mixed.device_profile().solver_move == 30.0 and mixed.device_profile().node == base.node
+
+
+def test_cost_axes_are_sweepable():
+    c = cfg(HEAD + "budget: {mode: device, seconds: 0.1, costs: {node: 70}}\npairings: [[mcts-co, vanilla]]\n"
+                   "sweep: {budget.costs.solver_scale: [0.5, 1, 2]}\n")
+    moves = [p.budget.device_profile().solver_move for p in c.plan()[::2]]
+    assert moves == [3.7, 7.4, 14.8] and all(p.budget.device_profile().node == 70 for p in c.plan())
+
+
+BAD = [
+    ("not a mapping", "sweep: [budget.seconds]\n", ["sweep =", "non-empty mapping"]),
+    ("unknown axis", "sweep: {seconds: [1, 2]}\n", ["unknown axis 'seconds'", "budget.KEY"]),
+    ("budget key of another mode", "sweep: {budget.iterations: [1, 2]}\n",
+     ["axis 'budget.iterations'", "mode 'device'", "budget.seconds"]),
+    ("mode", "sweep: {budget.mode: [device, cpu]}\n", ["axis 'budget.mode'"]),
+    ("unknown cost", "sweep: {budget.costs.solver: [1, 2]}\n", ["budget.costs.solver", "solver_scale"]),
+    ("values not a list", "sweep: {budget.seconds: 1}\n", ["sweep.budget.seconds = 1", "non-empty list"]),
+    ("empty values", "sweep: {budget.seconds: []}\n", ["sweep.budget.seconds = []"]),
+    ("repeated value", "sweep: {budget.seconds: [1, 2, 1.0]}\n", ["sweep.budget.seconds[2] = 1.0", "repeats"]),
+    ("bad value", "sweep: {budget.seconds: [1, -2]}\n", ["sweep point budget.seconds=-2", "budget.seconds = -2"]),
+    ("bad scale", "sweep: {budget.costs.solver_scale: [1, 0]}\n", ["sweep point budget.costs.solver_scale=0", "positive"]),
+    ("unknown agent", "sweep: {agents.alphazero.uct_c: [1, 2]}\n", ["axis 'agents.alphazero.uct_c'", "unknown agent"]),
+    ("unknown parameter", "sweep: {agents.mcts-co.uct: [1, 2]}\n", ["sweep point agents.mcts-co.uct=1", "uct_c"]),
+    ("an axis that changes no game", "sweep: {agents.mcts+P.uct_c: [1, 2]}\n",
+     ["pairing 'mcts-co vs vanilla' is the same games", "agents.mcts+P.uct_c=1"]),
+    ("costs outside device mode", "budget: {mode: iterations, iterations: 2, costs: {node: 1}}\n",
+     ["unknown key budget.costs", "mode 'iterations'"]),
+    ("unknown budget cost", "budget: {mode: device, costs: {cpu: 1}}\n", ["unknown key budget.costs.cpu", "solver_scale"]),
+    ("negative cost", "budget: {mode: device, costs: {solver_move: -1}}\n", ["budget.costs.solver_move = -1", "positive"]),
+    ("costs not a mapping", "budget: {mode: device, costs: 2}\n", ["budget.costs = 2", "mapping"]),
+]
+
+
+@pytest.mark.parametrize("text,needles", [b[1:] for b in BAD], ids=[b[0] for b in BAD])
+def test_bad_sweeps_and_costs_are_one_line_config_errors(text, needles, tmp_path, monkeypatch):
+    body = HEAD + ("" if text.startswith("budget") else "budget: {mode: device, seconds: 0.1}\n") + text
+    body += "pairings: [[mcts-co, vanilla]]\n"
+    with pytest.raises(ConfigError) as info:
+        cfg(body)
+    message = str(info.value)
+    assert "\n" not in message and message.startswith("t.yaml: ")
+    for needle in needles:
+        assert needle in message, (needle, message)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "t.yaml").write_text(body)
+    result = CliRunner().invoke(main, ["run", "t.yaml", "--quiet"])
+    assert result.exit_code == 2 and len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert not (tmp_path / "results").exists()
+
+
+def test_a_swept_run_tags_its_records_and_tables_draw_the_sweep(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "s.yaml").write_text(
+        HEAD + "budget: {mode: iterations, iterations: 2}\n"
+        "agents: {h2: {base: heuristics}}\n"
+        "pairings: [[heuristics, random], [h2, h2]]\n"
+        "sweep: {budget.iterations: [1, 2, 4]}\n"
+    )
+    run = CliRunner().invoke(main, ["run", "s.yaml", "--jobs", "1", "--quiet"])
+    assert run.exit_code == 0, run.output
+    records = [json.loads(line) for line in (tmp_path / "results/s/games.jsonl").read_text().splitlines()]
+    assert len(records) == 3 * (4 + 4)
+    assert sorted({r["sweep"]["budget.iterations"] for r in records}) == [1, 2, 4]
+    assert all(r["budget"]["iterations"] == r["sweep"]["budget.iterations"] for r in records)
+    status = CliRunner().invoke(main, ["status", "results/s"])
+    assert "heuristics vs random [budget.iterations=2]" in status.output and "24/24" in status.output
+    tables = CliRunner().invoke(main, ["tables", "results/s", "--out", "tables"])
+    assert tables.exit_code == 0, tables.output
+    for name in ("sweep.csv", "sweep.md", "sweep.png", "sweep.svg"):
+        assert (tmp_path / "tables" / name).is_file(), name
+    rows = list(csv.DictReader(open(tmp_path / "tables/sweep.csv")))
+    assert [(r["pairing"], r["budget.iterations"]) for r in rows] == [
+        ("h2 vs h2", "1"), ("h2 vs h2", "2"), ("h2 vs h2", "4"),
+        ("heuristics vs random", "1"), ("heuristics vs random", "2"), ("heuristics vs random", "4"),
+    ]
+    for r in rows:
+        assert int(r["games"]) == 4 and int(r["wins"]) + int(r["losses"]) + int(r["no_winner"]) == 4
+        if int(r["wins"]) + int(r["losses"]):
+            assert float(r["ci_low"]) <= float(r["win_rate"]) <= float(r["ci_high"])
