@@ -1,0 +1,195 @@
+"""Plugin agents: the example agent in runs and games, forfeits, and every broken plugin."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+import boopexp
+from boopexp import match
+from boopexp.agents import AgentSpec, resolve_agent
+from boopexp.budget import Budget
+from boopexp.cli import main
+from boopexp.config import load_config
+from boopexp.contract import GameTask, task_from_record, without_host_timing
+from boopexp.errors import ConfigError
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+AGENTS = textwrap.dedent('''
+    import boopexp
+
+    class Scripted:
+        """Plays the first legal move; on move number `bad_at` it does `kind` instead."""
+
+        def __init__(self, kind="none", bad_at=1, value=None, promote_to=None):
+            self.kind, self.bad_at, self.value, self.promote_to, self.n = kind, bad_at, value, promote_to, 0
+
+        def choose(self, position, rng):
+            self.n += 1
+            if self.n == self.bad_at:
+                if self.kind == "raise":
+                    raise RuntimeError("boom\\nsecond line")
+                if self.kind == "return":
+                    return self.value
+            return position.legal_moves()[int(rng.integers(len(position.legal_moves())))]
+
+        def promote(self, position, groups, rng):
+            return self.promote_to if self.promote_to is not None else 0
+
+    def make(**kwargs):
+        return Scripted(**kwargs)
+
+    def broken(**kwargs):
+        raise ValueError("cannot build")
+
+    def no_choose():
+        return object()
+
+    NOT_CALLABLE = 3
+''')
+
+
+@pytest.fixture
+def workdir(tmp_path, monkeypatch):
+    """A folder with my_agents.py beside the configs, as the current directory."""
+    (tmp_path / "my_agents.py").write_text(AGENTS)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def write_config(folder: Path, agents: str, pairings: str = "[[bot, random]]", games: int = 1) -> Path:
+    path = folder / "p.yaml"
+    path.write_text(f"name: p\nseed: 2\ngames_per_side: {games}\nbudget: {{mode: iterations, iterations: 2}}\n"
+                    f"agents:\n{textwrap.indent(agents, '  ')}\npairings: {pairings}\n")
+    return path
+
+
+def records_of(folder: Path) -> list[dict]:
+    return [json.loads(line) for line in (folder / "games.jsonl").read_text().splitlines()]
+
+
+def test_position_and_move_are_importable_from_the_package():
+    from boopexp import Move, Position
+
+    assert Position is boopexp.Position and Move is boopexp.Move
+    assert len(Position.initial().legal_moves()) == 36 and Move.parse("c3") in Position.initial().legal_moves()
+
+
+def test_the_example_agent_plays_a_round_robin_and_its_games_replay(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    shutil.copytree(EXAMPLES, tmp_path / "examples")
+    result = CliRunner().invoke(main, ["run", "examples/greedy.yaml", "--games-per-side", "1", "--jobs", "1",
+                                       "--out", "out"])
+    assert result.exit_code == 0, result.output
+    records = records_of(tmp_path / "out")
+    assert len(records) == 12 and all(r["termination"] in ("victory", "ply_limit") for r in records)
+    greedy = next(r for r in records if r["p1"] == "greedy-noisy")
+    assert greedy["p1_spec"] == {"name": "greedy-noisy", "kind": "plugin", "base": "greedy",
+                                 "plugin": "greedy_agent:make_greedy", "kwargs": {"noise": 0.3}}
+    assert "forfeits" not in result.output
+    # the record is enough to play the game again (the module must be importable: PYTHONPATH)
+    monkeypatch.syspath_prepend(str(tmp_path / "examples"))
+    again = match.play_game(task_from_record(greedy))
+    assert without_host_timing(again) == without_host_timing(greedy)
+    # and `boopexp game --config` plays game 0 of the pairing
+    game = CliRunner().invoke(main, ["game", "--config", "examples/greedy.yaml", "--p1", "greedy-noisy",
+                                     "--p2", greedy["p2"], "--json"])
+    assert game.exit_code == 0, game.output
+    assert greedy["game_index"] == 0 and json.loads(game.stdout)["moves"] == greedy["moves"]
+
+
+def test_kwargs_are_part_of_the_settings_hash(workdir):
+    one = load_config(write_config(workdir, "bot: {plugin: 'my_agents:make', bad_at: 5}"))
+    two = load_config(write_config(workdir, "bot: {plugin: 'my_agents:make', bad_at: 6}"))
+    assert one.plan()[0].config_hash != two.plan()[0].config_hash
+    assert one.plan()[0].p1_spec.to_dict()["kwargs"] == {"bad_at": 5}
+
+
+FORFEITS = [
+    ("raises", "{kind: raise, bad_at: 2}", "agent_error", None, "RuntimeError: boom second line"),
+    ("malformed string", "{kind: return, value: zz9}", "illegal_move", "zz9", "zz9"),
+    ("not a move", "{kind: return, value: 42}", "illegal_move", "42", "is not a move"),
+    ("no large in the pool", "{kind: return, value: A1}", "illegal_move", "A1", "no large piece"),
+]
+
+
+@pytest.mark.parametrize("kwargs,termination,move,message", [f[1:] for f in FORFEITS], ids=[f[0] for f in FORFEITS])
+def test_a_bad_move_or_an_exception_forfeits_the_game_and_the_run_goes_on(workdir, kwargs, termination, move, message):
+    write_config(workdir, f"bot: {{plugin: 'my_agents:make', {kwargs[1:-1]}}}")
+    result = CliRunner().invoke(main, ["run", "p.yaml", "--jobs", "1"])
+    assert result.exit_code == 0, result.output
+    records = {r["pairing"]: r for r in records_of(workdir / "results/p")}
+    assert set(records) == {"bot vs random", "random vs bot"}
+    for pairing, r in records.items():
+        bot_side = "p1" if r["p1"] == "bot" else "p2"
+        other = "p2" if bot_side == "p1" else "p1"
+        assert r["termination"] == termination and r["winner"] == other and r["winner_agent"] == "random"
+        assert r["forfeit"]["agent"] == "bot" and r["forfeit"]["player"] == bot_side
+        assert message in r["forfeit"]["error"] and "\n" not in r["forfeit"]["error"]
+        assert r["forfeit"].get("move") == move
+        # the bot's bad move number k ends the game after 2(k-1) plies, plus Blue's first if the bot is Red
+        bad_at = 2 if "bad_at: 2" in kwargs else 1
+        assert r["plies"] == len(r["moves"]) == 2 * (bad_at - 1) + (bot_side == "p2")
+    assert "forfeits: bot 2 (2 " + termination + ")" in result.output
+    status = CliRunner().invoke(main, ["status", "results/p"])
+    assert "forfeits: bot 2 (2 " + termination + ")" in status.output
+
+
+def test_a_promotion_index_that_is_not_a_candidate_forfeits(workdir, monkeypatch):
+    monkeypatch.syspath_prepend(str(workdir))
+    spec = AgentSpec(name="bot", kind="plugin", plugin="my_agents:make",
+                     kwargs={"kind": "return", "value": "c4", "promote_to": 5})
+    player = match.make_player(spec, Budget(mode="iterations", iterations=2), np.random.SeedSequence(1))
+    # RULES.md Example 5: c4 lines up two candidate groups (indices 0 and 1)
+    st = boopexp.Position.from_string("....../....../bb.br./....../....../...... 5,0 7,0 b").state.copy()
+    with pytest.raises(match.Forfeit) as info:
+        player.select(st)
+    assert info.value.termination == "illegal_move" and "promotion index 5" in info.value.error
+    ok = match.make_player(AgentSpec(name="bot", kind="plugin", plugin="my_agents:make",
+                                     kwargs={"kind": "return", "value": "c4", "promote_to": 1}),
+                           Budget(mode="iterations", iterations=2), np.random.SeedSequence(1))
+    code, _ = ok.select(st)
+    assert code == boopexp.Move.parse("c4").code and ok.promotion == 1
+
+
+def test_a_factory_that_raises_in_the_worker_forfeits_at_its_first_move(workdir, monkeypatch):
+    monkeypatch.syspath_prepend(str(workdir))
+    bot = AgentSpec(name="bot", kind="plugin", plugin="my_agents:broken", kwargs={})
+    task = GameTask("p", "0123456789abcdef", "random vs bot", 0, resolve_agent("random"), bot,
+                    Budget(mode="iterations", iterations=2), "code-0.6.2", 5)
+    record = match.play_game(task)
+    assert (record["winner"], record["termination"], record["plies"]) == ("p1", "agent_error", 1)
+    assert record["forfeit"] == {"player": "p2", "agent": "bot", "error": "ValueError: cannot build"}
+
+
+BAD = [
+    ("module not found", "bot: {plugin: 'nowhere:make'}", ["agents.bot", "'nowhere' not found", "PYTHONPATH"]),
+    ("no such callable", "bot: {plugin: 'my_agents:nothing'}", ["agents.bot", "has no 'nothing'"]),
+    ("not callable", "bot: {plugin: 'my_agents:NOT_CALLABLE'}", ["not callable"]),
+    ("malformed target", "bot: {plugin: my_agents}", ["\"module:callable\""]),
+    ("target not a string", "bot: {plugin: 3}", ["agents.bot.plugin = 3", "module:callable"]),
+    ("factory raises", "bot: {plugin: 'my_agents:broken'}", ["agents.bot", "raised ValueError: cannot build"]),
+    ("bad kwargs", "bot: {plugin: 'my_agents:no_choose', depth: 2}", ["agents.bot", "raised TypeError"]),
+    ("no choose method", "bot: {plugin: 'my_agents:no_choose'}", ["agents.bot", "no choose(position, rng)"]),
+]
+
+
+@pytest.mark.parametrize("agents,needles", [b[1:] for b in BAD], ids=[b[0] for b in BAD])
+def test_a_broken_plugin_is_a_config_error_before_any_game(workdir, agents, needles):
+    path = write_config(workdir, agents)
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    message = str(info.value)
+    assert "\n" not in message and message.startswith(str(path))
+    for needle in needles:
+        assert needle in message, (needle, message)
+    result = CliRunner().invoke(main, ["run", "p.yaml", "--quiet"])
+    assert result.exit_code == 2 and len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert not (workdir / "results").exists()
