@@ -57,6 +57,9 @@ class GameTask:
     #: The ply cap; None means :data:`MAX_PLIES`. Only a cap other than the default is hashed
     #: and recorded, so every game played before the cap was a setting keeps its identity.
     max_plies: int | None = None
+    #: The sweep point ``((axis, value), ...)`` of a swept config: written in the record, not part
+    #: of the identity (the budget and agents it sets are).
+    sweep: tuple = ()
 
 
 def task_from_record(record: dict) -> GameTask:
@@ -77,19 +80,22 @@ def task_from_record(record: dict) -> GameTask:
             preset=record["preset"],
             seed=int(record["seed"]),
             max_plies=record.get("max_plies"),
+            sweep=tuple((record.get("sweep") or {}).items()),
         )
     except KeyError as exc:
         raise ConfigError(f"game record {record.get('pairing')!r} #{record.get('game_index')} has no {exc}") from None
 
 
 def build_record(task: GameTask, winner: str | None, moves: list[str], telemetry: list[dict],
-                 host_seconds: float, version: str = __version__) -> dict:
+                 host_seconds: float, version: str = __version__, forfeit: dict | None = None) -> dict:
     """The game record of docs/architecture.md; measured seconds rounded as the store keeps them
     (:data:`DEVICE_SECONDS_DIGITS`, :data:`HOST_SECONDS_DIGITS`), so a game played again and the
     game read back compare equal. The store writes it as schema 2 (:func:`pack_record`).
 
     Args:
         winner: ``"p1"``, ``"p2"`` or None (a game stopped at its ply cap).
+        forfeit: a plugin agent forfeited (docs/agents.md): ``{"termination": "illegal_move" |
+            "agent_error", "player", "agent", "error"[, "move"]}``; ``winner`` is its opponent.
     """
     record = {
         "experiment": task.experiment,
@@ -103,7 +109,7 @@ def build_record(task: GameTask, winner: str | None, moves: list[str], telemetry
         "winner": winner,
         "winner_agent": None if winner is None else (task.p1.name if winner == "p1" else task.p2.name),
         "winner_colour": None if winner is None else ("blue" if winner == "p1" else "red"),
-        "termination": "victory" if winner is not None else "ply_limit",
+        "termination": forfeit["termination"] if forfeit else ("victory" if winner is not None else "ply_limit"),
         "plies": len(moves),
         "moves": moves,
         "seed": task.seed,
@@ -115,6 +121,10 @@ def build_record(task: GameTask, winner: str | None, moves: list[str], telemetry
     }
     if task.max_plies is not None:  # the default cap is not written (records stay as they were)
         record["max_plies"] = task.max_plies
+    if forfeit is not None:
+        record["forfeit"] = {k: v for k, v in forfeit.items() if k != "termination"}
+    if task.sweep:  # only swept games: other records stay exactly as they were
+        record["sweep"] = dict(task.sweep)
     return record
 
 

@@ -17,11 +17,14 @@ from boopexp.agents import AgentSpec
 from boopexp.buffers import new_work
 from boopexp.budget import Budget, device_costs
 from boopexp.contract import MAX_PLIES, GameTask, build_record
+from boopexp.errors import ConfigError, IllegalMoveError, InvalidMoveError
+from boopexp.game import Move, Position
+from boopexp.plugins import build_agent, one_line
 from boopexp.rng import new_rng_state
 from boopexp.state import N_SQUARES, TO_MOVE, initial_state
 from boopexp.throttle import resolve_throttle
 
-__all__ = ["MAX_PLIES", "GameTask", "Player", "make_player", "play_game"]
+__all__ = ["MAX_PLIES", "Forfeit", "GameTask", "Player", "PluginPlayer", "make_player", "play_game"]
 
 
 class Player:
@@ -74,12 +77,87 @@ class RandomPlayer(Player):
         return int(code), mcts.move_telemetry(np.zeros(mcts.N_ACC, dtype=np.int64), 0.0, 0, cpu0)
 
 
+class Forfeit(Exception):
+    """A plugin agent lost the game by its own move: an exception, or not a legal move here.
+
+    Attributes:
+        termination: ``"agent_error"`` or ``"illegal_move"`` (the record's ``termination``).
+        error: one line: the exception, or why the move is not legal.
+        move: what the agent returned, as text (illegal moves only).
+    """
+
+    def __init__(self, termination: str, error: str, move: str | None = None):
+        super().__init__(error)
+        self.termination, self.error, self.move = termination, error, move
+
+
+class PluginPlayer(Player):
+    """A Python agent (docs/agents.md): ``choose(position, rng)`` and optionally ``promote``.
+
+    The agent gets an immutable :class:`~boopexp.game.Position` and its own numpy Generator; what
+    it returns is checked here, and anything but a legal move ends the game as a :class:`Forfeit`.
+    """
+
+    def __init__(self, spec: AgentSpec, budget: Budget, seed_seq: np.random.SeedSequence, costs: np.ndarray,
+                 throttle: float):
+        # Two streams: the kernel's (the heuristic promotion's tie-breaks) and the agent's own.
+        kernel_ss, agent_ss = seed_seq.spawn(2)
+        super().__init__(spec, budget, new_rng_state(kernel_ss), costs, throttle)
+        self.generator = np.random.default_rng(agent_ss)
+        self.promotion = rules.PROMO_HEURISTIC
+        self.agent, self.error = None, None
+        try:
+            self.agent = build_agent(spec)
+        except ConfigError:
+            raise  # the module cannot be imported here: a failed game (rerun retries), not a forfeit
+        except Exception as exc:  # noqa: BLE001 - the plugin's own failure: it forfeits
+            self.error = one_line(exc)
+
+    def select(self, st):
+        cpu0 = time.process_time()
+        if self.agent is None:
+            raise Forfeit("agent_error", self.error or "the agent could not be built")
+        position = Position(st)
+        try:
+            answer = self.agent.choose(position, self.generator)
+        except Exception as exc:  # noqa: BLE001 - any exception of the agent forfeits the game
+            raise Forfeit("agent_error", one_line(exc)) from None
+        shown = answer if isinstance(answer, str) else (str(answer) if isinstance(answer, Move) else repr(answer))
+        try:
+            if isinstance(answer, Move) and not all(
+                isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in (answer.size, answer.square)
+            ):
+                raise InvalidMoveError(f"{answer!r}: size and square must be integers")
+            move = position.check_legal(answer)
+        except (InvalidMoveError, IllegalMoveError) as exc:
+            raise Forfeit("illegal_move", one_line(exc), shown) from None
+        self.promotion = rules.PROMO_HEURISTIC
+        promote = getattr(self.agent, "promote", None)
+        if promote is not None:
+            # The mover's candidate groups once the move has pushed, in the order the rules index them.
+            groups = position._groups_after(move, rules.REAL)
+            if len(groups) >= 2:
+                try:
+                    index = promote(position, list(groups), self.generator)
+                except Exception as exc:  # noqa: BLE001
+                    raise Forfeit("agent_error", one_line(exc)) from None
+                if isinstance(index, bool) or not isinstance(index, (int, np.integer)) or not 0 <= index < len(groups):
+                    raise Forfeit("illegal_move", f"promotion index {index!r} after {move}: there are "
+                                  f"{len(groups)} candidate groups", shown)
+                self.promotion = int(index)
+        code = (int(move.size) - 1) * 36 + int(move.square)
+        return code, mcts.move_telemetry(np.zeros(mcts.N_ACC, dtype=np.int64), 0.0, 0, cpu0)
+
+
 _PLAYERS = {"mcts": MCTSPlayer, "heuristics": HeuristicsPlayer, "random": RandomPlayer}
 
 
 def make_player(spec: AgentSpec, budget: Budget, seed_seq: np.random.SeedSequence, throttle: float = 1.0) -> Player:
     """A Player for ``spec`` drawing from its own generator seeded by ``seed_seq``."""
-    return _PLAYERS[spec.kind](spec, budget, new_rng_state(seed_seq), device_costs(budget.profile), throttle)
+    costs = device_costs(budget.device_profile())
+    if spec.kind == "plugin":
+        return PluginPlayer(spec, budget, seed_seq, costs, throttle)
+    return _PLAYERS[spec.kind](spec, budget, new_rng_state(seed_seq), costs, throttle)
 
 
 def play_game(task: GameTask, on_ply=None) -> dict:
@@ -101,11 +179,18 @@ def play_game(task: GameTask, on_ply=None) -> dict:
     moves: list[str] = []
     telemetry: list[dict] = []
     winner = 0
+    forfeit = None
     cap = MAX_PLIES if task.max_plies is None else task.max_plies
     while winner == 0 and len(moves) < cap:
         side = 0 if st[TO_MOVE] < 0 else 1
         player = players[side]
-        code, tel = player.select(st)
+        try:
+            code, tel = player.select(st)
+        except Forfeit as exc:
+            forfeit = {"termination": exc.termination, "player": "p1" if side == 0 else "p2",
+                       "agent": player.spec.name, **({"move": exc.move} if exc.move is not None else {}),
+                       "error": exc.error}
+            break
         # An invariant, not a user error: a running game always has a legal move, and every
         # built-in player returns one (the heuristics player falls back to a random move).
         assert code >= 0, f"agent {player.spec.name} found no move in {notation.format_position(st)!r}"
@@ -121,4 +206,6 @@ def play_game(task: GameTask, on_ply=None) -> dict:
         if on_ply is not None:
             on_ply(len(moves), st, text, winner)
     win_side = None if winner == 0 else ("p1" if winner < 0 else "p2")
-    return build_record(task, win_side, moves, telemetry, time.process_time() - cpu0)
+    if forfeit is not None:  # a decided game: the opponent of the forfeiting agent wins
+        win_side = "p2" if forfeit["player"] == "p1" else "p1"
+    return build_record(task, win_side, moves, telemetry, time.process_time() - cpu0, forfeit=forfeit)

@@ -103,8 +103,12 @@ def sweep_figure(table: Table) -> Any:
             err = [y - grp["ci_low"].to_numpy(), grp["ci_high"].to_numpy() - y]
             label = pairing + "".join(f", {a}={v}" for a, v in zip(others, rest))
             ax.errorbar(x, y, yerr=err, marker="o", capsize=3, label=label)
-        if numeric and is_log_axis(axis) and all(v > 0 for v in data[axis]):
-            ax.set_xscale("log")
+        if numeric:
+            if is_log_axis(axis) and all(v > 0 for v in data[axis]):
+                ax.set_xscale("log")
+            ticks = sorted(set(data[axis]))
+            ax.set_xticks(ticks, [f"{v:g}" for v in ticks])
+            ax.minorticks_off()
         ax.set_xlabel(axis)
         ax.set_ylabel("win rate of the first agent")
         ax.set_ylim(-0.02, 1.02)
