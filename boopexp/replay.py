@@ -77,6 +77,10 @@ def walk(record: Mapping, on_ply: OnPly | None = None) -> Position:
     return position
 
 
+#: The terminations of a forfeited game (the same as :data:`boopexp.store.FORFEITS`).
+FORFEITS: tuple[str, ...] = ("illegal_move", "agent_error")
+
+
 def check_counted_fields(record: Mapping, colour: str | None) -> None:
     """Check every field that ``status`` and the tables count against the game's moves and agents:
     the winner (side, colour, agent), the termination, the number of plies, the agent names and
@@ -89,13 +93,23 @@ def check_counted_fields(record: Mapping, colour: str | None) -> None:
     Raises:
         StoreError: the first field that disagrees, with the recorded and the replayed values.
     """
+    termination = "victory" if colour is not None else "ply_limit"
+    forfeit = record.get("forfeit")
+    if isinstance(forfeit, Mapping):
+        # A plugin's forfeit (docs/agents.md) ends the game before any victory on the board; the
+        # opponent of the forfeiting side wins.
+        if colour is not None:
+            raise StoreError(f"{_name(record)}: the record says a forfeit, but {colour} won on the board")
+        side = "p2" if forfeit.get("player") == "p1" else "p1"
+        colour = "blue" if side == "p1" else "red"
+        termination = record.get("termination") if record.get("termination") in FORFEITS else "a forfeit"
     side = None if colour is None else ("p1" if colour == "blue" else "p2")
     names = {s: (record.get(f"{s}_spec") or {}).get("name", record.get(s)) for s in ("p1", "p2")}
     expected = {
         "winner": side,
         "winner_colour": colour,
         "winner_agent": None if side is None else names[side],
-        "termination": "victory" if side is not None else "ply_limit",
+        "termination": termination,
         "plies": len(record["moves"]),
         "p1": names["p1"],
         "p2": names["p2"],

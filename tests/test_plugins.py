@@ -121,7 +121,9 @@ FORFEITS = [
 
 
 @pytest.mark.parametrize("kwargs,termination,move,message", [f[1:] for f in FORFEITS], ids=[f[0] for f in FORFEITS])
-def test_a_bad_move_or_an_exception_forfeits_the_game_and_the_run_goes_on(workdir, kwargs, termination, move, message):
+def test_a_bad_move_or_an_exception_forfeits_the_game_and_the_run_goes_on(workdir, kwargs, termination, move, message,
+                                                                         monkeypatch):
+    monkeypatch.syspath_prepend(str(workdir))  # for the re-play from the record alone
     write_config(workdir, f"bot: {{plugin: 'my_agents:make', {kwargs[1:-1]}}}")
     result = CliRunner().invoke(main, ["run", "p.yaml", "--jobs", "1"])
     assert result.exit_code == 0, result.output
@@ -140,6 +142,11 @@ def test_a_bad_move_or_an_exception_forfeits_the_game_and_the_run_goes_on(workdi
     assert "forfeits: bot 2 (2 " + termination + ")" in result.output
     status = CliRunner().invoke(main, ["status", "results/p"])
     assert "forfeits: bot 2 (2 " + termination + ")" in status.output
+    # a forfeited game replays: its moves are legal and end without a victory on the board
+    replay = CliRunner().invoke(main, ["replay", "results/p", "--pairing", "random vs bot", "--game", "0", "--search"])
+    assert replay.exit_code == 0, replay.output
+    assert "p1 (random) wins by forfeit: bot (p2) " + termination in replay.output
+    assert "the same game, move for move" in replay.output
 
 
 def test_a_promotion_index_that_is_not_a_candidate_forfeits(workdir, monkeypatch):

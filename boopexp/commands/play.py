@@ -105,7 +105,7 @@ def game(p1, p2, seed, mode, seconds, iterations, profile, throttle, preset, max
     else:
         click.echo(
             f"{pairing}: {record['winner']} ({record['winner_agent']}, {record['winner_colour']}) wins "
-            f"in {record['plies']} plies"
+            f"in {record['plies']} plies" + _forfeit_note(record)
         )
     click.echo("moves: " + " ".join(record["moves"]))
     if mcts_moves:
@@ -239,6 +239,14 @@ def calibrate(seconds, fit_device, games):
 __all__ = ["game", "calibrate", "replay", "play"]
 
 
+def _forfeit_note(record: dict) -> str:
+    """`` by forfeit: greedy (p1) illegal_move: ...`` for a forfeited game, else ""."""
+    forfeit = record.get("forfeit")
+    if not isinstance(forfeit, dict):
+        return ""
+    return f" by forfeit: {forfeit.get('agent')} ({forfeit.get('player')}) {record.get('termination')}: {forfeit.get('error')}"
+
+
 @click.command("replay")
 @click.argument("results_dir", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--pairing", required=True, help='The pairing, p1 first, e.g. "mcts-co vs vanilla" (aliases allowed).')
@@ -277,7 +285,10 @@ def replay(results_dir, pairing, game_index, config_hash, show, search):
 
     walk(record, on_ply)
     winner = record["winner_colour"]
-    outcome = "no winner (ply limit)" if winner is None else f"{record['winner']} ({record['winner_agent']}, {winner}) wins"
+    if "forfeit" in record:
+        outcome = f"{record['winner']} ({record['winner_agent']}) wins{_forfeit_note(record)}"
+    else:
+        outcome = "no winner (ply limit)" if winner is None else f"{record['winner']} ({record['winner_agent']}, {winner}) wins"
     click.echo(f"{pairing} #{game_index}: {len(record['moves'])} legal moves replayed; {outcome}, as recorded.")
     if search:
         mode = record.get("budget", {}).get("mode")

@@ -344,7 +344,8 @@ def _describe(outcome: "GameOutcome") -> str:
         why = record.get("termination", "no winner")
         return f"{head}: no winner ({why}) after {record.get('plies', '?')} plies, {outcome.seconds:.1f} s"
     agent = task.p1.name if winner == "p1" else task.p2.name
-    return f"{head}: {winner} ({agent}) wins in {record.get('plies', '?')} plies, {outcome.seconds:.1f} s"
+    how = f" by forfeit ({record.get('termination')})" if "forfeit" in record else ""
+    return f"{head}: {winner} ({agent}) wins{how} in {record.get('plies', '?')} plies, {outcome.seconds:.1f} s"
 
 
 # --------------------------------------------------------------------------------------------
