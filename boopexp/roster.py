@@ -108,15 +108,13 @@ def parse_agents(data: Any, preset: str, params: Mapping[str, Any], directory: s
         if PLUGIN_KEY in decl and not isinstance(decl[PLUGIN_KEY], str):
             raise ConfigError(f"agents.{raw_name}.plugin = {_show(decl[PLUGIN_KEY])} must be a string \"module:callable\"")
         out[name] = decl
-    for name in out:
-        resolve(name, out, preset, params, directory)
-    if any(PLUGIN_KEY in d for d in out.values()):
-        from boopexp.plugins import check_plugin
+    specs = [resolve(name, out, preset, params, directory) for name in out]
+    plugins = [spec for spec in specs if spec.kind == "plugin"]
+    if plugins:
+        from boopexp.plugins import check_plugin  # imports the user's modules: only when there are some
 
-        for name in out:
-            spec = resolve(name, out, preset, params, directory)
-            if spec.kind == "plugin":
-                check_plugin(spec, where=f"agents.{name}")
+        for spec in plugins:
+            check_plugin(spec, where=f"agents.{spec.name}")
     return out
 
 
