@@ -117,3 +117,16 @@ def test_bad_variants_are_one_line_config_errors(text, needles, tmp_path, monkey
 def test_an_undeclared_name_in_pairings_lists_the_declared_ones():
     with pytest.raises(ConfigError, match=r"pairings\[2\]: unknown agent 'co-narrow'; valid agents: .*co-wide"):
         cfg(VARIANTS.replace("[co-wide, vanilla]", "[co-narrow, vanilla]"))
+
+
+def test_game_with_a_config_refuses_unknown_names_and_a_second_preset(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "v.yaml").write_text(VARIANTS.replace("name: t", "name: v"))
+    for args, needle in (
+        (["--p1", "co-narrow", "--p2", "vanilla"], "v.yaml: unknown agent 'co-narrow'; valid agents:"),
+        (["--p1", "co-wide", "--p2", "vanilla", "--preset", "paper"], "--preset cannot be combined with --config"),
+        (["--p1", "co-wide", "--p2", "vanilla", "--p1-param", "uct=1"], "unknown key agents.co-wide.uct"),
+    ):
+        result = CliRunner().invoke(main, ["game", "--config", "v.yaml", *args])
+        assert result.exit_code == 2 and needle in result.stderr, result.stderr
+        assert len(result.stderr.strip().splitlines()) == 1
