@@ -19,6 +19,7 @@ from boopexp.cli import main
 from boopexp.config import load_config
 from boopexp.contract import GameTask, task_from_record, without_host_timing
 from boopexp.errors import ConfigError
+from boopexp.store import GameStore, decode_record
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
@@ -72,7 +73,7 @@ def write_config(folder: Path, agents: str, pairings: str = "[[bot, random]]", g
 
 
 def records_of(folder: Path) -> list[dict]:
-    return [json.loads(line) for line in (folder / "games.jsonl").read_text().splitlines()]
+    return [decode_record(r) for r in GameStore(folder).scan().records]
 
 
 def test_position_and_move_are_importable_from_the_package():

@@ -4,7 +4,6 @@ sweep table and figure, and every bad sweep or cost block."""
 from __future__ import annotations
 
 import csv
-import json
 
 import pytest
 import yaml
@@ -16,6 +15,7 @@ from boopexp.budget import DEVICE_PROFILES, Budget
 from boopexp.cli import main
 from boopexp.config import parse_config
 from boopexp.errors import ConfigError
+from boopexp.store import GameStore, decode_record
 
 HEAD = "name: s\nseed: 4\ngames_per_side: 2\n"
 TWO_AXES = HEAD + """\
@@ -147,7 +147,7 @@ def test_a_swept_run_tags_its_records_and_tables_draw_the_sweep(tmp_path, monkey
     )
     run = CliRunner().invoke(main, ["run", "s.yaml", "--jobs", "1", "--quiet"])
     assert run.exit_code == 0, run.output
-    records = [json.loads(line) for line in (tmp_path / "results/s/games.jsonl").read_text().splitlines()]
+    records = [decode_record(r) for r in GameStore(tmp_path / "results/s").scan().records]
     assert len(records) == 3 * (4 + 4)
     assert sorted({r["sweep"]["budget.iterations"] for r in records}) == [1, 2, 4]
     assert all(r["budget"]["iterations"] == r["sweep"]["budget.iterations"] for r in records)
