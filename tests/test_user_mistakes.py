@@ -314,7 +314,7 @@ def test_dry_run_prints_the_plan_and_writes_nothing(workdir):
         (["--seed", str(2**64)], f"seed: {2**64}",
          f"seed = {2**64} must be an integer from 0 to 2^64-1 (18446744073709551615)"),
         (["--iterations", "5"], "budget: {mode: device, iterations: 5}",
-         "unknown key budget.iterations (value 5) for mode 'device'; allowed: mode, seconds, profile"),
+         "unknown key budget.iterations (value 5) for mode 'device'; allowed: mode, seconds, profile, costs"),
         (["--budget", "iterations", "--seconds", "2"], "budget: {mode: iterations, seconds: 2.0}",
          "unknown key budget.seconds (value 2.0) for mode 'iterations'; allowed: mode, iterations"),
         (["--budget", "iterations", "--iterations", "0"], "budget: {mode: iterations, iterations: 0}",
