@@ -41,6 +41,10 @@ def check_max_plies(value: object, where: str = "max_plies") -> int | None:
     return None if value == MAX_PLIES else value
 
 
+#: The terminations of a forfeited game: a plugin agent's illegal move or exception (docs/agents.md).
+FORFEITS: tuple[str, ...] = ("illegal_move", "agent_error")
+
+
 @dataclass(frozen=True)
 class GameTask:
     """Everything that determines one game (p1 = Blue moves first)."""

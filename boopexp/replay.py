@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Callable, Iterable, Mapping
 
 from boopexp.agents import ALIASES
-from boopexp.contract import task_from_record, without_host_timing
+from boopexp.contract import FORFEITS, task_from_record, without_host_timing
 from boopexp.errors import BoopError, ConfigError, StoreError
 from boopexp.game import Position
 from boopexp.match import play_game
@@ -75,10 +75,6 @@ def walk(record: Mapping, on_ply: OnPly | None = None) -> Position:
             raise StoreError(f"{_name(record)}: {winner} already won at ply {ply} of {len(moves)}")
     check_counted_fields(record, winner)
     return position
-
-
-#: The terminations of a forfeited game (the same as :data:`boopexp.store.FORFEITS`).
-FORFEITS: tuple[str, ...] = ("illegal_move", "agent_error")
 
 
 def check_counted_fields(record: Mapping, colour: str | None) -> None:

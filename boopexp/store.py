@@ -34,7 +34,7 @@ from typing import Any, Iterable, Iterator, Mapping
 import yaml
 
 from boopexp.config import PlanEntry
-from boopexp.contract import pack_record, unpack_record
+from boopexp.contract import FORFEITS, pack_record, unpack_record
 from boopexp.errors import StoreError
 
 try:  # POSIX advisory locks; without them two runs into one folder are merely not prevented
@@ -313,10 +313,6 @@ def score(entries: Iterable[PlanEntry], records: Iterable[Mapping[str, Any]]) ->
         if s is not None and r["game_index"] < s.planned:
             scores[key] = s.with_game(r["winner"])
     return tuple(scores[(e.config_hash, e.pairing)] for e in entries)
-
-
-#: The terminations of a forfeited game (a plugin agent's illegal move or exception).
-FORFEITS: tuple[str, ...] = ("illegal_move", "agent_error")
 
 
 def forfeits(entries: Iterable[PlanEntry], records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, int]]:
