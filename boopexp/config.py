@@ -455,6 +455,9 @@ def plan_entries(resolved: Mapping[str, Any], source: str = "config.yaml") -> tu
 
 def _parse_swept(data: Mapping[str, Any], src: str, directory: str | None) -> ExperimentConfig:
     """A config with a ``sweep:``: the base config, then one config per grid point."""
+    if "sprt" in data:
+        # boopexp.sprt keys a test by pairing string, which every point of a sweep repeats.
+        raise ConfigError(f"{src}: sprt and sweep cannot be combined yet (run one config per sweep point)")
     base = parse_config({k: v for k, v in data.items() if k != "sweep"}, src, directory)
     try:
         sweep = parse_sweep(data["sweep"], base.budget.mode)

@@ -112,6 +112,8 @@ BAD = [
     ("unknown parameter", "sweep: {agents.mcts-co.uct: [1, 2]}\n", ["sweep point agents.mcts-co.uct=1", "uct_c"]),
     ("an axis that changes no game", "sweep: {agents.mcts+P.uct_c: [1, 2]}\n",
      ["pairing 'mcts-co vs vanilla' is the same games", "agents.mcts+P.uct_c=1"]),
+    ("sprt with a sweep", "sweep: {budget.seconds: [1, 2]}\nsprt: {elo0: 0, elo1: 30, alpha: 0.05, beta: 0.05}\n",
+     ["sprt and sweep cannot be combined"]),
     ("costs outside device mode", "budget: {mode: iterations, iterations: 2, costs: {node: 1}}\n",
      ["unknown key budget.costs", "mode 'iterations'"]),
     ("unknown budget cost", "budget: {mode: device, costs: {cpu: 1}}\n", ["unknown key budget.costs.cpu", "solver_scale"]),
