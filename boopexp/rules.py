@@ -368,7 +368,8 @@ def legal_move_count(st):
     return n_empty * sizes
 
 
-@njit(cache=True)
+# inline: the bench's random-ply loop was ~6% slower calling it than with the old inline copy
+@njit(cache=True, inline="always")
 def random_move(st, banned, rng, squares):
     """A random move code of the side to move, avoiding the ``banned`` codes (bool[72]); -1 if none.
 
