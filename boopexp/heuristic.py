@@ -1,4 +1,4 @@
-"""The state heuristic H and the promotion-choice heuristic (HEURISTIC.md §1–6), compiled.
+"""The state heuristic H (HEURISTIC.md §1–5), compiled; the promotion-choice score (§6) is rules.promotion_score.
 
 Every QUIRK-H of the reference C++ is kept; each is labelled where it acts.
 """
