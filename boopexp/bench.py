@@ -2,7 +2,7 @@
 
 Every measurement is a compiled loop over a fixed, seeded set of realistic positions, so Python
 overhead is not measured. Each loop is compiled and calibrated first, then timed with
-:func:`time.perf_counter` for about ``seconds``; the run is repeated and the median reported.
+:func:`time.process_time` for about ``seconds``; the run is repeated and the median reported.
 The kernels are single-threaded (plain ``njit``), so every figure is for ONE core.
 
 Adding a measurement (e.g. the MCTS iteration rates) is one decorated function::
@@ -30,9 +30,9 @@ from numba import njit
 
 from boopexp import __version__
 from boopexp.buffers import new_work, solver_buffers
-from boopexp.errors import ConfigError
+from boopexp.errors import BoopError, ConfigError
 from boopexp.heuristic import heuristic
-from boopexp.objective import best_move_ws, objective_ws
+from boopexp.objective import best_move_ws, new_context, objective_context, objective_inc, objective_promotion
 from boopexp.positions import PLY_RANGE, SAMPLE_SEED, sample_positions
 from boopexp.rng import new_rng_state
 from boopexp.rules import PROMO_HEURISTIC, TREE, apply_move_inplace, legal_move_codes, random_move
@@ -73,12 +73,21 @@ def heuristic_loop(states, reps):
 
 
 @njit(cache=False)
-def objective_loop(states, pidx, sizes, squares, reps, rng, work, groups, scores, ties):
-    """``reps`` passes of f over every (position, legal move): reps * len(pidx) evaluations."""
+def objective_loop(states, pidx, sizes, squares, reps, rng, groups, scores, ties, ctx):
+    """``reps`` passes of f over every (position, legal move): reps * len(pidx) evaluations,
+    as the solver makes them: a position's context once (counted), then each of its moves."""
     acc = 0.0
     for _ in range(reps):
+        last = -1
         for j in range(pidx.shape[0]):
-            acc += objective_ws(states[pidx[j]], sizes[j], squares[j], rng, work, groups, scores, ties)
+            st = states[pidx[j]]
+            if pidx[j] != last:
+                objective_context(st, ctx)
+                last = pidx[j]
+            value = objective_inc(st, ctx, sizes[j], squares[j])
+            if value != value:
+                value = objective_promotion(ctx, rng, groups, scores, ties)
+            acc += value
     return acc
 
 
@@ -126,25 +135,29 @@ def random_plies_loop(states, n_plies, rng, work, groups, scores, ties, mask, sq
 # Timing and the metric registry
 
 def timed_rate(run: Callable[[int], int], seconds: float) -> float:
-    """Units per second of ``run(reps)`` (which returns the units it did), timed for ~``seconds``.
+    """Units per CPU second of ``run(reps)`` (which returns the units it did), timed for
+    ~``seconds``.
 
     ``run(1)`` first compiles/warms up; then ``reps`` is doubled until a run lasts a tenth of
-    ``seconds``, and the timed run is sized from that to last about ``seconds``.
+    ``seconds``, and the timed run is sized from that to last about ``seconds``. The clock is
+    the process's CPU time (as the MCTS rates'): on a quiet machine it is the wall time of
+    these single-threaded loops, and on a busy one it leaves out the time other processes
+    hold the core (their cache traffic still shows: compare runs made back to back).
     """
     run(1)  # warm-up: compilation and caches, never timed
     reps = 1
     target = max(seconds * _CALIBRATION_FRACTION, 1e-3)
     while True:
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         run(reps)
-        dt = time.perf_counter() - t0
+        dt = time.process_time() - t0
         if dt >= target or reps >= 1 << 30:
             break
         reps *= 2
     reps = max(1, int(reps * seconds / max(dt, 1e-9)))
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     units = run(reps)
-    dt = time.perf_counter() - t0
+    dt = time.process_time() - t0
     return units / dt
 
 
@@ -159,6 +172,7 @@ class BenchContext:
         self.pidx, self.sizes, self.squares = all_legal_moves(self.states)
         self.rng = new_rng_state(self.seed)
         self.work = new_work()
+        self.ctx = new_context()
 
 
 MetricFn = Callable[[BenchContext, float], float]
@@ -193,7 +207,7 @@ def _objective(ctx: BenchContext, seconds: float) -> float:
     w = ctx.work
 
     def run(reps: int) -> int:
-        objective_loop(ctx.states, ctx.pidx, ctx.sizes, ctx.squares, reps, ctx.rng, w.state, w.groups, w.scores, w.ties)
+        objective_loop(ctx.states, ctx.pidx, ctx.sizes, ctx.squares, reps, ctx.rng, w.groups, w.scores, w.ties, ctx.ctx)
         return reps * n
 
     return timed_rate(run, seconds)
@@ -304,7 +318,7 @@ def run_bench(seconds: float = 1.0, repeats: int = 5, names: list[str] | None = 
 
 def format_report(report: dict) -> str:
     """The human-readable table of a report."""
-    names = [k for k in report if k not in ("runs", "settings", "machine", "versions")]
+    names = metric_names(report)
     width = max(len(n) for n in names)
     lines = []
     for n in names:
@@ -318,4 +332,57 @@ def format_report(report: dict) -> str:
                  f"({s['moves']} legal moves) from plies {lo}-{hi}, seed {s['sample_seed']}")
     lines.append(f"{m['cpu_model']} ({m['cpu_count']} CPUs), {m['platform']}")
     lines.append(f"python {v['python']}, numpy {v['numpy']}, numba {v['numba']}, boopexp {v['boopexp']}")
+    return "\n".join(lines)
+
+
+_REPORT_KEYS = ("runs", "settings", "machine", "versions", "compare")
+
+
+def metric_names(report: dict) -> list[str]:
+    """The measured metrics of a report, in its order."""
+    return [k for k in report if k not in _REPORT_KEYS]
+
+
+def load_report(path) -> dict:
+    """A saved ``boopexp bench --json`` report; BoopError (one line) if it is not one."""
+    import json
+
+    try:
+        with open(path, encoding="utf-8") as fh:
+            report = json.load(fh)
+    except OSError as exc:
+        raise BoopError(f"cannot read the saved bench {str(path)!r}: {exc.strerror}") from None
+    except ValueError as exc:
+        raise BoopError(f"{str(path)!r} is not a bench report (invalid JSON: {exc})") from None
+    if not isinstance(report, dict) or not any(_is_number(report[k]) for k in metric_names(report)):
+        raise BoopError(f"{str(path)!r} is not a bench report (no metric in it; save one with 'boopexp bench --json')")
+    return report
+
+
+def _is_number(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def compare_ratios(report: dict, saved: dict) -> dict[str, float]:
+    """now / saved for every metric both runs measured."""
+    return {k: report[k] / saved[k] for k in metric_names(report)
+            if _is_number(report[k]) and _is_number(saved.get(k)) and saved[k]}
+
+
+def format_comparison(report: dict, saved: dict, saved_name: str = "saved") -> str:
+    """One line per metric: this run's median, the saved run's, and their ratio (now / saved).
+
+    Metrics only one of the two runs has are listed with a dash.
+    """
+    names = metric_names(report) + [n for n in metric_names(saved) if n not in report]
+    ratios = compare_ratios(report, saved)
+    width = max(len(n) for n in names)
+
+    def cell(x) -> str:
+        return f"{x:>14,.0f}" if _is_number(x) else f"{'-':>14}"
+
+    lines = [f"{'metric':<{width}}  {'now':>14}  {saved_name:>14}  {'ratio':>6}"]
+    for n in names:
+        ratio = f"{ratios[n]:>5.2f}x" if n in ratios else f"{'-':>6}"
+        lines.append(f"{n:<{width}}  {cell(report.get(n))}  {cell(saved.get(n))}  {ratio}")
     return "\n".join(lines)

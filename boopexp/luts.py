@@ -149,3 +149,49 @@ _bitboard_tables()
 TRIPLE_START = np.array(
     [sum(1 << s for s in range(36) if ANCHOR_LINE2[s, k] >= 0) for k in range(4)], dtype=np.int64
 )
+
+# ------------------------------------------------------------------------------------------
+# The heuristic's LINE term as 30 independent lines (the incremental objective).
+# Scan segments never look outside their own line (s, s1, s2, s3 and sp lie on it), so LINE is
+# a sum over the 6 rows, the 6 columns and the two diagonal families; inside a family a skip
+# can carry over from one diagonal into the first entry of the next (QUIRK-H5), and only that
+# carry links them. Lines are numbered: rows 0-5, columns 6-11, the up-right diagonals 12-20
+# and the down-right diagonals 21-29 in scan-list order; 30 is a dummy for the squares no
+# scanned line holds (corners on the 1-square diagonals). A line's cells are read in scan order.
+N_LINES = 30
+DUMMY_LINE = 30
+
+
+def _line_program():
+    lines: list[list[int]] = []  # squares of each line, in scan order
+    entries: list[list[int]] = []  # the scan entries of each line, in scan order
+    for r in range(6):
+        lines.append([6 * r + c for c in range(6)])
+    for c in range(6):
+        lines.append([6 * r + c for r in range(6)])
+    for k in range(1, 10):  # up-right diagonals r + c = k, from the bottom-left end upwards
+        lines.append([6 * r + (k - r) for r in range(min(k, 5), max(0, k - 5) - 1, -1)])
+    for k in range(-4, 5):  # down-right diagonals c - r = k, from the top-left end downwards
+        lines.append([6 * r + (r + k) for r in range(max(0, -k), min(5, 5 - k) + 1)])
+    e = 0
+    for sq_list in lines:
+        entries.append(list(range(e, e + len(sq_list) - 1)))
+        e += len(sq_list) - 1
+    assert e == SCAN_S.shape[0]
+    for sq_list, ents in zip(lines, entries):
+        for p, ent in enumerate(ents):  # the scan program visits this line's squares in order
+            assert SCAN_S[ent] == sq_list[p] and SCAN_S1[ent] == sq_list[p + 1]
+    return lines, entries
+
+
+LINE_SQUARES, LINE_ENTRIES = _line_program()
+LINE_LEN = np.array([len(s) for s in LINE_SQUARES] + [0], dtype=np.int64)
+#: LINE_OF[sq, k]: the line through sq in direction k (row, column, up-right, down-right);
+#: LINE_POW[sq, k] = 5 ** (position of sq on that line): a line's cells are base-5 digits
+LINE_OF = np.full((36, 4), DUMMY_LINE, dtype=np.int64)
+LINE_POW = np.zeros((36, 4), dtype=np.int64)
+for _l, _sqs in enumerate(LINE_SQUARES):
+    _k = 0 if _l < 6 else 1 if _l < 12 else 2 if _l < 21 else 3
+    for _p, _sq in enumerate(_sqs):
+        LINE_OF[_sq, _k] = _l
+        LINE_POW[_sq, _k] = 5**_p

@@ -134,6 +134,12 @@ def may_have_groups(st, colour, mask):
     base = pool_index(colour)
     if st[base] == 0 and st[base + 1] == 0:
         return True
+    return has_three_in_row(mask)
+
+
+@njit(cache=True)
+def has_three_in_row(mask):
+    """Whether three squares of ``mask`` (bit = square) are in a row, in any line direction."""
     for k in range(4):
         d = DIR_DELTA[k]
         if d > 0:

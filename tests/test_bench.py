@@ -51,3 +51,42 @@ def test_run_bench_rejects_bad_arguments_with_a_boop_error():
         except ConfigError:
             continue
         raise AssertionError(f"{kwargs} was accepted")
+
+
+def test_bench_compare_prints_ratios_to_a_saved_run(tmp_path):
+    saved = tmp_path / "saved.json"
+    saved.write_text(json.dumps({"heuristic_per_s": 1.0, "gone_per_s": 5.0, "runs": {}}))
+    result = CliRunner().invoke(
+        main, ["bench", "--seconds", "0.02", "--repeats", "1", "--compare", str(saved)]
+    )
+    assert result.exit_code == 0, result.output
+    out = result.output.split("compared with")[1]
+    line = next(l for l in out.splitlines() if l.startswith("heuristic_per_s"))
+    assert line.rstrip().endswith("x") and "-" not in line  # now / 1.0
+    assert next(l for l in out.splitlines() if l.startswith("gone_per_s")).split()[1] == "-"
+    result = CliRunner().invoke(
+        main, ["bench", "--json", "--seconds", "0.02", "--repeats", "1", "--compare", str(saved)]
+    )
+    report = json.loads(result.output)
+    assert report["compare"]["ratios"]["heuristic_per_s"] == report["heuristic_per_s"]
+
+
+def test_bench_compare_bad_file_is_one_line_error(tmp_path):
+    for text in (None, "not json", json.dumps({"runs": {}})):
+        path = tmp_path / "x.json"
+        if text is not None:
+            path.write_text(text)
+        result = CliRunner().invoke(main, ["bench", "--compare", str(path)])
+        assert result.exit_code == 1
+        assert result.output.startswith("Error: ") and len(result.output.strip().splitlines()) == 1
+        if text is not None:
+            path.unlink()
+
+
+def test_committed_baseline_is_a_bench_report():
+    from pathlib import Path
+
+    from boopexp.bench import load_report
+
+    report = load_report(Path(__file__).resolve().parents[1] / "benchmarks" / "baseline.json")
+    assert set(METRICS) <= set(report)

@@ -13,14 +13,20 @@ import click
               help="Approximate duration of each timed run.")
 @click.option("--repeats", type=click.IntRange(min=1), default=5, show_default=True,
               help="Timed runs per measurement; the median is reported.")
-def bench(as_json: bool, seconds: float, repeats: int) -> None:
+@click.option("--compare", "compare", type=click.Path(dir_okay=False), default=None, metavar="FILE.json",
+              help="Also print each metric's ratio to a saved 'bench --json' run (e.g. benchmarks/baseline.json).")
+def bench(as_json: bool, seconds: float, repeats: int, compare: str | None) -> None:
     """Measure engine throughput (medians over several runs, one core).
 
     Heuristic evaluations/s, objective evaluations/s (a SIM move + the heuristic), solver
     calls/s (every legal move scored + argmax) and random plies/s (as in vanilla playouts), on a
     fixed, seeded set of 200 positions from plies 4-40 of solver/random games.
+    With --compare FILE.json, the ratio of each metric to that saved run (after the table;
+    with --json, under the key "compare").
     """
-    from boopexp.bench import format_report, run_bench  # compiles the engine: import on use
+    from boopexp.bench import compare_ratios, format_comparison, format_report, load_report, run_bench  # compiles
+
+    saved = load_report(compare) if compare else None  # a bad file fails before the long run
 
     def progress(name: str) -> None:
         if not as_json:
@@ -28,6 +34,12 @@ def bench(as_json: bool, seconds: float, repeats: int) -> None:
 
     report = run_bench(seconds=seconds, repeats=repeats, progress=progress)
     if as_json:
+        if saved is not None:
+            report["compare"] = {"file": compare, "ratios": compare_ratios(report, saved)}
         click.echo(json.dumps(report, sort_keys=False))
     else:
         click.echo(format_report(report))
+        if saved is not None:
+            click.echo("")
+            click.echo(f"compared with {compare}:")
+            click.echo(format_comparison(report, saved))
