@@ -25,7 +25,6 @@ from boopexp.luts import (
     BOARD_MASK,
     CENTRE,
     DIR_DELTA,
-    LINE_MASKS,
     PUSH_T,
     PUSH_V,
     RING,
@@ -99,22 +98,47 @@ def has_three_large(st, colour):
     for i in range(N_SQUARES):
         if st[i] == big:
             mask |= np.int64(1) << np.int64(i)
-    if mask == 0:
-        return False
-    for t in LINE_MASKS:
-        if (mask & t) == t:
-            return True
-    return False
+    return has_three_in_row(mask)
 
 
 @njit(cache=True)
 def has_won(st, colour):
     """V1 or V2 (pool empty and all 8 pieces large) for ``colour`` (RULES.md §7)."""
+    return _has_won(st, colour, 0, True)
+
+
+@njit(cache=True, inline="always")
+def _has_won(st, colour, large_mask, scan):
+    """has_won, with ``colour``'s larges given as a bit mask (``scan``: read them off ``st``)."""
     base = pool_index(colour)
     lcount = st[L_BLUE] if colour < 0 else st[L_RED]
     if st[base] == 0 and st[base + 1] == 0 and lcount == 8:
         return True
-    return has_three_large(st, colour)
+    if scan:
+        return has_three_large(st, colour)
+    return has_three_in_row(large_mask)
+
+
+@njit(cache=True, inline="always")
+def colour_masks(st):
+    """(Blue's pieces, Red's pieces, Blue's larges, Red's larges) as bit masks (bit = square)."""
+    blue = np.int64(0)
+    red = np.int64(0)
+    blue_l = np.int64(0)
+    red_l = np.int64(0)
+    for i in range(N_SQUARES):
+        v = st[i]
+        if v != 0:
+            bit = np.int64(1) << np.int64(i)
+            if v < 0:
+                blue |= bit
+                if v == -2:
+                    blue_l |= bit
+            else:
+                red |= bit
+                if v == 2:
+                    red_l |= bit
+    return blue, red, blue_l, red_l
 
 
 @njit(cache=True, inline="always")
@@ -309,20 +333,21 @@ def apply_move_inplace(st, size, sq, variant, promo, rng, groups, scores, ties):
     """
     mover = st[TO_MOVE]
     place_and_push(st, size, sq)
+    blue, red, blue_l, red_l = colour_masks(st)  # one pass for the victory and promotion tests
     winner = 0
     if variant == REAL:
-        if has_won(st, mover):
+        if _has_won(st, mover, blue_l if mover < 0 else red_l, False):
             winner = mover
     elif variant == TREE:
         # QUIRK-A3: both colours are tested, and Blue's victory takes precedence.
-        if has_won(st, -1):
+        if _has_won(st, -1, blue_l, False):
             winner = -1
-        elif has_won(st, 1):
+        elif _has_won(st, 1, red_l, False):
             winner = 1
     n = 0
     chosen = -1
     if winner == 0:
-        n, chosen = promote_step(st, mover, variant == SIM, promo, rng, groups, scores, ties, own_mask(st, mover))
+        n, chosen = promote_step(st, mover, variant == SIM, promo, rng, groups, scores, ties, blue if mover < 0 else red)
     if variant != SIM:
         st[TO_MOVE] = -mover
     return winner, n, chosen
