@@ -38,7 +38,7 @@ from boopexp.errors import BoopError, IllegalMoveError, InvalidMoveError, StoreE
 from boopexp.game import Move, Position
 from boopexp.identity import game_seed, settings_hash
 from boopexp.luts import PUSH_T, PUSH_V
-from boopexp.match import make_player
+from boopexp.match import Forfeit, make_player
 from boopexp.state import BLUE, MOVE_NUMBER, N_SQUARES, POOL_BASE_BLUE, POOL_BASE_RED, RED, TO_MOVE, initial_state
 from boopexp.store import GameStore
 
@@ -132,6 +132,8 @@ class PlaySession:
         self._plies: list[_Ply] = []
         self._work = new_work()
         self._cpu0 = time.process_time()
+        #: why the plugin agent forfeited (the record's ``forfeit``), or None
+        self.forfeit: dict | None = None
         self.undos = 0
         self.hints = 0
 
@@ -143,7 +145,9 @@ class PlaySession:
 
     @property
     def winner(self) -> int:
-        """0 while the game goes on, else BLUE or RED."""
+        """0 while the game goes on, else BLUE or RED (the human, when a plugin agent forfeited)."""
+        if self.forfeit is not None:
+            return self.human_colour
         return self._plies[-1].view.winner if self._plies else 0
 
     @property
@@ -207,8 +211,9 @@ class PlaySession:
         return view
 
     # the agent's moves ----------------------------------------------------------------------
-    def play_agent(self) -> PlyView:
-        """Let the agent choose and play its move.
+    def play_agent(self) -> PlyView | None:
+        """Let the agent choose and play its move; None when a plugin agent forfeits instead
+        (:attr:`forfeit` says why, and the human has won).
 
         Raises:
             BoopError: the agent found no move (a broken plugin).
@@ -216,7 +221,13 @@ class PlaySession:
         if self.over or self.human_to_move:
             raise IllegalMoveError("it is not the agent's turn" if not self.over else "the game is over")
         st = self.state
-        code, tel = self._player.select(st)
+        try:
+            code, tel = self._player.select(st)
+        except Forfeit as exc:  # a plugin agent raised or returned an illegal move: it loses
+            side = "p1" if self.human_colour == RED else "p2"
+            self.forfeit = {"termination": exc.termination, "player": side, "agent": self.agent.name,
+                            **({"move": exc.move} if exc.move is not None else {}), "error": exc.error}
+            return None
         if code < 0:
             raise BoopError(f"agent {self.agent.name} found no move in {notation.format_position(st)!r}")
         view = self._apply(code // N_SQUARES + 1, code % N_SQUARES, self._player.promotion, self._player.rng, self.agent.name)
@@ -273,7 +284,8 @@ class PlaySession:
         winner = self.winner
         side = None if winner == 0 else ("p1" if winner == BLUE else "p2")
         telemetry = [dict(p.view.telemetry) for p in self._plies]
-        return build_record(self.task, side, self.moves, telemetry, time.process_time() - self._cpu0)
+        return build_record(self.task, side, self.moves, telemetry, time.process_time() - self._cpu0,
+                            forfeit=self.forfeit)
 
 
 def next_game_index(directory: str | Path, config_hash: str, pairing: str) -> int:
@@ -475,6 +487,9 @@ def run_dialogue(session: PlaySession, read: Callable[[str], str], write: Callab
         if not session.human_to_move:
             with Spinner(spinner_stream or sys.stderr, f"{agent} is thinking..."):
                 view = session.play_agent()
+            if view is None:
+                write(f"{agent} forfeits ({session.forfeit['termination']}): {session.forfeit['error']}")
+                break
             _show_ply(session, view, write)
             write(telemetry_line(agent, view.telemetry))
             continue

@@ -256,3 +256,26 @@ def test_play_a_variant_declared_in_a_config(tmp_path):
     assert "against co-wide" in result.output and "  co-wide: 2 iterations" in result.output
     unknown = CliRunner().invoke(main, ["play", "--config", str(config), "--agent", "nobody"])
     assert unknown.exit_code == 2 and "unknown agent 'nobody'" in unknown.output
+
+
+def test_a_plugin_agent_that_fails_forfeits_and_the_game_is_saved(tmp_path):
+    (tmp_path / "broken_agent.py").write_text(
+        "class Broken:\n"
+        "    def choose(self, position, rng):\n"
+        "        raise RuntimeError('no idea')\n\n"
+        "def make():\n"
+        "    return Broken()\n"
+    )
+    config = tmp_path / "c.yaml"
+    config.write_text("name: c\nseed: 5\ngames_per_side: 1\nbudget: {mode: iterations, iterations: 2}\n"
+                      "agents: {broken: {plugin: \"broken_agent:make\"}}\npairings: [[broken, random]]\n")
+    out = tmp_path / "s"
+    result = CliRunner().invoke(main, ["play", "--config", str(config), "--agent", "broken", "--out", str(out)],
+                                input="c3\n")
+    assert result.exit_code == 0, result.output
+    assert "broken forfeits (agent_error): RuntimeError: no idea" in result.output
+    assert "You win in 1 plies." in result.output
+    from boopexp.store import GameStore
+
+    (record,) = GameStore(out).scan().records
+    assert record["winner"] == "p1" and record["termination"] == "agent_error" and record["moves"] == ["c3"]

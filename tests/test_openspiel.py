@@ -157,3 +157,46 @@ def test_mcts_bot_promote_without_a_decision_left_answers_the_first_group():
     bot = bos.mcts_bot(max_simulations=4)
     bot._last = Move.parse("c3")  # a placement that leaves nothing to choose (as when it wins at once)
     assert bot.promote(Position.initial(), [(14,), (15,)], np.random.default_rng(0)) == 0
+
+
+def test_mcts_bot_plays_from_a_config_and_its_game_replays(tmp_path):
+    from click.testing import CliRunner
+
+    from boopexp.cli import main
+
+    config = tmp_path / "os.yaml"
+    config.write_text(
+        "name: os\nseed: 3\ngames_per_side: 1\nbudget: {mode: iterations, iterations: 4}\n"
+        "agents:\n  os-mcts: {plugin: \"boopexp.openspiel:mcts_bot\", max_simulations: 4, uct_c: 0.3}\n"
+        "pairings:\n  - [os-mcts, vanilla]\n"
+    )
+    out = tmp_path / "results"
+    run = CliRunner().invoke(main, ["run", str(config), "--out", str(out), "--jobs", "1", "-q"])
+    assert run.exit_code == 0, run.output
+    import json
+
+    from boopexp.store import GameStore
+
+    records = GameStore(out).scan().records
+    assert len(records) == 2 and {r["pairing"] for r in records} == {"os-mcts vs vanilla", "vanilla vs os-mcts"}
+    for r in records:
+        assert r["termination"] == "victory", json.dumps(r.get("forfeit"))
+        again = CliRunner().invoke(main, ["replay", str(out), "--pairing", r["pairing"], "--game", "0", "--search"])
+        assert again.exit_code == 0 and "the same game, move for move" in again.output, again.output
+
+
+def test_play_against_the_mcts_bot(tmp_path):
+    from click.testing import CliRunner
+
+    from boopexp.cli import main
+
+    config = tmp_path / "os.yaml"
+    config.write_text(
+        "name: os\nseed: 3\ngames_per_side: 1\nbudget: {mode: iterations, iterations: 4}\n"
+        "agents:\n  os-mcts: {plugin: \"boopexp.openspiel:mcts_bot\", max_simulations: 4}\n"
+        "pairings:\n  - [os-mcts, vanilla]\n"
+    )
+    result = CliRunner().invoke(main, ["play", "--config", str(config), "--agent", "os-mcts", "--second",
+                                       "--out", str(tmp_path / "s")], input="quit\n")
+    assert result.exit_code == 0, result.output
+    assert "ply 1: Blue (os-mcts) plays" in result.output and "not saved" in result.output
