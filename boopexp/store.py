@@ -498,11 +498,7 @@ def seal(directory: str | Path) -> SealReport:
             writing the store.
     """
     directory = Path(directory)
-    if not has_games_files(directory):
-        raise StoreError(f"no store in {str(directory)!r} (neither {GAMES_FILE} nor games-NNNN.jsonl.gz)")
-    lock = _lock(directory / LOCK_FILE)
-    try:
-        _remove_temporaries(directory)
+    with _maintenance(directory):
         files = read_store_files(directory)
         log = files.pop() if files and files[-1].path.name == GAMES_FILE else None
         sealed = {record_key(parse_line(f.path, n, raw)) for f in files for n, raw in f.lines}
@@ -523,8 +519,6 @@ def seal(directory: str | Path) -> SealReport:
             _truncate(log.path)
         _fault_point("seal:truncated")
         return SealReport(segment, len(moving), len(log.lines) - len(moving), moved_tail)
-    finally:
-        os.close(lock)
 
 
 @dataclass(frozen=True)
@@ -560,11 +554,7 @@ def migrate(directory: str | Path) -> MigrateReport:
             writing the store.
     """
     directory = Path(directory)
-    if not has_games_files(directory):
-        raise StoreError(f"no store in {str(directory)!r} (neither {GAMES_FILE} nor games-NNNN.jsonl.gz)")
-    lock = _lock(directory / LOCK_FILE)
-    try:
-        _remove_temporaries(directory)
+    with _maintenance(directory):
         scan = scan_store(directory)
         data = gzip.compress(b"".join(encode_record(r) for r in scan.records), SEGMENT_COMPRESSLEVEL, mtime=0)
         target = directory / "games-0001.jsonl.gz"
@@ -585,6 +575,21 @@ def migrate(directory: str | Path) -> MigrateReport:
         _fsync_dir(directory)
         _fault_point("migrate:truncated")
         return MigrateReport(target, len(scan.records), True, older, moved_tail)
+
+
+@contextlib.contextmanager
+def _maintenance(directory: Path) -> Iterator[None]:
+    """Hold the store's lock for a seal or a migration, after removing a crashed one's temporaries.
+
+    Raises:
+        StoreError: the folder holds no store, or a run is writing it.
+    """
+    if not has_games_files(directory):
+        raise StoreError(f"no store in {str(directory)!r} (neither {GAMES_FILE} nor games-NNNN.jsonl.gz)")
+    lock = _lock(directory / LOCK_FILE)
+    try:
+        _remove_temporaries(directory)
+        yield
     finally:
         os.close(lock)
 
