@@ -315,6 +315,16 @@ def load_config(path: str | Path) -> ExperimentConfig:
     Raises:
         ConfigError: missing file, malformed YAML (with line and column) or any invalid entry.
     """
+    data, src, directory = read_config_file(path)
+    return parse_config(data, src, directory=directory)
+
+
+def read_config_file(path: str | Path) -> tuple[Any, str, str]:
+    """Read a YAML config file: its data, its name for messages and its folder (plugins, relative paths).
+
+    Raises:
+        ConfigError: missing or unreadable file, malformed YAML (with line and column).
+    """
     src = str(path)
     try:
         text = Path(path).read_text(encoding="utf-8")
@@ -322,7 +332,7 @@ def load_config(path: str | Path) -> ExperimentConfig:
         raise ConfigError(f"config file {src} not found") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"cannot read config file {src}: {exc}") from None
-    return parse_config(load_yaml(text, src), src, directory=str(Path(path).resolve().parent))
+    return load_yaml(text, src), src, str(Path(path).resolve().parent)
 
 
 def load_yaml(text: str, source: str = "<config>") -> Any:

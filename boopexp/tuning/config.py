@@ -33,7 +33,7 @@ from typing import Any, Mapping
 
 from boopexp import identity
 from boopexp.agents import MCTSConfig
-from boopexp.config import CONFIG_KEYS, ExperimentConfig, load_yaml, parse_config
+from boopexp.config import CONFIG_KEYS, ExperimentConfig, parse_config, read_config_file
 from boopexp.errors import ConfigError
 from boopexp.errors import show_value as _show
 
@@ -202,14 +202,8 @@ def load_tune_config(path: str | Path) -> TuneConfig:
     Raises:
         ConfigError: missing file, malformed YAML or any invalid entry (one line).
     """
-    src = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(f"config file {src} not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read config file {src}: {exc}") from None
-    return parse_tune_config(load_yaml(text, src), src, directory=str(Path(path).resolve().parent))
+    data, src, directory = read_config_file(path)
+    return parse_tune_config(data, src, directory=directory)
 
 
 def parse_tune_config(data: Any, source: str = "<config>", directory: str | None = None) -> TuneConfig:
