@@ -18,7 +18,10 @@ from boopexp.store import GameStore, has_games_files, read_store_files, segment_
 RESULTS = Path(__file__).resolve().parent.parent / "results"
 
 #: committed run folders and the table folder each group of runs is rebuilt into
-RUNS = ["ablation", "mirror", "ablation-cpu", "mirror-cpu", "a9-fixed", "preset-paper", "ablation-paper"]
+RUNS = [
+    "ablation", "mirror", "ablation-cpu", "mirror-cpu", "a9-fixed", "preset-paper", "ablation-paper",
+    "openspiel/40", "openspiel/80", "openspiel/320",
+]
 TABLES = {
     "tables": ["ablation", "mirror"],
     "tables-cpu": ["ablation-cpu", "mirror-cpu"],
@@ -52,14 +55,18 @@ def test_committed_run_is_complete_without_duplicates(run):
 
 @pytest.mark.parametrize("run", RUNS)
 def test_committed_run_is_migrated_and_sealed(run):
-    """Committed games are kept compact (docs/runner.md): one schema-2 segment, an empty log."""
+    """Committed games are kept compact (docs/runner.md): schema-2 segments, an empty log.
+
+    A run committed part by part has one segment per part (games-0001, games-0002, ...).
+    """
     folder = RESULTS / run
     if not has_games_files(folder):
         pytest.skip(f"{folder} is not in this checkout")
-    assert [p.name for p in segment_paths(folder)] == ["games-0001.jsonl.gz"]
+    segments = [p.name for p in segment_paths(folder)]
+    assert segments == [f"games-{i:04d}.jsonl.gz" for i in range(1, len(segments) + 1)], segments
     assert not (folder / "games.jsonl").exists() or (folder / "games.jsonl").stat().st_size == 0
-    segment = read_store_files(folder)[0]
-    assert all(raw.startswith(b'{"schema":2,') for _, raw in segment.lines)
+    for stored in read_store_files(folder):
+        assert all(raw.startswith(b'{"schema":2,') for _, raw in stored.lines), stored.path
 
 
 @pytest.mark.parametrize("tables", sorted(TABLES))
