@@ -109,10 +109,13 @@ class PlaySession:
         seed: the experiment seed; the game's seed derives from (settings hash, game_index).
         game_index: the game's index within its pairing in the store.
         throttle: cpu mode only: host CPU seconds per emulated second.
+        max_plies: the ply cap (None: the default, contract.MAX_PLIES); like a run's, a cap other
+            than the default is part of the settings hash and of the record.
     """
 
     def __init__(self, agent: AgentSpec, human_colour: int = BLUE, budget: Budget | None = None,
-                 preset: str = "code-0.6.2", seed: int = 0, game_index: int = 0, throttle: float = 1.0):
+                 preset: str = "code-0.6.2", seed: int = 0, game_index: int = 0, throttle: float = 1.0,
+                 max_plies: int | None = None):
         if human_colour not in (BLUE, RED):
             raise ValueError(f"human_colour must be BLUE (-1) or RED (+1), not {human_colour!r}")
         self.agent = agent
@@ -120,9 +123,10 @@ class PlaySession:
         self.budget = budget or Budget()
         self.preset = preset
         p1, p2 = (HUMAN, agent) if human_colour == BLUE else (agent, HUMAN)
-        chash = settings_hash(seed, self.budget.to_dict(), preset, p1.to_dict(), p2.to_dict())
+        chash = settings_hash(seed, self.budget.to_dict(), preset, p1.to_dict(), p2.to_dict(), max_plies)
         self.task = GameTask(EXPERIMENT, chash, f"{p1.name} vs {p2.name}", game_index, p1, p2, self.budget,
-                             preset, game_seed(chash, game_index))
+                             preset, game_seed(chash, game_index), max_plies)
+        self.max_plies = MAX_PLIES if max_plies is None else max_plies
         # Children 0 and 1 are the ones play_game gives p1 and p2; child 2 is the hint's.
         p1_ss, p2_ss, hint_ss = np.random.SeedSequence(self.task.seed).spawn(3)
         self._player = make_player(agent, self.budget, p2_ss if human_colour == BLUE else p1_ss, throttle)
@@ -152,8 +156,8 @@ class PlaySession:
 
     @property
     def over(self) -> bool:
-        """True once someone has won or the ply cap (contract.MAX_PLIES) is reached."""
-        return self.winner != 0 or len(self._plies) >= MAX_PLIES
+        """True once someone has won or the ply cap (``max_plies``) is reached."""
+        return self.winner != 0 or len(self._plies) >= self.max_plies
 
     @property
     def human_to_move(self) -> bool:
@@ -296,7 +300,7 @@ def next_game_index(directory: str | Path, config_hash: str, pairing: str) -> in
 
 
 def new_session(agent: AgentSpec, human_colour: int, budget: Budget, preset: str, seed: int,
-                out: str | Path) -> PlaySession:
+                out: str | Path, max_plies: int | None = None) -> PlaySession:
     """A session whose game is the next free game of its pairing in the store at ``out``.
 
     Raises:
@@ -307,9 +311,9 @@ def new_session(agent: AgentSpec, human_colour: int, budget: Budget, preset: str
         from boopexp.calibrate import resolve_throttle
 
         throttle = resolve_throttle(budget.throttle)
-    probe = PlaySession(agent, human_colour, budget, preset, seed, 0, throttle)
+    probe = PlaySession(agent, human_colour, budget, preset, seed, 0, throttle, max_plies)
     index = next_game_index(out, probe.task.config_hash, probe.task.pairing)
-    return probe if index == 0 else PlaySession(agent, human_colour, budget, preset, seed, index, throttle)
+    return probe if index == 0 else PlaySession(agent, human_colour, budget, preset, seed, index, throttle, max_plies)
 
 
 def save(session: PlaySession, out: str | Path) -> dict:

@@ -279,3 +279,28 @@ def test_a_plugin_agent_that_fails_forfeits_and_the_game_is_saved(tmp_path):
 
     (record,) = GameStore(out).scan().records
     assert record["winner"] == "p1" and record["termination"] == "agent_error" and record["moves"] == ["c3"]
+
+
+def test_the_ply_cap_ends_the_game_and_is_recorded(tmp_path):
+    """``--max-plies`` (or a config's max_plies) caps a human game as it caps a run's games."""
+    session = interactive.new_session(resolve_agent("random"), BLUE, BUDGET, "code-0.6.2", 0, tmp_path / "probe", 3)
+    lines = []
+    while not session.over:
+        if session.human_to_move:
+            move, _ = Position(session.state).best_move(rng=len(session.moves))
+            lines.append(str(move))
+            session.play_human(move)
+        else:
+            session.play_agent()
+    assert len(session.moves) == 3 and session.winner == 0
+    result, out = play(tmp_path, lines, "--agent", "random", "--max-plies", "3")
+    assert result.exit_code == 0, result.output
+    assert "No winner after 3 plies (the ply cap)." in result.output
+    (record,) = GameStore(out).scan().records
+    assert record["moves"] == session.moves and record["max_plies"] == 3 and record["winner"] is None
+    assert record["config_hash"] == session.task.config_hash
+    # the default cap keeps the hash a game against the same agent always had
+    default = interactive.new_session(resolve_agent("random"), BLUE, BUDGET, "code-0.6.2", 0, tmp_path / "probe")
+    assert default.task.config_hash != session.task.config_hash and default.max_plies == 1000
+    bad = CliRunner().invoke(main, ["play", "--max-plies", "0", "--out", str(tmp_path / "x")])
+    assert bad.exit_code == 2 and "--max-plies 0" in bad.output

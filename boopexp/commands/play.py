@@ -307,15 +307,17 @@ def replay(results_dir, pairing, game_index, config_hash, show, search):
 @click.option("--first/--second", "human_first", default=True, show_default=True,
               help="Play Blue and move first, or Red and move second.")
 @_settings_options
+@click.option("--max-plies", type=int, default=None,
+              help="Ply cap: a game that reaches it ends without a winner (default 1000; a config's max_plies).")
 @click.option("--param", multiple=True, metavar="KEY=VALUE", help="Override a parameter of the agent (repeatable).")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Take the agent (variants, plugins), seed, budget and preset from this experiment config; "
+              help="Take the agent (variants, plugins), seed, budget, preset and ply cap from this experiment config; "
                    "options given explicitly still win.")
 @click.option("--hint", "hint_every_move", is_flag=True, help="Show what mcts-co would play before each of your moves.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("results/play"),
               show_default=True, help="The store the finished game is saved in (boopexp replay reads it).")
-def play(agent_name, human_first, seed, mode, seconds, iterations, profile, throttle, preset, param, config_path,
-         hint_every_move, out):
+def play(agent_name, human_first, seed, mode, seconds, iterations, profile, throttle, preset, max_plies, param,
+         config_path, hint_every_move, out):
     """Play against an agent in the terminal; the finished game is saved as a game record.
 
     Type moves as c3 (a small piece) or C3 (a large one); undo, hint, moves, help and quit are
@@ -327,9 +329,10 @@ def play(agent_name, human_first, seed, mode, seconds, iterations, profile, thro
     from boopexp.state import BLUE, RED
 
     settings = _settings([("--agent", agent_name, _parse_overrides(param, "--param"))],
-                         seed, mode, seconds, iterations, profile, throttle, preset, config_path)
+                         seed, mode, seconds, iterations, profile, throttle, preset, config_path, max_plies)
     spec, budget, preset, seed = settings.agents[0], settings.budget, settings.preset, settings.seed
-    session = interactive.new_session(spec, BLUE if human_first else RED, budget, preset, seed, out)
+    session = interactive.new_session(spec, BLUE if human_first else RED, budget, preset, seed, out,
+                                      settings.max_plies)
     outcome = interactive.run_dialogue(session, input, click.echo, sys.stderr, hint_every_move)
     if not outcome.finished:
         click.echo(f"Game abandoned after {outcome.plies} plies; not saved.")
