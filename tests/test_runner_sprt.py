@@ -86,6 +86,13 @@ def test_status_and_json_show_llr_bounds_and_decision(tmp_path, elo_games):
     assert "SPRT" in result.output
     assert "heuristics vs random (both ways): LLR " in result.output and "(-2.94, 2.94)" in result.output
     assert "for [0, 150] Elo: H1 after" in result.output and ": H0 after" in result.output
+    # The score table marks a pairing its test stopped: its "done/planned" is not games owed.
+    rows = {line.split("  ")[1].strip(): line for line in result.output.splitlines() if line.startswith("  ")}
+    for pairing in ("heuristics vs random", "random vs heuristics"):
+        assert rows[pairing].endswith("stopped (H1)"), rows[pairing]
+    assert rows["vanilla vs random"].endswith("stopped (H0)")
+    assert "stopped" not in rows["vanilla vs vanilla"]
+    assert "(0 still to play: the stopped pairings' rest is not played)" in rows["total"]
     data = json.loads(CliRunner().invoke(main, ["status", str(tmp_path), "--json"]).output)
     decisions = {(t["first"], t["second"]): t["decision"] for t in data[0]["sprt"]}
     assert decisions == {("heuristics", "random"): H1, ("vanilla", "random"): H0}

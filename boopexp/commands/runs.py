@@ -215,16 +215,27 @@ def _resume_command() -> str:
     return shlex.join(words)
 
 
-def _score_table(scores: Sequence["PairingScore"]) -> None:
-    """Games done/planned and wins per pairing; a "no winner" column only if a game hit the ply limit."""
+def _score_table(scores: Sequence["PairingScore"], tests: Sequence[Any] = ()) -> None:
+    """Games done/planned and wins per pairing; a "no winner" column only if a game hit the ply limit.
+
+    With SPRT ``tests``, a pairing whose test has decided is marked "stopped (H1)" or "stopped
+    (H0)": its games planned are the maximum, not games still owed (docs/runner.md, "SPRT").
+    """
     width = max([len(s.label) for s in scores] + [len("pairing")])
     extra = any(s.no_winner for s in scores)
+    stopped = {p: t.state.decision for t in tests if t.state.decided for p in t.pairings}
     click.echo(f"  {'pairing':<{width}}  {'games':>9}  {'p1 wins':>7}  {'p2 wins':>7}" + ("  no winner" if extra else ""))
     for s in scores:
         row = f"  {s.label:<{width}}  {f'{s.done}/{s.planned}':>9}  {s.p1_wins:>7}  {s.p2_wins:>7}"
-        click.echo(row + (f"  {s.no_winner:>9}" if extra else ""))
+        row += f"  {s.no_winner:>9}" if extra else ""
+        click.echo(row + (f"  stopped ({stopped[s.pairing]})" if s.pairing in stopped else ""))
     done, planned = sum(s.done for s in scores), sum(s.planned for s in scores)
-    click.echo(f"  {'total':<{width}}  {f'{done}/{planned}':>9}")
+    if stopped:
+        owed = sum(s.planned - s.done for s in scores if s.pairing not in stopped)
+        click.echo(f"  {'total':<{width}}  {f'{done}/{planned}':>9}  ({owed} still to play: "
+                   "the stopped pairings' rest is not played)")
+    else:
+        click.echo(f"  {'total':<{width}}  {f'{done}/{planned}':>9}")
 
 
 def _sprt_lines(tests: Sequence[Any]) -> None:
@@ -244,7 +255,7 @@ def _forfeit_lines(forfeited: dict[str, dict[str, int]]) -> None:
 
 def _summary(report: "RunReport") -> None:
     click.echo(f"Results: {report.games_path} (settings: {report.out_dir / 'config.yaml'})")
-    _score_table(report.scores)
+    _score_table(report.scores, report.sprt)
     _sprt_lines(report.sprt)
     _forfeit_lines(report.forfeits)
     click.echo(f"Played {report.played} game(s) in this run; {report.skipped} were already stored.")
@@ -363,7 +374,7 @@ def _print_status(state: "FolderStatus") -> None:
             click.echo(f"  {s.pairing}: {s.done} games, p1 {s.p1_wins} - p2 {s.p2_wins}")
         return
     click.echo(f"{state.folder}: {describe_settings(state.settings)}")
-    _score_table(state.scores)
+    _score_table(state.scores, state.sprt)
     _sprt_lines(state.sprt)
     _forfeit_lines(state.forfeits)
     if state.other_records:
