@@ -92,12 +92,12 @@ def objective_loop(states, pidx, sizes, squares, reps, rng, groups, scores, ties
 
 
 @njit(cache=False)
-def solver_loop(states, reps, rng, mask, work, groups, scores, ties, codes, values, tie_moves):
+def solver_loop(states, reps, rng, mask, ctx, groups, scores, ties, codes, values, tie_moves):
     """``reps`` passes of best_move (score every legal move + argmax) on every position."""
     acc = 0
     for _ in range(reps):
         for i in range(states.shape[0]):
-            code, nt = best_move_ws(states[i], mask, rng, work, groups, scores, ties, codes, values, tie_moves)
+            code, nt = best_move_ws(states[i], mask, rng, ctx, groups, scores, ties, codes, values, tie_moves)
             acc += code + nt
     return acc
 

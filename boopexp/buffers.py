@@ -12,12 +12,13 @@ from collections import namedtuple
 
 import numpy as np
 
+from boopexp.objective import CTX_SIZE
 from boopexp.rules import MAX_GROUPS
 from boopexp.state import N_MOVE_CODES, N_SQUARES, STATE_SIZE
 
 #: Attributes (every array is overwritten by the kernel that uses it; none carries state between
 #: calls, except ``mask``, which every user leaves all False):
-#:   state      int16[STATE_SIZE]       the copy a SIM move is played on (the objective f)
+#:   ctx        int64[CTX_SIZE]         a solver call's context (objective.objective_context)
 #:   groups     int64[MAX_GROUPS, 3]    candidate groups of a promotion step (rules)
 #:   scores     int64[MAX_GROUPS]       their promotion scores
 #:   ties       int64[MAX_GROUPS]       the indices of the best-scoring groups
@@ -31,7 +32,7 @@ from boopexp.state import N_MOVE_CODES, N_SQUARES, STATE_SIZE
 #:   best       int64[N_MOVE_CODES]     tied nodes of a UCT / final-choice argmax (mcts)
 Work = namedtuple(
     "Work",
-    ["state", "groups", "scores", "ties", "codes", "values", "tie_moves", "mask", "squares",
+    ["ctx", "groups", "scores", "ties", "codes", "values", "tie_moves", "mask", "squares",
      "playout", "path", "best"],
 )
 
@@ -39,7 +40,7 @@ Work = namedtuple(
 def new_work() -> Work:
     """A fresh set of work buffers (``mask`` all False)."""
     return Work(
-        state=np.empty(STATE_SIZE, dtype=np.int16),
+        ctx=np.zeros(CTX_SIZE, dtype=np.int64),
         groups=np.empty((MAX_GROUPS, 3), dtype=np.int64),
         scores=np.empty(MAX_GROUPS, dtype=np.int64),
         ties=np.empty(MAX_GROUPS, dtype=np.int64),
@@ -57,4 +58,4 @@ def new_work() -> Work:
 def solver_buffers(work: Work) -> tuple:
     """The buffers the objective's solver kernels take after ``(st, mask, rng)``, in their order:
     ``best_move_ws(st, mask, rng, *solver_buffers(work))``."""
-    return (work.state, work.groups, work.scores, work.ties, work.codes, work.values, work.tie_moves)
+    return (work.ctx, work.groups, work.scores, work.ties, work.codes, work.values, work.tie_moves)

@@ -307,7 +307,7 @@ class Position:
         """f of a legal move of the side to move (HEURISTIC.md §7); random under QUIRK-H9."""
         move = self.check_legal(move)
         w = new_work()
-        return float(objective.objective_ws(self._st, move.size, move.square, _rng(rng), w.state, w.groups, w.scores,
+        return float(objective.objective_ws(self._st, move.size, move.square, _rng(rng), w.ctx, w.groups, w.scores,
                                             w.ties))
 
     def best_move(self, rng=None, masks: Iterable[Move] = ()) -> tuple[Move | None, int]:

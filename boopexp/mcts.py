@@ -23,7 +23,7 @@ from boopexp.buffers import Work, new_work
 from boopexp.budget import C_ITERATION, C_NODE, C_RANDOM_PLY, C_SOLVER_CALL, C_SOLVER_MOVE
 from boopexp.heuristic import heuristic
 from boopexp.luts import RING
-from boopexp.objective import best_m_moves_ws, best_move_ws
+from boopexp.objective import best_m_moves_ws, solve
 from boopexp.rng import rand_below
 from boopexp.rules import (
     PROMO_HEURISTIC,
@@ -31,7 +31,6 @@ from boopexp.rules import (
     apply_move_inplace,
     has_won,
     legal_move_codes,
-    legal_move_count,
     random_move,
 )
 from boopexp.state import MOVE_NUMBER, N_MOVE_CODES, N_SQUARES, STATE_SIZE, TO_MOVE
@@ -133,10 +132,8 @@ def grow_tree(tree: Tree, capacity: int) -> Tree:
 @njit(cache=True)
 def solver_best_move(st, mask, rng, work, acc, acc_us, costs):
     """best_move with telemetry and device cost; -1 when every legal move is masked."""
-    code, ties = best_move_ws(
-        st, mask, rng, work.state, work.groups, work.scores, work.ties, work.codes, work.values, work.tie_moves
-    )
-    n_scored = legal_move_count(st)
+    # n_scored: every legal move, masked ones included (what the device is charged for)
+    code, ties, n_scored, _ = solve(st, mask, rng, work.ctx, work.groups, work.scores, work.ties, work.tie_moves)
     acc[ACC_SOLVER] += 1
     acc[ACC_SOLVER_MOVES] += n_scored
     if ties > 1:
@@ -366,7 +363,7 @@ def init_root(tree, root_state, params, rng, work, acc, acc_us, costs):
     if m > 0:
         keep = np.zeros(N_MOVE_CODES, dtype=np.bool_)
         k = best_m_moves_ws(
-            root_state, m, rng, work.state, work.groups, work.scores, work.ties, work.codes, work.values,
+            root_state, m, rng, work.ctx, work.groups, work.scores, work.ties, work.codes, work.values,
             work.tie_moves, work.path,
         )
         acc[ACC_SOLVER] += 1

@@ -3,8 +3,8 @@
 A solver call is "enumerate every legal, unmasked move of the mover and score each with f"
 (the GHOST complete search prunes nothing on cost, AGENTS.md §A.1); no CP library is needed.
 
-Work buffers are allocated once per caller (:func:`boopexp.buffers.new_work`) and reused: the hot
-loop allocates nothing but one small context per solver call.
+Work buffers are allocated once per caller (:func:`boopexp.buffers.new_work`, the context
+``ctx`` included) and reused: the hot loop allocates nothing.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from boopexp.heuristic import (
     set_square_lines,
     unpack_line,
 )
-from boopexp.luts import ANCHOR_LINE1, ANCHOR_LINE2, CENTRE, PUSH_T, PUSH_V, RING
+from boopexp.luts import ANCHOR_LINE1, ANCHOR_LINE2, BOARD_MASK, CENTRE, PUSH_T, PUSH_V, RING
 from boopexp.rng import rand_below, shuffle_prefix
 from boopexp.rules import PROMO_HEURISTIC, has_three_in_row, legal_move_codes, place_and_push, pool_index, promote_step
 from boopexp.state import TO_MOVE
@@ -305,13 +305,12 @@ def _promotion_score(c0, c1, c2, mine, small, opp):
 
 
 @njit(cache=True)
-def objective_ws(st, size, sq, rng, work, groups, scores, ties):
+def objective_ws(st, size, sq, rng, ctx, groups, scores, ties):
     """f(size, row, col) from the mover's point of view (HEURISTIC.md §7) for one move.
 
-    The context is built for this one move; the solver (:func:`score_moves`) builds it once
-    per position and scores every move from it.
+    The context (in the work buffer ``ctx``) is built for this one move; the solver
+    (:func:`solve`, :func:`score_moves`) builds it once per position and scores every move from it.
     """
-    ctx = np.empty(CTX_SIZE, dtype=np.int64)
     objective_context(st, ctx)
     value = objective_inc(st, ctx, size, sq)
     if value != value:
@@ -320,14 +319,13 @@ def objective_ws(st, size, sq, rng, work, groups, scores, ties):
 
 
 @njit(cache=True)
-def score_moves(st, mask, rng, ws_state, groups, scores, ties, codes, values):
+def score_moves(st, mask, rng, ctx, groups, scores, ties, codes, values):
     """Score every legal move not in ``mask`` (bool[72]); fill ``codes[:n]``, ``values[:n]``.
 
     Enumeration order: rules.legal_move_codes' (smalls then larges, squares row-major,
-    AGENTS.md §A.1). Returns n. The position's context (line indices, MAT, masks) is built once
-    for all its moves. ``ws_state`` is no longer written (kept for the callers' signature).
+    AGENTS.md §A.1). Returns n. The position's context (line indices, MAT, masks) is built once,
+    in ``ctx`` (int64[CTX_SIZE], a work buffer), for all its moves.
     """
-    ctx = np.empty(CTX_SIZE, dtype=np.int64)
     objective_context(st, ctx)
     n_legal = legal_move_codes(st, codes)
     n = 0
@@ -345,38 +343,68 @@ def score_moves(st, mask, rng, ws_state, groups, scores, ties, codes, values):
 
 
 @njit(cache=True)
-def best_move_ws(st, mask, rng, ws_state, groups, scores, ties, codes, values, tie_moves):
-    """best_move (AGENTS.md §A.2): (move code or -1 when nothing is legal, number of optima).
+def solve(st, mask, rng, ctx, groups, scores, ties, tie_moves):
+    """best_move with what a search charges for it: (move code or -1, number of optima, legal
+    moves of the position, masked ones included, the optimal f).
 
-    The optima are the moves whose f equals the maximum exactly; one is drawn uniformly. More
-    than one optimum is the paper's "equivalent moves" event.
+    One pass: the legal moves are read off the context's occupancy mask in
+    rules.legal_move_codes' order and the optima are kept as they come (``tie_moves[:nt]``, in
+    that order), so the draw among them is the one :func:`best_move_ws` made from the full list.
     """
-    n = score_moves(st, mask, rng, ws_state, groups, scores, ties, codes, values)
-    if n == 0:
-        return -1, 0  # QUIRK-A1: the original's failure code 42; callers fall back to random
-    best = values[0]
-    for i in range(1, n):
-        if values[i] > best:
-            best = values[i]
+    objective_context(st, ctx)
+    base = pool_index(st[TO_MOVE])
+    empty = ~ctx[CTX_OCC] & BOARD_MASK
+    n_legal = 0
     nt = 0
-    for i in range(n):
-        if values[i] == best:
-            tie_moves[nt] = codes[i]
-            nt += 1
+    best = NEG_INF
+    for size in (1, 2):
+        if st[base + size - 1] <= 0:
+            continue
+        m = empty
+        while m != 0:
+            sq = trailing_zeros(m)
+            m &= m - 1
+            n_legal += 1
+            code = (size - 1) * 36 + sq
+            if mask[code]:
+                continue
+            value = objective_inc(st, ctx, size, sq)
+            if value != value:  # the promotion step may run
+                value = objective_promotion(ctx, rng, groups, scores, ties)
+            if value > best:
+                best = value
+                nt = 0
+            if value == best:
+                tie_moves[nt] = code
+                nt += 1
+    if nt == 0:
+        return -1, 0, n_legal, best  # QUIRK-A1: the original's failure code 42; callers fall back to random
     if nt == 1:
-        return tie_moves[0], 1
-    return tie_moves[rand_below(rng, nt)], nt
+        return tie_moves[0], 1, n_legal, best
+    return tie_moves[rand_below(rng, nt)], nt, n_legal, best
 
 
 @njit(cache=True)
-def best_m_moves_ws(st, m, rng, ws_state, groups, scores, ties, codes, values, tie_moves, out):
+def best_move_ws(st, mask, rng, ctx, groups, scores, ties, codes, values, tie_moves):
+    """best_move (AGENTS.md §A.2): (move code or -1 when nothing is legal, number of optima).
+
+    The optima are the moves whose f equals the maximum exactly; one is drawn uniformly. More
+    than one optimum is the paper's "equivalent moves" event. ``codes``, ``values``: unused
+    (kept for the callers' signature, :func:`boopexp.buffers.solver_buffers`).
+    """
+    code, nt, _, _ = solve(st, mask, rng, ctx, groups, scores, ties, tie_moves)
+    return code, nt
+
+
+@njit(cache=True)
+def best_m_moves_ws(st, m, rng, ctx, groups, scores, ties, codes, values, tie_moves, out):
     """best_m_moves (AGENTS.md §A.3): fill ``out[:k]`` with the m best move codes; return k.
 
     Repeatedly take the set T of best not-yet-chosen moves; append all of T if it fits, else a
     uniformly shuffled prefix. Stops when moves run out (QUIRK-A2 would loop forever).
     """
     mask = np.zeros(72, dtype=np.bool_)
-    n = score_moves(st, mask, rng, ws_state, groups, scores, ties, codes, values)
+    n = score_moves(st, mask, rng, ctx, groups, scores, ties, codes, values)
     taken = np.zeros(n, dtype=np.bool_)
     k = 0
     while k < m:

@@ -88,7 +88,7 @@ def test_random_game_invariants(seed, policy, variant):
 def _scored(pos: Position, seed: int):
     """The objective values best_move / best_m_moves see with ``new_rng_state(seed)``."""
     w = new_work()
-    n = objective.score_moves(pos.state.copy(), w.mask, new_rng_state(seed), w.state, w.groups, w.scores, w.ties,
+    n = objective.score_moves(pos.state.copy(), w.mask, new_rng_state(seed), w.ctx, w.groups, w.scores, w.ties,
                               w.codes, w.values)
     codes, values = w.codes[:n].copy(), w.values[:n].copy()
     return codes, values
@@ -144,7 +144,7 @@ def test_kernels_do_not_mutate_a_writable_state(seed):
         ws = solver_buffers(w)
         rng = new_rng_state(seed)
         for mv in pos.legal_moves()[:5]:
-            objective.objective_ws(st_, mv.size, mv.square, rng, w.state, w.groups, w.scores, w.ties)
+            objective.objective_ws(st_, mv.size, mv.square, rng, w.ctx, w.groups, w.scores, w.ties)
         objective.best_move_ws(st_, np.zeros(72, dtype=np.bool_), rng, *ws)
         out = np.empty(72, dtype=np.int64)
         objective.best_m_moves_ws(st_, 5, rng, *ws, out)
