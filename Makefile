@@ -6,7 +6,7 @@ STAMP   = $(VENV)/.installed
 JOBS   ?= 2
 
 .DEFAULT_GOAL := help
-.PHONY: help install test test-golden bench run tables reproduce openspiel clean-cache clean
+.PHONY: help install test test-golden bench run tables robustness reproduce openspiel clean-cache clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -34,6 +34,9 @@ run: $(STAMP) ## Small default: play configs/smoke.yaml and print its tables
 
 tables: $(STAMP) ## Tables I and II (+ telemetry, figures) from results/ablation and results/mirror
 	$(BIN)/boopexp tables results/ablation results/mirror --out results/tables
+
+robustness: $(STAMP) ## The robustness study's claims.csv, tables and figures from results/robustness (docs/robustness.md)
+	$(BIN)/boopexp robustness results/robustness
 
 reproduce: $(STAMP) ## The paper's 1,400 games (resumable), then the tables
 	$(BIN)/boopexp run configs/ablation.yaml --jobs $(JOBS)

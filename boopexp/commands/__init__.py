@@ -10,6 +10,7 @@ import click
 _COMMANDS: dict[str, tuple[str, ...]] = {
     "tables": ("tables",),
     "ratings": ("ratings",),
+    "robustness": ("robustness",),
     "runs": ("run", "mirror", "status"),
     "bench": ("bench",),
     "play": ("game", "calibrate", "replay", "play"),
