@@ -23,7 +23,7 @@ from boopexp.buffers import Work, new_work
 from boopexp.budget import C_ITERATION, C_NODE, C_RANDOM_PLY, C_SOLVER_CALL, C_SOLVER_MOVE
 from boopexp.heuristic import heuristic
 from boopexp.luts import RING
-from boopexp.objective import best_m_moves_ws, solve
+from boopexp.objective import best_m_moves_ws, context_value, solve
 from boopexp.rng import rand_below
 from boopexp.rules import (
     PROMO_HEURISTIC,
@@ -132,15 +132,22 @@ def grow_tree(tree: Tree, capacity: int) -> Tree:
 @njit(cache=True)
 def solver_best_move(st, mask, rng, work, acc, acc_us, costs):
     """best_move with telemetry and device cost; -1 when every legal move is masked."""
+    return solver_call(st, mask, rng, work, acc, acc_us, costs)[0]
+
+
+@njit(cache=True)
+def solver_call(st, mask, rng, work, acc, acc_us, costs):
+    """:func:`solver_best_move`'s (move code, the optimal f); leaves ``st``'s context in
+    ``work.ctx`` (:func:`boopexp.objective.context_value` reads H of ``st`` off it)."""
     # n_scored: every legal move, masked ones included (what the device is charged for)
-    code, ties, n_scored, _ = solve(st, mask, rng, work.ctx, work.groups, work.scores, work.ties, work.tie_moves)
+    code, ties, n_scored, best = solve(st, mask, rng, work.ctx, work.groups, work.scores, work.ties, work.tie_moves)
     acc[ACC_SOLVER] += 1
     acc[ACC_SOLVER_MOVES] += n_scored
     if ties > 1:
         acc[ACC_EQUIV] += 1  # the paper's "equivalent moves" event
         acc[ACC_EQUIV_CANDS] += ties
     acc_us[0] += costs[C_SOLVER_CALL] + costs[C_SOLVER_MOVE] * n_scored
-    return code
+    return code, best
 
 
 @njit(cache=True)
@@ -216,13 +223,26 @@ def playout(tree, e_id, params, rng, work, acc, acc_us, costs):
     total = 0.0
     winner = 0
     no_mask = work.mask  # all False outside create/expand
+    # H of each ply's position is not computed when a solver call already knows it: after the
+    # perspective's own solver move with no promotion (TREE and SIM then leave the same board
+    # and pools) it is the move's f; after the other side's move, the next solver call's
+    # context (the perspective is then to move) holds it. The terms are added in the same
+    # order, so the sum is the same float.
+    pending = False  # the last ply's H is to be read off the next solver call's context
+    best = 0.0
     while winner == 0 and (depth == 0 or n < depth):
         code = -1
-        if n < first_n:
-            code = solver_best_move(st, no_mask, rng, work, acc, acc_us, costs)
+        solver = n < first_n
+        if solver:
+            code, best = solver_call(st, no_mask, rng, work, acc, acc_us, costs)
+            if pending:
+                total += discount ** (n - offset) * context_value(st, work.ctx)
+                pending = False
         if code < 0:
             code = random_move(st, no_mask, rng, work.squares)
-        winner, _, _ = apply_move_inplace(
+            solver = False
+        mover = st[TO_MOVE]
+        winner, n_groups, _ = apply_move_inplace(
             st, code // N_SQUARES + 1, code % N_SQUARES, TREE, PROMO_HEURISTIC, rng, work.groups, work.scores,
             work.ties,
         )
@@ -232,7 +252,12 @@ def playout(tree, e_id, params, rng, work, acc, acc_us, costs):
         if winner == 0:
             # QUIRK-A10: exponent n - 1 (offset 1; the paper's prose: offset 0); H, not f,
             # from the fixed perspective of S's player.
-            total += discount ** (n - offset) * heuristic(st, persp)
+            if solver and mover == persp and n_groups == 0:
+                total += discount ** (n - offset) * best
+            elif mover != persp and n < first_n and (depth == 0 or n < depth):
+                pending = True
+            else:
+                total += discount ** (n - offset) * heuristic(st, persp)
     if winner != 0:
         bonus = discount ** (n - offset)
         if fix_a9:

@@ -123,6 +123,17 @@ def objective_context(st, ctx):
 
 
 @njit(cache=True, inline="always")
+def context_value(st, ctx):
+    """H of the context's own position (``st``, :func:`objective_context`) from its mover's
+    point of view (HEURISTIC.md §1-4), from the context's packed LINE and MAT: no scan."""
+    mover = st[TO_MOVE]
+    my_large = st[pool_index(mover) + 1]
+    op_large = st[pool_index(-mover) + 1]
+    mat = ctx[CTX_MAT] + 25 * (my_large - op_large)
+    return clip_score(unpack_line(ctx[CTX_PACKED], my_large > 0, op_large > 0) + mat)
+
+
+@njit(cache=True, inline="always")
 def objective_inc(st, ctx, size, sq):
     """f(size, row, col) from the mover's point of view: SIM move, then H (HEURISTIC.md §7),
     from the position's context ``ctx`` (:func:`objective_context`); NaN when the mover may
@@ -198,9 +209,10 @@ def objective_inc(st, ctx, size, sq):
 def _finish(ctx, changed, mat, my_large, op_large):
     """H after a move from the lines it changed, MAT's board part and the pools' larges."""
     packed = changed_lines_packed(ctx[CTX_PACKED], changed, ctx, CTX_LINES, CTX_DELTAS, CTX_ENTRIES, CTX_CARRIES)
-    while changed != 0:  # leave the deltas at 0 for the next move
-        ctx[CTX_DELTAS + trailing_zeros(changed)] = 0
-        changed &= changed - 1
+    # leave the deltas at 0 for the next move (all of them: a straight run of stores is faster
+    # than visiting the changed ones)
+    for l in range(_LINES_WIDTH):
+        ctx[CTX_DELTAS + l] = 0
     mat += 25 * (my_large - op_large)
     return clip_score(unpack_line(packed, my_large > 0, op_large > 0) + mat)
 
