@@ -550,6 +550,9 @@ def components_table(study: StudyGames, ratings: RatingsResult | None) -> Table:
         for claim, a, b in pairs:
             if a in boot.agents and b in boot.agents:
                 parts.append(cl.elo_above(claim, f"Elo({a}) − Elo({b})", *boot.contrast({a: 1.0, b: -1.0}), n, none))
+    vanilla = study.get("d4-vanilla")
+    if _mirror_has(vanilla, "vanilla"):
+        parts.append(cl.share_balanced("C6a", "vanilla mirror", *mirror_count(vanilla, "vanilla"), margin=0.05))
     se = study.get("d4-se")
     for a in ("mcts+S", "mcts+E"):
         if _mirror_has(se, a):
@@ -558,6 +561,16 @@ def components_table(study: StudyGames, ratings: RatingsResult | None) -> Table:
     for agent, games in ((FOCUS, bias), ("mcts+P", study.get("mirror"))):
         if _mirror_has(games, agent):
             parts.append(cl.rate_above("C7a", f"{agent} mirror", *mirror_count(games, agent), p0=0.6, what="P2 share"))
+    if _mirror_has(bias, FOCUS) and _mirror_has(bias, A9_AGENT):
+        k_fix, n_fix, none_fix = mirror_count(bias, A9_AGENT)
+        k_faith, n_faith, none_faith = mirror_count(bias, FOCUS)
+        parts.append(cl.share_balanced("C7b", f"{A9_AGENT} mirror", k_fix, n_fix, none_fix, margin=0.10))
+        parts.append(cl.share_greater("C7b", f"{FOCUS} mirror P2 share > {A9_AGENT} mirror's", (k_faith, n_faith),
+                                      (k_fix, n_fix), none_faith + none_fix))
+    d3 = study.get("d3")
+    for opponent, claim in (("vanilla", "C8"), ("heuristics", "C8-heuristics")):
+        if _has(d3, FOCUS, opponent):
+            parts.append(c8(d3, opponent, claim=claim))
     data = pd.DataFrame([{
         "claim": p.claim, "component": p.component, "estimate": p.estimate, "ci_low": p.ci_low, "ci_high": p.ci_high,
         "p_value": p.p_value, "p_opposite": p.p_contra, "p_weak": p.p_weak, "n": p.n, "no_winner": p.no_winner,
