@@ -350,8 +350,10 @@ def _deviance(games: pd.DataFrame, boot) -> pd.DataFrame:
             dev += 2.0 * ((wins * math.log(wins / (n * p)) if wins else 0.0)
                           + (losses * math.log(losses / (n * (1.0 - p))) if losses else 0.0))
         rows.append({"agent": a, "opponent": b, "games": c.n, "wins": c.wins, "expected_wins": expected,
+                     "p1_wins": c.p1_wins, "p1_games": c.p1_games, "p2_wins": c.p2_wins, "p2_games": c.p2_games,
                      "deviance": dev})
-    return pd.DataFrame(rows, columns=["agent", "opponent", "games", "wins", "expected_wins", "deviance"])
+    return pd.DataFrame(rows, columns=["agent", "opponent", "games", "wins", "expected_wins", "p1_wins", "p1_games",
+                                       "p2_wins", "p2_games", "deviance"])
 
 
 def rating_claims(ratings: RatingsResult | None, d1: pd.DataFrame) -> dict[str, cl.Outcome]:
@@ -604,13 +606,15 @@ def factorial_table(ratings: RatingsResult) -> Table:
 def deviance_table(ratings: RatingsResult) -> Table:
     data = ratings.deviance
     rows = tuple((f"{r['agent']} vs {r['opponent']}", f"{r['wins']}/{r['games']}", f"{r['expected_wins']:.1f}",
-                  f"{r['deviance']:.2f}") for r in data.to_dict("records"))
+                  f"{r['p1_wins']}/{r['p1_games']}", f"{r['p2_wins']}/{r['p2_games']}", f"{r['deviance']:.2f}")
+                 for r in data.to_dict("records"))
     total = float(data["deviance"].sum())
     cells = int(2 * len(data))
     params = len(ratings.boot.agents)  # free ratings + the first-move term
     return Table(
         name="deviance", title="Where the Bradley–Terry model fits: deviance per pairing (D1)",
-        data=data, headers=("pairing", "wins of the first / decided", "expected wins", "deviance"), align="lrrr",
+        data=data, headers=("pairing", "wins of the first / decided", "expected wins", "as P1", "as P2", "deviance"),
+        align="lrrrrr",
         rows=rows,
         notes=(f"Deviance: 2 Σ observed·log(observed/expected) over both seats' wins and losses (2 cells per "
                f"pairing). Total {total:.1f} on {cells} cells − {params} parameters = {cells - params} degrees "
