@@ -17,6 +17,7 @@ from click.testing import CliRunner
 from boopexp.cli import main
 from boopexp.report import claims as cl
 from boopexp.report import robustness as rb
+from boopexp.report import robustness_report as rr
 from boopexp.report.ratings_bootstrap import bootstrap_ratings
 from report_fixtures import make_record, write_results
 
@@ -197,11 +198,11 @@ def synthetic_study(d1_games: int = 100) -> rb.StudyGames:
 
 
 @pytest.fixture(scope="module")
-def synthetic_report() -> rb.StudyReport:
-    return rb.analyse(synthetic_study(), resamples=400)
+def synthetic_report() -> rr.StudyReport:
+    return rr.analyse(synthetic_study(), resamples=400)
 
 
-def _verdicts(report: rb.StudyReport, condition: str) -> dict[str, str]:
+def _verdicts(report: rr.StudyReport, condition: str) -> dict[str, str]:
     data = report.claims.data
     rows = data[data["condition"] == condition]
     return dict(zip(rows["claim"], rows["verdict"]))
@@ -265,7 +266,7 @@ def test_rebuild_from_stores_is_byte_identical(tmp_path):
     first = runner.invoke(main, ["robustness", str(root), "--out", str(tmp_path / "a")])
     assert first.exit_code == 0, first.output
     assert "claim rows" in first.output
-    rb.rebuild(root, tmp_path / "b")
+    rr.rebuild(root, tmp_path / "b")
     names = sorted(p.name for p in (tmp_path / "a").iterdir())
     assert {"claims.csv", "robustness-tables.md", "ladder.svg", "sensitivity.svg", "ratings.svg"} <= set(names)
     assert names == sorted(p.name for p in (tmp_path / "b").iterdir())

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from boopexp.report import robustness as rb
+from boopexp.report import robustness_report as rr
 from boopexp.store import has_games_files, read_store_files
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -64,7 +65,7 @@ def rebuilt(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("robustness")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        rb.rebuild(STUDY, out)
+        rr.rebuild(STUDY, out)
     return out
 
 

@@ -25,7 +25,7 @@ def robustness(root: Path, out_dir: Path | None, reference_root: Path | None) ->
     ratings figures. Missing or incomplete stores are reported; their claims are left out.
     """
     from boopexp.report import ReportWarning
-    from boopexp.report.robustness import rebuild
+    from boopexp.report.robustness_report import rebuild
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ReportWarning)
