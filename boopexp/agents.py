@@ -31,6 +31,9 @@ class MCTSConfig:
             from 1 (code: 1, QUIRK-A10; paper: 0).
         uct_c: UCT exploration constant (hard-coded 0.3 in the code).
         fix_a9: correct QUIRK-A9 (terminal playout bonus in absolute colours). Off = faithful.
+        co_lookahead: the paper's two-stage decision (its future work; docs/beyond.md): 1 = every
+            solver call (Selection, Expansion, Playout) first excludes the moves after which the
+            opponent has a reply that wins at once, unless every move is such; 0 = the paper.
     """
 
     preselect_m: int = 5
@@ -42,6 +45,7 @@ class MCTSConfig:
     discount_offset: int = 1
     uct_c: float = 0.3
     fix_a9: bool = False
+    co_lookahead: int = 0
 
     def __post_init__(self) -> None:
         _check_int("preselect_m", self.preselect_m, 0, 72)
@@ -53,9 +57,13 @@ class MCTSConfig:
         _check_int("discount_offset", self.discount_offset, 0, 1)
         _check_float("uct_c", self.uct_c, 0.0, 100.0)
         _check_bool("fix_a9", self.fix_a9)
+        _check_int("co_lookahead", self.co_lookahead, 0, 1)
 
 
 MCTS_PARAMETERS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(MCTSConfig))
+#: Parameters added after games were recorded: in an agent's description (hashes, records) only
+#: when they differ from their default, so every earlier agent keeps its settings hash.
+LATE_PARAMETERS: dict[str, Any] = {"co_lookahead": 0}
 
 #: Presets (AGENTS.md §C.4). ``code-0.6.2`` produced the paper's tables; ``paper`` is its prose.
 PRESETS: dict[str, dict[str, Any]] = {
@@ -74,7 +82,14 @@ _MCTS_SWITCHES: dict[str, tuple[bool, bool, bool]] = {
     "mcts+SP": (True, False, True),
     "mcts+EP": (False, True, True),
     "mcts-co": (True, True, True),
+    "mcts-co2": (True, True, True),
 }
+#: Agents beyond the paper (docs/beyond.md): their parameters on top of the switches above.
+_EXTRA_PARAMETERS: dict[str, dict[str, Any]] = {
+    "mcts-co2": {"co_lookahead": 1},  # mcts-co with the two-stage constraint at every injection
+}
+#: The named agents beyond the paper's eight (docs/beyond.md).
+BEYOND_NAMES: tuple[str, ...] = tuple(_EXTRA_PARAMETERS)
 ALIASES: dict[str, str] = {"mcts+SEP": "mcts-co"}
 BASELINES: tuple[str, ...] = ("heuristics", "random")
 AGENT_NAMES: tuple[str, ...] = tuple(_MCTS_SWITCHES) + BASELINES
@@ -96,6 +111,7 @@ LOG_LABELS: dict[str, str] = {
     "mcts+SP": "MCTS + Selection + Playout",
     "mcts+EP": "MCTS + Expansion + Playout",
     "mcts-co": "Full",
+    "mcts-co2": "Full + two-stage",
     "heuristics": "Pure Heuristics",
     "random": "RandomPlay",
 }
@@ -136,7 +152,11 @@ class AgentSpec:
         """
         out: dict[str, Any] = {"name": self.name, "kind": self.kind}
         if self.mcts is not None:
-            out["params"] = dataclasses.asdict(self.mcts)
+            params = dataclasses.asdict(self.mcts)
+            for key, default in LATE_PARAMETERS.items():
+                if params[key] == default:
+                    del params[key]
+            out["params"] = params
         if self.base is not None:
             out["base"] = self.base
         if self.plugin is not None:
@@ -194,7 +214,7 @@ def resolve_agent(
     """Build the AgentSpec of a named agent.
 
     Args:
-        name: a registry name (``vanilla``, ``mcts+S``, …, ``mcts-co``/``mcts+SEP``,
+        name: a registry name (``vanilla``, ``mcts+S``, …, ``mcts-co``/``mcts+SEP``, ``mcts-co2``,
             ``heuristics``, ``random``).
         preset: ``code-0.6.2`` (default, faithful to the code) or ``paper``.
         params: the paper-level parameters ``k``, ``m``, ``d`` (apply to agents that use them).
@@ -236,6 +256,7 @@ def resolve_agent(
         discount=float(d),
         discount_offset=PRESETS[preset]["discount_offset"],
     )
+    values.update(_EXTRA_PARAMETERS.get(name, {}))
     values.update(overrides)
     try:
         cfg = MCTSConfig(**values)

@@ -31,6 +31,12 @@ BUDGET_KEYS: dict[str, tuple[str, ...]] = {
 }
 
 
+#: Host cost of one step of the two-stage check (a move examined or a reply tested) relative to
+#: one objective evaluation inside a solver call, both in the compiled kernels: measured by
+#: ``boopexp calibrate --lookahead`` (boopexp/calibrate.py, docs/budget.md, "The two-stage check").
+LOOKAHEAD_RATIO = 0.57
+
+
 @dataclass(frozen=True)
 class DeviceProfile:
     """Costs, in device-microseconds, of the primitives an MCTS agent performs.
@@ -41,6 +47,8 @@ class DeviceProfile:
         solver_call: fixed cost of one solver call (model set-up, JNI crossing).
         solver_move: cost of scoring one candidate move inside a solver call (simulate + H).
         iteration: fixed overhead of one MCTS iteration (selection descent, backpropagation).
+        lookahead_ratio: the cost of one move examined or reply tested by the two-stage check
+            (``co_lookahead``) as a fraction of ``solver_move`` (measured: :data:`LOOKAHEAD_RATIO`).
     """
 
     name: str
@@ -50,6 +58,7 @@ class DeviceProfile:
     solver_move: float
     iteration: float
     description: str = ""
+    lookahead_ratio: float = LOOKAHEAD_RATIO
 
 
 #: Calibrated profiles. The numbers and how they were obtained are in docs/budget.md.
@@ -74,13 +83,15 @@ SOLVER_SCALE = "solver_scale"
 SOLVER_COSTS: tuple[str, ...] = ("solver_call", "solver_move")
 
 #: indices of a device cost vector (:func:`device_costs`), the order the kernels read it in
-C_NODE, C_RANDOM_PLY, C_SOLVER_CALL, C_SOLVER_MOVE, C_ITERATION = 0, 1, 2, 3, 4
+#: (the last is a ratio, not device-µs)
+C_NODE, C_RANDOM_PLY, C_SOLVER_CALL, C_SOLVER_MOVE, C_ITERATION, C_LOOKAHEAD_RATIO = 0, 1, 2, 3, 4, 5
 
 
 def device_costs(profile: "str | DeviceProfile") -> np.ndarray:
-    """The cost vector (device-µs) of a device profile (or its name), indexed by ``C_NODE`` … ``C_ITERATION``."""
+    """The cost vector of a device profile (or its name), indexed by ``C_NODE`` … ``C_LOOKAHEAD_RATIO``."""
     p = DEVICE_PROFILES[profile] if isinstance(profile, str) else profile
-    return np.array([p.node, p.random_ply, p.solver_call, p.solver_move, p.iteration], dtype=np.float64)
+    return np.array([p.node, p.random_ply, p.solver_call, p.solver_move, p.iteration, p.lookahead_ratio],
+                    dtype=np.float64)
 
 
 @dataclass(frozen=True)

@@ -30,10 +30,17 @@ from boopexp.state import N_MOVE_CODES, N_SQUARES, STATE_SIZE
 #:   playout    int16[STATE_SIZE]       the state a playout is played on (mcts)
 #:   path       int64[4096]             best_m_moves' output at the MCTS root
 #:   best       int64[N_MOVE_CODES]     tied nodes of a UCT / final-choice argmax (mcts)
+#: The two-stage constraint's (:mod:`boopexp.lookahead`; ``co_lookahead`` in mcts):
+#:   la_after   int16[STATE_SIZE]       the position after one of our moves
+#:   la_reply   int16[STATE_SIZE]       after our move and one reply
+#:   la_rng     uint64[4]               the generator copy of one move's promotion
+#:   la_unsafe  bool[N_MOVE_CODES]      the moves that allow a winning reply
+#:   la_counts  int64[3]                moves examined, unsafe moves, replies tested (lookahead.N_COUNTS)
+#:   la_mask    bool[N_MOVE_CODES]      the caller's mask plus the unsafe moves
 Work = namedtuple(
     "Work",
     ["ctx", "groups", "scores", "ties", "codes", "values", "tie_moves", "mask", "squares",
-     "playout", "path", "best"],
+     "playout", "path", "best", "la_after", "la_reply", "la_rng", "la_unsafe", "la_counts", "la_mask"],
 )
 
 
@@ -52,6 +59,12 @@ def new_work() -> Work:
         playout=np.empty(STATE_SIZE, dtype=np.int16),
         path=np.empty(4096, dtype=np.int64),
         best=np.empty(N_MOVE_CODES, dtype=np.int64),
+        la_after=np.empty(STATE_SIZE, dtype=np.int16),
+        la_reply=np.empty(STATE_SIZE, dtype=np.int16),
+        la_rng=np.empty(4, dtype=np.uint64),
+        la_unsafe=np.zeros(N_MOVE_CODES, dtype=np.bool_),
+        la_counts=np.zeros(3, dtype=np.int64),
+        la_mask=np.zeros(N_MOVE_CODES, dtype=np.bool_),
     )
 
 

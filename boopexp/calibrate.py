@@ -7,15 +7,21 @@ same on every machine; only the host rates and the throttle depend on the host.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from boopexp.agents import resolve_agent
+from boopexp.buffers import new_work
 from boopexp.budget import Budget, DeviceProfile
 from boopexp.contract import GameTask
 from boopexp.errors import ConfigError
+from boopexp.lookahead import N_LEGAL, N_REPLIES, lookahead_mask
 from boopexp.match import play_game
+from boopexp.objective import solve
+from boopexp.positions import sample_positions
 from boopexp.throttle import PAPER_VANILLA_ITERATIONS_PER_S
 
 #: The paper's figures the device profile is calibrated against (EXPERIMENTS.md §2, §5–6);
@@ -123,3 +129,76 @@ def predicted_rate(counts: PrimitiveCounts, profile: DeviceProfile) -> dict:
         "equivalent_candidates_per_device_s": counts.equivalent_candidates / per_move_s,
         "solver_calls_per_device_s": counts.solver_calls / per_move_s,
     }
+
+
+# ---------------------------------------------------------------------------------------------
+# The two-stage check's cost ratio r (docs/budget.md, "The two-stage check")
+
+
+@njit(cache=True)
+def _solver_pass(states, reps, mask, rng, work):
+    """One solver call (``best_move``) on every position, ``reps`` times; the moves scored."""
+    n = 0
+    for _ in range(reps):
+        for i in range(states.shape[0]):
+            _, _, n_legal, _ = solve(states[i], mask, rng, work.ctx, work.groups, work.scores, work.ties,
+                                     work.tie_moves)
+            n += n_legal
+    return n
+
+
+@njit(cache=True)
+def _check_pass(states, reps, mask, rng, work):
+    """Run the two-stage check on every position ``reps`` times; moves examined + replies tested."""
+    n = 0
+    for _ in range(reps):
+        for i in range(states.shape[0]):
+            lookahead_mask(states[i], mask, work.la_mask, rng, work.la_after, work.la_reply, work.la_rng,
+                           work.groups, work.scores, work.ties, work.la_unsafe, work.la_counts)
+            n += work.la_counts[N_LEGAL] + work.la_counts[N_REPLIES]
+    return n
+
+
+@dataclass(frozen=True)
+class LookaheadRatio:
+    """Host costs of the solver's and the check's unit of work over the bench positions.
+
+    Attributes:
+        evaluation_ns: one objective evaluation inside a solver call (``objective.solve``).
+        step_ns: one step of the two-stage check (a move examined or a reply tested).
+        steps_per_check: mean moves examined + replies tested per check.
+        evaluations_per_call: mean legal moves scored per solver call.
+    """
+
+    evaluation_ns: float
+    step_ns: float
+    steps_per_check: float
+    evaluations_per_call: float
+
+    @property
+    def ratio(self) -> float:
+        """r: one step of the check in objective evaluations."""
+        return self.step_ns / self.evaluation_ns
+
+
+def measure_lookahead_ratio(rounds: int = 5, reps: int = 5) -> LookaheadRatio:
+    """r on this host: both compiled loops over the 200 bench positions, interleaved ``rounds``
+    times, the fastest round of each kept (the least disturbed by other processes)."""
+    states = sample_positions()
+    work = new_work()
+    mask = np.zeros(72, dtype=np.bool_)
+    rng = np.array([1, 2, 3, 4], dtype=np.uint64)
+    _solver_pass(states[:2], 1, mask, rng, work)  # compile (or load) outside the timing
+    _check_pass(states[:2], 1, mask, rng, work)
+    best_eval = best_step = np.inf
+    evals = steps = 0
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        evals = _solver_pass(states, reps, mask, rng, work)
+        t1 = time.perf_counter()
+        steps = _check_pass(states, reps, mask, rng, work)
+        t2 = time.perf_counter()
+        best_eval = min(best_eval, (t1 - t0) / evals)
+        best_step = min(best_step, (t2 - t1) / steps)
+    calls = reps * states.shape[0]
+    return LookaheadRatio(best_eval * 1e9, best_step * 1e9, steps / calls, evals / calls)

@@ -158,7 +158,7 @@ HOST_SECONDS_DIGITS = 4
 #: Per-move telemetry fields in their record order (``match``); columns of other names are kept.
 TELEMETRY_ORDER = ("ply", "player", "agent", "iterations", "solver_calls", "equivalent_moves",
                    "equivalent_candidates", "tree_nodes", "nodes_created", "playout_plies", "solver_moves",
-                   "device_seconds", "host_cpu_seconds")
+                   "lookahead_moves", "lookahead_replies", "device_seconds", "host_cpu_seconds")
 _ROUNDED = {"device_seconds": DEVICE_SECONDS_DIGITS, "host_cpu_seconds": HOST_SECONDS_DIGITS}
 
 

@@ -16,11 +16,11 @@ Definitions, with the engine's own rules (:mod:`boopexp.rules`):
   holds for the replying side (V1 three larges in a row, V2 eight larges): the REAL victory test,
   which comes before any promotion, so the reply's promotion choice does not matter.
 
-Cost (for the device clock, not charged here): :func:`unsafe_moves` returns the number of replies
-it placed; each is a placement + push + victory test, cheaper than one objective evaluation
-(which adds the promotion step and the heuristic H), so charging each as a solver move
-(``C_SOLVER_MOVE``) is an upper bound. A caller charges ``replies × C_SOLVER_MOVE`` plus
-``moves × C_SOLVER_MOVE`` for our own moves played. Not yet used by :mod:`boopexp.mcts`.
+Cost: :func:`unsafe_moves` counts the moves it examined and the replies it placed; each is a
+placement + push + victory test (our moves add the promotion step), cheaper than one objective
+evaluation. :func:`boopexp.mcts.lookahead` (the agents' ``co_lookahead``) charges a check on the
+device clock as one solver call plus ``(moves + replies) × solver_move × r``, r measured by
+``boopexp calibrate --lookahead`` (docs/budget.md, "The two-stage check").
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from boopexp.buffers import Work, new_work
 from boopexp.rules import (
-    MAX_GROUPS,
     PROMO_HEURISTIC,
     REAL,
     apply_move_inplace,
@@ -44,22 +44,6 @@ N_LEGAL = 0  # legal, unmasked moves of the side to move that were examined
 N_UNSAFE = 1  # of them, those after which the opponent has a winning reply
 N_REPLIES = 2  # opponent replies placed and tested (the cost of the check)
 N_COUNTS = 3
-
-
-class LookaheadWork:
-    """Buffers of the check, allocated once per caller (the hot loop allocates nothing)."""
-
-    __slots__ = ("after", "reply", "rng", "groups", "scores", "ties", "unsafe", "counts")
-
-    def __init__(self) -> None:
-        self.after = np.empty(STATE_SIZE, dtype=STATE_DTYPE)  # the position after our move
-        self.reply = np.empty(STATE_SIZE, dtype=STATE_DTYPE)  # after our move and one reply
-        self.rng = np.empty(4, dtype=np.uint64)  # the generator copy of one move's promotion
-        self.groups = np.empty((MAX_GROUPS, 3), dtype=np.int64)
-        self.scores = np.empty(MAX_GROUPS, dtype=np.int64)
-        self.ties = np.empty(MAX_GROUPS, dtype=np.int64)
-        self.unsafe = np.zeros(N_MOVE_CODES, dtype=np.bool_)
-        self.counts = np.zeros(N_COUNTS, dtype=np.int64)
 
 
 @njit(cache=True)
@@ -95,7 +79,8 @@ def unsafe_moves(st, mask, rng, after, reply, rng_copy, groups, scores, ties, un
         st: the position; its side to move is "us".
         mask: bool[72], moves not to examine (already excluded by the caller).
         rng: the caller's generator state (read, never advanced).
-        after, reply, rng_copy, groups, scores, ties: work buffers (:class:`LookaheadWork`).
+        after, reply, rng_copy, groups, scores, ties: work buffers (``la_after``, ``la_reply``,
+            ``la_rng``, and the promotion scratch of :class:`boopexp.buffers.Work`).
         unsafe: output, bool[72]; every entry is written.
         counts: output, int64[N_COUNTS]: moves examined, unsafe moves, replies tested.
     """
@@ -149,17 +134,17 @@ def lookahead_mask(st, mask, out, rng, after, reply, rng_copy, groups, scores, t
 
 
 def safe_mask(st: np.ndarray, mask: np.ndarray | None = None, rng: np.ndarray | None = None,
-              work: LookaheadWork | None = None) -> tuple[np.ndarray, np.ndarray]:
+              work: Work | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Python entry point: ``(out mask, counts)`` of :func:`lookahead_mask` for one position.
 
     Args:
         st: a state; mask: moves already excluded (default none); rng: the generator the
-            promotion tie-break copies (default a fixed state); work: reusable buffers.
+            promotion tie-break copies (default a fixed state); work: reusable buffers
+            (:func:`boopexp.buffers.new_work`; its ``la_*`` fields and promotion scratch).
     """
-    work = work or LookaheadWork()
+    w = work or new_work()
     mask = np.zeros(N_MOVE_CODES, dtype=np.bool_) if mask is None else mask
     rng = np.array([1, 2, 3, 4], dtype=np.uint64) if rng is None else rng
-    out = np.zeros(N_MOVE_CODES, dtype=np.bool_)
-    lookahead_mask(np.asarray(st, dtype=STATE_DTYPE), mask, out, rng, work.after, work.reply, work.rng,
-                   work.groups, work.scores, work.ties, work.unsafe, work.counts)
-    return out, work.counts.copy()
+    lookahead_mask(np.asarray(st, dtype=STATE_DTYPE), mask, w.la_mask, rng, w.la_after, w.la_reply, w.la_rng,
+                   w.groups, w.scores, w.ties, w.la_unsafe, w.la_counts)
+    return w.la_mask.copy(), w.la_counts.copy()

@@ -205,7 +205,29 @@ def play_game(task: GameTask, on_ply=None) -> dict:
         telemetry.append(tel)
         if on_ply is not None:
             on_ply(len(moves), st, text, winner)
+    telemetry = _same_fields(telemetry)
     win_side = None if winner == 0 else ("p1" if winner < 0 else "p2")
     if forfeit is not None:  # a decided game: the opponent of the forfeiting agent wins
         win_side = "p2" if forfeit["player"] == "p1" else "p1"
     return build_record(task, win_side, moves, telemetry, time.process_time() - cpu0, forfeit=forfeit)
+
+
+def _same_fields(telemetry: list[dict]) -> list[dict]:
+    """Every move with the same telemetry fields: when one agent reports the two-stage checks
+    (``lookahead_*``, an agent with ``co_lookahead``), the other's moves report zero checks, so
+    the record stores its telemetry column-wise. Games without such an agent are unchanged."""
+    extra = [k for k in ("lookahead_moves", "lookahead_replies") if any(k in t for t in telemetry)]
+    if not extra:
+        return telemetry
+    out = []
+    for t in telemetry:
+        if all(k in t for k in extra):
+            out.append(t)
+            continue
+        row = {}
+        for key, value in t.items():
+            if key == "device_seconds":
+                row.update({k: t.get(k, 0) for k in extra})
+            row[key] = value
+        out.append(row)
+    return out

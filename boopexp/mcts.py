@@ -20,10 +20,11 @@ import numpy as np
 from numba import njit
 
 from boopexp.buffers import Work, new_work
-from boopexp.budget import C_ITERATION, C_NODE, C_RANDOM_PLY, C_SOLVER_CALL, C_SOLVER_MOVE
+from boopexp.budget import C_ITERATION, C_LOOKAHEAD_RATIO, C_NODE, C_RANDOM_PLY, C_SOLVER_CALL, C_SOLVER_MOVE
 from boopexp.heuristic import heuristic
 from boopexp.luts import RING
-from boopexp.objective import best_m_moves_ws, context_value, solve
+from boopexp.lookahead import N_LEGAL, N_REPLIES, lookahead_mask
+from boopexp.objective import best_m_moves_masked_ws, best_m_moves_ws, context_value, solve
 from boopexp.rng import rand_below
 from boopexp.rules import (
     PROMO_HEURISTIC,
@@ -81,12 +82,15 @@ P_DISCOUNT = 5  # playout discount factor
 P_DISCOUNT_OFFSET = 6  # exponent offset of the discount (QUIRK-A10)
 P_UCT_C = 7  # UCT exploration constant
 P_FIX_A9 = 8  # 1.0: the terminal bonus from the playout's perspective (QUIRK-A9 fixed)
-N_PARAMS = 9
+P_CO_LOOKAHEAD = 9  # 1.0: every solver call first masks the moves that allow a winning reply
+N_PARAMS = 10
 #: int64 counters of one search: iterations, solver calls, equivalent moves, and the primitives
 #: the device clock charges (nodes created, playout plies, moves scored by the solver)
-#: and the moves in those ties (the other reading of the paper's "equivalent moves", docs/budget.md)
+#: and the moves in those ties (the other reading of the paper's "equivalent moves", docs/budget.md);
+#: the two-stage checks' moves examined and replies tested (co_lookahead, docs/beyond.md)
 ACC_ITER, ACC_SOLVER, ACC_EQUIV, ACC_NODES, ACC_PLIES, ACC_SOLVER_MOVES, ACC_EQUIV_CANDS = 0, 1, 2, 3, 4, 5, 6
-N_ACC = 7
+ACC_LA_MOVES, ACC_LA_REPLIES = 7, 8
+N_ACC = 9
 
 
 def new_tree(capacity: int) -> Tree:
@@ -148,6 +152,33 @@ def solver_call(st, mask, rng, work, acc, acc_us, costs):
         acc[ACC_EQUIV_CANDS] += ties
     acc_us[0] += costs[C_SOLVER_CALL] + costs[C_SOLVER_MOVE] * n_scored
     return code, best
+
+
+@njit(cache=True)
+def lookahead(st, mask, rng, work, acc, acc_us, costs):
+    """The two-stage constraint before a solver call: ``work.la_mask`` = ``mask`` plus the moves
+    after which the opponent wins at once, unless every move is such (:mod:`boopexp.lookahead`).
+
+    Charged as one solver call plus ``(moves examined + replies tested) × solver_move × r``
+    (r = ``costs[C_LOOKAHEAD_RATIO]``, docs/budget.md). ``rng`` is read, never advanced.
+    """
+    lookahead_mask(st, mask, work.la_mask, rng, work.la_after, work.la_reply, work.la_rng, work.groups,
+                   work.scores, work.ties, work.la_unsafe, work.la_counts)
+    steps = work.la_counts[N_LEGAL] + work.la_counts[N_REPLIES]
+    acc[ACC_LA_MOVES] += work.la_counts[N_LEGAL]
+    acc[ACC_LA_REPLIES] += work.la_counts[N_REPLIES]
+    acc_us[0] += costs[C_SOLVER_CALL] + costs[C_SOLVER_MOVE] * costs[C_LOOKAHEAD_RATIO] * steps
+    return work.la_mask
+
+
+@njit(cache=True)
+def co_solver_call(st, mask, params, rng, work, acc, acc_us, costs):
+    """The solver at an injection point (Expansion, Playout): :func:`solver_call` among the moves
+    not in ``mask``, after the two-stage constraint when ``co_lookahead`` is on (the optimal f is
+    then the best among the safe moves: the chosen move's, as without the constraint)."""
+    if params[P_CO_LOOKAHEAD] != 0.0:
+        mask = lookahead(st, mask, rng, work, acc, acc_us, costs)
+    return solver_call(st, mask, rng, work, acc, acc_us, costs)
 
 
 @njit(cache=True)
@@ -234,7 +265,7 @@ def playout(tree, e_id, params, rng, work, acc, acc_us, costs):
         code = -1
         solver = n < first_n
         if solver:
-            code, best = solver_call(st, no_mask, rng, work, acc, acc_us, costs)
+            code, best = co_solver_call(st, no_mask, params, rng, work, acc, acc_us, costs)
             if pending:
                 total += discount ** (n - offset) * context_value(st, work.ctx)
                 pending = False
@@ -341,7 +372,7 @@ def iterate(tree, params, rng, work, acc, acc_us, costs):
         c = tree.next_sibling[c]
     code = -1
     if params[P_CO_EXPANSION] != 0.0:
-        code = solver_best_move(tree.states[s_id], banned, rng, work, acc, acc_us, costs)
+        code, _ = co_solver_call(tree.states[s_id], banned, params, rng, work, acc, acc_us, costs)
     if code < 0:
         code = random_move(tree.states[s_id], banned, rng, work.squares)
     c = tree.first_child[s_id]
@@ -387,10 +418,18 @@ def init_root(tree, root_state, params, rng, work, acc, acc_us, costs):
         create_node(tree, ROOT, work.codes[j], rng, work, acc, acc_us, costs)
     if m > 0:
         keep = np.zeros(N_MOVE_CODES, dtype=np.bool_)
-        k = best_m_moves_ws(
-            root_state, m, rng, work.ctx, work.groups, work.scores, work.ties, work.codes, work.values,
-            work.tie_moves, work.path,
-        )
+        if params[P_CO_LOOKAHEAD] != 0.0:
+            # the m best SAFE moves (fewer when fewer are safe; all of them when none is)
+            safe = lookahead(root_state, work.mask, rng, work, acc, acc_us, costs)
+            k = best_m_moves_masked_ws(
+                root_state, safe, m, rng, work.ctx, work.groups, work.scores, work.ties, work.codes,
+                work.values, work.tie_moves, work.path,
+            )
+        else:
+            k = best_m_moves_ws(
+                root_state, m, rng, work.ctx, work.groups, work.scores, work.ties, work.codes, work.values,
+                work.tie_moves, work.path,
+            )
         acc[ACC_SOLVER] += 1
         acc[ACC_SOLVER_MOVES] += n_root
         acc_us[0] += costs[C_SOLVER_CALL] + costs[C_SOLVER_MOVE] * n_root
@@ -456,6 +495,7 @@ def params_vector(cfg) -> np.ndarray:
     params[P_DISCOUNT_OFFSET] = cfg.discount_offset
     params[P_UCT_C] = cfg.uct_c
     params[P_FIX_A9] = 1.0 if cfg.fix_a9 else 0.0
+    params[P_CO_LOOKAHEAD] = cfg.co_lookahead
     return params
 
 
@@ -501,12 +541,17 @@ def search(root_state: np.ndarray, cfg, budget, costs: np.ndarray, rng: np.ndarr
         tree = _with_room(tree)
         run_iterations(tree, params, rng, work, acc, acc_us, costs, 1, np.inf)
     code = final_choice(tree, int(root_state[TO_MOVE]), rng, work)
-    return int(code), move_telemetry(acc, float(acc_us[0]), int(tree.count[0]), cpu0)
+    return int(code), move_telemetry(acc, float(acc_us[0]), int(tree.count[0]), cpu0, cfg.co_lookahead != 0)
 
 
-def move_telemetry(acc: np.ndarray, device_us: float, tree_nodes: int, cpu0: float) -> dict:
+def move_telemetry(acc: np.ndarray, device_us: float, tree_nodes: int, cpu0: float, lookahead: bool = False) -> dict:
     """One move's telemetry (docs/architecture.md) from the counters of a search (or of a
-    baseline agent's move); ``cpu0`` is ``time.process_time()`` when the move started."""
+    baseline agent's move); ``cpu0`` is ``time.process_time()`` when the move started.
+
+    ``lookahead``: add the two-stage checks' counts (``lookahead_moves``, ``lookahead_replies``)
+    after ``solver_moves``; only then, so that the records of the paper's agents keep their form.
+    """
+    la = {"lookahead_moves": int(acc[ACC_LA_MOVES]), "lookahead_replies": int(acc[ACC_LA_REPLIES])} if lookahead else {}
     return {
         "iterations": int(acc[ACC_ITER]),
         "solver_calls": int(acc[ACC_SOLVER]),
@@ -516,6 +561,7 @@ def move_telemetry(acc: np.ndarray, device_us: float, tree_nodes: int, cpu0: flo
         "nodes_created": int(acc[ACC_NODES]),
         "playout_plies": int(acc[ACC_PLIES]),
         "solver_moves": int(acc[ACC_SOLVER_MOVES]),
+        **la,
         "device_seconds": device_us / 1e6,
         "host_cpu_seconds": time.process_time() - cpu0,
     }

@@ -416,6 +416,14 @@ def best_m_moves_ws(st, m, rng, ctx, groups, scores, ties, codes, values, tie_mo
     uniformly shuffled prefix. Stops when moves run out (QUIRK-A2 would loop forever).
     """
     mask = np.zeros(72, dtype=np.bool_)
+    return best_m_moves_masked_ws(st, mask, m, rng, ctx, groups, scores, ties, codes, values, tie_moves, out)
+
+
+@njit(cache=True)
+def best_m_moves_masked_ws(st, mask, m, rng, ctx, groups, scores, ties, codes, values, tie_moves, out):
+    """:func:`best_m_moves_ws` among the legal moves not in ``mask`` (bool[72]); the paper's call
+    has no mask (all False: the same moves scored, the same draws). The two-stage constraint
+    (:mod:`boopexp.lookahead`) masks the unsafe moves; k < m when fewer moves remain."""
     n = score_moves(st, mask, rng, ctx, groups, scores, ties, codes, values)
     taken = np.zeros(n, dtype=np.bool_)
     k = 0

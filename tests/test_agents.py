@@ -49,9 +49,9 @@ ITER_SMALL = Budget(mode="iterations", iterations=3)
 # registry
 
 
-def test_registry_has_exactly_the_paper_names():
-    assert set(AGENT_NAMES) == set(PAPER_NAMES) | set(BASELINES)
-    assert len(AGENT_NAMES) == 10
+def test_registry_has_exactly_the_paper_names_and_mcts_co2():
+    assert set(AGENT_NAMES) == set(PAPER_NAMES) | {"mcts-co2"} | set(BASELINES)
+    assert len(AGENT_NAMES) == 11
     assert ALIASES == {"mcts+SEP": "mcts-co"}
     assert set(PRESETS) == {"code-0.6.2", "paper"}
 
@@ -114,6 +114,7 @@ OVERRIDES = {
     "discount_offset": 0,
     "uct_c": 1.4,
     "fix_a9": True,
+    "co_lookahead": 1,
 }
 
 

@@ -13,7 +13,8 @@ import pytest
 
 from boopexp import rules
 from boopexp.game import Position
-from boopexp.lookahead import N_LEGAL, N_REPLIES, N_UNSAFE, LookaheadWork, safe_mask, winning_reply
+from boopexp.buffers import new_work
+from boopexp.lookahead import N_COUNTS, N_LEGAL, N_REPLIES, N_UNSAFE, safe_mask, winning_reply
 from boopexp.notation import parse_position, parse_square
 from boopexp.rng import new_rng_state
 from boopexp.state import N_MOVE_CODES, N_SQUARES, TO_MOVE
@@ -146,7 +147,7 @@ def _random_positions(n: int, seed: int) -> list[np.ndarray]:
 @pytest.mark.parametrize("seed", [1, 2])
 def test_random_positions_against_brute_force(seed):
     positions = _random_positions(40, seed)
-    work = LookaheadWork()
+    work = new_work()
     gen = np.random.default_rng(seed)
     some_unsafe = all_unsafe = 0
     for st in positions:
@@ -161,3 +162,193 @@ def test_random_positions_against_brute_force(seed):
         some_unsafe += 0 < counts[N_UNSAFE] < counts[N_LEGAL]
         all_unsafe += counts[N_UNSAFE] == counts[N_LEGAL] > 0
     assert some_unsafe >= 3  # the sample holds real threats, not only quiet positions
+
+
+def test_work_buffers_hold_the_counts():
+    assert new_work().la_counts.shape == (N_COUNTS,)
+
+
+# ---------------------------------------------------------------------------------------------
+# in the agents: co_lookahead at every solver call site of MCTS (boopexp/mcts.py)
+
+# Two positions where the PLAIN objective's optimal moves all hand the opponent a win in one
+# (found among seeded random positions; most threats the objective already parries):
+# Red to move, optimal moves e6 and d1 (codes 30, 33), both unsafe; 4 of 27 moves are unsafe.
+TRAP_RED = "....r./.r..../..rB../.B..../...B.B/.rr... 2,2 3,0 r 6,0 31"
+# Blue to move, the optimal move is the large E5 (code 64), unsafe; 2 of 48 moves are safe.
+TRAP_BLUE = ".B..../....R./.B..../..RrBR/R..R../B.B..b 1,1 1,1 b 6,6 46"
+
+
+def _kit(name: str = "mcts-co2", seed: int = 0, **overrides):
+    from mcts_helpers import Kit, cfg_of
+
+    return Kit(cfg_of(name, **overrides), seed=seed)
+
+
+def _expanded_move(st, seed: int, **overrides) -> int:
+    """The move the Expansion injection adds under a root with no children yet."""
+    from mcts_helpers import hand_root
+
+    kit = hand_root(_kit(seed=seed, **overrides), st)
+    kit.iterate(1)
+    return int(kit.tree.move[kit.children(0)[0]])
+
+
+@pytest.mark.parametrize("text", [TRAP_RED, TRAP_BLUE])
+def test_expansion_never_hands_a_win_in_one_when_a_safe_move_exists(text):
+    st = parse_position(text)
+    unsafe = brute_unsafe(st, RNG)
+    assert 0 < len(unsafe) < len(_codes(st))
+    plain = {_expanded_move(st, seed, co_lookahead=0) for seed in range(6)}
+    assert plain <= unsafe  # the paper's solver walks into the trap ...
+    for seed in range(6):
+        assert _expanded_move(st, seed) not in unsafe  # ... the two-stage one does not
+
+
+@pytest.mark.parametrize("text", [TRAP_RED, TRAP_BLUE])
+def test_selection_keeps_only_safe_moves(text):
+    st = parse_position(text)
+    unsafe = brute_unsafe(st, RNG)
+    safe = set(_codes(st)) - unsafe
+    for la in (0, 1):
+        kit = _kit(co_lookahead=la).init_root(st)
+        kept = {int(kit.tree.move[c]) for c in kit.children() if not kit.tree.masked[c]}
+        assert len(kept) == min(5, len(safe) if la else len(_codes(st)))
+        if la:
+            assert kept <= safe
+        else:
+            assert kept & unsafe  # the paper's pre-selection keeps the trap
+
+
+@pytest.mark.parametrize("text", [TRAP_RED, TRAP_BLUE])
+def test_playout_first_solver_ply_is_safe(text):
+    from mcts_helpers import hand_root
+
+    st = parse_position(text)
+    for seed in range(4):
+        outcome = {}
+        for la in (0, 1):
+            # a one-ply playout: its solver move is the only move; the playout state is left after it
+            kit = hand_root(_kit(seed=seed, co_lookahead=la, co_playout_plies=1, playout_depth=1), st)
+            node = kit.create(0, _codes(st)[0])  # any child: the playout starts from the ROOT's state below
+            kit.tree.states[node][:] = st
+            kit.tree.player[0] = st[TO_MOVE]  # the playout's perspective: irrelevant here
+            kit.playout(node)
+            after = kit.work.playout
+            outcome[la] = winning_reply(after, after.copy())[0] >= 0
+        assert outcome == {0: True, 1: False}
+
+
+@pytest.mark.parametrize("text", [TRAP_RED, TRAP_BLUE])
+def test_mcts_co2_search_chooses_a_safe_move(text):
+    from boopexp import mcts
+    from boopexp.budget import Budget, device_costs
+
+    st = parse_position(text)
+    unsafe = brute_unsafe(st, RNG)
+    for seed in range(3):
+        code, tel = mcts.search(st, _kit().cfg, Budget(mode="iterations", iterations=30), device_costs("android-2023"),
+                                new_rng_state(seed))
+        assert code not in unsafe
+        assert tel["lookahead_replies"] > 0
+
+
+@pytest.mark.parametrize("seed", [5, 6])
+def test_random_positions_solver_call_sites_against_brute_force(seed):
+    """Through the compiled call sites, on random positions: Selection keeps only safe moves and
+    Expansion adds a safe one whenever a safe move exists (brute force decides which are)."""
+    positions = _random_positions(25, seed)
+    gen = np.random.default_rng(seed)
+    checked = 0
+    for st in positions:
+        s = int(gen.integers(1000))
+        kit = _kit(seed=s)
+        # the generator the check copies: the root children's promotions may draw before it (a tie
+        # between promotion groups), which could only change a move's safety in such a tie
+        rng = kit.rng.copy()
+        kit.init_root(st)
+        unsafe = brute_unsafe(st, rng)
+        legal = set(_codes(st))
+        kept = {int(kit.tree.move[c]) for c in kit.children() if not kit.tree.masked[c]}
+        if unsafe == legal:
+            assert len(kept) == min(5, len(legal))  # nothing is safe: the plain objective decides
+        else:
+            assert kept and not kept & unsafe
+            checked += bool(unsafe)
+        from mcts_helpers import hand_root
+
+        kit = hand_root(_kit(seed=s), st)
+        rng = kit.rng.copy()
+        kit.iterate(1)
+        move = int(kit.tree.move[kit.children(0)[0]])
+        assert move not in brute_unsafe(st, rng) or brute_unsafe(st, rng) == legal
+    assert checked >= 2
+
+
+def test_co_lookahead_zero_reports_no_lookahead_telemetry():
+    """The paper's agents report what they always did (their bit-identity: tests/test_golden.py
+    and the committed games replayed in tests/test_results.py)."""
+    from boopexp import mcts
+    from boopexp.budget import Budget, device_costs
+
+    st = parse_position(TRAP_BLUE)
+    cfg = _kit("mcts-co").cfg
+    assert cfg.co_lookahead == 0
+    code, tel = mcts.search(st, cfg, Budget(mode="iterations", iterations=20), device_costs("android-2023"),
+                            new_rng_state(1))
+    assert "lookahead_replies" not in tel and "lookahead_moves" not in tel
+
+
+def test_device_charge_of_the_check():
+    """The device clock of an mcts-co2 search, rebuilt from its telemetry: the paper's primitives
+    plus, per check (one before each solver call), one solver call and
+    (moves examined + replies tested) × solver_move × r."""
+    from boopexp import mcts
+    from boopexp.budget import DEVICE_PROFILES, LOOKAHEAD_RATIO, Budget, device_costs
+
+    p = DEVICE_PROFILES["android-2023"]
+    assert p.lookahead_ratio == LOOKAHEAD_RATIO and device_costs(p)[-1] == LOOKAHEAD_RATIO
+    for text in (TRAP_RED, TRAP_BLUE, THREAT):
+        _, tel = mcts.search(parse_position(text), _kit().cfg, Budget(mode="iterations", iterations=15),
+                             device_costs(p), new_rng_state(2))
+        paper = (tel["iterations"] * p.iteration + tel["nodes_created"] * p.node + tel["playout_plies"] * p.random_ply
+                 + tel["solver_calls"] * p.solver_call + tel["solver_moves"] * p.solver_move)
+        checks = tel["solver_calls"] * p.solver_call + (tel["lookahead_moves"] + tel["lookahead_replies"]) \
+            * p.solver_move * p.lookahead_ratio
+        assert tel["device_seconds"] == pytest.approx((paper + checks) / 1e6, rel=1e-12)
+        assert tel["lookahead_replies"] > tel["lookahead_moves"] > 0
+
+
+def test_a_check_costs_more_device_time_so_fewer_iterations_fit():
+    from boopexp import mcts
+    from boopexp.budget import Budget, device_costs
+
+    st = parse_position(TRAP_BLUE)
+    budget = Budget(mode="device", seconds=0.5)
+    its = {}
+    for name in ("mcts-co", "mcts-co2"):
+        _, tel = mcts.search(st, _kit(name).cfg, budget, device_costs("android-2023"), new_rng_state(3))
+        its[name] = tel["iterations"]
+    assert its["mcts-co2"] < its["mcts-co"]
+
+
+def test_a_game_with_mcts_co2_reports_its_checks_and_replays():
+    """Both agents' moves carry the check counts (zero for the agent without it), so the stored
+    record keeps its telemetry column-wise; the game replays from its identity."""
+    from conftest import without_timing
+
+    from boopexp.agents import resolve_agent
+    from boopexp.budget import Budget
+    from boopexp.contract import GameTask, pack_record
+    from boopexp.match import play_game
+
+    task = GameTask("t", "0" * 16, "mcts-co2 vs heuristics", 0, resolve_agent("mcts-co2"),
+                    resolve_agent("heuristics"), Budget(mode="iterations", iterations=4), "code-0.6.2", 11)
+    rec = play_game(task)
+    assert all(list(t)[-4:] == ["lookahead_moves", "lookahead_replies", "device_seconds", "host_cpu_seconds"]
+               for t in rec["telemetry"])
+    mine = [t for t in rec["telemetry"] if t["agent"] == "mcts-co2"]
+    theirs = [t for t in rec["telemetry"] if t["agent"] == "heuristics"]
+    assert all(t["lookahead_replies"] > 0 for t in mine) and all(t["lookahead_replies"] == 0 for t in theirs)
+    assert isinstance(pack_record(rec)["telemetry"], dict)
+    assert without_timing(play_game(task)) == without_timing(rec)

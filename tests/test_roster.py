@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -130,3 +131,49 @@ def test_game_with_a_config_refuses_unknown_names_and_a_second_preset(tmp_path, 
         result = CliRunner().invoke(main, ["game", "--config", "v.yaml", *args])
         assert result.exit_code == 2 and needle in result.stderr, result.stderr
         assert len(result.stderr.strip().splitlines()) == 1
+
+
+# ---------------------------------------------------------------------------------------------
+# co_lookahead (the two-stage constraint, docs/beyond.md) and the named agent mcts-co2
+
+
+def test_mcts_co2_is_mcts_co_with_the_lookahead_and_variants_set_it():
+    c = cfg(BASE + "  - [mcts-co2, mcts-co]\n  - [e2, mcts-co]\nagents:\n"
+                   "  e2: {base: mcts+E, co_lookahead: 1}\n  co2-off: {base: mcts-co2, co_lookahead: 0}\n")
+    co, co2 = c.agent("mcts-co").mcts, c.agent("mcts-co2").mcts
+    assert co2.co_lookahead == 1 and co.co_lookahead == 0
+    assert dataclasses.replace(co2, co_lookahead=0) == co
+    assert c.agent("e2").mcts == dataclasses.replace(c.agent("mcts+E").mcts, co_lookahead=1)
+    assert c.agent("co2-off").mcts == co
+    assert "mcts-co2 vs mcts-co" in [p.pairing for p in c.plan()]
+    assert AgentSpec.from_dict(c.agent("mcts-co2").to_dict()) == c.agent("mcts-co2")
+
+
+@pytest.mark.parametrize("value", [2, -1, True, 0.5, "yes"])
+def test_a_bad_co_lookahead_is_a_one_line_config_error(value):
+    with pytest.raises(ConfigError, match=r"agents\.x\.co_lookahead"):
+        cfg(BASE + f"  - [x, vanilla]\nagents: {{x: {{base: mcts-co, co_lookahead: {json.dumps(value)}}}}}\n")
+
+
+def test_co_lookahead_is_in_the_hash_only_when_on():
+    """Existing identities are unchanged: the paper's agents' descriptions have no co_lookahead key
+    (pinned hashes of a reproduction pairing and a robustness-study pairing, from before the key)."""
+    from pathlib import Path
+
+    from boopexp.agents import AGENT_NAMES
+    from boopexp.config import load_config
+
+    for name in AGENT_NAMES:
+        params = resolve_agent(name).to_dict().get("params", {})
+        assert ("co_lookahead" in params) == (name == "mcts-co2")
+    assert resolve_agent("mcts-co", overrides={"co_lookahead": 0}).to_dict() == resolve_agent("mcts-co").to_dict()
+    old = {k: v for k, v in resolve_agent("mcts-co").to_dict().items()}
+    assert AgentSpec.from_dict(old).mcts.co_lookahead == 0  # a record written before the key
+    configs = Path(__file__).resolve().parents[1] / "configs"
+    for config, pairing, digest in [("ablation", "heuristics vs mcts-co", "73d39c598ced1612"),
+                                    ("robustness-d1", "heuristics vs mcts+E", "4ebf79805885a21d")]:
+        plan = load_config(configs / f"{config}.yaml").plan()
+        assert next(p.config_hash for p in plan if p.pairing == pairing) == digest
+    on = cfg(BASE + "agents: {mcts-co: {co_lookahead: 1}}\n").plan()
+    assert next(p.config_hash for p in on if p.pairing == "mcts-co vs vanilla") != \
+        next(p.config_hash for p in cfg().plan() if p.pairing == "mcts-co vs vanilla")

@@ -202,13 +202,22 @@ _BUDGET_OPTION = {"mode": "--budget", "seconds": "--seconds", "iterations": "--i
 @click.option("--seconds", type=float, default=2.0, show_default=True, help="Measuring time per agent.")
 @click.option("--device", "fit_device", is_flag=True, help="Also re-fit the device profile from seeded games.")
 @click.option("--games", type=int, default=8, show_default=True, help="Games per measurement with --device.")
-def calibrate(seconds, fit_device, games):
+@click.option("--lookahead", "lookahead_only", is_flag=True,
+              help="Only measure r, the two-stage check's cost per step in objective evaluations.")
+def calibrate(seconds, fit_device, games, lookahead_only):
     """Measure this host's MCTS rates and the cpu-mode throttle (docs/budget.md)."""
     from boopexp import calibrate as cal
+    from boopexp.budget import LOOKAHEAD_RATIO
     from boopexp.throttle import PAPER_VANILLA_ITERATIONS_PER_S, host_iteration_rate
 
     if seconds <= 0 or games < 1:
         raise ConfigError("--seconds must be > 0 and --games >= 1")
+    if lookahead_only:
+        la = cal.measure_lookahead_ratio()
+        click.echo(f"objective evaluation: {la.evaluation_ns:.1f} ns ({la.evaluations_per_call:.1f} per solver call); "
+                   f"two-stage check step: {la.step_ns:.1f} ns ({la.steps_per_check:.0f} per check)")
+        click.echo(f"r = {la.ratio:.3f} (the device profiles use {LOOKAHEAD_RATIO})")
+        return
     van = host_iteration_rate("vanilla", seconds)
     co = host_iteration_rate("mcts-co", seconds)
     throttle = PAPER_VANILLA_ITERATIONS_PER_S / van
