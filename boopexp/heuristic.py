@@ -1,6 +1,9 @@
 """The state heuristic H (HEURISTIC.md §1–5), compiled; the promotion-choice score (§6) is rules.promotion_score.
 
 Every QUIRK-H of the reference C++ is kept; each is labelled where it acts.
+
+Kernels are compiled without reference counting (``_nrt=False``; docs/engine.md §9): they borrow
+their callers' arrays and neither allocate nor return one (the few that allocate keep the counting).
 """
 
 from __future__ import annotations
@@ -41,7 +44,7 @@ from boopexp.luts import (
 from boopexp.state import POOL_BASE_BLUE, POOL_BASE_RED, STATE_SIZE
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _material(st, me):
     """MAT (HEURISTIC.md §2) from ``me``'s point of view."""
     n_small = 0  # (mine - theirs) for each count
@@ -71,7 +74,7 @@ def _material(st, me):
     return 25 * tot_large + 9 * n_large + 3 * (ctr_large + ring_large) + 3 * n_small + (ctr_small + ring_small)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _line_x(ring2, my_large_pool, op_large_pool):
     # QUIRK-H3: the "mine" branch zeroes on a ring pair when the OPPONENT has a large in pool.
     if ring2 == 1 and op_large_pool:
@@ -81,7 +84,7 @@ def _line_x(ring2, my_large_pool, op_large_pool):
     return 20
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _pattern(st, e, me, my_large_pool, op_large_pool):
     """(value, skip) of scan entry ``e`` (HEURISTIC.md §3.3); the start square is occupied."""
     v = st[SCAN_S[e]]
@@ -136,14 +139,14 @@ def _pattern(st, e, me, my_large_pool, op_large_pool):
     return ((0 if SCAN_RING2[e] == 1 else 7) if mine else -11), 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _pools(st, me):
     if me < 0:
         return st[37] > 0, st[39] > 0
     return st[39] > 0, st[37] > 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def line_term_reference(st, me):
     """LINE (HEURISTIC.md §3) exactly as the spec's scan is written: every entry, in order.
 
@@ -165,7 +168,7 @@ def line_term_reference(st, me):
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def bitboards(st):
     """(blue smalls, blue larges, red smalls, red larges) as 36-bit masks, bit = square."""
     bs = np.int64(0)
@@ -187,7 +190,7 @@ def bitboards(st):
     return bs, bl, rs, rl
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def _shift(x, k):
     d = DIR_DELTA[k]
     if d > 0:
@@ -195,7 +198,7 @@ def _shift(x, k):
     return (x << np.int64(-d)) & BOARD_MASK
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _line_term_bb(st, me, blue, red):
     """LINE from bitboards: only entries whose first two squares hold same-colour pieces can
     score (every other entry is row G: 0, skip 0), so only those are visited, in scan order,
@@ -227,7 +230,7 @@ def _line_term_bb(st, me, blue, red):
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _material_bb(st, me, bs, bl, rs, rl):
     """MAT (HEURISTIC.md §2) from bitboards."""
     if me < 0:
@@ -252,20 +255,20 @@ def _material_bb(st, me, bs, bl, rs, rl):
     )
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def heuristic_raw_bb(st, me, bs, bl, rs, rl):
     """LINE + MAT given the state's bitboards."""
     return _line_term_bb(st, me, bs | bl, rs | rl) + _material_bb(st, me, bs, bl, rs, rl)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def heuristic_raw(st, me):
     """LINE + MAT, an integer (before clipping)."""
     bs, bl, rs, rl = bitboards(st)
     return heuristic_raw_bb(st, me, bs, bl, rs, rl)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def clip_score(raw):
     """H = clip(raw, -400, 400) / 400 (HEURISTIC.md §4)."""
     # QUIRK-H6: saturation; every raw score >= 400 is exactly 1.0.
@@ -276,13 +279,13 @@ def clip_score(raw):
     return float(raw) / 400.0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def heuristic(st, me):
     """H(grid, me, pools) in [-1, 1] (HEURISTIC.md §1, §4); ``me`` is -1 Blue or +1 Red."""
     return clip_score(heuristic_raw(st, me))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def heuristic_reference(st, me):
     """H computed by the literal scan and a per-square material loop (the test oracle)."""
     return clip_score(line_term_reference(st, me) + _material(st, me))
@@ -320,7 +323,7 @@ def _line_kinds():
     return kind_of, reps
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _scan_line(st, squares, entries, cin, my_lp, op_lp):
     """(LINE value, carry-out) of one line of ``st`` from Red's (+1) view, the scan starting
     ``cin`` entries in; the carry-out is how many entries of the next line a skip jumps over."""
@@ -415,7 +418,7 @@ SQUARE_LINES = np.array(
 )
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def set_square_lines(lines, off, sq, delta):
     """The line indices ``lines[off:off + 31]`` after the value of ``sq`` (seen from me)
     changed by ``delta``. (Offsets, not slices: a slice costs two atomic reference counts.)"""
@@ -423,7 +426,7 @@ def set_square_lines(lines, off, sq, delta):
         lines[off + LINE_OF[sq, k]] += delta * LINE_POW[sq, k]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def line_context(st, me, lines):
     """Fill ``lines[:31]`` with the line indices of ``st`` seen from ``me``; return the board
     part of MAT (HEURISTIC.md §2, pools excluded: :func:`pool_material` adds them)."""
@@ -439,14 +442,14 @@ def line_context(st, me, lines):
     return mat
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def pool_material(st, me):
     """The pool part of MAT: 25 per large in my pool, -25 per large in the opponent's."""
     d = st[POOL_BASE_RED + 1] - st[POOL_BASE_BLUE + 1]
     return 25 * d if me > 0 else -25 * d
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def line_entries(lines, entries, carries):
     """The packed LINE of the line indices ``lines``: fill ``entries[l]`` with the table entry
     each line contributes and ``carries[l]`` with its carry-in; return the packed sum.
@@ -468,7 +471,7 @@ def line_entries(lines, entries, carries):
     return packed
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def changed_lines_packed(packed, changed, ctx, lines, deltas, entries, carries):
     """The packed LINE after the lines in the bit mask ``changed`` moved by ``ctx[deltas + l]``
     (the indices ``ctx[lines + l]`` of a position whose entries / carries are at offsets
@@ -506,7 +509,7 @@ def changed_lines_packed(packed, changed, ctx, lines, deltas, entries, carries):
     return packed
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def unpack_line(packed, my_large_pool, op_large_pool):
     """LINE from a packed sum and the two pool facts it reads (HEURISTIC.md §3.3 X and Y)."""
     n_y = packed & 0xFF
@@ -520,7 +523,7 @@ def unpack_line(packed, my_large_pool, op_large_pool):
     return const + n_xr * x_ring + n_x * x + n_y * y
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def heuristic_raw_lines(st, me, lines, entries, carries):
     """LINE + MAT through the line tables (work buffers of N_LINES + 1 entries)."""
     mat = line_context(st, me, lines) + pool_material(st, me)

@@ -8,6 +8,9 @@ The compute budget is charged inside the kernels on an emulated device clock (``
 device-microseconds) with the costs of a :class:`boopexp.budget.DeviceProfile`; the Python
 driver (:func:`search`) decides when to stop from that clock, from an iteration count, or from
 the host's CPU / wall clock.
+
+Kernels are compiled without reference counting (``_nrt=False``; docs/engine.md §9): they borrow
+their callers' arrays and neither allocate nor return one (the few that allocate keep the counting).
 """
 
 from __future__ import annotations
@@ -133,13 +136,13 @@ def grow_tree(tree: Tree, capacity: int) -> Tree:
 # primitives
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def solver_best_move(st, mask, rng, work, acc, acc_us, costs):
     """best_move with telemetry and device cost; -1 when every legal move is masked."""
     return solver_call(st, mask, rng, work, acc, acc_us, costs)[0]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def solver_call(st, mask, rng, work, acc, acc_us, costs):
     """:func:`solver_best_move`'s (move code, the optimal f); leaves ``st``'s context in
     ``work.ctx`` (:func:`boopexp.objective.context_value` reads H of ``st`` off it)."""
@@ -154,13 +157,14 @@ def solver_call(st, mask, rng, work, acc, acc_us, costs):
     return code, best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def lookahead(st, mask, rng, work, acc, acc_us, costs):
     """The two-stage constraint before a solver call: ``work.la_mask`` = ``mask`` plus the moves
     after which the opponent wins at once, unless every move is such (:mod:`boopexp.lookahead`).
 
     Charged as one solver call plus ``(moves examined + replies tested) × solver_move × r``
-    (r = ``costs[C_LOOKAHEAD_RATIO]``, docs/budget.md). ``rng`` is read, never advanced.
+    (r = ``costs[C_LOOKAHEAD_RATIO]``, docs/budget.md). ``rng`` is read, never advanced. (The
+    mask is left in ``work``, not returned: a kernel without reference counts returns no array.)
     """
     lookahead_mask(st, mask, work.la_mask, rng, work.la_after, work.la_reply, work.la_rng, work.groups,
                    work.scores, work.ties, work.la_unsafe, work.la_counts)
@@ -168,20 +172,20 @@ def lookahead(st, mask, rng, work, acc, acc_us, costs):
     acc[ACC_LA_MOVES] += work.la_counts[N_LEGAL]
     acc[ACC_LA_REPLIES] += work.la_counts[N_REPLIES]
     acc_us[0] += costs[C_SOLVER_CALL] + costs[C_SOLVER_MOVE] * costs[C_LOOKAHEAD_RATIO] * steps
-    return work.la_mask
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def co_solver_call(st, mask, params, rng, work, acc, acc_us, costs):
     """The solver at an injection point (Expansion, Playout): :func:`solver_call` among the moves
     not in ``mask``, after the two-stage constraint when ``co_lookahead`` is on (the optimal f is
     then the best among the safe moves: the chosen move's, as without the constraint)."""
     if params[P_CO_LOOKAHEAD] != 0.0:
-        mask = lookahead(st, mask, rng, work, acc, acc_us, costs)
+        lookahead(st, mask, rng, work, acc, acc_us, costs)
+        return solver_call(st, work.la_mask, rng, work, acc, acc_us, costs)
     return solver_call(st, mask, rng, work, acc, acc_us, costs)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def create_node(tree, parent_id, code, rng, work, acc, acc_us, costs):
     """AGENTS.md §B.3 (TREE engine); returns the new node id."""
     nid = tree.count[0]
@@ -223,7 +227,7 @@ def create_node(tree, parent_id, code, rng, work, acc, acc_us, costs):
     return nid
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def backpropagate(tree, node_id, value):
     """AGENTS.md §B.7: negate once per level, up to and including the ROOT."""
     n = node_id
@@ -237,7 +241,7 @@ def backpropagate(tree, node_id, value):
         v = -v
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def playout(tree, e_id, params, rng, work, acc, acc_us, costs):
     """AGENTS.md §B.8: the value of E's state from the point of view of S = E's parent."""
     first_n = params[P_CO_PLAYOUT_PLIES]
@@ -300,7 +304,7 @@ def playout(tree, e_id, params, rng, work, acc, acc_us, costs):
     return total / n
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def _keep_best(value, node, best, nb, buf):
     """Running argmax that keeps exact ties: the new (best, nb), the tied nodes in ``buf[:nb]``."""
     if value > best:
@@ -312,13 +316,13 @@ def _keep_best(value, node, best, nb, buf):
     return best, nb
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def _pick(buf, nb, rng):
     """One of ``buf[:nb]`` uniformly at random (no draw when there is a single one)."""
     return buf[0] if nb == 1 else buf[rand_below(rng, nb)]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def descend(tree, params, rng, work):
     """AGENTS.md §B.5 (``uct_descend``)."""
     m = params[P_PRESELECT_M]
@@ -354,7 +358,7 @@ def descend(tree, params, rng, work):
         node = _pick(work.best, nb, rng)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def iterate(tree, params, rng, work, acc, acc_us, costs):
     """One MCTS iteration (AGENTS.md §B.6)."""
     acc[ACC_ITER] += 1
@@ -387,7 +391,7 @@ def iterate(tree, params, rng, work, acc, acc_us, costs):
     backpropagate(tree, s_id, tree.score[e_id])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def install_root(tree, root_state):
     """Make ``root_state`` the tree's only node: the ROOT, visits 1, player = the side NOT to move."""
     tree.count[0] = 1
@@ -420,7 +424,8 @@ def init_root(tree, root_state, params, rng, work, acc, acc_us, costs):
         keep = np.zeros(N_MOVE_CODES, dtype=np.bool_)
         if params[P_CO_LOOKAHEAD] != 0.0:
             # the m best SAFE moves (fewer when fewer are safe; all of them when none is)
-            safe = lookahead(root_state, work.mask, rng, work, acc, acc_us, costs)
+            lookahead(root_state, work.mask, rng, work, acc, acc_us, costs)
+            safe = work.la_mask
             k = best_m_moves_masked_ws(
                 root_state, safe, m, rng, work.ctx, work.groups, work.scores, work.ties, work.codes,
                 work.values, work.tie_moves, work.path,
@@ -446,7 +451,7 @@ def init_root(tree, root_state, params, rng, work, acc, acc_us, costs):
             c = tree.next_sibling[c]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def run_iterations(tree, params, rng, work, acc, acc_us, costs, max_iters, budget_us):
     """Iterate while the device clock is under ``budget_us`` (checked before each iteration:
     an iteration in progress always completes), at most ``max_iters`` times, and while the tree
@@ -459,7 +464,7 @@ def run_iterations(tree, params, rng, work, acc, acc_us, costs, max_iters, budge
     return done
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def final_choice(tree, ai_colour, rng, work):
     """AGENTS.md §B.10: an immediate win among ALL root children, else the best mean value."""
     c = tree.first_child[ROOT]

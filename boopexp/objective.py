@@ -5,6 +5,9 @@ A solver call is "enumerate every legal, unmasked move of the mover and score ea
 
 Work buffers are allocated once per caller (:func:`boopexp.buffers.new_work`, the context
 ``ctx`` included) and reused: the hot loop allocates nothing.
+
+Kernels are compiled without reference counting (``_nrt=False``; docs/engine.md §9): they borrow
+their callers' arrays and neither allocate nor return one (the few that allocate keep the counting).
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from boopexp.state import TO_MOVE
 NEG_INF = -np.inf
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def objective_scratch(st, size, sq, rng, work, groups, scores, ties):
     """f(size, row, col) computed from scratch: ``apply_move_inplace(SIM)`` + ``heuristic``,
     with the board's bitboards built once and shared by the promotion test and H.
@@ -95,7 +98,7 @@ def new_context() -> np.ndarray:
     return np.zeros(CTX_SIZE, dtype=np.int64)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def objective_context(st, ctx):
     """Fill ``ctx`` with what every candidate move of ``st`` shares (the CTX_* fields)."""
     mover = st[TO_MOVE]
@@ -122,7 +125,7 @@ def objective_context(st, ctx):
     ctx[CTX_SMALL] = small
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def context_value(st, ctx):
     """H of the context's own position (``st``, :func:`objective_context`) from its mover's
     point of view (HEURISTIC.md §1-4), from the context's packed LINE and MAT: no scan."""
@@ -133,7 +136,7 @@ def context_value(st, ctx):
     return clip_score(unpack_line(ctx[CTX_PACKED], my_large > 0, op_large > 0) + mat)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def objective_inc(st, ctx, size, sq):
     """f(size, row, col) from the mover's point of view: SIM move, then H (HEURISTIC.md §7),
     from the position's context ``ctx`` (:func:`objective_context`); NaN when the mover may
@@ -205,7 +208,7 @@ def objective_inc(st, ctx, size, sq):
     return _finish(ctx, changed, mat, my_large, op_large)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def _finish(ctx, changed, mat, my_large, op_large):
     """H after a move from the lines it changed, MAT's board part and the pools' larges."""
     packed = changed_lines_packed(ctx[CTX_PACKED], changed, ctx, CTX_LINES, CTX_DELTAS, CTX_ENTRIES, CTX_CARRIES)
@@ -217,7 +220,7 @@ def _finish(ctx, changed, mat, my_large, op_large):
     return clip_score(unpack_line(packed, my_large > 0, op_large > 0) + mat)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def objective_promotion(ctx, rng, groups, scores, ties):
     """f of a move for which :func:`objective_inc` returned NaN: the promotion step of SIM on
     the board after the push, from the bit masks the move left in ``ctx``; the removed squares
@@ -287,7 +290,7 @@ def objective_promotion(ctx, rng, groups, scores, ties):
     return _finish(ctx, changed, mat, my_large, ctx[CTX_OP_LARGE])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def _promotion_score(c0, c1, c2, mine, small, opp):
     """rules.promotion_score (HEURISTIC.md §6.2) from bit masks; ``c1 == -1``: a singleton."""
     if c1 < 0:
@@ -316,7 +319,7 @@ def _promotion_score(c0, c1, c2, mine, small, opp):
     return score
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def objective_ws(st, size, sq, rng, ctx, groups, scores, ties):
     """f(size, row, col) from the mover's point of view (HEURISTIC.md §7) for one move.
 
@@ -330,7 +333,7 @@ def objective_ws(st, size, sq, rng, ctx, groups, scores, ties):
     return value
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def score_moves(st, mask, rng, ctx, groups, scores, ties, codes, values):
     """Score every legal move not in ``mask`` (bool[72]); fill ``codes[:n]``, ``values[:n]``.
 
@@ -354,7 +357,7 @@ def score_moves(st, mask, rng, ctx, groups, scores, ties, codes, values):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def solve(st, mask, rng, ctx, groups, scores, ties, tie_moves):
     """best_move with what a search charges for it: (move code or -1, number of optima, legal
     moves of the position, masked ones included, the optimal f).
@@ -396,7 +399,7 @@ def solve(st, mask, rng, ctx, groups, scores, ties, tie_moves):
     return tie_moves[rand_below(rng, nt)], nt, n_legal, best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def best_move_ws(st, mask, rng, ctx, groups, scores, ties, codes, values, tie_moves):
     """best_move (AGENTS.md §A.2): (move code or -1 when nothing is legal, number of optima).
 

@@ -5,6 +5,9 @@ the caller owns and passes in, seeded from a ``numpy.random.Generator`` / ``Seed
 numba's own ``np.random`` is a hidden per-thread global; an explicit state keeps one game's
 randomness a pure function of its seed, independent of threads, workers and call order, and
 bit-identical across numba versions.
+
+Kernels are compiled without reference counting (``_nrt=False``; docs/engine.md §9): they borrow
+their callers' arrays and neither allocate nor return one (the few that allocate keep the counting).
 """
 
 from __future__ import annotations
@@ -26,12 +29,12 @@ def new_rng_state(seed_or_gen) -> np.ndarray:
     return words
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def _rotl(x, k):
     return (x << uint64(k)) | (x >> uint64(64 - k))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def next_u64(st):
     """The next 64-bit output; advances ``st`` in place."""
     result = _rotl(st[1] * uint64(5), 7) * uint64(9)
@@ -45,14 +48,14 @@ def next_u64(st):
     return result
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def rand_below(st, n):
     """A uniform integer in [0, n) for 1 <= n < 2**32 (multiply-shift on the top 32 bits)."""
     x = next_u64(st) >> uint64(32)
     return np.int64((x * uint64(n)) >> uint64(32))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def shuffle_prefix(st, arr, n):
     """Fisher-Yates shuffle of ``arr[:n]`` in place."""
     for i in range(n - 1, 0, -1):

@@ -12,6 +12,9 @@ One engine, three variants selected by an explicit argument (RULES.md §10):
   not switched.
 
 Kernels work on explicit copies: the input state is never written.
+
+Kernels are compiled without reference counting (``_nrt=False``; docs/engine.md §9): they borrow
+their callers' arrays and neither allocate nor return one (the few that allocate keep the counting).
 """
 
 from __future__ import annotations
@@ -53,13 +56,13 @@ PROMO_RANDOM = -2  # a uniformly random candidate (the random agent, AGENTS.md �
 MAX_GROUPS = 48
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def pool_index(colour):
     """Index of ``colour``'s small-piece pool count in the state (larges at +1)."""
     return POOL_BASE_BLUE if colour < 0 else POOL_BASE_RED
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def place_and_push(st, size, sq):
     """Place ``size`` on ``sq`` for the side to move and push the neighbours (RULES.md §4).
 
@@ -90,7 +93,7 @@ def place_and_push(st, size, sq):
     st[MOVE_NUMBER] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def has_three_large(st, colour):
     """Victory V1: three of ``colour``'s larges in a row (RULES.md §7)."""
     mask = np.int64(0)
@@ -101,13 +104,13 @@ def has_three_large(st, colour):
     return has_three_in_row(mask)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def has_won(st, colour):
     """V1 or V2 (pool empty and all 8 pieces large) for ``colour`` (RULES.md §7)."""
     return _has_won(st, colour, 0, True)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def _has_won(st, colour, large_mask, scan):
     """has_won, with ``colour``'s larges given as a bit mask (``scan``: read them off ``st``)."""
     base = pool_index(colour)
@@ -119,7 +122,7 @@ def _has_won(st, colour, large_mask, scan):
     return has_three_in_row(large_mask)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def colour_masks(st):
     """(Blue's pieces, Red's pieces, Blue's larges, Red's larges) as bit masks (bit = square)."""
     blue = np.int64(0)
@@ -141,7 +144,7 @@ def colour_masks(st):
     return blue, red, blue_l, red_l
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def own_mask(st, colour):
     """Bit mask (bit = square) of ``colour``'s pieces."""
     m = np.int64(0)
@@ -151,7 +154,7 @@ def own_mask(st, colour):
     return m
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def may_have_groups(st, colour, mask):
     """False only when ``colour`` surely has no candidate group: its pool is not empty and no
     three of its pieces (``mask``) are in a row (a bitboard test; the full scan is the slow part)."""
@@ -161,7 +164,7 @@ def may_have_groups(st, colour, mask):
     return has_three_in_row(mask)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def has_three_in_row(mask):
     """Whether three squares of ``mask`` (bit = square) are in a row, in any line direction."""
     for k in range(4):
@@ -177,7 +180,7 @@ def has_three_in_row(mask):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def candidate_groups(st, colour, exclude_all_large, groups):
     """Fill ``groups[:n, :3]`` with ``colour``'s candidate groups in the app's order; return n.
 
@@ -214,7 +217,7 @@ def candidate_groups(st, colour, exclude_all_large, groups):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def promotion_score(st, colour, c0, c1, c2):
     """Score of one candidate group (HEURISTIC.md §6.2); ``c1 == -1`` marks a singleton.
 
@@ -260,7 +263,7 @@ def promotion_score(st, colour, c0, c1, c2):
     return score
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def choose_group(st, colour, groups, n, rng, scores, ties):
     """Index of the group the promotion heuristic picks (HEURISTIC.md §6.3); -1 when n == 0.
 
@@ -287,7 +290,7 @@ def choose_group(st, colour, groups, n, rng, scores, ties):
     return ties[rand_below(rng, nt)]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def apply_group(st, colour, c0, c1, c2):
     """Remove a group: each small promoted (a large to the pool, L += 1), each large returned."""
     base = pool_index(colour)
@@ -302,7 +305,7 @@ def apply_group(st, colour, c0, c1, c2):
         st[q] = 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def promote_step(st, mover, exclude_all_large, promo, rng, groups, scores, ties, mover_mask):
     """The mover's promotion step (RULES.md §5–6) on ``st`` in place; return (n_groups, chosen).
 
@@ -324,7 +327,7 @@ def promote_step(st, mover, exclude_all_large, promo, rng, groups, scores, ties,
     return n, chosen
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def apply_move_inplace(st, size, sq, variant, promo, rng, groups, scores, ties):
     """Play one move on ``st`` in place under ``variant``; return (winner, n_groups, chosen).
 
@@ -368,7 +371,7 @@ def apply_move(st_in, size, sq, variant, promo, rng):
 # Legal moves: the one enumeration (the solver, the MCTS root, the bench and Position use it)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def legal_move_codes(st, out):
     """Fill ``out`` with the legal move codes ``(size-1)*36 + sq`` of the side to move; return n.
 
@@ -387,7 +390,7 @@ def legal_move_codes(st, out):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def legal_move_count(st):
     """The number of legal moves of the side to move (what :func:`legal_move_codes` returns)."""
     base = pool_index(st[TO_MOVE])
@@ -400,7 +403,7 @@ def legal_move_count(st):
 
 
 # inline: the bench's random-ply loop was ~6% slower calling it than with the old inline copy
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def random_move(st, banned, rng, squares):
     """A random move code of the side to move, avoiding the ``banned`` codes (bool[72]); -1 if none.
 

@@ -10,12 +10,14 @@ are ``(size-1)*36 + square``. The tiny positions used throughout:
 
 from __future__ import annotations
 
+import ast
 import math
 
 import numpy as np
 import pytest
 
 from boopexp import heuristic, mcts, objective, rules
+from boopexp import rng as rng_module
 from boopexp.buffers import new_work, solver_buffers
 from boopexp.budget import Budget, device_costs
 from boopexp.game import Move, Position
@@ -678,3 +680,50 @@ def test_uct_value_of_a_node():
     assert mcts.descend(k.tree, k.params, k.rng, k.work) == expected
     k.tree.visits[kids[9]] = 0
     assert mcts.descend(k.tree, k.params, k.rng, k.work) == kids[9]
+
+
+
+def _array_like_returns(fn: ast.FunctionDef) -> list[str]:
+    """The return values of ``fn`` that may be an array: a parameter, a field (``work.mask``),
+    a slice, or a name bound to a field or a slice."""
+    aliases = {a.arg for a in fn.args.args}
+    for node in ast.walk(fn):  # x = work.mask, x = st[a:b]
+        v = getattr(node, "value", None)
+        if isinstance(node, ast.Assign) and (isinstance(v, ast.Attribute) or (
+                isinstance(v, ast.Subscript) and isinstance(v.slice, ast.Slice))):
+            aliases |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+    bad = []
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Return) and node.value is not None:
+            values = node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]
+            for v in values:
+                if isinstance(v, ast.Subscript) and isinstance(v.slice, ast.Slice):
+                    bad.append(ast.unparse(v))
+                elif isinstance(v, ast.Attribute) and isinstance(v.value, ast.Name) and v.value.id in aliases:
+                    bad.append(ast.unparse(v))
+                elif isinstance(v, ast.Name) and v.id in aliases:
+                    bad.append(ast.unparse(v))
+    return bad
+
+
+def test_kernels_without_reference_counts_return_no_array():
+    """The kernels compiled with ``_nrt=False`` (docs/engine.md §9) only borrow their caller's
+    arrays: one that returned an array would hand a reference-counted caller a reference it
+    never got, released twice. So none returns a parameter, a field or a view of one (a
+    scalar element ``x[i]`` is fine; where a parameter is scalar, the check is conservative)."""
+    import inspect
+
+    scalar_ok = {("heuristic", "changed_lines_packed"), ("mcts", "_keep_best")}  # they return scalar parameters
+    found = 0
+    for module in (rules, heuristic, objective, mcts, rng_module):
+        tree = ast.parse(inspect.getsource(module))
+        for fn in tree.body:
+            if not isinstance(fn, ast.FunctionDef):
+                continue
+            if not any("_nrt=False" in ast.unparse(d) for d in fn.decorator_list):
+                continue
+            found += 1
+            if (module.__name__.rsplit(".", 1)[1], fn.name) in scalar_ok:
+                continue
+            assert _array_like_returns(fn) == [], (module.__name__, fn.name)
+    assert found >= 60
