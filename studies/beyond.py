@@ -1,0 +1,46 @@
+"""The tables of docs/beyond.md from the committed stores (run: python studies/beyond.py).
+
+Writes results/beyond/summary.md: mcts-co2 against mcts-co at each budget (results/beyond/co2),
+mcts-co2 against each of the robustness study's agents (results/beyond/ladder), and, when the
+tuning's confirmation is there, the confirmed candidates' games against mcts-co. The test suite
+rebuilds it and compares byte for byte (tests/test_beyond.py).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from boopexp.report.beyond import markdown, rows
+
+RESULTS = Path(__file__).resolve().parent.parent / "results" / "beyond"
+
+
+def summary(results: Path = RESULTS) -> str:
+    """The Markdown text of results/beyond/summary.md."""
+    parts = ["# Beyond the paper: the committed games (written by studies/beyond.py)\n"]
+    co2 = [results / name for name in ("co2", "co2-4s") if (results / name).is_dir()]
+    if co2:
+        table = sorted(rows(co2, "mcts-co2"), key=lambda r: r.seconds)
+        parts += ["## mcts-co2 against mcts-co, equal device time (results/beyond/co2, co2-4s)\n", markdown(table)]
+    ladder = results / "ladder"
+    if ladder.is_dir():
+        parts += ["## mcts-co2 against the robustness study's agents, 1 device-s (results/beyond/ladder)\n",
+                  markdown(rows([ladder], "mcts-co2"), by="opponent")]
+    confirm = results / "tune-mcts-co" / "confirm"
+    if confirm.is_dir():
+        for name in sorted({r.opponent for r in rows([confirm], "mcts-co")}):
+            parts += [f"## {name} (a tuning candidate) against mcts-co, 1 device-s (results/beyond/tune-mcts-co/confirm)\n",
+                      markdown([r for r in rows([confirm], name) if r.opponent == "mcts-co"])]
+    return "\n".join(parts)
+
+
+def main() -> int:
+    text = summary()
+    (RESULTS / "summary.md").write_text(text, encoding="utf-8")
+    sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
