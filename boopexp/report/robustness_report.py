@@ -224,6 +224,29 @@ def _rate_table(name: str, title: str, data: pd.DataFrame, key: str, notes: tupl
                                                              "no winner"), align="llrrr", rows=rows, notes=notes)
 
 
+#: Short forms of the verdicts in the claim × condition table.
+SHORT = {"supported": "S", "not supported": "n", "contradicted": "X", "inconclusive": "?"}
+
+
+def verdict_matrix(judged: Sequence[cl.Judged]) -> Table:
+    """One row per claim, one column per condition: the verdict (the plan's C1–C8 × conditions)."""
+    claims = list(dict.fromkeys(j.outcome.claim for j in judged))
+    conditions = list(dict.fromkeys(j.condition for j in judged))
+    by = {(j.outcome.claim, j.condition): j.verdict for j in judged}
+    data = pd.DataFrame([{"claim": c, **{k: by.get((c, k), "") for k in conditions}} for c in claims],
+                        columns=["claim", *conditions])
+    rows = tuple((c, *(SHORT.get(by.get((c, k), ""), DASH) for k in conditions)) for c in claims)
+    return Table(
+        name="verdicts", title="Verdicts: claims × conditions",
+        data=data, headers=("claim", *(k.replace("solver_scale=", "solver×").replace("budget=", "") + (
+            " s" if k.startswith("budget=") else "") for k in conditions)),
+        align="l" + "c" * len(conditions), rows=rows,
+        notes=("S supported, X contradicted, n not supported, ? inconclusive, — not tested at that condition "
+               "(plan §3: D2's scales test C1, C2, C3, C7a; D3's budgets C1, C2, C7a on the mcts-co mirror, "
+               "and C7b where D4 has the budget).",),
+    )
+
+
 def robustness_summary(judged: Sequence[cl.Judged]) -> Table:
     """Per claim tested on D2: its verdict at each solver-cost scale, and robust / profile-dependent."""
     by = {(j.outcome.claim, j.condition): j.verdict for j in judged}
@@ -322,7 +345,8 @@ def analyse(study: StudyGames, *, resamples: int | None = None, seed: int | None
                          rb.SEED if seed is None else seed)
     judged = judge_all(study, ratings)
     claims = claims_table(judged)
-    tables: list[Table] = [claims, robustness_summary(judged), components_table(study, ratings)]
+    tables: list[Table] = [claims, verdict_matrix(judged), robustness_summary(judged),
+                           components_table(study, ratings)]
     if ratings is not None:
         tables += [ratings_table(ratings.boot.fit)]
         if not ratings.factorial.empty:
@@ -349,7 +373,7 @@ def analyse(study: StudyGames, *, resamples: int | None = None, seed: int | None
                        notes=tuple(notes))
 
 
-OUTPUT_CSV = ("claims", "components", "ratings", "factorial", "deviance", "direct", "ladder", "sensitivity",
+OUTPUT_CSV = ("claims", "verdicts", "components", "ratings", "factorial", "deviance", "direct", "ladder", "sensitivity",
               "robustness", "mirror_cell")
 
 
