@@ -11,18 +11,25 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from boopexp.report.beyond import markdown, rows
+from boopexp.report.beyond import check_table, markdown, rows
 
 RESULTS = Path(__file__).resolve().parent.parent / "results" / "beyond"
 
 
 def summary(results: Path = RESULTS) -> str:
     """The Markdown text of results/beyond/summary.md."""
-    parts = ["# Beyond the paper: the committed games (written by studies/beyond.py)\n"]
+    parts = ["# Beyond the paper: the committed games (written by studies/beyond.py)\n",
+             "Win rates over decided games, both seats together; exact p: two-sided binomial test of 1/2 "
+             "(scipy.stats.binomtest); iterations: the median per move of each side.\n"]
     co2 = [results / name for name in ("co2", "co2-4s") if (results / name).is_dir()]
     if co2:
         table = sorted(rows(co2, "mcts-co2"), key=lambda r: r.seconds)
-        parts += ["## mcts-co2 against mcts-co, equal device time (results/beyond/co2, co2-4s)\n", markdown(table)]
+        parts += ["## mcts-co2 against mcts-co, equal device time (results/beyond/co2, co2-4s)\n", markdown(table),
+                  "What mcts-co2's checks cost in those games:\n", check_table(co2, "mcts-co2")]
+    free = results / "co2-iterations"
+    if free.is_dir():
+        parts += ["## mcts-co2 against mcts-co, equal iterations: the check free (results/beyond/co2-iterations)\n",
+                  markdown(rows([free], "mcts-co2"))]
     ladder = results / "ladder"
     if ladder.is_dir():
         parts += ["## mcts-co2 against the robustness study's agents, 1 device-s (results/beyond/ladder)\n",

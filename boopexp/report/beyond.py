@@ -20,11 +20,12 @@ from boopexp.store import GameStore
 
 @dataclass(frozen=True)
 class Row:
-    """``agent`` against ``opponent`` at ``seconds`` device-seconds per move (both seats)."""
+    """``agent`` against ``opponent`` under one budget per move (both seats)."""
 
     agent: str
     opponent: str
-    seconds: float
+    budget: str  # "1 s" (device-seconds) or "75 iterations"
+    seconds: float  # device-seconds per move (nan under an iterations budget)
     wins: int
     losses: int
     no_winner: int
@@ -68,7 +69,7 @@ def rows(folders: list[str | Path], agent: str) -> list[Row]:
             seen.add(key)
             side = "p1" if r["p1"] == agent else "p2"
             opponent = r["p2"] if side == "p1" else r["p1"]
-            t = tally.setdefault((opponent, float(r["budget"]["seconds"])), {
+            t = tally.setdefault((opponent, _budget(r["budget"])), {
                 "wins": 0, "losses": 0, "no_winner": 0, "blue": [0, 0], "red": [0, 0], "it": [], "op_it": []})
             seat = t["blue"] if side == "p1" else t["red"]
             seat[1] += 1
@@ -81,20 +82,28 @@ def rows(folders: list[str | Path], agent: str) -> list[Row]:
                 t["losses"] += 1
             for m in r["telemetry"]:
                 (t["it"] if m["agent"] == agent else t["op_it"]).append(m["iterations"])
-    return [Row(agent, opponent, seconds, t["wins"], t["losses"], t["no_winner"], t["blue"][0], t["blue"][1],
+    return [Row(agent, opponent, budget[0], budget[1], t["wins"], t["losses"], t["no_winner"], t["blue"][0], t["blue"][1],
                 t["red"][0], t["red"][1], float(statistics.median(t["it"])), float(statistics.median(t["op_it"])))
-            for (opponent, seconds), t in tally.items()]
+            for (opponent, budget), t in tally.items()]
 
 
-def markdown(table: list[Row], by: str = "seconds") -> str:
-    """The rows as a Markdown table, led by the budget (``by="seconds"``) or the opponent."""
-    lead = "device s / move" if by == "seconds" else "opponent"
+def _budget(budget: dict) -> tuple[str, float]:
+    if budget.get("mode") == "iterations":
+        return f"{budget['iterations']} iterations", math.nan
+    if budget.get("mode") != "device" or budget.get("costs"):
+        raise ValueError(f"budget {budget!r}: only the default device profile and iterations are tabulated here")
+    return f"{float(budget['seconds']):g} s", float(budget["seconds"])
+
+
+def markdown(table: list[Row], by: str = "budget") -> str:
+    """The rows as a Markdown table, led by the budget (``by="budget"``) or the opponent."""
+    lead = "budget / move" if by == "budget" else "opponent"
     lines = [f"| {lead} | wins / decided | win rate [95 % Wilson] | exact p (two-sided) | as Blue | as Red "
              "| no winner | median iterations / move (agent : opponent) |",
              "|---|---|---|---|---|---|---|---|"]
     for r in table:
         low, high = r.interval
-        first = f"{r.seconds:g}" if by == "seconds" else f"`{r.opponent}`"
+        first = r.budget if by == "budget" else f"`{r.opponent}`"
         lines.append(
             f"| {first} | {r.wins} / {r.decided} | {100 * r.rate:.1f} % [{100 * low:.1f}, {100 * high:.1f}] "
             f"| {_p(r.p_value)} | {r.wins_as_blue} / {r.games_as_blue} | {r.wins_as_red} / {r.games_as_red} "
@@ -103,4 +112,34 @@ def markdown(table: list[Row], by: str = "seconds") -> str:
 
 
 def _p(p: float) -> str:
-    return f"{p:.2g}" if p >= 1e-4 else f"{p:.1e}"
+    return f"{p:.3f}" if p >= 1e-3 else f"{p:.1e}"
+
+
+def check_table(folders: list[str | Path], agent: str) -> str:
+    """Per budget, what ``agent``'s two-stage checks cost: replies tested and moves examined per
+    check (one check per solver call), and their share of its device time, charged as the
+    device clock charges them (docs/budget.md, "The two-stage check")."""
+    from boopexp.budget import DEVICE_PROFILES
+
+    sums: dict[tuple[str, float], list[float]] = {}
+    for folder in folders:
+        for r in GameStore(folder).scan().records:
+            budget = _budget(r["budget"])
+            if math.isnan(budget[1]):
+                continue  # an iterations budget: nothing is charged against it
+            p = DEVICE_PROFILES[r["budget"]["profile"]]
+            s = sums.setdefault(budget, [0.0, 0.0, 0.0, 0.0, 0.0])
+            for m in r["telemetry"]:
+                if m["agent"] != agent:
+                    continue
+                steps = m["lookahead_moves"] + m["lookahead_replies"]
+                s[0] += m["solver_calls"]
+                s[1] += m["lookahead_moves"]
+                s[2] += m["lookahead_replies"]
+                s[3] += m["solver_calls"] * p.solver_call + steps * p.solver_move * p.lookahead_ratio
+                s[4] += m["device_seconds"] * 1e6
+    lines = ["| budget / move | moves examined per check | replies tested per check | checks' share of its device time |",
+             "|---|---|---|---|"]
+    for (label, _), (checks, moves, replies, check_us, device_us) in sorted(sums.items(), key=lambda kv: kv[0][1]):
+        lines.append(f"| {label} | {moves / checks:.1f} | {replies / checks:,.0f} | {100 * check_us / device_us:.1f} % |")
+    return "\n".join(lines) + "\n"
