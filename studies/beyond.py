@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from boopexp.report.beyond import check_table, markdown, rows
+from boopexp.report.beyond import check_table, markdown, rows, side_by_side
 
 RESULTS = Path(__file__).resolve().parent.parent / "results" / "beyond"
 
@@ -32,8 +32,16 @@ def summary(results: Path = RESULTS) -> str:
                   markdown(rows([free], "mcts-co2"))]
     ladder = results / "ladder"
     if ladder.is_dir():
+        co2_rows = rows([ladder], "mcts-co2")
         parts += ["## mcts-co2 against the robustness study's agents, 1 device-s (results/beyond/ladder)\n",
-                  markdown(rows([ladder], "mcts-co2"), by="opponent")]
+                  markdown(co2_rows, by="opponent")]
+        d1 = results.parent / "robustness" / "d1"
+        if d1.is_dir():
+            co_rows = rows([d1], "mcts-co")
+            parts += ["Against the same opponents, mcts-co2 (this gauntlet, 50 games per side) and mcts-co (the "
+                      "robustness study's round robin, results/robustness/d1, 100 per side), win rate over decided "
+                      "games [95 % Wilson]:\n",
+                      side_by_side([r for r in co2_rows if r.opponent != "mcts-co"], co_rows, "mcts-co2", "mcts-co")]
     confirm = results / "tune-mcts-co" / "confirm"
     if confirm.is_dir():
         for name in sorted({r.opponent for r in rows([confirm], "mcts-co")}):

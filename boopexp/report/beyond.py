@@ -143,3 +143,20 @@ def check_table(folders: list[str | Path], agent: str) -> str:
     for (label, _), (checks, moves, replies, check_us, device_us) in sorted(sums.items(), key=lambda kv: kv[0][1]):
         lines.append(f"| {label} | {moves / checks:.1f} | {replies / checks:,.0f} | {100 * check_us / device_us:.1f} % |")
     return "\n".join(lines) + "\n"
+
+
+def side_by_side(mine: list[Row], theirs: list[Row], label_mine: str, label_theirs: str) -> str:
+    """Two agents' win rates against the same opponents (a gauntlet against a round robin)."""
+    other = {r.opponent: r for r in theirs}
+    lines = [f"| opponent | {label_mine} | {label_theirs} |", "|---|---|---|"]
+    for r in mine:
+        o = other.get(r.opponent)
+        cells = []
+        for x in (r, o):
+            if x is None:
+                cells.append("—")
+                continue
+            low, high = x.interval
+            cells.append(f"{100 * x.rate:.1f} % [{100 * low:.1f}, {100 * high:.1f}] of {x.decided}")
+        lines.append(f"| `{r.opponent}` | {cells[0]} | {cells[1]} |")
+    return "\n".join(lines) + "\n"
