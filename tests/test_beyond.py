@@ -21,6 +21,8 @@ DOC = ROOT / "docs" / "beyond.md"
 STORES = {
     "co2": "beyond-co2",
     "co2-4s": "beyond-co2-4s",
+    "co2-iterations": "beyond-co2-iterations",
+    "co2-iterations-a9": "beyond-co2-iterations-a9",
     "ladder": "beyond-ladder",
     "tune-mcts-co/confirm": None,
 }
