@@ -30,6 +30,10 @@ def summary(results: Path = RESULTS) -> str:
     if free.is_dir():
         parts += ["## mcts-co2 against mcts-co, equal iterations: the check free (results/beyond/co2-iterations)\n",
                   markdown(rows([free], "mcts-co2"))]
+    a9 = results / "co2-iterations-a9"
+    if a9.is_dir():
+        parts += ["## The same with QUIRK-A9 fixed in both agents: co2-a9 against co-a9 "
+                  "(results/beyond/co2-iterations-a9)\n", markdown(rows([a9], "co2-a9"))]
     ladder = results / "ladder"
     if ladder.is_dir():
         co2_rows = rows([ladder], "mcts-co2")
@@ -44,9 +48,10 @@ def summary(results: Path = RESULTS) -> str:
                       side_by_side([r for r in co2_rows if r.opponent != "mcts-co"], co_rows, "mcts-co2", "mcts-co")]
     confirm = results / "tune-mcts-co" / "confirm"
     if confirm.is_dir():
-        for name in sorted({r.opponent for r in rows([confirm], "mcts-co")}):
-            parts += [f"## {name} (a tuning candidate) against mcts-co, 1 device-s (results/beyond/tune-mcts-co/confirm)\n",
-                      markdown([r for r in rows([confirm], name) if r.opponent == "mcts-co"])]
+        names = sorted({r.opponent for r in rows([confirm], "mcts-co")})
+        table = [r for name in names for r in rows([confirm], name) if r.opponent == "mcts-co"]
+        parts += ["## The tuning's candidates against mcts-co, 1 device-s (results/beyond/tune-mcts-co/confirm)\n",
+                  markdown(table, by="agent")]
     return "\n".join(parts)
 
 

@@ -39,7 +39,10 @@ def _store(name: str) -> Path:
 
 @pytest.mark.parametrize("name", sorted(STORES))
 def test_store_is_complete_and_sealed(name):
-    folder = _store(name)
+    _complete_and_sealed(_store(name))
+
+
+def _complete_and_sealed(folder: Path) -> None:
     store = GameStore(folder)
     entries = plan_entries(store.read_config(), source=str(folder / "config.yaml"))
     planned = {(e.config_hash, e.pairing, i) for e in entries for i in range(e.games)}
@@ -82,7 +85,7 @@ def test_summary_rebuilds_byte_for_byte_and_the_doc_quotes_it():
     assert text == committed.read_text(encoding="utf-8")
     doc = DOC.read_text(encoding="utf-8")
     for line in text.splitlines():
-        if line.startswith("| ") and not line.startswith("| budget") and not line.startswith("| opponent"):
+        if line.startswith("| ") and not line.startswith(("| budget", "| opponent", "| agent")):
             assert line in doc, f"docs/beyond.md does not quote: {line}"
 
 
@@ -102,3 +105,20 @@ def test_ladder_ratings_rebuild():
     table = ratings_table(fit)
     assert render.to_csv(table) == committed.read_text(encoding="utf-8")
     assert render.markdown_document([table]) == (BEYOND / "ratings" / "ratings.md").read_text(encoding="utf-8")
+
+
+def test_tuning_trials_are_complete_sealed_and_tabulated():
+    import csv
+
+    table = BEYOND / "tune-mcts-co" / "trials.csv"
+    if not table.exists():
+        pytest.skip("the tuning is not committed yet")
+    from boopexp.report.beyond import rows
+
+    trials = list(csv.DictReader(table.open(encoding="utf-8")))
+    assert len(trials) == 30
+    for t in trials:
+        name = f"tune-mcts-co/trials/{int(t['trial']):04d}"
+        _complete_and_sealed(_store(name))
+        (r,) = rows([BEYOND / name], f"mcts-co.t{t['trial']}")
+        assert (r.wins, r.losses, r.no_winner) == (int(t["wins"]), int(t["losses"]), int(t["no_winner"]))

@@ -96,14 +96,14 @@ def _budget(budget: dict) -> tuple[str, float]:
 
 
 def markdown(table: list[Row], by: str = "budget") -> str:
-    """The rows as a Markdown table, led by the budget (``by="budget"``) or the opponent."""
-    lead = "budget / move" if by == "budget" else "opponent"
+    """The rows as a Markdown table, led by the budget (``by="budget"``), the opponent or the agent."""
+    lead = {"budget": "budget / move", "opponent": "opponent", "agent": "agent"}[by]
     lines = [f"| {lead} | wins / decided | win rate [95 % Wilson] | exact p (two-sided) | as Blue | as Red "
              "| no winner | median iterations / move (agent : opponent) |",
              "|---|---|---|---|---|---|---|---|"]
     for r in table:
         low, high = r.interval
-        first = r.budget if by == "budget" else f"`{r.opponent}`"
+        first = r.budget if by == "budget" else f"`{getattr(r, by)}`"
         lines.append(
             f"| {first} | {r.wins} / {r.decided} | {100 * r.rate:.1f} % [{100 * low:.1f}, {100 * high:.1f}] "
             f"| {_p(r.p_value)} | {r.wins_as_blue} / {r.games_as_blue} | {r.wins_as_red} / {r.games_as_red} "
