@@ -68,7 +68,8 @@ def sensitivity_figure(sensitivity: pd.DataFrame) -> Figure | None:
                 err = np.vstack([y - grp["ci_low"].to_numpy(float), grp["ci_high"].to_numpy(float) - y])
                 ax.errorbar(x, y, yerr=err, fmt=_MARKERS[k % len(_MARKERS)], capsize=2, markersize=4,
                             label=name.replace("mcts-co vs ", "vs ").replace(" (P2 share)", ""))
-            ax.set_xticks(range(len(profiles)), [f"solver {p}" if p != "cpu" else "cpu budget" for p in profiles])
+            ax.set_xticks(range(len(profiles)), profiles)
+            ax.set_xlabel("solver-cost scale (cpu: the cpu budget)")
             ax.set_ylim(-0.02, 1.02)
             ax.axhline(0.5, color="0.7", linewidth=0.8, linestyle="--")
             ax.set_title(title)
