@@ -55,8 +55,6 @@ A9_AGENT = "mcts-co-a9"
 SCALES: tuple[float, ...] = (0.5, 1.0, 2.0, 4.0)
 BUDGETS: tuple[float, ...] = (0.125, 0.25, 0.5, 1.0, 2.0, 4.0)
 DEFAULT = "default"
-#: The paper's mcts-co mirror (Table II): P1 wins, P2 wins.
-PAPER_MIRROR = (7, 93)
 #: A cell with more no-winner games than this share is flagged (plan §1).
 CAP_FLAG = 0.05
 

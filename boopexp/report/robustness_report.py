@@ -19,7 +19,7 @@ import pandas as pd
 from boopexp.errors import StoreError
 from boopexp.report import claims as cl
 from boopexp.report.robustness import (
-    A9_AGENT, ABLATIONS, BUDGETS, CAP_FLAG, CLAIMS_COLUMNS, FOCUS, PAPER_MIRROR, SCALES, STORES, TABLE1_OPPONENTS,
+    A9_AGENT, ABLATIONS, BUDGETS, CAP_FLAG, CLAIMS_COLUMNS, FOCUS, SCALES, STORES, TABLE1_OPPONENTS,
     RatingsResult, StudyGames, has_pairing, has_mirror, wilson, at_point, c8, d1_ratings, direct_claim, judge_all,
     load_study, mirror_count, pair_count, profile_games, rating_claims,
 )
@@ -280,7 +280,10 @@ def mirror_cell(study: StudyGames) -> Table | None:
     if not has_mirror(bias, FOCUS):
         return None
     k, n, none = mirror_count(bias, FOCUS)
-    pk, pn = PAPER_MIRROR[1], sum(PAPER_MIRROR)
+    from boopexp.report.paper import table2_reference
+
+    paper = table2_reference()[FOCUS]  # Table II: 7 P1 wins, 93 P2 wins
+    pk, pn = paper.p2_wins, paper.p1_wins + paper.p2_wins
     table = [[k, pk], [n - k, pn - pk]]  # columns: the samples (ours, the paper's)
     boschloo = min(1.0, float(boschloo_exact(table, alternative="two-sided").pvalue))
     fisher = min(1.0, float(fisher_exact(table, alternative="two-sided").pvalue))
