@@ -100,7 +100,10 @@ def boschloo_exact(table: tuple[tuple[int, int], tuple[int, int]] | list[list[in
     """Two-sided p-value of Boschloo's exact test on a 2×2 table whose rows are the two samples.
 
     ``scipy.stats.boschloo_exact`` with its defaults (two-sided = twice the smaller one-sided
-    p-value, clipped to 1; 32 sampling points for the nuisance parameter's supremum).
+    p-value, clipped to 1; 32 sampling points for the nuisance parameter's supremum). SciPy takes
+    each *column* of its table as one binomial sample, so the rows given here are passed to it
+    transposed (the two orientations give different p-values: the unconditional test fixes the
+    samples' sizes, not the outcomes' totals).
 
     Args:
         table: non-negative integer counts, one row per sample, e.g.
@@ -117,7 +120,7 @@ def boschloo_exact(table: tuple[tuple[int, int], tuple[int, int]] | list[list[in
         return 1.0
     from scipy.stats import boschloo_exact as _boschloo
 
-    return min(1.0, float(_boschloo([[a, b], [c, d]], alternative="two-sided").pvalue))
+    return min(1.0, float(_boschloo([[a, c], [b, d]], alternative="two-sided").pvalue))
 
 
 def verdict(p_value: float, alpha: float = ALPHA) -> str:
