@@ -237,6 +237,25 @@ def _mle_exists(wins: np.ndarray, losses: np.ndarray) -> bool:
     return n == 1 and wins.sum() > 0 and losses.sum() > 0
 
 
+def design_matrix(keys: Sequence[tuple[int, int]], n_agents: int, anchor: int) -> np.ndarray:
+    """The fit's design: one row per ordered pairing (P1 index, P2 index), x = r_p1 − r_p2 + f.
+
+    Columns: the ratings of every agent but ``anchor`` (+1 for P1's, −1 for P2's; a mirror's
+    cancel), then the first-move term f (+1); scaled from Elo to logits.
+    """
+    free = [i for i in range(n_agents) if i != anchor]
+    column = {a: k for k, a in enumerate(free)}
+    design = np.zeros((len(keys), len(free) + 1))
+    for row, (i, j) in enumerate(keys):
+        if i != j:
+            if i in column:
+                design[row, column[i]] += 1.0
+            if j in column:
+                design[row, column[j]] -= 1.0
+        design[row, -1] = 1.0
+    return design * ELO_SCALE
+
+
 def _maximise(wins: np.ndarray, losses: np.ndarray, anchor: int) -> tuple[np.ndarray, np.ndarray]:
     """Maximum-likelihood (ratings without the anchor, f) and their covariance, in Elo."""
     from scipy.optimize import minimize
@@ -245,18 +264,7 @@ def _maximise(wins: np.ndarray, losses: np.ndarray, anchor: int) -> tuple[np.nda
     cells = np.argwhere((wins + losses) > 0)
     w = wins[cells[:, 0], cells[:, 1]]
     l_ = losses[cells[:, 0], cells[:, 1]]
-    free = [i for i in range(n_agents) if i != anchor]
-    column = {a: k for k, a in enumerate(free)}
-    # Design: x = r_p1 - r_p2 + f, one row per ordered pairing that played.
-    design = np.zeros((len(cells), len(free) + 1))
-    for row, (i, j) in enumerate(cells):
-        if i != j:
-            if i in column:
-                design[row, column[i]] += 1.0
-            if j in column:
-                design[row, column[j]] -= 1.0
-        design[row, -1] = 1.0
-    design *= ELO_SCALE
+    design = design_matrix([(int(i), int(j)) for i, j in cells], n_agents, anchor)
 
     def negloglik(theta: np.ndarray) -> float:
         x = design @ theta

@@ -27,7 +27,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from boopexp.report.ratings import ELO_SCALE, HALDANE, Ratings, fit_ratings
+from boopexp.report.ratings import HALDANE, Ratings, design_matrix, fit_ratings
 
 #: Resamples of docs/robustness-plan.md §3.
 RESAMPLES = 2000
@@ -105,7 +105,7 @@ def bootstrap_ratings(
         slot[0 if w == "p1" else 1 if w == "p2" else 2] += 1
     keys = sorted(cells)
     counts = np.array([cells[k] for k in keys], dtype=np.int64)  # (cells, 3)
-    design = _design(keys, len(names), index[anchor])
+    design = design_matrix(keys, len(names), index[anchor])
 
     rng = np.random.default_rng(seed)
     n = counts.sum(axis=1)
@@ -151,21 +151,6 @@ def p_above(draws: np.ndarray, value: float = 0.0) -> float:
 def p_below(draws: np.ndarray, value: float = 0.0) -> float:
     """Bootstrap p-value of H0 'at least ``value``' against 'below': (1 + #{draws >= value}) / (B + 1)."""
     return (1.0 + float(np.count_nonzero(draws >= value))) / (len(draws) + 1.0)
-
-
-def _design(keys: Sequence[tuple[int, int]], n_agents: int, anchor: int) -> np.ndarray:
-    """One row per ordered cell: +1 for P1's rating, −1 for P2's, +1 for the first-move term (Elo → logit)."""
-    free = [i for i in range(n_agents) if i != anchor]
-    column = {a: k for k, a in enumerate(free)}
-    design = np.zeros((len(keys), len(free) + 1))
-    for row, (i, j) in enumerate(keys):
-        if i != j:
-            if i in column:
-                design[row, column[i]] += 1.0
-            if j in column:
-                design[row, column[j]] -= 1.0
-        design[row, -1] = 1.0
-    return design * ELO_SCALE
 
 
 def _fit_batch(design: np.ndarray, wins: np.ndarray, losses: np.ndarray) -> tuple[np.ndarray, int]:
