@@ -122,3 +122,30 @@ def test_tuning_trials_are_complete_sealed_and_tabulated():
         _complete_and_sealed(_store(name))
         (r,) = rows([BEYOND / name], f"mcts-co.t{t['trial']}")
         assert (r.wins, r.losses, r.no_winner) == (int(t["wins"]), int(t["losses"]), int(t["no_winner"]))
+
+
+def test_the_confirmatory_sprt_stopped_at_its_decision_and_the_doc_quotes_it():
+    """results/beyond/co2-sprt-4s: every game up to the decision's block, none after; H1 as quoted."""
+    from boopexp.sprt import H1, parse_sprt, plan_tests
+
+    folder = _store("co2-sprt-4s")
+    store = GameStore(folder)
+    doc = store.read_config()
+    entries = plan_entries(doc, source=str(folder / "config.yaml"))
+    scan = store.scan()
+    assert scan.duplicates == 0 and scan.tail is None
+    assert [p.name for p in segment_paths(folder)] == ["games-0001.jsonl.gz"]
+    spec = parse_sprt(str(store.config_path), doc["sprt"])
+    (test,) = plan_tests(spec, entries, scan.records)
+    state = test.state
+    assert state.decision == H1 and state.llr >= state.upper
+    blocks = list(range(spec.batch * (state.last_index // spec.batch + 1)))
+    for entry in entries:
+        assert sorted(r["game_index"] for r in scan.records if r["pairing"] == entry.pairing) == blocks
+    wins = sum(1 for r in scan.records if r["winner"] and (r["winner"] == "p1") == r["pairing"].startswith("mcts-co2"))
+    decided = sum(1 for r in scan.records if r["winner"])
+    quoted = (f"H1 after {state.pairs} pairs", f"LLR {state.llr:.2f}", f"{wins} / {decided}",
+              f"pentanomial {state.counts[0]} / {state.counts[1]} / {state.counts[2]}")
+    text = DOC.read_text(encoding="utf-8")
+    for part in quoted:
+        assert part in text, part
