@@ -404,16 +404,23 @@ def has_mirror(games: pd.DataFrame, agent: str) -> bool:
     return bool(((games["p1"] == agent) & (games["p2"] == agent)).any())
 
 
+def direct_claims(games: pd.DataFrame) -> list[cl.Outcome]:
+    """C1, C2 and C3 (mcts-co against vanilla, heuristics, every ablation: direct pairings), those
+    whose games are present."""
+    out: list[cl.Outcome] = []
+    if has_pairing(games, FOCUS, "vanilla"):
+        out.append(direct_claim("C1", games, "vanilla"))
+    if has_pairing(games, FOCUS, "heuristics"):
+        out.append(direct_claim("C2", games, "heuristics"))
+    if all(has_pairing(games, FOCUS, x) for x in ABLATIONS):
+        out.append(c3(games))
+    return out
+
+
 def default_family(study: StudyGames, ratings: RatingsResult | None) -> list[cl.Outcome]:
     """The 14 primary tests at device × 1, 1 s (plan §3, "Multiplicity"), for the games present."""
     d1 = study.get("d1")
-    out: list[cl.Outcome] = []
-    if has_pairing(d1, FOCUS, "vanilla"):
-        out.append(direct_claim("C1", d1, "vanilla"))
-    if has_pairing(d1, FOCUS, "heuristics"):
-        out.append(direct_claim("C2", d1, "heuristics"))
-    if all(has_pairing(d1, FOCUS, x) for x in ABLATIONS):
-        out.append(c3(d1))
+    out = direct_claims(d1)
     rc = rating_claims(ratings, d1)
     out += [rc[c] for c in ("C4-E", "C4-P", "C4-S", "C5b", "C5c", "C5d") if c in rc]
     vanilla = study.get("d4-vanilla")
@@ -439,13 +446,7 @@ def default_family(study: StudyGames, ratings: RatingsResult | None) -> list[cl.
 
 def profile_family(games: pd.DataFrame) -> list[cl.Outcome]:
     """C1, C2, C3, C7a on one solver-cost profile's games (D2, or the committed × 1 run)."""
-    out = []
-    if has_pairing(games, FOCUS, "vanilla"):
-        out.append(direct_claim("C1", games, "vanilla"))
-    if has_pairing(games, FOCUS, "heuristics"):
-        out.append(direct_claim("C2", games, "heuristics"))
-    if all(has_pairing(games, FOCUS, x) for x in ABLATIONS):
-        out.append(c3(games))
+    out = direct_claims(games)
     if has_mirror(games, FOCUS) and has_mirror(games, "mcts+P"):
         out.append(c7a([(FOCUS, games), ("mcts+P", games)]))
     return out

@@ -173,47 +173,39 @@ def direct_table(ratings: RatingsResult) -> Table:
     )
 
 
+RATE_COLUMNS = ["series", "wins", "n", "no_winner", "rate", "ci_low", "ci_high"]
+
+
+def _series_rows(games: pd.DataFrame, opponents: Sequence[str], mirrors: Sequence[str]) -> list[dict]:
+    """mcts-co's rate against each of ``opponents`` and each of ``mirrors``' P2 share (Wilson 95 %),
+    one row per series with games (a series without a decided game has rate NaN)."""
+    pairs = [(opponent, pair_count(games, FOCUS, opponent)) for opponent in opponents]
+    counts = [(f"{FOCUS} vs {opponent}", c.wins, c.n, c.no_winner) for opponent, c in pairs]
+    counts += [(f"{agent} mirror (P2 share)", *mirror_count(games, agent)) for agent in mirrors]
+    rows = []
+    for series, wins, n, none in counts:
+        if n + none:
+            low, high = wilson(wins, n)
+            rows.append({"series": series, "wins": wins, "n": n, "no_winner": none,
+                         "rate": wins / n if n else math.nan, "ci_low": low, "ci_high": high})
+    return rows
+
+
 def ladder_frame(study: StudyGames) -> pd.DataFrame:
     """Per budget: mcts-co's rate against vanilla and heuristics, and the mirror's P2 share (D3)."""
     d3 = study.get("d3")
-    rows = []
-    for budget in BUDGETS:
-        games = at_point(d3, budget)
-        for opponent in ("vanilla", "heuristics"):
-            c = pair_count(games, FOCUS, opponent)
-            if c.n + c.no_winner:
-                low, high = wilson(c.wins, c.n)
-                rows.append({"budget": budget, "series": f"{FOCUS} vs {opponent}", "wins": c.wins, "n": c.n,
-                             "no_winner": c.no_winner, "rate": c.wins / c.n if c.n else math.nan,
-                             "ci_low": low, "ci_high": high})
-        k, n, none = mirror_count(games, FOCUS)
-        if n + none:
-            low, high = wilson(k, n)
-            rows.append({"budget": budget, "series": f"{FOCUS} mirror (P2 share)", "wins": k, "n": n,
-                         "no_winner": none, "rate": k / n if n else math.nan, "ci_low": low, "ci_high": high})
-    return pd.DataFrame(rows, columns=["budget", "series", "wins", "n", "no_winner", "rate", "ci_low", "ci_high"])
+    rows = [{"budget": budget, **row} for budget in BUDGETS
+            for row in _series_rows(at_point(d3, budget), ("vanilla", "heuristics"), (FOCUS,))]
+    return pd.DataFrame(rows, columns=["budget", *RATE_COLUMNS])
 
 
 def sensitivity_frame(study: StudyGames) -> pd.DataFrame:
     """Per profile (solver scale, and cpu): mcts-co's rate against each Table I opponent, mirror P2 shares."""
-    rows = []
     profiles = [(f"×{s:g}", profile_games(study, s)) for s in SCALES]
     profiles.append(("cpu", pd.concat([study.get("ablation-cpu"), study.get("mirror-cpu")], ignore_index=True)))
-    for profile, games in profiles:
-        for opponent in TABLE1_OPPONENTS:
-            c = pair_count(games, FOCUS, opponent)
-            if c.n + c.no_winner:
-                low, high = wilson(c.wins, c.n)
-                rows.append({"profile": profile, "series": f"{FOCUS} vs {opponent}", "wins": c.wins, "n": c.n,
-                             "no_winner": c.no_winner, "rate": c.wins / c.n if c.n else math.nan,
-                             "ci_low": low, "ci_high": high})
-        for agent in (FOCUS, "mcts+P"):
-            k, n, none = mirror_count(games, agent)
-            if n + none:
-                low, high = wilson(k, n)
-                rows.append({"profile": profile, "series": f"{agent} mirror (P2 share)", "wins": k, "n": n,
-                             "no_winner": none, "rate": k / n if n else math.nan, "ci_low": low, "ci_high": high})
-    return pd.DataFrame(rows, columns=["profile", "series", "wins", "n", "no_winner", "rate", "ci_low", "ci_high"])
+    rows = [{"profile": profile, **row} for profile, games in profiles
+            for row in _series_rows(games, TABLE1_OPPONENTS, (FOCUS, "mcts+P"))]
+    return pd.DataFrame(rows, columns=["profile", *RATE_COLUMNS])
 
 
 def _rate_table(name: str, title: str, data: pd.DataFrame, key: str, notes: tuple[str, ...]) -> Table:
