@@ -454,11 +454,7 @@ def profile_family(games: pd.DataFrame) -> list[cl.Outcome]:
 
 def budget_family(ladder: pd.DataFrame, bias: pd.DataFrame) -> list[cl.Outcome]:
     """C1, C2, C7a (mcts-co mirror) on one budget's ladder games, C7b on D4's bias mirrors there."""
-    out = []
-    if has_pairing(ladder, FOCUS, "vanilla"):
-        out.append(direct_claim("C1", ladder, "vanilla"))
-    if has_pairing(ladder, FOCUS, "heuristics"):
-        out.append(direct_claim("C2", ladder, "heuristics"))
+    out = direct_claims(ladder)  # C1, C2 (the ladder has no ablations, so no C3)
     if has_mirror(ladder, FOCUS):
         out.append(c7a([(FOCUS, ladder)]))
     if has_mirror(bias, FOCUS) and has_mirror(bias, A9_AGENT):
