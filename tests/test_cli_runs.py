@@ -18,7 +18,7 @@ from test_config import BAD
 
 from boopexp import match
 from boopexp.cli import main
-from boopexp.commands.runs import _BarProgress
+from boopexp.commands.runs import BarProgress
 from boopexp.config import load_config
 from boopexp.runner import GameOutcome, game_key
 from boopexp.store import GameStore
@@ -263,7 +263,7 @@ def test_bar_progress_shows_the_running_score(capsys):
     task = c.tasks(c.plan())[0]
     from boopexp.store import PairingScore
 
-    bar = _BarProgress()
+    bar = BarProgress()
     bar.start(10, 2, ())
     score = PairingScore(task.pairing, task.p1.name, task.p2.name, task.config_hash, 4, 3, 2, 1)
     bar.game(GameOutcome(task, record=fake_play_game(task), seconds=0.1), 3, 10, (score,))

@@ -32,14 +32,14 @@ EXIT_FAILED = 1
 EXIT_SIGNAL_BASE = 128  # the shell convention: 130 stopped by SIGINT (Ctrl-C), 143 by SIGTERM
 
 
-def _default_jobs() -> int:
+def default_jobs() -> int:
     try:
         return len(os.sched_getaffinity(0))  # honours taskset/cgroup CPU limits
     except AttributeError:  # pragma: no cover - not Linux
         return os.cpu_count() or 1
 
 
-def _run_options(fn: Callable) -> Callable:
+def run_options(fn: Callable) -> Callable:
     """The options shared by ``run`` and ``mirror``."""
     options = [
         click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=None,
@@ -67,7 +67,7 @@ def _run_options(fn: Callable) -> Callable:
 @click.option("--pairing", "pairings", multiple=True, metavar='"A vs B"',
               help='Play only this pairing of the config (p1 first, aliases allowed; repeatable), e.g. '
                    '--pairing "mcts-co vs vanilla".')
-@_run_options
+@run_options
 def run(config_path: Path, games_per_side: int | None, pairings: tuple[str, ...], out: Path | None,
         jobs: int | None, backend: str, scheduler: str | None, quiet: bool, dry_run: bool) -> None:
     """Play the games of CONFIG that its results folder lacks (rerun to resume)."""
@@ -99,7 +99,7 @@ def run(config_path: Path, games_per_side: int | None, pairings: tuple[str, ...]
 @click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path),
               default=DEFAULT_MIRROR_CONFIG, show_default=True,
               help="The mirror config whose settings (seed, budget, preset, params) and store are used.")
-@_run_options
+@run_options
 def mirror(agent: str, games: int, config_path: Path, out: Path | None, jobs: int | None, backend: str,
            scheduler: str | None, quiet: bool, dry_run: bool) -> None:
     """Play the mirror games of one agent, sharing the mirror config's settings and results folder."""
@@ -151,16 +151,16 @@ def _execute(config: "ExperimentConfig", plan: Sequence["PlannedPairing"], only:
     check_backend(backend, scheduler)  # before anything is written
     out_dir = out if out is not None else RESULTS_DIR / config.name
     if dry_run:
-        _dry_run(config, plan, only, out_dir, jobs or _default_jobs(), backend, scheduler)
+        _dry_run(config, plan, only, out_dir, jobs or default_jobs(), backend, scheduler)
         return
     if quiet:
-        progress = _QuietProgress()
+        progress = QuietProgress()
     elif sys.stdout.isatty():
-        progress = _BarProgress()
+        progress = BarProgress()
     else:
-        progress = _LineProgress()
+        progress = LineProgress()
     report = run_plan(
-        config, plan, out_dir, jobs=jobs or _default_jobs(), backend=backend, scheduler=scheduler,
+        config, plan, out_dir, jobs=jobs or default_jobs(), backend=backend, scheduler=scheduler,
         progress=progress, pairings=only,
     )
     _summary(report)
@@ -168,7 +168,7 @@ def _execute(config: "ExperimentConfig", plan: Sequence["PlannedPairing"], only:
         done = sum(s.done for s in report.scores)
         click.echo(
             f"Interrupted: {done} of {report.planned} games are stored in {report.games_path} "
-            f"(games in flight were dropped). To resume, run:\n  {_resume_command()}",
+            f"(games in flight were dropped). To resume, run:\n  {resume_command()}",
             err=True,
         )
         sys.exit(EXIT_SIGNAL_BASE + (report.stopped_by or signal.SIGINT))
@@ -195,7 +195,7 @@ def _dry_run(config: "ExperimentConfig", plan: Sequence["PlannedPairing"], only:
     click.echo(f"{planned - done} game(s) to play on {where}.")
 
 
-def _resume_command() -> str:
+def resume_command() -> str:
     """The command line that was typed, rebuilt from the options given explicitly."""
     ctx = click.get_current_context()
     words = ["boopexp", ctx.info_name or ctx.command.name or ""]
@@ -296,11 +296,11 @@ class _ProgressBase:
         pass
 
 
-class _QuietProgress(_ProgressBase):
+class QuietProgress(_ProgressBase):
     quiet = True
 
 
-class _LineProgress(_ProgressBase):
+class LineProgress(_ProgressBase):
     """One plain line per finished game (for logs and pipes)."""
 
     def start(self, planned: int, skipped: int, scores: Sequence["PairingScore"]) -> None:
@@ -311,7 +311,7 @@ class _LineProgress(_ProgressBase):
         click.echo(f"[{finished:>{len(str(planned))}}/{planned}] {_describe(outcome)}")
 
 
-class _BarProgress(_ProgressBase):
+class BarProgress(_ProgressBase):
     """A tqdm bar with ETA and the running score of the pairings being played."""
 
     def __init__(self) -> None:

@@ -18,18 +18,18 @@ from boopexp.commands.runs import (
     EXIT_FAILED,
     EXIT_SIGNAL_BASE,
     RESULTS_DIR,
-    _BarProgress,
-    _default_jobs,
-    _LineProgress,
-    _QuietProgress,
-    _resume_command,
-    _run_options,
+    BarProgress,
+    default_jobs,
+    LineProgress,
+    QuietProgress,
+    resume_command,
+    run_options,
 )
 
 
 @click.command("tune")
 @click.argument("config_path", metavar="CONFIG", type=click.Path(dir_okay=False, path_type=Path))
-@_run_options
+@run_options
 def tune(config_path: Path, out: Path | None, jobs: int | None, backend: str, scheduler: str | None,
          quiet: bool, dry_run: bool) -> None:
     """Tune the agent of CONFIG's tune: section (Optuna TPE), then confirm the best on fresh games.
@@ -57,7 +57,7 @@ def tune(config_path: Path, out: Path | None, jobs: int | None, backend: str, sc
         progress = _BarTune()
     else:
         progress = _LineTune()
-    report = run_tuning(config, out_dir, jobs=jobs or _default_jobs(), backend=backend, scheduler=scheduler,
+    report = run_tuning(config, out_dir, jobs=jobs or default_jobs(), backend=backend, scheduler=scheduler,
                         progress=progress)
     if report.failed:
         click.echo(f"{len(report.failed)} game(s) failed (not stored; rerun the same command to retry them):", err=True)
@@ -65,7 +65,7 @@ def tune(config_path: Path, out: Path | None, jobs: int | None, backend: str, sc
             click.echo(f"  {outcome.task.pairing} #{outcome.task.game_index}: {outcome.error}", err=True)
     if report.interrupted:
         click.echo(f"Interrupted: finished games and trials are stored in {out_dir}. To resume, run:\n"
-                   f"  {_resume_command()}", err=True)
+                   f"  {resume_command()}", err=True)
     click.echo(report.summary)
     click.echo(f"Outputs in {out_dir}: {', '.join(p.name for p in report.paths)}")
     if report.interrupted:
@@ -99,13 +99,13 @@ class _TuneEvents:
             )
 
 
-class _QuietTune(_TuneEvents, _QuietProgress):
+class _QuietTune(_TuneEvents, QuietProgress):
     pass
 
 
-class _LineTune(_TuneEvents, _LineProgress):
+class _LineTune(_TuneEvents, LineProgress):
     pass
 
 
-class _BarTune(_TuneEvents, _BarProgress):
+class _BarTune(_TuneEvents, BarProgress):
     pass

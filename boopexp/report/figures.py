@@ -22,7 +22,9 @@ DPI = 100
 FIGSIZE = (7.0, 4.5)
 FORMATS = ("png", "svg")
 
-_RC = {
+#: The matplotlib rc every report figure is drawn under (fixed font, SVG hash salt), so that
+#: figures rebuild byte for byte; the other report modules draw under it too.
+STYLE = {
     "svg.hashsalt": "boopexp",
     "svg.fonttype": "path",  # glyphs as paths: no dependence on fonts installed where it is read
     "font.family": "DejaVu Sans",  # shipped with matplotlib
@@ -49,7 +51,7 @@ def save(fig: Figure, out_dir: Path, stem: str) -> list[Path]:
         The paths written.
     """
     paths = []
-    with matplotlib.rc_context(_RC):
+    with matplotlib.rc_context(STYLE):
         for fmt in FORMATS:
             path = out_dir / f"{stem}.{fmt}"
             fig.savefig(path, format=fmt, dpi=DPI, metadata=_METADATA[fmt])
@@ -71,7 +73,7 @@ def table1_figure(table: Table) -> Figure | None:
     df = table.data[(table.data["status"] != "not run") & table.data["win_rate"].notna()]
     if df.empty:
         return None
-    with matplotlib.rc_context(_RC):
+    with matplotlib.rc_context(STYLE):
         fig = _figure()
         ax = fig.add_subplot()
         y = np.arange(len(df))[::-1]
@@ -98,7 +100,7 @@ def table2_figure(table: Table) -> Figure | None:
     df = table.data[(table.data["status"] != "not run") & table.data["p2_share"].notna()]
     if df.empty:
         return None
-    with matplotlib.rc_context(_RC):
+    with matplotlib.rc_context(STYLE):
         fig = _figure()
         ax = fig.add_subplot()
         x = np.arange(len(df))
@@ -132,7 +134,7 @@ def iterations_figure(data: GameData) -> Figure | None:
         return None
     agents = agent_order(set(values["agent"]))
     series = [values.loc[values["agent"] == a, "iterations"].to_numpy(float) for a in agents]
-    with matplotlib.rc_context(_RC):
+    with matplotlib.rc_context(STYLE):
         fig = _figure()
         ax = fig.add_subplot()
         ax.boxplot(series, tick_labels=agents, showfliers=True, flierprops={"markersize": 2})

@@ -106,7 +106,7 @@ def ratings_figure(fit: Ratings):
     low = np.array([r.ci_low for r in fit.ratings] + [fit.first_move_ci[0]])
     high = np.array([r.ci_high for r in fit.ratings] + [fit.first_move_ci[1]])
     y = np.arange(len(labels))[::-1]
-    with matplotlib.rc_context(figures._RC):
+    with matplotlib.rc_context(figures.STYLE):
         fig = figures._figure()
         ax = fig.add_subplot()
         agents = slice(0, len(labels) - 1)

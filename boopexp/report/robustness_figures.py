@@ -23,7 +23,7 @@ def ladder_figure(ladder: pd.DataFrame) -> Figure | None:
     data = ladder[ladder["rate"].notna()]
     if data.empty:
         return None
-    with matplotlib.rc_context(figures._RC):
+    with matplotlib.rc_context(figures.STYLE):
         fig = figures._figure()
         ax = fig.add_subplot()
         for k, (series, grp) in enumerate(data.groupby("series", sort=True)):
@@ -53,7 +53,7 @@ def sensitivity_figure(sensitivity: pd.DataFrame) -> Figure | None:
     profiles = list(dict.fromkeys(data["profile"]))
     position = {p: i for i, p in enumerate(profiles)}
     mirrors = data["series"].str.endswith("(P2 share)")
-    with matplotlib.rc_context(figures._RC):
+    with matplotlib.rc_context(figures.STYLE):
         fig = Figure(figsize=(10.0, 4.5), dpi=figures.DPI, layout="constrained")
         FigureCanvasAgg(fig)
         left, right = fig.subplots(1, 2, gridspec_kw={"width_ratios": [2, 1]})

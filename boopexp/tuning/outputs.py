@@ -128,7 +128,7 @@ def search_figure(config: TuneConfig, search: SearchReport):
 
     from boopexp.report import figures
 
-    with matplotlib.rc_context(figures._RC):
+    with matplotlib.rc_context(figures.STYLE):
         fig = Figure(figsize=(9.0, 4.0), dpi=figures.DPI, layout="constrained")
         FigureCanvasAgg(fig)
         with_importance = bool(search.importances)
