@@ -65,6 +65,11 @@ class GameTask:
     #: of the identity (the budget and agents it sets are).
     sweep: tuple = ()
 
+    @property
+    def ply_cap(self) -> int:
+        """The cap in effect: ``max_plies``, or :data:`MAX_PLIES` when it is the default."""
+        return MAX_PLIES if self.max_plies is None else self.max_plies
+
 
 def task_from_record(record: dict) -> GameTask:
     """The GameTask that played a stored game: the record alone is enough to replay it.

@@ -33,7 +33,7 @@ from boopexp import mcts, notation, rules
 from boopexp.agents import AgentSpec, resolve_agent
 from boopexp.budget import Budget
 from boopexp.buffers import new_work
-from boopexp.contract import MAX_PLIES, GameTask, build_record
+from boopexp.contract import GameTask, build_record
 from boopexp.errors import BoopError, IllegalMoveError, InvalidMoveError, StoreError
 from boopexp.game import Move, Position
 from boopexp.identity import game_seed, settings_hash
@@ -126,7 +126,6 @@ class PlaySession:
         chash = settings_hash(seed, self.budget.to_dict(), preset, p1.to_dict(), p2.to_dict(), max_plies)
         self.task = GameTask(EXPERIMENT, chash, f"{p1.name} vs {p2.name}", game_index, p1, p2, self.budget,
                              preset, game_seed(chash, game_index), max_plies)
-        self.max_plies = MAX_PLIES if max_plies is None else max_plies
         # Children 0 and 1 are the ones play_game gives p1 and p2; child 2 is the hint's.
         p1_ss, p2_ss, hint_ss = np.random.SeedSequence(self.task.seed).spawn(3)
         self._player = make_player(agent, self.budget, p2_ss if human_colour == BLUE else p1_ss, throttle)
@@ -156,8 +155,8 @@ class PlaySession:
 
     @property
     def over(self) -> bool:
-        """True once someone has won or the ply cap (``max_plies``) is reached."""
-        return self.winner != 0 or len(self._plies) >= self.max_plies
+        """True once someone has won or the ply cap (``task.ply_cap``) is reached."""
+        return self.winner != 0 or len(self._plies) >= self.task.ply_cap
 
     @property
     def human_to_move(self) -> bool:

@@ -180,7 +180,7 @@ def play_game(task: GameTask, on_ply=None) -> dict:
     telemetry: list[dict] = []
     winner = 0
     forfeit = None
-    cap = MAX_PLIES if task.max_plies is None else task.max_plies
+    cap = task.ply_cap
     while winner == 0 and len(moves) < cap:
         side = 0 if st[TO_MOVE] < 0 else 1
         player = players[side]

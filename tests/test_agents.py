@@ -8,7 +8,7 @@ import statistics
 
 import pytest
 
-from boopexp import match, mcts
+from boopexp import contract, match, mcts
 from boopexp.agents import (
     AGENT_NAMES,
     ALIASES,
@@ -417,7 +417,7 @@ def test_heuristics_agent_plays_a_maximum_of_f():
 def test_ply_limit_is_recorded_as_an_outcome(monkeypatch):
     """MAX_PLIES is a safety net, not a rule: a game that reaches it has no winner and
     ``termination: ply_limit`` (docs/agents.md)."""
-    monkeypatch.setattr(match, "MAX_PLIES", 6)
+    monkeypatch.setattr(contract, "MAX_PLIES", 6)  # the default cap a task resolves (GameTask.ply_cap)
     rec = match.play_game(_task("vanilla", "random", ITER_SMALL, 5))
     assert (rec["plies"], rec["winner"], rec["winner_agent"], rec["winner_colour"], rec["termination"]) == \
         (6, None, None, None, "ply_limit")

@@ -301,6 +301,6 @@ def test_the_ply_cap_ends_the_game_and_is_recorded(tmp_path):
     assert record["config_hash"] == session.task.config_hash
     # the default cap keeps the hash a game against the same agent always had
     default = interactive.new_session(resolve_agent("random"), BLUE, BUDGET, "code-0.6.2", 0, tmp_path / "probe")
-    assert default.task.config_hash != session.task.config_hash and default.max_plies == 1000
+    assert default.task.config_hash != session.task.config_hash and default.task.ply_cap == 1000
     bad = CliRunner().invoke(main, ["play", "--max-plies", "0", "--out", str(tmp_path / "x")])
     assert bad.exit_code == 2 and "--max-plies 0" in bad.output
