@@ -23,6 +23,7 @@ from boopexp.report.robustness import (
     RatingsResult, StudyGames, has_pairing, has_mirror, wilson, at_point, c8, d1_ratings, direct_claim, judge_all,
     load_study, mirror_count, pair_count, profile_games, rating_claims,
 )
+from boopexp.report.stats import boschloo_exact, fisher_exact
 from boopexp.report.tables import DASH, Table, fmt_p, fmt_rate_ci, is_missing
 
 # ---------------------------------------------------------------------------------------------
@@ -266,8 +267,6 @@ def robustness_summary(judged: Sequence[cl.Judged]) -> Table:
 
 def mirror_cell(study: StudyGames) -> Table | None:
     """The one differing cell: the faithful mcts-co mirror at 1 s (D4, 400 games) against the paper's 7/93."""
-    from scipy.stats import boschloo_exact, fisher_exact
-
     bias = at_point(study.get("d4-bias"), 1.0)
     if not has_mirror(bias, FOCUS):
         return None
@@ -276,9 +275,8 @@ def mirror_cell(study: StudyGames) -> Table | None:
 
     paper = table2_reference()[FOCUS]  # Table II: 7 P1 wins, 93 P2 wins
     pk, pn = paper.p2_wins, paper.p1_wins + paper.p2_wins
-    table = [[k, pk], [n - k, pn - pk]]  # columns: the samples (ours, the paper's)
-    boschloo = min(1.0, float(boschloo_exact(table, alternative="two-sided").pvalue))
-    fisher = min(1.0, float(fisher_exact(table, alternative="two-sided").pvalue))
+    table = [[k, n - k], [pk, pn - pk]]  # rows: the samples (ours, the paper's), as in Table II
+    boschloo, fisher = boschloo_exact(table), fisher_exact(table)
     low, high = wilson(k, n)
     plow, phigh = wilson(pk, pn)
     data = pd.DataFrame([{"ours_p2_wins": k, "ours_decided": n, "ours_no_winner": none, "ours_p2_share": k / n,
