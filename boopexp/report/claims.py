@@ -91,7 +91,8 @@ def _binom(k: int, n: int, p: float, alternative: str) -> float:
     return float(binomtest(int(k), int(n), p, alternative=alternative).pvalue)
 
 
-def _wilson(k: int, n: int) -> tuple[float, float]:
+def wilson(k: int, n: int) -> tuple[float, float]:
+    """The Wilson 95% interval of k/n; (nan, nan) without games."""
     return wilson_interval(k, n) if n else (math.nan, math.nan)
 
 
@@ -102,7 +103,7 @@ def rate_above(claim: str, component: str, k: int, n: int, no_winner: int, *, p0
     The opposite test is H1 p < p0; the negligible-effect test is the binomial TOST of
     |p − p0| < margin.
     """
-    low, high = _wilson(k, n)
+    low, high = wilson(k, n)
     weak = max(_binom(k, n, p0 - margin, "greater"), _binom(k, n, p0 + margin, "less")) if n else math.nan
     return Outcome(
         claim=claim, component=component, kind="directional",
@@ -119,7 +120,7 @@ def share_balanced(claim: str, component: str, k: int, n: int, no_winner: int, *
     ``p_weak`` is the two-sided exact binomial test of p = 0.5; ``outside`` when the Wilson
     interval lies entirely outside [0.5 − margin, 0.5 + margin].
     """
-    low, high = _wilson(k, n)
+    low, high = wilson(k, n)
     tost = max(_binom(k, n, 0.5 - margin, "greater"), _binom(k, n, 0.5 + margin, "less")) if n else math.nan
     return Outcome(
         claim=claim, component=component, kind="equivalence",

@@ -37,7 +37,6 @@ import pandas as pd
 from boopexp.errors import ConfigError, StoreError
 from boopexp.report import claims as cl
 from boopexp.report.records import ReportWarning, read_plan
-from boopexp.report.stats import wilson_interval
 from boopexp.store import has_games_files, read_store_files
 
 #: The six stores of the study, under the study folder.
@@ -221,11 +220,6 @@ def mirror_count(games: pd.DataFrame, agent: str) -> tuple[int, int, int]:
     return p2, p1 + p2, int(w.isna().sum())
 
 
-def wilson(k: int, n: int) -> tuple[float, float]:
-    """The Wilson 95% interval of k/n; (nan, nan) without games."""
-    return wilson_interval(k, n) if n else (math.nan, math.nan)
-
-
 def at_point(games: pd.DataFrame, value: float) -> pd.DataFrame:
     return games[np.isclose(games["point"].to_numpy(float), value)]
 
@@ -315,7 +309,7 @@ def d1_ratings(d1: pd.DataFrame, resamples: int, seed: int) -> RatingsResult | N
         if x not in present:
             continue
         c = pair_count(games, x, ANCHOR)
-        low, high = wilson(c.wins, c.n)
+        low, high = cl.wilson(c.wins, c.n)
         point, draws = boot.contrast({x: 1.0, ANCHOR: -1.0})
         direct_rows.append({
             "agent": x, "wins": c.wins, "losses": c.losses, "no_winner": c.no_winner,

@@ -20,7 +20,7 @@ from boopexp.errors import StoreError
 from boopexp.report import claims as cl
 from boopexp.report.robustness import (
     A9_AGENT, ABLATIONS, BUDGETS, CAP_FLAG, CLAIMS_COLUMNS, FOCUS, SCALES, STORES, TABLE1_OPPONENTS,
-    RatingsResult, StudyGames, has_pairing, has_mirror, wilson, at_point, c8, d1_ratings, direct_claim, judge_all,
+    RatingsResult, StudyGames, has_pairing, has_mirror, at_point, c8, d1_ratings, direct_claim, judge_all,
     load_study, mirror_count, pair_count, profile_games, rating_claims,
 )
 from boopexp.report.stats import boschloo_exact, fisher_exact
@@ -186,7 +186,7 @@ def _series_rows(games: pd.DataFrame, opponents: Sequence[str], mirrors: Sequenc
     rows = []
     for series, wins, n, none in counts:
         if n + none:
-            low, high = wilson(wins, n)
+            low, high = cl.wilson(wins, n)
             rows.append({"series": series, "wins": wins, "n": n, "no_winner": none,
                          "rate": wins / n if n else math.nan, "ci_low": low, "ci_high": high})
     return rows
@@ -277,8 +277,8 @@ def mirror_cell(study: StudyGames) -> Table | None:
     pk, pn = paper.p2_wins, paper.p1_wins + paper.p2_wins
     table = [[k, n - k], [pk, pn - pk]]  # rows: the samples (ours, the paper's), as in Table II
     boschloo, fisher = boschloo_exact(table), fisher_exact(table)
-    low, high = wilson(k, n)
-    plow, phigh = wilson(pk, pn)
+    low, high = cl.wilson(k, n)
+    plow, phigh = cl.wilson(pk, pn)
     data = pd.DataFrame([{"ours_p2_wins": k, "ours_decided": n, "ours_no_winner": none, "ours_p2_share": k / n,
                           "ours_ci_low": low, "ours_ci_high": high, "paper_p2_wins": pk, "paper_games": pn,
                           "paper_ci_low": plow, "paper_ci_high": phigh, "p_boschloo": boschloo,
