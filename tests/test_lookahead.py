@@ -144,6 +144,30 @@ def _random_positions(n: int, seed: int) -> list[np.ndarray]:
     return out
 
 
+
+def test_how_often_the_plain_objective_walks_into_a_threat():
+    """docs/beyond.md's count: of the 200 bench positions and 600 random ones (seed 1), how many
+    have both an unsafe and a safe move, and in how many of those one of the plain objective's
+    optimal moves is unsafe (the case where the check changes the solver's choice)."""
+    from boopexp.objective import score_moves
+    from boopexp.positions import sample_positions
+
+    work = new_work()
+    no_mask = np.zeros(N_MOVE_CODES, dtype=np.bool_)
+    threats = traps = 0
+    for st in [*sample_positions(), *_random_positions(600, 1)]:
+        rng = np.array([1, 2, 3, 4], dtype=np.uint64)
+        unsafe, counts = safe_mask(st, rng=rng, work=work)
+        if not 0 < counts[N_UNSAFE] < counts[N_LEGAL]:
+            continue
+        threats += 1
+        n = score_moves(st, no_mask, rng.copy(), work.ctx, work.groups, work.scores, work.ties, work.codes,
+                        work.values)
+        best = work.values[:n].max()
+        traps += any(unsafe[work.codes[i]] for i in range(n) if work.values[i] == best)
+    assert (threats, traps) == (196, 2)
+
+
 @pytest.mark.parametrize("seed", [1, 2])
 def test_random_positions_against_brute_force(seed):
     positions = _random_positions(40, seed)
