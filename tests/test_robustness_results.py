@@ -91,3 +91,53 @@ def test_figures_rebuild_byte_for_byte(rebuilt):
     assert {p.stem for p in committed} >= {"ladder", "sensitivity", "ratings"}
     for path in committed:
         assert (rebuilt / path.name).read_bytes() == path.read_bytes(), f"results/robustness/{path.name} differs"
+
+
+def _doc_rows(first_header: str) -> list[list[str]]:
+    """The body rows of the Markdown table of docs/robustness.md whose header starts ``first_header``."""
+    lines = (ROOT / "docs" / "robustness.md").read_text(encoding="utf-8").splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(f"| {first_header} |"))
+    rows = []
+    for line in lines[start + 2:]:
+        if not line.startswith("|"):
+            break
+        rows.append([cell.strip() for cell in line.strip("|").split("|")])
+    return rows
+
+
+def _signed(value: float) -> str:
+    """An Elo figure as the write-up prints it: rounded, signed, with a true minus sign."""
+    return f"{round(value):+d}".replace("-", "\u2212")
+
+
+def test_the_write_up_quotes_the_committed_outputs():
+    """docs/robustness.md's verdict, ratings and ladder tables say what claims.csv, ratings.csv and
+    ladder.csv say (the write-up rests on the stores, not on numbers typed in by hand)."""
+    import csv
+
+    if not (STUDY / "claims.csv").exists():
+        pytest.skip("results/robustness/claims.csv is not committed yet")
+    with open(STUDY / "claims.csv", encoding="utf-8") as f:
+        claims = {r["claim"]: r for r in csv.DictReader(f) if r["condition"] == "default"}
+    rows = _doc_rows("claim")
+    assert {row[0] for row in rows} == set(claims)
+    for claim, _, _, _, verdict, n, no_winner in rows:
+        assert (verdict, n.replace(",", ""), no_winner.replace(",", "")) == \
+            (claims[claim]["verdict"], claims[claim]["n"], claims[claim]["no_winner"]), claim
+    with open(STUDY / "ratings.csv", encoding="utf-8") as f:
+        ratings = {r["agent"]: r for r in csv.DictReader(f)}
+    quoted = {row[0]: row for row in _doc_rows("agent") if row[0] in ratings}
+    assert set(quoted) == set(ratings) - {"vanilla"}
+    for agent, (_, elo, ci) in quoted.items():
+        r = ratings[agent]
+        assert elo == _signed(float(r["elo"])), agent
+        assert ci == f"[{_signed(float(r['ci_low']))}, {_signed(float(r['ci_high']))}]", agent
+    with open(STUDY / "ladder.csv", encoding="utf-8") as f:
+        ladder = {(float(r["budget"]), r["series"]): r for r in csv.DictReader(f)}
+    series = ("mcts-co vs vanilla", "mcts-co vs heuristics", "mcts-co mirror (P2 share)")
+    ladder_rows = _doc_rows("device-s per move")
+    assert len(ladder_rows) == len(rb.BUDGETS)
+    for budget, *cells in ladder_rows:
+        for name, cell in zip(series, cells):
+            r = ladder[(float(budget), name)]
+            assert cell.startswith(f"{r['wins']}/{r['n']}, "), (budget, name)
