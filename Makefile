@@ -1,23 +1,34 @@
-# boopexp — every target installs what it needs from pyproject.toml into .venv by itself.
+# boopexp — every target installs what it needs into .venv by itself: pyproject.toml's packages at
+# the exact versions of requirements/constraints.txt (the lock the committed outputs are built with).
 PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
 STAMP   = $(VENV)/.installed
+LOCK    = requirements/constraints.txt
+EXTRAS  = test,dask,openspiel,lint
 JOBS   ?= 2
+comma  := ,
 
 .DEFAULT_GOAL := help
-.PHONY: help install test test-golden bench run tables robustness reproduce openspiel clean-cache clean
+.PHONY: help install lock test test-golden bench run tables robustness reproduce openspiel clean-cache clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml $(LOCK)
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,dask,openspiel]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c $(LOCK) -e '.[$(EXTRAS)]'
 	@touch $(STAMP)
 
-install: $(STAMP) ## Create/update the virtual environment from pyproject.toml
+install: $(STAMP) ## Create/update .venv: pyproject.toml's packages at the versions of requirements/constraints.txt
+
+lock: ## Re-resolve requirements/constraints.txt to the newest versions pyproject.toml allows (docs/install.md)
+	rm -rf .venv-lock && $(PYTHON) -m venv .venv-lock
+	.venv-lock/bin/python -m pip install --quiet --disable-pip-version-check pip-tools
+	.venv-lock/bin/pip-compile --quiet --upgrade --strip-extras --no-emit-index-url --no-emit-find-links \
+	  $(foreach e,$(subst $(comma), ,$(EXTRAS)),--extra $(e)) -o $(LOCK) pyproject.toml
+	rm -rf .venv-lock
+	@echo "$(LOCK) updated: now 'make install test' (a changed output means: rebuild it and say so in the commit)"
 
 test: $(STAMP) ## Run the whole test suite (golden data: env BOOP_GOLDEN, default ../shared/golden)
 	$(BIN)/python -m pytest -q
@@ -56,4 +67,4 @@ clean-cache: ## Drop numba's compiled cache (needed after editing a kernel anoth
 	find boopexp -name '*.nbi' -delete -o -name '*.nbc' -delete
 
 clean: clean-cache ## Remove the virtual environment and caches (results are kept)
-	rm -rf $(VENV) .pytest_cache .hypothesis
+	rm -rf $(VENV) .venv-lock .pytest_cache .hypothesis

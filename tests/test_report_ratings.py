@@ -185,3 +185,20 @@ def test_write_ratings_from_loaded_data(three_agents, tmp_path):
     assert ranked == ["mcts-co", "vanilla", "random"]
     paths = write_ratings(fit, tmp_path / "r")
     assert {p.name for p in paths} == {"ratings.md", "ratings.csv", "ratings.png", "ratings.svg"}
+
+
+def test_an_agent_tied_with_the_anchor_reports_exactly_zero_after_it():
+    """Digits below the optimiser's tolerance are not printed (issue 20: -1.1347e-10 on one SciPy,
+    -1.14383e-10 on the next, for an agent that lost every game like the anchor).
+
+    'b' and 'c' each lose every game to 'a' (the MLE does not exist: the Haldane correction
+    applies), so 'c' is tied with the anchor 'b' and must come out as 0 exactly, listed after it.
+    """
+    p1 = ["a", "b", "a", "c"] * 10
+    p2 = ["b", "a", "c", "a"] * 10
+    winner = ["p1", "p2", "p1", "p2"] * 10
+    fit = fit_ratings(p1, p2, winner, agents=["a", "c", "b"], anchor="b")
+    by = fit.by_agent()
+    assert by["c"].elo == 0.0 and math.copysign(1.0, by["c"].elo) == 1.0
+    assert [r.agent for r in fit.ratings] == ["a", "b", "c"]
+    assert by["a"].elo > 0 and by["a"].elo == round(by["a"].elo, 6)
