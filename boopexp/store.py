@@ -101,6 +101,34 @@ class TruncatedTail:
     data: bytes
 
 
+#: Where a stored line is: (file, 1-based line number).
+Location = tuple[Path, int]
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """A game stored twice with different winners: which copy counts would then be a guess.
+
+    Attributes:
+        key: the game.
+        first, first_winner: the copy read first (the one readers count) and its winner.
+        second, second_winner: a later copy and its winner.
+    """
+
+    key: GameKey
+    first: Location
+    first_winner: str | None
+    second: Location
+    second_winner: str | None
+
+    def describe(self) -> str:
+        """One line naming both copies and their winners."""
+        config_hash, pairing, index = self.key
+        return (f"{self.second[0]} line {self.second[1]}: game {pairing!r} #{index} (settings {config_hash}) is "
+                f"stored again with winner {self.second_winner!r}, but {self.first[0]} line {self.first[1]} has "
+                f"{self.first_winner!r}")
+
+
 @dataclass(frozen=True)
 class StoreScan:
     """The valid content of a store (its sealed segments and its live log).
@@ -110,16 +138,26 @@ class StoreScan:
         records: the first record of each game key, in reading order (segments, then the log).
         duplicates: records whose key was already seen (ignored, counted once).
         tail: the partial last line of the log, if any (ignored).
+        origins: the file and line of each record of ``records`` (same order).
+        duplicate_files: the files holding either copy of a duplicated game, in reading order.
+        conflicts: the duplicates whose winner differs from the first copy's.
     """
 
     path: Path
     records: tuple[dict[str, Any], ...] = ()
     duplicates: int = 0
     tail: TruncatedTail | None = None
+    origins: tuple[Location, ...] = ()
+    duplicate_files: tuple[Path, ...] = ()
+    conflicts: tuple[Conflict, ...] = ()
 
     @property
     def keys(self) -> frozenset[GameKey]:
         return frozenset(record_key(r) for r in self.records)
+
+    def origin(self, key: GameKey) -> Location | None:
+        """The file and line of the counted copy of game ``key``, or None if it is not stored."""
+        return next((o for r, o in zip(self.records, self.origins) if record_key(r) == key), None)
 
     def warnings(self) -> list[str]:
         """One line per anomaly tolerated while reading."""
@@ -130,8 +168,30 @@ class StoreScan:
                 " without a newline, probably a run killed mid-write); ignored"
             )
         if self.duplicates:
-            out.append(f"{self.path}: {self.duplicates} duplicate game record(s) ignored (each game counted once)")
+            where = ", ".join(str(p) for p in self.duplicate_files) or str(self.path)
+            out.append(f"{where}: {self.duplicates} duplicate game record(s) ignored (each game counted once)")
+        if self.conflicts:
+            more = len(self.conflicts) - 1
+            out.append(f"{self.conflicts[0].describe()}; the first copy is counted"
+                       + (f" ({more} more game(s) stored twice with different winners)" if more else ""))
         return out
+
+    def refuse_conflicts(self, done: str, verb: str) -> None:
+        """Refuse to rewrite a store that holds a game twice with different winners: keeping one
+        copy would silently decide which result counts.
+
+        Args:
+            done, verb: what is not done ("sealed") and the command to run again ("seal").
+
+        Raises:
+            StoreError: one line naming both copies of the first conflict.
+        """
+        if not self.conflicts:
+            return
+        more = len(self.conflicts) - 1
+        also = f" ({more} more game(s) stored twice with different winners)" if more else ""
+        raise StoreError(f"{self.conflicts[0].describe()}{also}; nothing {done}: remove the wrong copy, "
+                         f"then {verb} again")
 
 
 def split_lines(data: bytes) -> tuple[list[tuple[int, bytes]], TruncatedTail | None]:
@@ -232,22 +292,36 @@ def scan_store(directory: str | Path) -> StoreScan:
         StoreError: a line other than the log's last one is not a valid record (file and line
             named), or a segment is damaged.
     """
-    directory = Path(directory)
+    return _scan_files(Path(directory), read_store_files(directory))
+
+
+def _scan_files(directory: Path, files: list[StoreFile]) -> StoreScan:
+    """:func:`scan_store` of files already read (seal reads them once for both jobs)."""
     records: list[dict[str, Any]] = []
-    seen: set[GameKey] = set()
+    origins: list[Location] = []
+    first: dict[GameKey, tuple[Location, str | None]] = {}
+    duplicate_files: set[Path] = set()
+    conflicts: list[Conflict] = []
     duplicates = 0
     tail = None
-    for f in read_store_files(directory):
+    for f in files:
         for number, raw in f.lines:
             record = parse_line(f.path, number, raw)
             key = record_key(record)
-            if key in seen:
+            seen = first.get(key)
+            if seen is not None:
                 duplicates += 1
+                duplicate_files.update((seen[0][0], f.path))
+                if record["winner"] != seen[1]:
+                    conflicts.append(Conflict(key, seen[0], seen[1], (f.path, number), record["winner"]))
                 continue
-            seen.add(key)
+            first[key] = ((f.path, number), record["winner"])
             records.append(record)
+            origins.append((f.path, number))
         tail = f.tail or tail
-    return StoreScan(directory / GAMES_FILE, tuple(records), duplicates, tail)
+    order = [f.path for f in files]
+    return StoreScan(directory / GAMES_FILE, tuple(records), duplicates, tail, tuple(origins),
+                     tuple(p for p in order if p in duplicate_files), tuple(conflicts))
 
 
 def decode_record(record: dict[str, Any]) -> dict[str, Any]:
@@ -413,7 +487,7 @@ class StoreWriter:
         store.scan()
         with _writable(store.directory):
             store.directory.mkdir(parents=True, exist_ok=True)
-            self._lock_fd = _lock(store.directory / LOCK_FILE)
+            self._lock_fd = _lock(store.directory / LOCK_FILE, "wait for it or use another --out")
             try:
                 scan = store.scan()  # again, under the lock
                 #: Where a truncated last line was moved (None if there was none).
@@ -498,18 +572,16 @@ def seal(directory: str | Path) -> SealReport:
             writing the store.
     """
     directory = Path(directory)
-    with _maintenance(directory):
+    with _maintenance(directory, "seal"):
         files = read_store_files(directory)
-        log = files.pop() if files and files[-1].path.name == GAMES_FILE else None
-        sealed = {record_key(parse_line(f.path, n, raw)) for f in files for n, raw in f.lines}
+        scan = _scan_files(directory, files)  # every line valid, no conflicting copies: before any write
+        scan.refuse_conflicts("sealed", "seal")
+        log = files[-1] if files and files[-1].path.name == GAMES_FILE else None
         if log is None:
             return SealReport(None, 0, 0)
-        moving: list[bytes] = []
-        for number, raw in log.lines:
-            key = record_key(parse_line(log.path, number, raw))
-            if key not in sealed:
-                sealed.add(key)
-                moving.append(raw + b"\n")
+        # The log's lines that are the counted copy of their game: not sealed yet, not repeated.
+        counted = set(scan.origins)
+        moving = [raw + b"\n" for number, raw in log.lines if (log.path, number) in counted]
         moved_tail = _move_tail(log.path, log.tail) if log.tail is not None else None
         segment = None
         if moving:
@@ -554,8 +626,9 @@ def migrate(directory: str | Path) -> MigrateReport:
             writing the store.
     """
     directory = Path(directory)
-    with _maintenance(directory):
+    with _maintenance(directory, "migrate"):
         scan = scan_store(directory)
+        scan.refuse_conflicts("migrated", "migrate")
         data = gzip.compress(b"".join(encode_record(r) for r in scan.records), SEGMENT_COMPRESSLEVEL, mtime=0)
         target = directory / "games-0001.jsonl.gz"
         older = tuple(p for p in segment_paths(directory) if p != target)
@@ -578,15 +651,16 @@ def migrate(directory: str | Path) -> MigrateReport:
 
 
 @contextlib.contextmanager
-def _maintenance(directory: Path) -> Iterator[None]:
-    """Hold the store's lock for a seal or a migration, after removing a crashed one's temporaries.
+def _maintenance(directory: Path, verb: str) -> Iterator[None]:
+    """Hold the store's lock for a seal or a migration (``verb``), after removing a crashed one's
+    temporaries.
 
     Raises:
         StoreError: the folder holds no store, or a run is writing it.
     """
     if not has_games_files(directory):
         raise StoreError(f"no store in {str(directory)!r} (neither {GAMES_FILE} nor games-NNNN.jsonl.gz)")
-    lock = _lock(directory / LOCK_FILE)
+    lock = _lock(directory / LOCK_FILE, f"wait for it to finish, then {verb} again")
     try:
         _remove_temporaries(directory)
         yield
@@ -596,7 +670,14 @@ def _maintenance(directory: Path) -> Iterator[None]:
 
 def _read_segment(path: Path) -> bytes:
     try:
-        return gzip.decompress(path.read_bytes())
+        data = path.read_bytes()
+        if not data:
+            # A segment is written whole through a temporary file and is a gzip stream even when it
+            # holds no game (20 bytes): zero bytes is a lost segment, and reading it as empty would
+            # have its games played again.
+            raise StoreError(f"{path}: damaged sealed segment (0 bytes; a sealed segment is never empty); "
+                             "restore it from a copy")
+        return gzip.decompress(data)
     except FileNotFoundError:
         raise StoreError(f"{path} vanished while reading (sealed or migrated meanwhile?); read again") from None
     except (OSError, EOFError, zlib.error) as exc:  # gzip.BadGzipFile is an OSError
@@ -657,7 +738,9 @@ def _writable(directory: Path) -> Iterator[None]:
         raise StoreError(f"cannot write the results folder {str(directory)!r}: {reason}{where}; choose another --out") from None
 
 
-def _lock(path: Path) -> int:
+def _lock(path: Path, hint: str) -> int:
+    """Take the store's exclusive lock, or refuse in one line ending with ``hint`` (what the
+    command that wanted the lock can do: the caller knows its own options)."""
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     if fcntl is None:  # pragma: no cover
         return fd
@@ -666,7 +749,7 @@ def _lock(path: Path) -> int:
     except BlockingIOError:
         os.close(fd)
         raise StoreError(
-            f"{path.parent} is being written by another boopexp process (lock {path}); wait for it or use another --out"
+            f"{path.parent} is being written by another boopexp process (lock {path}); {hint}"
         ) from None
     return fd
 

@@ -324,3 +324,39 @@ def test_a_live_log_plus_segments_resume_only_the_missing_games(tmp_path, monkey
     assert report.skipped == 5 and sorted(played) == sorted(game_key(t) for t in tasks[5:])
     scan = GameStore(tmp_path).scan()
     assert {record_key(r) for r in scan.records} == {game_key(t) for t in tasks} and scan.duplicates == 1
+
+
+def test_a_conflicting_duplicate_is_warned_about_with_both_copies_and_the_first_counted(tmp_path):
+    segment = tmp_path / "games-0001.jsonl.gz"
+    segment.write_bytes(gzip.compress(encode_record(rec(0)) + encode_record(rec(1))))
+    write_lines(tmp_path / "games.jsonl", [rec(1, "p2"), rec(2)])
+    scan = GameStore(tmp_path).scan()
+    assert [r["winner"] for r in scan.records] == ["p1", "p1", "p1"]
+    assert scan.origin(("aaaa", "a vs b", 1)) == (segment, 2) and scan.origin(("aaaa", "a vs b", 9)) is None
+    assert scan.duplicate_files == (segment, tmp_path / "games.jsonl")
+    assert scan.warnings() == [
+        f"{segment}, {tmp_path / 'games.jsonl'}: 1 duplicate game record(s) ignored (each game counted once)",
+        f"{tmp_path / 'games.jsonl'} line 1: game 'a vs b' #1 (settings aaaa) is stored again with winner 'p2', "
+        f"but {segment} line 2 has 'p1'; the first copy is counted",
+    ]
+
+
+def test_a_run_refuses_a_zero_byte_segment_instead_of_playing_its_games_again(tmp_path, monkeypatch):
+    from conftest import DEMO_CONFIG, fake_play_game
+
+    from boopexp import match
+    from boopexp.config import load_yaml, parse_config
+    from boopexp.runner import run_plan
+
+    c = parse_config(load_yaml(DEMO_CONFIG, "t.yaml"), "t.yaml")
+    with GameStore(tmp_path).open() as w:
+        for t in c.tasks(c.plan())[:3]:
+            w.append(fake_play_game(t))
+    seal(tmp_path)
+    (tmp_path / "games-0001.jsonl.gz").write_bytes(b"")  # the segment's bytes lost
+    before = snapshot(tmp_path)
+    played = []
+    monkeypatch.setattr(match, "play_game", lambda task: (played.append(task), fake_play_game(task))[1])
+    with pytest.raises(StoreError, match=r"games-0001.jsonl.gz: damaged sealed segment \(0 bytes"):
+        run_plan(c, c.plan(), tmp_path)
+    assert played == [] and snapshot(tmp_path) == before
