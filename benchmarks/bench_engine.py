@@ -11,7 +11,7 @@ import argparse
 import json
 import sys
 
-from boopexp.bench import METRICS, format_report, run_bench
+from boopexp.interfaces.bench import METRICS, format_report, run_bench
 
 GOALS = {"objective_per_s": 1_000_000, "solver_calls_per_s": 30_000}
 

@@ -15,7 +15,7 @@ from boopexp.errors import (
     StoreError,
 )
 
-#: names served lazily from :mod:`boopexp.game` (it loads the compiled engine)
+#: names served lazily from :mod:`boopexp.game.position` (it loads the compiled engine)
 _GAME_NAMES = ("Move", "MoveResult", "Position")
 
 __all__ = [
@@ -25,7 +25,7 @@ __all__ = [
 
 
 def __getattr__(name: str):
-    """PEP 562 lazy attributes: ``boopexp.Position`` imports :mod:`boopexp.game` on first use.
+    """PEP 562 lazy attributes: ``boopexp.Position`` imports :mod:`boopexp.game.position` on first use.
 
     By module name (importlib), not an import statement: the package root sits above every
     module, and this is not an import-time dependency of the modules that read ``__version__``
@@ -34,5 +34,5 @@ def __getattr__(name: str):
     if name in _GAME_NAMES:
         import importlib
 
-        return getattr(importlib.import_module("boopexp.game"), name)
+        return getattr(importlib.import_module("boopexp.game.position"), name)
     raise AttributeError(f"module 'boopexp' has no attribute {name!r}")

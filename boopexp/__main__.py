@@ -1,5 +1,5 @@
 """``python -m boopexp`` = the ``boopexp`` command."""
 
-from boopexp.cli import main
+from boopexp.interfaces.cli import main
 
 main()

@@ -2,7 +2,7 @@
 
 ``import boopexp.openspiel`` registers ``python_boop`` with :mod:`pyspiel` (the optional extra
 ``boopexp[openspiel]``), so that OpenSpiel's algorithms and tools can play boop. with the REAL
-rules of :mod:`boopexp.rules` (RULES.md), and :func:`mcts_bot` makes OpenSpiel's Python
+rules of :mod:`boopexp.engine.rules` (RULES.md), and :func:`mcts_bot` makes OpenSpiel's Python
 ``MCTSBot`` a boopexp plugin agent::
 
     agents: {os-mcts: {plugin: "boopexp.openspiel:mcts_bot", max_simulations: 80, uct_c: 0.3}}
@@ -18,7 +18,7 @@ The game, as OpenSpiel sees it:
   ``promote d6``), ``108 + line`` for a line of three (``promote a4b4c4``; lines numbered in the
   engine's anchor order, :data:`LINES`). A single candidate group is promoted without a decision,
   as in the app;
-* boop. has no draw rule; the engine's safety net (:data:`boopexp.contract.MAX_PLIES` plies) ends a
+* boop. has no draw rule; the engine's safety net (:data:`boopexp.play.contract.MAX_PLIES` plies) ends a
   game with returns 0, 0, as ``match.play_game`` records ``ply_limit``;
 * the observation tensor (shape :data:`OBSERVATION_SHAPE`, absolute colours): planes empty /
   Blue small / Blue large / Red small / Red large over the 6x6 board (the board after the push
@@ -34,11 +34,13 @@ from typing import Any
 import numpy as np
 import pyspiel
 
-from boopexp import notation, rules
-from boopexp.contract import MAX_PLIES
-from boopexp.game import Move, Position
-from boopexp.luts import ANCHOR_LINE1, ANCHOR_LINE2
-from boopexp.state import BLUE, L_BLUE, L_RED, POOL_BASE_BLUE, POOL_BASE_RED, RED, TO_MOVE, initial_state
+from boopexp.game import notation
+
+from boopexp.engine import rules
+from boopexp.play.contract import MAX_PLIES
+from boopexp.game.position import Move, Position
+from boopexp.engine.luts import ANCHOR_LINE1, ANCHOR_LINE2
+from boopexp.engine.state import BLUE, L_BLUE, L_RED, POOL_BASE_BLUE, POOL_BASE_RED, RED, TO_MOVE, initial_state
 
 SHORT_NAME = "python_boop"
 N_PLACEMENTS = 72

@@ -26,7 +26,7 @@ import pandas as pd
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
-from boopexp.report.records import load_results
+from boopexp.analysis.records import load_results
 
 #: EXPERIMENTS.md §3.1: games before which the app process restarted (logs stitched by hand);
 #: their ``seconds_since_previous`` is not a game duration.

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from boopexp.contract import build_record, without_host_timing
+from boopexp.play.contract import build_record, without_host_timing
 
 
 def _under_ci() -> bool:
@@ -59,7 +59,7 @@ pairings:
 
 
 def fake_play_game(task: Any, sleep: float = 0.0, die: tuple[str, ...] = (), die_once_dir: str | None = None) -> dict:
-    """A stand-in for ``boopexp.match.play_game``: a schema-shaped record, deterministic in task.seed.
+    """A stand-in for ``boopexp.play.match.play_game``: a schema-shaped record, deterministic in task.seed.
 
     Args:
         task: the GameTask.
@@ -91,6 +91,6 @@ def fake_play_game(task: Any, sleep: float = 0.0, die: tuple[str, ...] = (), die
 @pytest.fixture(scope="session")
 def real_play_game():
     """The real ``match.play_game`` (imported on use: it loads the compiled engine)."""
-    from boopexp import match
+    from boopexp.play import match
 
     return match.play_game

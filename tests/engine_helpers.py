@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from boopexp.state import make_state, pool_counts_from_list
+from boopexp.engine.state import make_state, pool_counts_from_list
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 

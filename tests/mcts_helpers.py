@@ -1,6 +1,6 @@
 """Shared helpers of the MCTS and agent tests.
 
-* :class:`Kit` bundles what the compiled kernels of :mod:`boopexp.mcts` take (tree, work
+* :class:`Kit` bundles what the compiled kernels of :mod:`boopexp.engine.mcts` take (tree, work
   buffers, parameter vector, counters, device clock, cost vector, RNG state), so a test can drive
   ``init_root`` / ``iterate`` / ``playout`` directly and then inspect the parallel arrays.
 * :func:`hand_root` builds a root WITHOUT its children (unlike ``init_root``), so a test controls
@@ -19,15 +19,15 @@ from typing import Any
 
 import numpy as np
 
-from boopexp import heuristic, mcts, objective, rules
-from boopexp.agents import resolve_agent
-from boopexp.buffers import new_work, solver_buffers
-from boopexp.budget import device_costs
-from boopexp.game import Move, Position
-from boopexp.contract import without_host_timing
-from boopexp.replay import walk
-from boopexp.rng import new_rng_state
-from boopexp.state import BLUE, MOVE_NUMBER, RED, TO_MOVE
+from boopexp.engine import heuristic, mcts, objective, rules
+from boopexp.agents.specs import resolve_agent
+from boopexp.engine.buffers import new_work, solver_buffers
+from boopexp.agents.budget import device_costs
+from boopexp.game.position import Move, Position
+from boopexp.play.contract import without_host_timing
+from boopexp.play.replay import walk
+from boopexp.engine.rng import new_rng_state
+from boopexp.engine.state import BLUE, MOVE_NUMBER, RED, TO_MOVE
 
 PROFILE = "android-2023"
 RING_SQUARES = frozenset(i for i in range(36) if i // 6 in (0, 5) or i % 6 in (0, 5))
@@ -175,7 +175,7 @@ strip_host_timing = without_host_timing
 
 
 def replay_record(record: dict) -> Position:
-    """:func:`boopexp.replay.walk` (every move legal, the recorded outcome) plus the schema's
+    """:func:`boopexp.play.replay.walk` (every move legal, the recorded outcome) plus the schema's
     own consistency: ``plies`` and ``termination`` agree with the moves."""
     return walk(record)
 

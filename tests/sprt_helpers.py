@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from boopexp.contract import build_record
+from boopexp.play.contract import build_record
 
 #: Elo of each agent in the fake games; the second player is favoured by 100 Elo, as in boop.
 STRENGTH = {"heuristics": 400.0, "random": 0.0, "vanilla": 0.0}

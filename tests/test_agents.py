@@ -8,8 +8,10 @@ import statistics
 
 import pytest
 
-from boopexp import contract, match, mcts
-from boopexp.agents import (
+from boopexp.play import contract, match
+
+from boopexp.engine import mcts
+from boopexp.agents.specs import (
     AGENT_NAMES,
     ALIASES,
     LOG_LABELS,
@@ -18,11 +20,11 @@ from boopexp.agents import (
     MCTSConfig,
     resolve_agent,
 )
-from boopexp.budget import Budget, device_costs
-from boopexp.contract import MAX_PLIES, GameTask
+from boopexp.agents.budget import Budget, device_costs
+from boopexp.play.contract import MAX_PLIES, GameTask
 from boopexp.errors import ConfigError, StoreError
-from boopexp.game import Move, Position
-from boopexp.rng import new_rng_state
+from boopexp.game.position import Move, Position
+from boopexp.engine.rng import new_rng_state
 from mcts_helpers import Kit, cfg_of, hand_root, pos, code, ref_playout, replay_record, strip_host_timing
 
 PAPER_NAMES = ("vanilla", "mcts+S", "mcts+E", "mcts+P", "mcts+SE", "mcts+SP", "mcts+EP", "mcts-co")

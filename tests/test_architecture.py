@@ -10,8 +10,8 @@ from pathlib import Path
 
 from conftest import DEMO_CONFIG, fake_play_game
 
-from boopexp.config import load_config
-from boopexp.runner import run_plan
+from boopexp.experiments.config import load_config
+from boopexp.experiments.runner import run_plan
 
 PACKAGE = Path(__file__).resolve().parent.parent / "boopexp"
 HEAVY = ("numba", "pandas", "matplotlib", "joblib")
@@ -20,7 +20,7 @@ HEAVY = ("numba", "pandas", "matplotlib", "joblib")
 # (a list of argument lists; "ALL_HELP" stands for ``<command> --help`` of every command).
 PROBE = """
 import json, sys
-from boopexp.cli import main
+from boopexp.interfaces.cli import main
 runs = json.loads(sys.argv[1])
 if runs == "ALL_HELP":
     runs = [[name, "--help"] for name in sorted(main.commands)]
@@ -40,7 +40,7 @@ def _heavy_loaded(runs: list[list[str]] | str, cwd: Path | None = None) -> list[
 
 
 def test_cli_import_and_help_load_no_heavy_library():
-    assert _heavy_loaded([]) == []  # import boopexp.cli
+    assert _heavy_loaded([]) == []  # import boopexp.interfaces.cli
     assert _heavy_loaded([["--help"]]) == []
     assert _heavy_loaded("ALL_HELP") == []  # every command's --help, in one interpreter
 
@@ -125,7 +125,7 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
 
 def test_import_graph_has_no_cycle():
     graph = import_graph()
-    assert "boopexp.match" in graph["boopexp.calibrate"]  # the graph sees function-level imports too
+    assert "boopexp.play.match" in graph["boopexp.play.calibrate"]  # the graph sees function-level imports too
     cycle = find_cycle(graph)
     assert cycle is None, "import cycle: " + " -> ".join(cycle)
 
@@ -138,7 +138,7 @@ def test_find_cycle_finds_one():
 def test_engine_free_modules_import_no_engine_module():
     """The game contract, config, store and report read and write records without the engine."""
     graph = import_graph()
-    engine = {"boopexp.match", "boopexp.mcts", "boopexp.rules", "boopexp.heuristic", "boopexp.objective"}
+    engine = {"boopexp.play.match", "boopexp.engine.mcts", "boopexp.engine.rules", "boopexp.engine.heuristic", "boopexp.engine.objective"}
 
     def reach(m: str, seen: set[str]) -> set[str]:
         for d in graph[m] - seen:
@@ -146,5 +146,51 @@ def test_engine_free_modules_import_no_engine_module():
             reach(d, seen)
         return seen
 
-    for m in ("boopexp.contract", "boopexp.config", "boopexp.store", "boopexp.report.tables"):
+    for m in ("boopexp.play.contract", "boopexp.experiments.config", "boopexp.experiments.store", "boopexp.analysis.tables"):
         assert not reach(m, set()) & engine, m
+
+
+# ---------------------------------------------------------------------------------------------
+# the layers (docs/architecture.md): each folder imports only the folders below it
+
+#: the layer folders, lowest first; the package root (``__version__``, lazy ``Position``) and
+#: ``boopexp.errors`` sit below them all; ``boopexp.openspiel`` (an adapter users import by that
+#: name) and ``__main__`` are interfaces.
+LAYERS = ("engine", "game", "agents", "play", "experiments", "analysis", "tuning", "interfaces")
+BASE = {"boopexp", "boopexp.errors"}
+TOP_LEVEL_INTERFACES = {"boopexp.openspiel", "boopexp.__main__"}
+
+
+def layer_of(module: str) -> int:
+    """The rank of ``module``'s layer (-1 for the base)."""
+    if module in BASE:
+        return -1
+    if module in TOP_LEVEL_INTERFACES:
+        return LAYERS.index("interfaces")
+    folder = module.split(".")[1]
+    assert folder in LAYERS, f"{module} is in no layer folder (docs/architecture.md lists them)"
+    return LAYERS.index(folder)
+
+
+def test_every_import_runs_down_the_layers():
+    graph = import_graph()
+    upward = sorted(f"{m} ({LAYERS[layer_of(m)]}) imports {d} ({LAYERS[layer_of(d)]})"
+                    for m, deps in graph.items() for d in deps if layer_of(d) > layer_of(m))
+    assert not upward, "imports against the layer order:\n" + "\n".join(upward)
+
+
+def test_the_kernels_import_nothing_above_the_engine():
+    graph = import_graph()
+    for m, deps in graph.items():
+        if m.startswith("boopexp.engine."):
+            assert all(d in BASE or d.startswith("boopexp.engine") for d in deps), (m, deps)
+
+
+def test_at_most_six_modules_at_the_top_level():
+    top = sorted(p.name for p in PACKAGE.glob("*.py"))
+    assert len(top) <= 6, top
+
+
+def test_layer_check_sees_an_upward_import():
+    assert layer_of("boopexp.engine.mcts") < layer_of("boopexp.agents.budget") < layer_of("boopexp.interfaces.cli")
+    assert layer_of("boopexp.errors") < layer_of("boopexp.engine.state")

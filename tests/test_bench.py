@@ -6,9 +6,9 @@ import json
 
 from click.testing import CliRunner
 
-from boopexp.bench import METRICS, BenchContext
-from boopexp.cli import main
-from boopexp.positions import sample_positions
+from boopexp.interfaces.bench import METRICS, BenchContext
+from boopexp.interfaces.cli import main
+from boopexp.game.positions import sample_positions
 
 KEYS = ("heuristic_per_s", "objective_per_s", "solver_calls_per_s", "random_plies_per_s")
 
@@ -42,7 +42,7 @@ def test_sample_positions_fixed_and_non_terminal():
 
 
 def test_run_bench_rejects_bad_arguments_with_a_boop_error():
-    from boopexp.bench import run_bench
+    from boopexp.interfaces.bench import run_bench
     from boopexp.errors import ConfigError
 
     for kwargs in ({"seconds": 0}, {"repeats": 0}, {"names": ["no_such_metric"]}):
@@ -86,7 +86,7 @@ def test_bench_compare_bad_file_is_one_line_error(tmp_path):
 def test_committed_baseline_is_a_bench_report():
     from pathlib import Path
 
-    from boopexp.bench import load_report
+    from boopexp.interfaces.bench import load_report
 
     report = load_report(Path(__file__).resolve().parents[1] / "benchmarks" / "baseline.json")
     assert set(METRICS) <= set(report)

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from boopexp.config import load_config, plan_entries
-from boopexp.store import GameStore, has_games_files, segment_paths
+from boopexp.experiments.config import load_config, plan_entries
+from boopexp.experiments.store import GameStore, has_games_files, segment_paths
 
 ROOT = Path(__file__).resolve().parent.parent
 BEYOND = ROOT / "results" / "beyond"
@@ -59,7 +59,7 @@ def _complete_and_sealed(folder: Path) -> None:
 def test_an_mcts_co2_game_replays_from_its_identity(pairing, seconds, index):
     from conftest import without_timing
 
-    from boopexp.match import play_game
+    from boopexp.play.match import play_game
 
     folder = _store("co2")
     config = load_config(ROOT / "configs" / f"{STORES['co2']}.yaml")
@@ -96,8 +96,8 @@ def test_ladder_ratings_rebuild():
         pytest.skip("the ladder's ratings or the robustness study's D1 games are not committed")
     import warnings
 
-    from boopexp.report import load_results, render
-    from boopexp.report.ratings_report import ratings_from_data, ratings_table
+    from boopexp.analysis import load_results, render
+    from boopexp.analysis.ratings_report import ratings_from_data, ratings_table
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # e.g. the games without a winner, counted in the table
@@ -113,7 +113,7 @@ def test_tuning_trials_are_complete_sealed_and_tabulated():
     table = BEYOND / "tune-mcts-co" / "trials.csv"
     if not table.exists():
         pytest.skip("the tuning is not committed yet")
-    from boopexp.report.beyond import rows
+    from boopexp.analysis.beyond import rows
 
     trials = list(csv.DictReader(table.open(encoding="utf-8")))
     assert len(trials) == 30
@@ -126,7 +126,7 @@ def test_tuning_trials_are_complete_sealed_and_tabulated():
 
 def test_the_confirmatory_sprt_stopped_at_its_decision_and_the_doc_quotes_it():
     """results/beyond/co2-sprt-4s: every game up to the decision's block, none after; H1 as quoted."""
-    from boopexp.sprt import H1, parse_sprt, plan_tests
+    from boopexp.experiments.sprt import H1, parse_sprt, plan_tests
 
     folder = _store("co2-sprt-4s")
     store = GameStore(folder)

@@ -6,7 +6,7 @@ import json
 
 from click.testing import CliRunner
 
-from boopexp.cli import main
+from boopexp.interfaces.cli import main
 
 
 def invoke(*args):
@@ -68,9 +68,9 @@ def test_calibrate_prints_host_rates_and_the_throttle():
 
 
 def _store_one_game(folder, p1="mcts-co", p2="random", seed=9):
-    from boopexp.agents import resolve_agent
-    from boopexp.budget import Budget
-    from boopexp.match import GameTask, play_game
+    from boopexp.agents.specs import resolve_agent
+    from boopexp.agents.budget import Budget
+    from boopexp.play.match import GameTask, play_game
 
     task = GameTask("t", "ab" * 8, f"{p1} vs {p2}", 0, resolve_agent(p1), resolve_agent(p2),
                     Budget(mode="iterations", iterations=3), "code-0.6.2", seed)
@@ -108,7 +108,7 @@ def test_replay_unknown_game_lists_the_pairings(tmp_path):
 
 
 def test_agent_spec_round_trips_through_its_record_form():
-    from boopexp.agents import AGENT_NAMES, AgentSpec, resolve_agent
+    from boopexp.agents.specs import AGENT_NAMES, AgentSpec, resolve_agent
     from boopexp.errors import ConfigError
 
     for name in AGENT_NAMES:

@@ -16,12 +16,12 @@ from click.testing import CliRunner
 from conftest import DEMO_CONFIG, fake_play_game, without_timing
 from test_config import BAD
 
-from boopexp import match
-from boopexp.cli import main
-from boopexp.commands.runs import BarProgress
-from boopexp.config import load_config
-from boopexp.runner import GameOutcome, game_key
-from boopexp.store import GameStore
+from boopexp.play import match
+from boopexp.interfaces.cli import main
+from boopexp.interfaces.commands.runs import BarProgress
+from boopexp.experiments.config import load_config
+from boopexp.experiments.runner import GameOutcome, game_key
+from boopexp.experiments.store import GameStore
 
 TESTS = Path(__file__).resolve().parent
 REPO = TESTS.parent
@@ -33,9 +33,9 @@ FAKE_CLI = f"""
 import sys
 sys.path.insert(0, {str(TESTS)!r})
 import conftest
-from boopexp import match
+from boopexp.play import match
 match.play_game = conftest.fake_play_game
-from boopexp.cli import main
+from boopexp.interfaces.cli import main
 main(sys.argv[1:], prog_name="boopexp")
 """
 
@@ -261,7 +261,7 @@ def test_status_of_one_folder_and_of_all(workdir, fake):
 def test_bar_progress_shows_the_running_score(capsys):
     c = load_config(REPO / "configs" / "smoke.yaml")
     task = c.tasks(c.plan())[0]
-    from boopexp.store import PairingScore
+    from boopexp.experiments.store import PairingScore
 
     bar = BarProgress()
     bar.start(10, 2, ())

@@ -7,7 +7,7 @@ import json
 
 from click.testing import CliRunner
 
-from boopexp.cli import main
+from boopexp.interfaces.cli import main
 
 
 def invoke(*args):

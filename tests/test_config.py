@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from boopexp import identity
-from boopexp.agents import resolve_agent
-from boopexp.budget import Budget
-from boopexp.config import ExperimentConfig, load_config, load_yaml, parse_config, plan_entries
+from boopexp.play import identity
+from boopexp.agents.specs import resolve_agent
+from boopexp.agents.budget import Budget
+from boopexp.experiments.config import ExperimentConfig, load_config, load_yaml, parse_config, plan_entries
 from boopexp.errors import ConfigError
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"

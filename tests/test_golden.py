@@ -17,9 +17,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from boopexp.game import Move, Position
-from boopexp.rng import new_rng_state
-from boopexp.state import make_state, pool_counts_from_list
+from boopexp.game.position import Move, Position
+from boopexp.engine.rng import new_rng_state
+from boopexp.engine.state import make_state, pool_counts_from_list
 from engine_helpers import (
     GOLDEN_PATH,
     GOLDEN_POSITIONS,

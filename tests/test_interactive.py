@@ -13,14 +13,14 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from boopexp import interactive
-from boopexp.agents import resolve_agent
-from boopexp.budget import Budget
-from boopexp.cli import main
+from boopexp.interfaces import interactive
+from boopexp.agents.specs import resolve_agent
+from boopexp.agents.budget import Budget
+from boopexp.interfaces.cli import main
 from boopexp.errors import IllegalMoveError
-from boopexp.game import Move, Position
-from boopexp.state import BLUE, RED
-from boopexp.store import GameStore
+from boopexp.game.position import Move, Position
+from boopexp.engine.state import BLUE, RED
+from boopexp.experiments.store import GameStore
 
 BUDGET = Budget(mode="iterations", iterations=3)
 CLI_BUDGET = ("--budget", "iterations", "--iterations", "3")
@@ -275,7 +275,7 @@ def test_a_plugin_agent_that_fails_forfeits_and_the_game_is_saved(tmp_path):
     assert result.exit_code == 0, result.output
     assert "broken forfeits (agent_error): RuntimeError: no idea" in result.output
     assert "You win in 1 plies." in result.output
-    from boopexp.store import GameStore
+    from boopexp.experiments.store import GameStore
 
     (record,) = GameStore(out).scan().records
     assert record["winner"] == "p1" and record["termination"] == "agent_error" and record["moves"] == ["c3"]

@@ -1,4 +1,4 @@
-"""The two-stage CO constraint (boopexp/lookahead.py) against brute force.
+"""The two-stage CO constraint (boopexp/engine/lookahead.py) against brute force.
 
 Brute force: for every legal move, play it with the engine (``rules.apply_move``, REAL, the
 promotion heuristic on a copy of the same generator), then play every reply of the opponent
@@ -11,13 +11,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from boopexp import rules
-from boopexp.game import Position
-from boopexp.buffers import new_work
-from boopexp.lookahead import N_COUNTS, N_LEGAL, N_REPLIES, N_UNSAFE, safe_mask, winning_reply
-from boopexp.notation import parse_position, parse_square
-from boopexp.rng import new_rng_state
-from boopexp.state import N_MOVE_CODES, N_SQUARES, TO_MOVE
+from boopexp.engine import rules
+from boopexp.game.position import Position
+from boopexp.engine.buffers import new_work
+from boopexp.engine.lookahead import N_COUNTS, N_LEGAL, N_REPLIES, N_UNSAFE, safe_mask, winning_reply
+from boopexp.game.notation import parse_position, parse_square
+from boopexp.engine.rng import new_rng_state
+from boopexp.engine.state import N_MOVE_CODES, N_SQUARES, TO_MOVE
 
 
 def _codes(st) -> list[int]:
@@ -149,8 +149,8 @@ def test_how_often_the_plain_objective_walks_into_a_threat():
     """docs/beyond.md's count: of the 200 bench positions and 600 random ones (seed 1), how many
     have both an unsafe and a safe move, and in how many of those one of the plain objective's
     optimal moves is unsafe (the case where the check changes the solver's choice)."""
-    from boopexp.objective import score_moves
-    from boopexp.positions import sample_positions
+    from boopexp.engine.objective import score_moves
+    from boopexp.game.positions import sample_positions
 
     work = new_work()
     no_mask = np.zeros(N_MOVE_CODES, dtype=np.bool_)
@@ -193,7 +193,7 @@ def test_work_buffers_hold_the_counts():
 
 
 # ---------------------------------------------------------------------------------------------
-# in the agents: co_lookahead at every solver call site of MCTS (boopexp/mcts.py)
+# in the agents: co_lookahead at every solver call site of MCTS (boopexp/engine/mcts.py)
 
 # Two positions where the PLAIN objective's optimal moves all hand the opponent a win in one
 # (found among seeded random positions; most threats the objective already parries):
@@ -265,8 +265,8 @@ def test_playout_first_solver_ply_is_safe(text):
 
 @pytest.mark.parametrize("text", [TRAP_RED, TRAP_BLUE])
 def test_mcts_co2_search_chooses_a_safe_move(text):
-    from boopexp import mcts
-    from boopexp.budget import Budget, device_costs
+    from boopexp.engine import mcts
+    from boopexp.agents.budget import Budget, device_costs
 
     st = parse_position(text)
     unsafe = brute_unsafe(st, RNG)
@@ -312,8 +312,8 @@ def test_random_positions_solver_call_sites_against_brute_force(seed):
 def test_co_lookahead_zero_reports_no_lookahead_telemetry():
     """The paper's agents report what they always did (their bit-identity: tests/test_golden.py
     and the committed games replayed in tests/test_results.py)."""
-    from boopexp import mcts
-    from boopexp.budget import Budget, device_costs
+    from boopexp.engine import mcts
+    from boopexp.agents.budget import Budget, device_costs
 
     st = parse_position(TRAP_BLUE)
     cfg = _kit("mcts-co").cfg
@@ -327,8 +327,8 @@ def test_device_charge_of_the_check():
     """The device clock of an mcts-co2 search, rebuilt from its telemetry: the paper's primitives
     plus, per check (one before each solver call), one solver call and
     (moves examined + replies tested) × solver_move × r."""
-    from boopexp import mcts
-    from boopexp.budget import DEVICE_PROFILES, LOOKAHEAD_RATIO, Budget, device_costs
+    from boopexp.engine import mcts
+    from boopexp.agents.budget import DEVICE_PROFILES, LOOKAHEAD_RATIO, Budget, device_costs
 
     p = DEVICE_PROFILES["android-2023"]
     assert p.lookahead_ratio == LOOKAHEAD_RATIO and device_costs(p)[-1] == LOOKAHEAD_RATIO
@@ -344,8 +344,8 @@ def test_device_charge_of_the_check():
 
 
 def test_a_check_costs_more_device_time_so_fewer_iterations_fit():
-    from boopexp import mcts
-    from boopexp.budget import Budget, device_costs
+    from boopexp.engine import mcts
+    from boopexp.agents.budget import Budget, device_costs
 
     st = parse_position(TRAP_BLUE)
     budget = Budget(mode="device", seconds=0.5)
@@ -361,10 +361,10 @@ def test_a_game_with_mcts_co2_reports_its_checks_and_replays():
     record keeps its telemetry column-wise; the game replays from its identity."""
     from conftest import without_timing
 
-    from boopexp.agents import resolve_agent
-    from boopexp.budget import Budget
-    from boopexp.contract import GameTask, pack_record
-    from boopexp.match import play_game
+    from boopexp.agents.specs import resolve_agent
+    from boopexp.agents.budget import Budget
+    from boopexp.play.contract import GameTask, pack_record
+    from boopexp.play.match import play_game
 
     task = GameTask("t", "0" * 16, "mcts-co2 vs heuristics", 0, resolve_agent("mcts-co2"),
                     resolve_agent("heuristics"), Budget(mode="iterations", iterations=4), "code-0.6.2", 11)

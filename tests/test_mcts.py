@@ -1,7 +1,7 @@
 """MCTS_GHOST (AGENTS.md §B), driven through its compiled kernels.
 
 Each QUIRK-A test is built so that the plausible "fix" of the quirk changes the value it checks
-(the docstring says which fix). Positions are one-line strings (boopexp/notation.py); move codes
+(the docstring says which fix). Positions are one-line strings (boopexp/game/notation.py); move codes
 are ``(size-1)*36 + square``. The tiny positions used throughout:
 
 * ``MID``: a quiet middle game, both sizes in both pools, moveNumber 16, Blue to move;
@@ -16,12 +16,12 @@ import math
 import numpy as np
 import pytest
 
-from boopexp import heuristic, mcts, objective, rules
-from boopexp import rng as rng_module
-from boopexp.buffers import new_work, solver_buffers
-from boopexp.budget import Budget, device_costs
-from boopexp.game import Move, Position
-from boopexp.rng import new_rng_state
+from boopexp.engine import heuristic, mcts, objective, rules
+from boopexp.engine import rng as rng_module
+from boopexp.engine.buffers import new_work, solver_buffers
+from boopexp.agents.budget import Budget, device_costs
+from boopexp.game.position import Move, Position
+from boopexp.engine.rng import new_rng_state
 from mcts_helpers import (
     BLUE,
     RED,

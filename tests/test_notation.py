@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from boopexp.errors import BoopError, InvalidMoveError, InvalidPositionError
-from boopexp.game import Move, Position
-from boopexp.notation import (
+from boopexp.game.position import Move, Position
+from boopexp.game.notation import (
     format_move,
     format_position,
     parse_move,
@@ -136,7 +136,7 @@ def test_render_has_files_and_ranks():
 
 
 def test_malformed_state_is_an_invalid_position():
-    from boopexp.state import STATE_SIZE, make_state
+    from boopexp.engine.state import STATE_SIZE, make_state
 
     with pytest.raises(InvalidPositionError, match="36 cells"):
         make_state([0] * 35, (8, 0), (8, 0), -1)

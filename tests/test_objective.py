@@ -14,11 +14,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from boopexp import heuristic, objective
-from boopexp.buffers import new_work, solver_buffers
-from boopexp.game import Position
-from boopexp.rng import new_rng_state
-from boopexp.state import make_state
+from boopexp.engine import heuristic, objective
+from boopexp.engine.buffers import new_work, solver_buffers
+from boopexp.game.position import Position
+from boopexp.engine.rng import new_rng_state
+from boopexp.engine.state import make_state
 
 
 def game_positions(n_games: int, seed: int) -> list[np.ndarray]:

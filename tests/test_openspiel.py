@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from boopexp.game import Move, Position
+from boopexp.game.position import Move, Position
 
 
 def _has_wheel() -> bool:
@@ -162,7 +162,7 @@ def test_mcts_bot_promote_without_a_decision_left_answers_the_first_group():
 def test_mcts_bot_plays_from_a_config_and_its_game_replays(tmp_path):
     from click.testing import CliRunner
 
-    from boopexp.cli import main
+    from boopexp.interfaces.cli import main
 
     config = tmp_path / "os.yaml"
     config.write_text(
@@ -175,7 +175,7 @@ def test_mcts_bot_plays_from_a_config_and_its_game_replays(tmp_path):
     assert run.exit_code == 0, run.output
     import json
 
-    from boopexp.store import GameStore
+    from boopexp.experiments.store import GameStore
 
     records = GameStore(out).scan().records
     assert len(records) == 2 and {r["pairing"] for r in records} == {"os-mcts vs vanilla", "vanilla vs os-mcts"}
@@ -188,7 +188,7 @@ def test_mcts_bot_plays_from_a_config_and_its_game_replays(tmp_path):
 def test_play_against_the_mcts_bot(tmp_path):
     from click.testing import CliRunner
 
-    from boopexp.cli import main
+    from boopexp.interfaces.cli import main
 
     config = tmp_path / "os.yaml"
     config.write_text(

@@ -12,14 +12,14 @@ import pytest
 from click.testing import CliRunner
 
 import boopexp
-from boopexp import match
-from boopexp.agents import AgentSpec, resolve_agent
-from boopexp.budget import Budget
-from boopexp.cli import main
-from boopexp.config import load_config
-from boopexp.contract import GameTask, task_from_record, without_host_timing
+from boopexp.play import match
+from boopexp.agents.specs import AgentSpec, resolve_agent
+from boopexp.agents.budget import Budget
+from boopexp.interfaces.cli import main
+from boopexp.experiments.config import load_config
+from boopexp.play.contract import GameTask, task_from_record, without_host_timing
 from boopexp.errors import ConfigError
-from boopexp.store import GameStore, decode_record
+from boopexp.experiments.store import GameStore, decode_record
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 

@@ -8,11 +8,11 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from boopexp import objective
-from boopexp.buffers import new_work, solver_buffers
-from boopexp.game import Move, Position
-from boopexp.rng import new_rng_state
-from boopexp.state import PIECES_PER_PLAYER
+from boopexp.engine import objective
+from boopexp.engine.buffers import new_work, solver_buffers
+from boopexp.game.position import Move, Position
+from boopexp.engine.rng import new_rng_state
+from boopexp.engine.state import PIECES_PER_PLAYER
 
 MAX_PLIES = 200
 SETTINGS = settings(max_examples=40, deadline=None)

@@ -19,10 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from boopexp.contract import RECORD_SCHEMA, pack_record, task_from_record, unpack_record, without_host_timing
+from boopexp.play.contract import RECORD_SCHEMA, pack_record, task_from_record, unpack_record, without_host_timing
 from boopexp.errors import StoreError
-from boopexp.report.builder import build_report
-from boopexp.store import FAULT_ENV, GameStore, encode_record, migrate, record_key, seal
+from boopexp.analysis.builder import build_report
+from boopexp.experiments.store import FAULT_ENV, GameStore, encode_record, migrate, record_key, seal
 
 SCHEMA1 = Path(__file__).parent / "data" / "schema1_games.jsonl"
 

@@ -6,7 +6,7 @@ import json
 
 from click.testing import CliRunner
 
-from boopexp.cli import main
+from boopexp.interfaces.cli import main
 
 from report_fixtures import games_for, make_record, write_results
 

@@ -1,4 +1,4 @@
-"""Bradley–Terry ratings (boopexp.report.ratings): known strengths recovered, files and CLI."""
+"""Bradley–Terry ratings (boopexp.analysis.ratings): known strengths recovered, files and CLI."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from boopexp.cli import main
+from boopexp.interfaces.cli import main
 from boopexp.errors import ConfigError
-from boopexp.report import ReportWarning, build_report, load_results
-from boopexp.report.ratings import ELO_SCALE, fit_ratings
-from boopexp.report.ratings_report import ratings_from_data, write_ratings
+from boopexp.analysis import ReportWarning, build_report, load_results
+from boopexp.analysis.ratings import ELO_SCALE, fit_ratings
+from boopexp.analysis.ratings_report import ratings_from_data, write_ratings
 from report_fixtures import games_for, write_results
 
 TRUE_ELO = {"random": 0.0, "alpha": 150.0, "beta": 300.0, "gamma": -100.0}

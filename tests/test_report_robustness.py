@@ -1,4 +1,4 @@
-"""The robustness study's analysis (boopexp/report/claims.py, ratings_bootstrap.py, robustness.py).
+"""The robustness study's analysis (boopexp/analysis/claims.py, ratings_bootstrap.py, robustness.py).
 
 Synthetic games whose verdicts are known by construction: counts set to the expected wins of
 chosen ratings, so every test below knows which claim must come out supported, contradicted,
@@ -14,11 +14,11 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from boopexp.cli import main
-from boopexp.report import claims as cl
-from boopexp.report import robustness as rb
-from boopexp.report import robustness_report as rr
-from boopexp.report.ratings_bootstrap import bootstrap_ratings
+from boopexp.interfaces.cli import main
+from boopexp.analysis import claims as cl
+from boopexp.analysis import robustness as rb
+from boopexp.analysis import robustness_report as rr
+from boopexp.analysis.ratings_bootstrap import bootstrap_ratings
 from report_fixtures import make_record, write_results
 
 # ---------------------------------------------------------------------------------------------
@@ -124,7 +124,7 @@ def test_bootstrap_is_seeded_and_recovers_the_ratings():
         assert r.ci_low <= r.elo <= r.ci_high
     assert one.fit.first_move == pytest.approx(30.0, abs=3.0)
     # the bootstrap's spread agrees with the likelihood's (Wald) standard error
-    from boopexp.report.ratings import fit_ratings
+    from boopexp.analysis.ratings import fit_ratings
 
     wald = fit_ratings(p1, p2, winner, agents=list(elo), anchor="vanilla").by_agent()["c"]
     boot = one.fit.by_agent()["c"]

@@ -1,4 +1,4 @@
-"""Wilson intervals, Fisher's and Boschloo's exact tests against known values (boopexp.report.stats).
+"""Wilson intervals, Fisher's and Boschloo's exact tests against known values (boopexp.analysis.stats).
 
 The functions wrap scipy.stats; these tests pin the numbers (published values, and the values
 the hand-written versions gave before the move to SciPy) so that a SciPy change shows up here.
@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from boopexp.report.stats import boschloo_exact, fisher_exact, verdict, wilson_interval
+from boopexp.analysis.stats import boschloo_exact, fisher_exact, verdict, wilson_interval
 
 
 @pytest.mark.parametrize(
@@ -190,7 +190,7 @@ def _cmh_by_hand(tables, correction=False):
 
 @pytest.mark.parametrize("correction", [False, True])
 def test_cmh_matches_its_definition(correction):
-    from boopexp.report.stats import cmh_test
+    from boopexp.analysis.stats import cmh_test
 
     tables = [[[31, 17], [30, 20]], [[48, 1], [50, 0]], [[12, 8], [5, 15]]]
     stat, p, odds = cmh_test(tables, correction=correction)
@@ -202,7 +202,7 @@ def test_cmh_matches_its_definition(correction):
 
 
 def test_cmh_leaves_out_empty_strata():
-    from boopexp.report.stats import cmh_test
+    from boopexp.analysis.stats import cmh_test
 
     assert cmh_test([[[0, 0], [3, 4]], [[5, 0], [7, 0]]]) == pytest.approx((math.nan,) * 3, nan_ok=True)
     one = cmh_test([[[12, 8], [5, 15]]])

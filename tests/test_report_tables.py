@@ -1,4 +1,4 @@
-"""Tables, records, rendering and figures of boopexp.report, from synthetic and paper records."""
+"""Tables, records, rendering and figures of boopexp.analysis, from synthetic and paper records."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ import pandas as pd
 import pytest
 
 from boopexp.errors import ConfigError, StoreError
-from boopexp.report import ReportWarning, build_report, build_tables, load_results
-from boopexp.report.paper import TABLE1_OPPONENTS, TABLE2_AGENTS, paper_data, table1_reference
-from boopexp.report.render import latex_document, to_markdown
-from boopexp.report.render import to_csv as render_csv
-from boopexp.report.stats import boschloo_exact, fisher_exact, wilson_interval
+from boopexp.analysis import ReportWarning, build_report, build_tables, load_results
+from boopexp.analysis.paper import TABLE1_OPPONENTS, TABLE2_AGENTS, paper_data, table1_reference
+from boopexp.analysis.render import latex_document, to_markdown
+from boopexp.analysis.render import to_csv as render_csv
+from boopexp.analysis.stats import boschloo_exact, fisher_exact, wilson_interval
 
 from report_fixtures import (
     ABSENT,

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from boopexp.config import plan_entries
-from boopexp.report.builder import build_report
-from boopexp.store import GameStore, has_games_files, read_store_files, segment_paths
+from boopexp.experiments.config import plan_entries
+from boopexp.analysis.builder import build_report
+from boopexp.experiments.store import GameStore, has_games_files, read_store_files, segment_paths
 
 RESULTS = Path(__file__).resolve().parent.parent / "results"
 
@@ -111,8 +111,8 @@ def test_committed_game_replays_identically(run, pairing, index):
     """
     from conftest import without_timing
 
-    from boopexp.config import load_config
-    from boopexp.match import play_game
+    from boopexp.experiments.config import load_config
+    from boopexp.play.match import play_game
 
     folder = RESULTS / run
     if not has_games_files(folder):

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from boopexp.report import robustness as rb
-from boopexp.report import robustness_report as rr
-from boopexp.store import has_games_files, read_store_files
+from boopexp.analysis import robustness as rb
+from boopexp.analysis import robustness_report as rr
+from boopexp.experiments.store import has_games_files, read_store_files
 
 ROOT = Path(__file__).resolve().parent.parent
 STUDY = ROOT / "results" / "robustness"

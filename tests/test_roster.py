@@ -9,10 +9,10 @@ import pytest
 from click.testing import CliRunner
 from test_config import BASE, cfg
 
-from boopexp.agents import AgentSpec, resolve_agent
-from boopexp.cli import main
+from boopexp.agents.specs import AgentSpec, resolve_agent
+from boopexp.interfaces.cli import main
 from boopexp.errors import ConfigError
-from boopexp.store import GameStore
+from boopexp.experiments.store import GameStore
 
 VARIANTS = BASE + """\
   - [co-wide, vanilla]
@@ -160,8 +160,8 @@ def test_co_lookahead_is_in_the_hash_only_when_on():
     (pinned hashes of a reproduction pairing and a robustness-study pairing, from before the key)."""
     from pathlib import Path
 
-    from boopexp.agents import AGENT_NAMES
-    from boopexp.config import load_config
+    from boopexp.agents.specs import AGENT_NAMES
+    from boopexp.experiments.config import load_config
 
     for name in AGENT_NAMES:
         params = resolve_agent(name).to_dict().get("params", {})

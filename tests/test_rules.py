@@ -1,7 +1,7 @@
 """The rules (RULES.md): every worked example of §11, the TREE/SIM divergences of §10, the
 promotion choice and the errors of illegal or malformed moves.
 
-Positions are written as one-line position strings (boopexp.notation): rows rank 6..1, then
+Positions are written as one-line position strings (boopexp.game.notation): rows rank 6..1, then
 Blue's pool and Red's pool as ``smalls,larges`` (the spec writes ``{large, small}``), the side
 to move, and optionally the large counters ``L_blue,L_red`` and the ply.
 """
@@ -15,9 +15,9 @@ from collections import Counter
 import pytest
 
 from boopexp.errors import BoopError, IllegalMoveError, InvalidMoveError
-from boopexp.game import Move, Position
-from boopexp.heuristic import heuristic_raw
-from boopexp.notation import parse_square
+from boopexp.game.position import Move, Position
+from boopexp.engine.heuristic import heuristic_raw
+from boopexp.game.notation import parse_square
 from engine_helpers import ref_line
 
 
@@ -339,7 +339,7 @@ def test_play_does_not_change_the_position():
 # Regressions: engine bugs found by this suite, fixed in game.py
 
 _OUT_OF_RANGE = """
-from boopexp.game import Position
+from boopexp.game.position import Position
 p = Position.from_string("....../....../bb.br./....../....../...... 5,0 7,0 b")
 for index in (2, 5, 47):
     try:

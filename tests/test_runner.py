@@ -8,11 +8,11 @@ import sys
 import pytest
 from conftest import DEMO_CONFIG, fake_play_game, without_timing
 
-from boopexp import match
-from boopexp.config import load_yaml, parse_config
+from boopexp.play import match
+from boopexp.experiments.config import load_yaml, parse_config
 from boopexp.errors import ConfigError
-from boopexp.runner import Progress, check_backend, game_key, iter_outcomes, run_plan
-from boopexp.store import GameStore, encode_record
+from boopexp.experiments.runner import Progress, check_backend, game_key, iter_outcomes, run_plan
+from boopexp.experiments.store import GameStore, encode_record
 
 TEXT = DEMO_CONFIG.replace("name: demo", "name: t")
 

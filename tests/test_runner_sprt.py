@@ -9,13 +9,13 @@ from click.testing import CliRunner
 from conftest import without_timing
 from sprt_helpers import elo_play_game
 
-from boopexp import match
-from boopexp.cli import main
-from boopexp.config import load_yaml, parse_config
+from boopexp.play import match
+from boopexp.interfaces.cli import main
+from boopexp.experiments.config import load_yaml, parse_config
 from boopexp.errors import ConfigError
-from boopexp.runner import run_plan
-from boopexp.sprt import H0, H1
-from boopexp.store import GameStore
+from boopexp.experiments.runner import run_plan
+from boopexp.experiments.sprt import H0, H1
+from boopexp.experiments.store import GameStore
 
 CONFIG = """\
 name: s
@@ -114,7 +114,7 @@ def test_bad_sprt_in_a_config_is_one_line():
 def test_tables_write_the_sprt_table(tmp_path, elo_games):
     import warnings
 
-    from boopexp.report import ReportWarning, build_report
+    from boopexp.analysis import ReportWarning, build_report
 
     c = config()
     run_plan(c, c.plan(), tmp_path / "store")

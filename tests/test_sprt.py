@@ -1,4 +1,4 @@
-"""The SPRT module (boopexp.sprt): fastchess's logistic GSPRT on game pairs, decisions in identity order."""
+"""The SPRT module (boopexp.experiments.sprt): fastchess's logistic GSPRT on game pairs, decisions in identity order."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from boopexp.errors import ConfigError
-from boopexp.sprt import (
+from boopexp.experiments.sprt import (
     H0,
     H1,
     MAX_REACHED,
@@ -43,7 +43,7 @@ def test_two_outcomes_reduce_to_walds_bernoulli_sprt():
 def test_constrained_mle_matches_a_generic_optimiser():
     from scipy.optimize import minimize
 
-    from boopexp.sprt import _constrained_mle
+    from boopexp.experiments.sprt import _constrained_mle
 
     observed = np.array([0.1, 0.55, 0.35])
     scores = np.array(PAIR_SCORES)

@@ -12,9 +12,9 @@ import sys
 import numpy as np
 import pytest
 
-from boopexp.config import PlanEntry
+from boopexp.experiments.config import PlanEntry
 from boopexp.errors import StoreError
-from boopexp.store import (
+from boopexp.experiments.store import (
     FAULT_ENV,
     GameKey,
     GameStore,
@@ -46,7 +46,7 @@ def test_append_then_scan_round_trips_and_fsyncs_every_game(tmp_path, monkeypatc
     store = GameStore(tmp_path / "res")
     synced = []
     real_fsync = os.fsync
-    monkeypatch.setattr("boopexp.store.os.fsync", lambda fd: (synced.append(fd), real_fsync(fd)))
+    monkeypatch.setattr("boopexp.experiments.store.os.fsync", lambda fd: (synced.append(fd), real_fsync(fd)))
     with store.open() as w:
         before = len(synced)
         w.append(rec(0, moves=["c3", "D4"]))
@@ -305,9 +305,9 @@ def test_a_seal_killed_at_any_step_leaves_every_game_exactly_once(tmp_path, step
 def test_a_live_log_plus_segments_resume_only_the_missing_games(tmp_path, monkeypatch):
     from conftest import DEMO_CONFIG, fake_play_game
 
-    from boopexp import match
-    from boopexp.config import load_yaml, parse_config
-    from boopexp.runner import game_key, run_plan
+    from boopexp.play import match
+    from boopexp.experiments.config import load_yaml, parse_config
+    from boopexp.experiments.runner import game_key, run_plan
 
     c = parse_config(load_yaml(DEMO_CONFIG, "t.yaml"), "t.yaml")
     tasks = c.tasks(c.plan())

@@ -10,12 +10,12 @@ import yaml
 from click.testing import CliRunner
 from test_config import cfg
 
-from boopexp import identity
-from boopexp.budget import DEVICE_PROFILES, Budget
-from boopexp.cli import main
-from boopexp.config import parse_config
+from boopexp.play import identity
+from boopexp.agents.budget import DEVICE_PROFILES, Budget
+from boopexp.interfaces.cli import main
+from boopexp.experiments.config import parse_config
 from boopexp.errors import ConfigError
-from boopexp.store import GameStore, decode_record
+from boopexp.experiments.store import GameStore, decode_record
 
 HEAD = "name: s\nseed: 4\ngames_per_side: 2\n"
 TWO_AXES = HEAD + """\

@@ -7,8 +7,8 @@ import yaml
 from click.testing import CliRunner
 from test_config import cfg
 
-from boopexp.cli import main
-from boopexp.config import parse_config
+from boopexp.interfaces.cli import main
+from boopexp.experiments.config import parse_config
 from boopexp.errors import ConfigError
 
 HEAD = "name: t\nseed: 5\ngames_per_side: 3\nbudget: {mode: iterations, iterations: 2}\n"

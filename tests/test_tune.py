@@ -18,8 +18,8 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from boopexp.cli import main
-from boopexp.config import parse_config
+from boopexp.interfaces.cli import main
+from boopexp.experiments.config import parse_config
 from boopexp.errors import ConfigError
 from boopexp.tuning.config import load_tune_config, parse_tune_config
 from boopexp.tuning.confirm import binomial_holm, pick_candidates

@@ -14,12 +14,14 @@ import pytest
 from click.testing import CliRunner
 from conftest import DEMO_CONFIG, fake_play_game
 
-from boopexp import calibrate, match, runner, throttle
-from boopexp.cli import main
-from boopexp.config import load_yaml, parse_config
+from boopexp.play import calibrate, match, throttle
+
+from boopexp.experiments import runner
+from boopexp.interfaces.cli import main
+from boopexp.experiments.config import load_yaml, parse_config
 from boopexp.errors import ConfigError
-from boopexp.runner import Progress, run_plan
-from boopexp.store import GameStore
+from boopexp.experiments.runner import Progress, run_plan
+from boopexp.experiments.store import GameStore
 
 TESTS = Path(__file__).resolve().parent
 REPO = TESTS.parent
@@ -349,7 +351,7 @@ def test_game_help_explains_budget_profile_and_preset():
 
 
 def test_max_plies_default_keeps_every_identity_and_a_cap_is_a_setting(tmp_path):
-    from boopexp.contract import task_from_record
+    from boopexp.play.contract import task_from_record
 
     base = _config(1)
     same = parse_config(load_yaml(DEMO_CONFIG + "max_plies: 1000\n", "t.yaml"), "t.yaml")
@@ -433,7 +435,7 @@ def test_replay_checks_every_counted_field(one_stored_game, tmp_path, change):
     import json
 
     folder, record = one_stored_game
-    from boopexp.contract import unpack_record
+    from boopexp.play.contract import unpack_record
 
     full = unpack_record(record)  # every field written out, as schema 1 stores it
     altered = {**full, **change(full)}

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from boopexp.contract import GameTask, build_record
+from boopexp.play.contract import GameTask, build_record
 
 
 def _candidate_seat(task: GameTask) -> tuple[str | None, dict | None]:

@@ -31,9 +31,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from boopexp import identity
-from boopexp.agents import MCTSConfig
-from boopexp.config import CONFIG_KEYS, ExperimentConfig, parse_config, read_config_file
+from boopexp.play import identity
+from boopexp.agents.specs import MCTSConfig
+from boopexp.experiments.config import CONFIG_KEYS, ExperimentConfig, parse_config, read_config_file
 from boopexp.errors import ConfigError
 from boopexp.errors import show_value as _show
 
@@ -52,7 +52,7 @@ DEFAULT_CONFIRM_GAMES = 400
 DEFAULT_ALPHA = 0.05
 
 #: The paper's names for the parameters it tuned "after some very brief trials", and the
-#: MCTSConfig fields each sets (k sets both, as :func:`boopexp.agents.resolve_agent` does).
+#: MCTSConfig fields each sets (k sets both, as :func:`boopexp.agents.specs.resolve_agent` does).
 PAPER_ALIASES: dict[str, tuple[str, ...]] = {
     "k": ("co_playout_plies", "playout_depth"),
     "m": ("preselect_m",),

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from boopexp.runner import GameOutcome, PlayFunction, run_plan
+from boopexp.experiments.runner import GameOutcome, PlayFunction, run_plan
 from boopexp.tuning.config import TuneConfig
 from boopexp.tuning.search import CandidateScore, TrialResult, TuneProgress, candidate_score
 

@@ -126,7 +126,7 @@ def search_figure(config: TuneConfig, search: SearchReport):
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    from boopexp.report import figures
+    from boopexp.analysis import figures
 
     with matplotlib.rc_context(figures.STYLE):
         fig = Figure(figsize=(9.0, 4.0), dpi=figures.DPI, layout="constrained")
@@ -159,7 +159,7 @@ def search_figure(config: TuneConfig, search: SearchReport):
 def write_outputs(config: TuneConfig, search: SearchReport, confirm: ConfirmReport | None,
                   out_dir: str | Path) -> list[Path]:
     """Write every output file of a tuning into ``out_dir``; returns their paths."""
-    from boopexp.report import figures
+    from boopexp.analysis import figures
 
     out = Path(out_dir)
     paths = [

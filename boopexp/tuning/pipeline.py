@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from boopexp.runner import GameOutcome, PlayFunction
+from boopexp.experiments.runner import GameOutcome, PlayFunction
 from boopexp.tuning.config import TuneConfig
 from boopexp.tuning.confirm import ConfirmReport, run_confirmation
 from boopexp.tuning.outputs import summary_line, write_outputs, write_settings
@@ -60,14 +60,14 @@ def run_tuning(
     """Tune ``config.agent`` in ``out_dir`` (resuming), confirm the best candidates, write the outputs.
 
     Args:
-        jobs, backend, scheduler, play: how games are played (:func:`boopexp.runner.run_plan`).
+        jobs, backend, scheduler, play: how games are played (:func:`boopexp.experiments.runner.run_plan`).
         progress: receives run and trial events.
 
     Raises:
         ConfigError: bad backend options, or the folder's study was made with other search settings.
         StoreError: a store cannot be read, or another process tunes into ``out_dir``.
     """
-    from boopexp.runner import check_backend
+    from boopexp.experiments.runner import check_backend
 
     check_backend(backend, scheduler)  # before anything is written
     progress = progress or TuneProgress()

@@ -2,7 +2,7 @@
 
 Trial ``k`` (the k-th completed trial, 0-based) is the tuned agent at one point of the space,
 declared as the variant ``<agent>.t<k>`` and played against each opponent in both seats through
-:func:`boopexp.runner.run_plan` into its own store ``OUT/trials/<k>/``. Its objective is the
+:func:`boopexp.experiments.runner.run_plan` into its own store ``OUT/trials/<k>/``. Its objective is the
 candidate's score over decided games (wins / (wins + losses), 0.5 if none was decided).
 
 Reproducible and resumable:
@@ -31,8 +31,8 @@ from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
 import numpy as np
 
 from boopexp.errors import ConfigError, StoreError
-from boopexp.runner import GameOutcome, PlayFunction, Progress, run_plan
-from boopexp.store import PairingScore, score, scan_store
+from boopexp.experiments.runner import GameOutcome, PlayFunction, Progress, run_plan
+from boopexp.experiments.store import PairingScore, score, scan_store
 from boopexp.tuning.config import TuneConfig
 
 if TYPE_CHECKING:
@@ -296,7 +296,7 @@ def run_search(
     """Complete ``config.trials`` trials in ``out_dir`` (resuming whatever is there).
 
     Args:
-        jobs, backend, scheduler, play: passed to :func:`boopexp.runner.run_plan` for each trial.
+        jobs, backend, scheduler, play: passed to :func:`boopexp.experiments.runner.run_plan` for each trial.
         progress: receives the run events of every trial's games and the trial events.
 
     Raises:

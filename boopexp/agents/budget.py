@@ -1,0 +1,207 @@
+"""The compute budget an agent thinks under (EXPERIMENTS.md §6; docs/budget.md).
+
+Modes:
+    device      a deterministic emulated clock: every primitive the agent performs is charged a
+                cost (in device-microseconds) from a named device profile; the agent thinks until
+                ``seconds`` device-seconds are spent. Same seed, same game, on any machine.
+    cpu         real CPU time of the worker process, scaled by ``throttle`` (``auto``: measured so
+                that vanilla gets about 80 iterations per emulated second on this host).
+    wall        real seconds, as on the paper's device.
+    iterations  a fixed number of MCTS iterations per move.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+import numpy as np
+
+from boopexp.engine.costs import C_ITERATION, C_LOOKAHEAD_RATIO, C_NODE, C_RANDOM_PLY, C_SOLVER_CALL, C_SOLVER_MOVE
+from boopexp.errors import ConfigError
+
+BUDGET_MODES = ("device", "cpu", "wall", "iterations")
+#: the keys a ``budget:`` mapping may hold for each mode (the others would be silently ignored)
+BUDGET_KEYS: dict[str, tuple[str, ...]] = {
+    "device": ("mode", "seconds", "profile", "costs"),
+    "cpu": ("mode", "seconds", "throttle"),
+    "wall": ("mode", "seconds"),
+    "iterations": ("mode", "iterations"),
+}
+
+
+#: Host cost of one step of the two-stage check (a move examined or a reply tested) relative to
+#: one objective evaluation inside a solver call, both in the compiled kernels: measured by
+#: ``boopexp calibrate --lookahead`` (boopexp/play/calibrate.py, docs/budget.md, "The two-stage check").
+LOOKAHEAD_RATIO = 0.57
+
+
+@dataclass(frozen=True)
+class DeviceProfile:
+    """Costs, in device-microseconds, of the primitives an MCTS agent performs.
+
+    Attributes:
+        node: creating one tree node (copy the state, place, push, victory tests, promotion).
+        random_ply: one random playout ply, including its heuristic reward.
+        solver_call: fixed cost of one solver call (model set-up, JNI crossing).
+        solver_move: cost of scoring one candidate move inside a solver call (simulate + H).
+        iteration: fixed overhead of one MCTS iteration (selection descent, backpropagation).
+        lookahead_ratio: the cost of one move examined or reply tested by the two-stage check
+            (``co_lookahead``) as a fraction of ``solver_move`` (measured: :data:`LOOKAHEAD_RATIO`).
+    """
+
+    name: str
+    node: float
+    random_ply: float
+    solver_call: float
+    solver_move: float
+    iteration: float
+    description: str = ""
+    lookahead_ratio: float = LOOKAHEAD_RATIO
+
+
+#: Calibrated profiles. The numbers and how they were obtained are in docs/budget.md.
+DEVICE_PROFILES: dict[str, DeviceProfile] = {
+    "android-2023": DeviceProfile(
+        name="android-2023",
+        node=60.0,
+        random_ply=381.2,
+        solver_call=100.0,
+        solver_move=7.4,
+        iteration=40.0,
+        description="Android virtual device of the paper (2023-24): ~80 vanilla iterations/s",
+    ),
+}
+DEFAULT_PROFILE = "android-2023"
+
+#: The costs of a device profile that ``budget.costs`` may override (device-µs each).
+COST_FIELDS: tuple[str, ...] = ("node", "random_ply", "solver_call", "solver_move", "iteration")
+#: ``budget.costs.solver_scale`` multiplies both solver costs (after any override of them): one
+#: knob for "the solver is k times slower on this device", the robustness study's axis.
+SOLVER_SCALE = "solver_scale"
+SOLVER_COSTS: tuple[str, ...] = ("solver_call", "solver_move")
+
+def device_costs(profile: "str | DeviceProfile") -> np.ndarray:
+    """The cost vector of a device profile (or its name), laid out as :mod:`boopexp.engine.costs` says."""
+    p = DEVICE_PROFILES[profile] if isinstance(profile, str) else profile
+    costs = np.empty(6, dtype=np.float64)
+    costs[C_NODE], costs[C_RANDOM_PLY], costs[C_SOLVER_CALL] = p.node, p.random_ply, p.solver_call
+    costs[C_SOLVER_MOVE], costs[C_ITERATION], costs[C_LOOKAHEAD_RATIO] = p.solver_move, p.iteration, p.lookahead_ratio
+    return costs
+
+
+@dataclass(frozen=True)
+class Budget:
+    """How long an agent may think per move.
+
+    Attributes:
+        mode: one of ``device``, ``cpu``, ``wall``, ``iterations``.
+        seconds: seconds per move (device, cpu and wall modes).
+        profile: device profile name (device mode).
+        throttle: cpu mode: host CPU seconds per emulated second, or ``"auto"``.
+        iterations: iterations per move (iterations mode).
+        costs: device mode: the costs that differ from the profile's, as sorted
+            ``(name, device-µs)`` pairs (a mapping is accepted and normalised; a value equal to
+            the profile's is dropped, so it changes neither the games nor their hashes).
+    """
+
+    mode: str = "device"
+    seconds: float = 1.0
+    profile: str = DEFAULT_PROFILE
+    throttle: float | str = "auto"
+    iterations: int = 80
+    costs: tuple[tuple[str, float], ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.mode not in BUDGET_MODES:
+            raise ConfigError(f"budget.mode = {self.mode!r} is not allowed; allowed: {', '.join(BUDGET_MODES)}")
+        if not _positive_finite(self.seconds):
+            raise ConfigError(f"budget.seconds = {self.seconds!r} must be a positive number of seconds")
+        if self.profile not in DEVICE_PROFILES:
+            raise ConfigError(
+                f"budget.profile = {self.profile!r} is unknown; allowed: {', '.join(DEVICE_PROFILES)}"
+            )
+        if self.throttle != "auto" and not _positive_finite(self.throttle):
+            raise ConfigError(f"budget.throttle = {self.throttle!r} must be a positive number or 'auto'")
+        if isinstance(self.iterations, bool) or not isinstance(self.iterations, int) or self.iterations < 1:
+            raise ConfigError(f"budget.iterations = {self.iterations!r} must be a positive integer")
+        items = self.costs.items() if isinstance(self.costs, Mapping) else self.costs
+        base = DEVICE_PROFILES[self.profile]
+        costs = {}
+        for name, value in items:
+            if name not in COST_FIELDS:
+                raise ConfigError(f"unknown key budget.costs.{name} (value {value!r}); allowed: {', '.join(COST_FIELDS)}")
+            if not _positive_finite(value):
+                raise ConfigError(f"budget.costs.{name} = {value!r} must be a positive number of device-microseconds")
+            if float(value) != getattr(base, name):
+                costs[name] = float(value)
+        object.__setattr__(self, "costs", tuple(sorted(costs.items())))
+
+    def device_profile(self) -> DeviceProfile:
+        """The named profile with this budget's cost overrides applied."""
+        return dataclasses.replace(DEVICE_PROFILES[self.profile], **dict(self.costs))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The keys that matter for the mode (used in hashes and records)."""
+        if self.mode == "device":
+            out: dict[str, Any] = {"mode": "device", "seconds": float(self.seconds), "profile": self.profile}
+            if self.costs:  # only when overridden: the paper's budget keeps its hash
+                out["costs"] = dict(self.costs)
+            return out
+        if self.mode == "cpu":
+            return {"mode": "cpu", "seconds": float(self.seconds), "throttle": self.throttle}
+        if self.mode == "wall":
+            return {"mode": "wall", "seconds": float(self.seconds)}
+        return {"mode": "iterations", "iterations": self.iterations}
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any] | None, where: str = "budget") -> "Budget":
+        """Parse a YAML ``budget:`` mapping; a key the mode does not use raises ConfigError naming it."""
+        if data is None:
+            return cls()
+        if not isinstance(data, Mapping):
+            raise ConfigError(f"{where} = {data!r} must be a mapping like {{mode: device, seconds: 1.0}}")
+        mode = data.get("mode", cls.mode)
+        if not isinstance(mode, str) or mode not in BUDGET_MODES:
+            raise ConfigError(f"{where}.mode = {mode!r} is not allowed; allowed: {', '.join(BUDGET_MODES)}")
+        allowed = BUDGET_KEYS[mode]
+        for key, value in data.items():
+            if key not in allowed:
+                raise ConfigError(
+                    f"unknown key {where}.{key} (value {value!r}) for mode {mode!r}; allowed: {', '.join(allowed)}"
+                )
+        values = dict(data)
+        if "costs" in values:
+            profile = values.get("profile", cls.profile)
+            if not isinstance(profile, str) or profile not in DEVICE_PROFILES:
+                raise ConfigError(f"{where}.profile = {profile!r} is unknown; allowed: {', '.join(DEVICE_PROFILES)}")
+            values["costs"] = effective_costs(values["costs"], DEVICE_PROFILES[profile], f"{where}.costs")
+        return cls(**values)
+
+
+def effective_costs(data: Any, profile: DeviceProfile, where: str = "budget.costs") -> dict[str, float]:
+    """The costs a ``budget.costs`` mapping sets: overrides, then ``solver_scale`` on both solver costs.
+
+    Raises:
+        ConfigError: not a mapping, an unknown cost, or a value that is not a positive number.
+    """
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"{where} = {data!r} must be a mapping like {{solver_move: 14.8}} or {{solver_scale: 2}}")
+    allowed = COST_FIELDS + (SOLVER_SCALE,)
+    for key, value in data.items():
+        if key not in allowed:
+            raise ConfigError(f"unknown key {where}.{key} (value {value!r}); allowed: {', '.join(allowed)}")
+        if not _positive_finite(value):
+            raise ConfigError(f"{where}.{key} = {value!r} must be a positive number")
+    out = {k: float(v) for k, v in data.items() if k != SOLVER_SCALE}
+    scale = data.get(SOLVER_SCALE)
+    if scale is not None:
+        for key in SOLVER_COSTS:
+            out[key] = out.get(key, getattr(profile, key)) * float(scale)
+    return out
+
+
+def _positive_finite(value: Any) -> bool:
+    return not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value) and value > 0

@@ -1,0 +1,194 @@
+"""The agents a config declares: overrides of built-ins, named variants and plugin agents.
+
+A config's ``agents:`` block maps a name to a declaration:
+
+* a built-in name (or alias) with parameters overrides that agent, as before
+  (``mcts-co: {uct_c: 0.3}``);
+* a new name with ``base:`` declares a variant of another agent, built-in or declared
+  (``co-wide: {base: mcts-co, uct_c: 1.0, preselect_m: 8}``); the base's parameters come first,
+  the variant's own last;
+* a new name with ``plugin: "module:callable"`` declares a Python agent (docs/agents.md); the other
+  keys are the callable's keyword arguments.
+
+A declared name is a first-class agent name: it plays in pairings, it is the name in game
+records, hashes and tables. This module knows names and numbers only (no engine): a plugin's
+module is imported by :mod:`boopexp.agents.plugins` when the config is checked.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Mapping
+
+from boopexp.agents.specs import (
+    ALIASES,
+    AGENT_NAMES,
+    BASELINES,
+    MCTS_PARAMETERS,
+    AgentSpec,
+    canonical_name,
+    resolve_agent,
+)
+from boopexp.errors import ConfigError
+from boopexp.errors import show_value as _show
+
+#: The keys of a declaration that are not parameters.
+BASE_KEY = "base"
+PLUGIN_KEY = "plugin"
+
+# A declared name appears in pairing strings "<p1> vs <p2>" and in file names of tables.
+_AGENT_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*$")
+
+
+def canonical(name: Any, declared: Mapping[str, Mapping[str, Any]]) -> str:
+    """The registry name of ``name``: a built-in (aliases resolved) or a declared agent.
+
+    Raises:
+        ConfigError: neither, with the valid names.
+    """
+    if isinstance(name, str) and name in declared:
+        return name
+    try:
+        return canonical_name(name)
+    except ConfigError:
+        extra = [n for n in declared if n not in AGENT_NAMES]
+        if not extra:
+            raise
+        valid = ", ".join(AGENT_NAMES + tuple(ALIASES) + tuple(extra))
+        raise ConfigError(f"unknown agent {name!r}; valid agents: {valid}") from None
+
+
+def parse_agents(data: Any, preset: str, params: Mapping[str, Any], directory: str | None = None) -> dict[str, dict[str, Any]]:
+    """Validate an ``agents:`` block; returns {name: declaration} with built-in names canonical.
+
+    Every declared agent is resolved once (so a bad parameter, an unknown base, a cycle of bases,
+    or a plugin that cannot be imported is reported here, before any game).
+
+    Raises:
+        ConfigError: one line naming the key ``agents.NAME[.PARAM]``, the value and what is allowed.
+    """
+    if data is None:
+        return {}
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"agents = {_show(data)} must be a mapping like {{mcts-co: {{uct_c: 0.3}}}}")
+    out: dict[str, dict[str, Any]] = {}
+    for raw_name, decl in data.items():
+        if decl is None:
+            decl = {}
+        if not isinstance(decl, Mapping):
+            raise ConfigError(f"agents.{raw_name} = {_show(decl)} must be a mapping of parameters like {{uct_c: 0.3}}")
+        decl = dict(decl)
+        builtin = _builtin(raw_name)
+        if BASE_KEY in decl and PLUGIN_KEY in decl:
+            raise ConfigError(f"agents.{raw_name}: give either base or plugin, not both")
+        if builtin is None:
+            if not isinstance(raw_name, str) or not _AGENT_NAME_RE.match(raw_name):
+                raise ConfigError(
+                    f"agents: {_show(raw_name)} is not a valid agent name (letters, digits, '.', '_', '+' or '-')"
+                )
+            if BASE_KEY not in decl and PLUGIN_KEY not in decl:
+                valid = ", ".join(AGENT_NAMES + tuple(ALIASES))
+                raise ConfigError(
+                    f"agents: unknown agent {raw_name!r}; valid agents: {valid} "
+                    f"(a new agent needs base: AGENT or plugin: \"module:callable\")"
+                )
+            name = raw_name
+        else:
+            name = builtin
+            base = decl.get(BASE_KEY)
+            shadows = PLUGIN_KEY in decl or (BASE_KEY in decl and _builtin(base) != builtin)
+            if shadows:
+                what = f"plugin {decl[PLUGIN_KEY]!r}" if PLUGIN_KEY in decl else f"base {base!r}"
+                raise ConfigError(
+                    f"agents.{raw_name}: {what} would shadow the built-in agent {builtin!r}; give the new agent its own name"
+                )
+            decl.pop(BASE_KEY, None)  # {base: itself} is a plain override
+        if name in out:
+            raise ConfigError(f"agents: {raw_name!r} and another entry both name agent {name!r}")
+        if PLUGIN_KEY in decl and not isinstance(decl[PLUGIN_KEY], str):
+            raise ConfigError(f"agents.{raw_name}.plugin = {_show(decl[PLUGIN_KEY])} must be a string \"module:callable\"")
+        out[name] = decl
+    specs = [resolve(name, out, preset, params, directory) for name in out]
+    plugins = [spec for spec in specs if spec.kind == "plugin"]
+    if plugins:
+        from boopexp.agents.plugins import check_plugin  # imports the user's modules: only when there are some
+
+        for spec in plugins:
+            check_plugin(spec, where=f"agents.{spec.name}")
+    return out
+
+
+def resolve(
+    name: str,
+    declared: Mapping[str, Mapping[str, Any]],
+    preset: str,
+    params: Mapping[str, Any],
+    directory: str | None = None,
+) -> AgentSpec:
+    """The AgentSpec of ``name`` (built-in, overridden built-in, variant or plugin).
+
+    Raises:
+        ConfigError: an unknown agent or base, a cycle of bases, a parameter the agent does not
+            take or out of range (the message names ``agents.NAME.PARAM``).
+    """
+    name = canonical(name, declared)
+    chain = _chain(name, declared)
+    root = chain[-1]
+    overrides: dict[str, Any] = {}
+    for link in reversed(chain):  # the root's parameters first, the agent's own last
+        overrides.update({k: v for k, v in declared.get(link, {}).items() if k not in (BASE_KEY, PLUGIN_KEY)})
+    own = declared.get(name, {})
+    base = own.get(BASE_KEY)
+    if root not in AGENT_NAMES:  # a plugin
+        target = declared[root][PLUGIN_KEY]
+        return AgentSpec(name=name, kind="plugin", base=base, plugin=target, kwargs=overrides, directory=directory)
+    for link in chain:
+        for key, value in declared.get(link, {}).items():
+            if key in (BASE_KEY, PLUGIN_KEY):
+                continue
+            if root in BASELINES:
+                raise ConfigError(
+                    f"unknown key agents.{link}.{key} (value {value!r}); agent {link!r} "
+                    f"({'a variant of ' + root if link != root else 'a baseline'}) takes no parameters"
+                )
+            if key not in MCTS_PARAMETERS:
+                raise ConfigError(
+                    f"unknown key agents.{link}.{key} (value {value!r}); allowed: {', '.join(MCTS_PARAMETERS)}"
+                )
+    try:
+        spec = resolve_agent(root, preset, params, overrides)
+    except ConfigError as exc:
+        # MCTSConfig's message starts with the field name: make it the full key path.
+        message = str(exc).removeprefix(f"agent {root!r}: ")
+        raise ConfigError(f"agents.{name}.{message}") from None
+    if name == root:
+        return spec
+    return AgentSpec(name=name, kind=spec.kind, mcts=spec.mcts, base=base)
+
+
+def _builtin(name: Any) -> str | None:
+    """The canonical built-in name of ``name``, or None if it is not one."""
+    if not isinstance(name, str):
+        return None
+    name = ALIASES.get(name, name)
+    return name if name in AGENT_NAMES else None
+
+
+def _chain(name: str, declared: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """``name``, its base, the base's base, ... down to a built-in or a plugin."""
+    chain = [name]
+    while True:
+        decl = declared.get(chain[-1], {})
+        if PLUGIN_KEY in decl or BASE_KEY not in decl:
+            if chain[-1] not in AGENT_NAMES and PLUGIN_KEY not in decl:
+                raise ConfigError(f"unknown agent {chain[-1]!r}")
+            return chain
+        raw = decl[BASE_KEY]
+        base = _builtin(raw) or (raw if isinstance(raw, str) and raw in declared else None)
+        if base is None:
+            valid = ", ".join(AGENT_NAMES + tuple(n for n in declared if n not in AGENT_NAMES))
+            raise ConfigError(f"agents.{chain[-1]}.base = {raw!r} is not an agent; valid bases: {valid}")
+        if base in chain:
+            cycle = " -> ".join(chain[chain.index(base):] + [base])
+            raise ConfigError(f"agents.{chain[-1]}.base: the bases form a cycle ({cycle})")
+        chain.append(base)

@@ -1,0 +1,241 @@
+"""The tables of any run: pairwise (every pairing given) and telemetry per agent."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from boopexp.play.contract import MAX_PLIES
+from boopexp.analysis.paper import equivalent_moves_reference
+from boopexp.analysis.records import GameData
+from boopexp.analysis.stats import wilson_interval
+from boopexp.analysis.tables import (
+    DASH,
+    NO_WINNER_NOTE,
+    Table,
+    agent_order,
+    fmt_count,
+    fmt_median_iqr,
+    fmt_num,
+    fmt_rate_ci,
+    is_missing,
+    outcome_counts,
+    ratio,
+)
+
+
+def pairwise(data: GameData) -> Table:
+    """Every (experiment, config_hash, pairing) present, paper or not: games, P1/P2 wins, P1 rate.
+
+    Args:
+        data: loaded games (all settings, not only the selected ones).
+
+    Returns:
+        The table, sorted by experiment, pairing and config_hash; ``planned`` comes from the
+        directory's config.yaml plan (empty if unknown), ``status`` compares the games (every
+        finished game, with or without a winner) with it; the P1 rate and its interval use the
+        decided games (P1 wins + P2 wins).
+    """
+    games = data.games
+    columns = ["experiment", "config_hash", "pairing", "games", "planned", "status", "p1_wins", "p2_wins",
+               "no_winner", "p1_rate", "ci_low", "ci_high", "in_plan", "selected"]
+    if games.empty:
+        frame = pd.DataFrame({c: pd.Series([], dtype=object) for c in columns})
+    else:
+        keys = ["experiment", "pairing", "config_hash"]
+        plan = games.groupby(keys, sort=True).agg(planned=("planned", "max"), in_plan=("in_plan", "any"),
+                                                  selected=("selected", "any"))
+        frame = outcome_counts(games, keys).join(plan).reset_index()
+        n_decided = frame["p1_wins"] + frame["p2_wins"]
+        frame["p1_rate"] = [ratio(int(w), int(n)) for w, n in zip(frame["p1_wins"], n_decided)]
+        cis = [wilson_interval(int(w), int(n)) for w, n in zip(frame["p1_wins"], n_decided)]
+        frame["ci_low"] = [c[0] for c in cis]
+        frame["ci_high"] = [c[1] for c in cis]
+        frame["status"] = [_plan_status(n, planned, in_plan)
+                           for n, planned, in_plan in zip(frame["games"], frame["planned"], frame["in_plan"])]
+        frame = frame[columns].astype(
+            {"games": "int64", "planned": "Int64", "p1_wins": "int64", "p2_wins": "int64", "no_winner": "int64",
+             "p1_rate": "float64"}
+        )
+    rows = tuple(
+        (
+            r.experiment, r.config_hash, r.pairing, fmt_count(r.games, r.planned) if not is_missing(r.planned)
+            else fmt_num(r.games), r.status, fmt_num(r.p1_wins), fmt_num(r.p2_wins), fmt_num(r.no_winner),
+            fmt_rate_ci(r.p1_rate, r.ci_low, r.ci_high), "yes" if r.selected else "no",
+        )
+        for r in frame.itertuples()
+    )
+    notes = []
+    if frame.empty:
+        notes.append("No games in the given results.")
+    if len(frame) and frame["status"].str.startswith("partial").any():
+        notes.append("Partial results: some pairings have fewer games than planned (see status).")
+    notes.append(
+        "One row per experiment, settings hash and pairing; games/planned from the directory's "
+        "config.yaml plan (games = P1 wins + P2 wins + no winner). P1 rate = P1 wins / (P1 wins + "
+        "P2 wins). 'used' = these games feed Tables I/II (per pairing, the planned settings "
+        "with the most games). Intervals: Wilson 95%."
+    )
+    notes.append(NO_WINNER_NOTE + " Games and status count every finished game.")
+    return Table(
+        name="pairwise",
+        title="All pairings: wins by side",
+        data=frame.reset_index(drop=True),
+        headers=("experiment", "config_hash", "pairing", "games", "status", "P1 wins", "P2 wins",
+                 "no winner", "P1 rate [95% CI]", "used"),
+        align="lllrlrrrrl",
+        rows=rows,
+        notes=tuple(notes),
+    )
+
+
+def _plan_status(games: int, planned: float, in_plan: bool) -> str:
+    """'complete', 'partial (n/N)', 'not in plan' (older settings) or '—' (no plan known)."""
+    if not in_plan:
+        return "not in plan"
+    if is_missing(planned):
+        return DASH
+    return "complete" if games >= planned else f"partial ({games}/{int(planned)})"
+
+
+EQUIVALENT_NOTE = (
+    "Equivalent moves (tie events): solver calls whose best value was shared by several moves, "
+    "so that one was drawn at random; equivalent candidates: the tied moves summed over those "
+    "events. Both are summed over one side of one game and averaged over (game, side), the "
+    "paper's 'per agent and per game'; a side whose telemetry lacks the field is left out, "
+    "'—' when no side has it (older records have no equivalent candidates)."
+)
+
+
+def _paper_equivalent_note() -> str:
+    """Where the paper's figure comes from and its two readings (docs/budget.md)."""
+    figures = ", ".join(f"{v:,} for {a}" for a, v in equivalent_moves_reference().items())
+    return (
+        f"Paper: {figures} equivalent moves per agent and per game (10 games against heuristics); "
+        "the counter is not in the released logs. The spec reads that figure as tie events (our "
+        "equivalent moves); it could also count the tied candidates (our equivalent candidates). "
+        "Compare like with like: the paper's games were against heuristics only, while this row "
+        "pools every opponent given (docs/budget.md, 'Two readings of equivalent moves'). The "
+        "paper's figure is shown once, beside both readings."
+    )
+
+
+_SIDE_KEYS = ["agent", "config_hash", "pairing", "game_index", "player"]
+
+
+def _per_game_mean(plies: pd.DataFrame, field_name: str) -> pd.Series:
+    """Per agent: the mean over (game, side) of ``field_name`` summed over that side's plies.
+
+    A side with any ply lacking the field is NaN (a partial sum would undercount) and left out
+    of the mean; an agent without any complete side is NaN.
+    """
+    if plies.empty:
+        return pd.Series([], dtype="float64", index=pd.Index([], name="agent"), name=field_name)
+    keys = [plies[k] for k in _SIDE_KEYS]
+    total = plies.groupby(keys, sort=True)[field_name].sum(min_count=1)
+    incomplete = plies[field_name].isna().groupby(keys, sort=True).any()
+    return total.where(~incomplete).groupby(level="agent").mean()
+
+
+def telemetry(data: GameData) -> Table:
+    """Per agent, over all games given: iterations and solver calls per move, equivalent moves and plies per game.
+
+    Per-move figures use every telemetry entry; per-game figures (plies, equivalent moves and
+    candidates per game) only games with a winner: a game stopped at the ply limit is a cycle
+    of up to MAX_PLIES plies, not a game length, and would inflate the per-game sums.
+
+    Args:
+        data: loaded games and telemetry (all settings).
+
+    Returns:
+        The table, one row per agent that played a game.
+    """
+    games, plies = data.games, data.plies
+    game_keys = ["config_hash", "pairing", "game_index"]
+    # One row per (game, agent): a mirror game counts once for its agent.
+    sides = pd.concat(
+        [games[[*game_keys, "p1", "plies", "winner"]].rename(columns={"p1": "agent"}),
+         games[[*game_keys, "p2", "plies", "winner"]].rename(columns={"p2": "agent"})],
+        ignore_index=True,
+    ).drop_duplicates([*game_keys, "agent"])
+    no_win = sides["winner"].isna()
+    sides = sides.assign(no_win=no_win, decided_plies=sides["plies"].where(~no_win))
+    names = set(sides["agent"]) | set(plies["agent"])
+    per_game = sides.groupby("agent").agg(
+        games=("plies", "size"),
+        no_winner=("no_win", "sum"),
+        plies_median=("decided_plies", "median"),
+        plies_q25=("decided_plies", lambda s: s.quantile(0.25)),
+        plies_q75=("decided_plies", lambda s: s.quantile(0.75)),
+    )
+    per_move = plies.groupby("agent").agg(
+        moves=("ply", "size"),
+        iterations_median=("iterations", "median"),
+        iterations_q25=("iterations", lambda s: s.quantile(0.25)),
+        iterations_q75=("iterations", lambda s: s.quantile(0.75)),
+        solver_calls_median=("solver_calls", "median"),
+        tree_nodes_median=("tree_nodes", "median"),
+        device_seconds_median=("device_seconds", "median"),
+    )
+    # The paper counts equivalent moves "per agent and per game": sum over one side's plies of one game.
+    undecided = pd.MultiIndex.from_frame(games.loc[games["winner"].isna(), game_keys])
+    decided_plies = plies[~pd.MultiIndex.from_frame(plies[game_keys]).isin(undecided)]
+    eq_moves = _per_game_mean(decided_plies, "equivalent_moves").rename("equivalent_moves_per_game")
+    eq_cands = _per_game_mean(decided_plies, "equivalent_candidates").rename("equivalent_candidates_per_game")
+    paper_eq = equivalent_moves_reference()
+    frame = pd.DataFrame(index=pd.Index(agent_order(names), name="agent"))
+    frame = frame.join(per_game).join(per_move).join(eq_moves).join(eq_cands)
+    frame["paper_equivalent_moves_per_game"] = [paper_eq.get(a, math.nan) for a in frame.index]
+    frame = frame.reset_index()
+    columns = ["agent", "games", "no_winner", "moves", "iterations_median", "iterations_q25", "iterations_q75",
+               "solver_calls_median", "equivalent_moves_per_game", "equivalent_candidates_per_game",
+               "paper_equivalent_moves_per_game", "plies_median", "plies_q25", "plies_q75", "tree_nodes_median",
+               "device_seconds_median"]
+    frame = frame.reindex(columns=columns)
+    frame = frame.astype({"games": "Int64", "no_winner": "Int64", "moves": "Int64"}
+                         | {c: "float64" for c in columns[4:]})
+    rows = tuple(
+        (
+            r.agent, fmt_num(r.games), fmt_num(r.moves),
+            fmt_median_iqr(r.iterations_median, r.iterations_q25, r.iterations_q75),
+            fmt_num(r.solver_calls_median), fmt_num(r.equivalent_moves_per_game),
+            fmt_num(r.equivalent_candidates_per_game), fmt_num(r.paper_equivalent_moves_per_game),
+            fmt_median_iqr(r.plies_median, r.plies_q25, r.plies_q75),
+        )
+        for r in frame.itertuples()
+    )
+    notes = []
+    if frame.empty:
+        notes.append("No games in the given results.")
+    notes += [
+        "Per agent over every game given (all settings). Per move: the agent's own plies "
+        "(telemetry entries). Plies per game: a mirror game counts once. "
+        "Medians with [first-third quartile]; '—' = no data.",
+        EQUIVALENT_NOTE,
+        _paper_equivalent_note(),
+        _telemetry_no_winner_note(int(games["winner"].isna().sum())),
+    ]
+    return Table(
+        name="telemetry",
+        title="Telemetry per agent",
+        data=frame,
+        headers=("agent", "games", "moves", "iterations/move median [IQR]", "solver calls/move median",
+                 "equivalent moves/game mean", "equivalent candidates/game mean", "paper",
+                 "plies/game median [IQR]"),
+        align="lrrrrrrrr",
+        rows=rows,
+        notes=tuple(notes),
+    )
+
+
+def _telemetry_no_winner_note(games_without_winner: int) -> str:
+    n = games_without_winner
+    here = (f" Here {n} game{'s' if n != 1 else ''} had no winner (per agent: telemetry.csv, no_winner)."
+            if n else "")
+    return (
+        f"Games without a winner (stopped at the {MAX_PLIES:,}-ply cap, a repeated position cycle; "
+        "boop. has no draw, RULES.md §7) count in games and their moves in the per-move figures, "
+        "but are left out of every per-game figure (plies, equivalent moves and candidates per "
+        "game): their length is the cap, not a game length." + here
+    )

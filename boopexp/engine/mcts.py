@@ -1,0 +1,572 @@
+"""MCTS_GHOST with the three CO injections (AGENTS.md §B), compiled.
+
+The tree is a handful of parallel arrays allocated up front (node states, parents, moves,
+scores, visits, child links), like mctx. Every QUIRK-A of the reference is kept and labelled;
+:class:`boopexp.agents.specs.MCTSConfig` documents the parameters.
+
+The compute budget is charged inside the kernels on an emulated device clock (``acc_us``, in
+device-microseconds) with the costs of a :class:`boopexp.agents.budget.DeviceProfile`; the Python
+driver (:func:`search`) decides when to stop from that clock, from an iteration count, or from
+the host's CPU / wall clock.
+
+Kernels are compiled without reference counting (``_nrt=False``; docs/engine.md §9): they borrow
+their callers' arrays and neither allocate nor return one (the few that allocate keep the counting).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import namedtuple
+
+import numpy as np
+from numba import njit
+
+from boopexp.engine.buffers import Work, new_work
+from boopexp.engine.costs import C_ITERATION, C_LOOKAHEAD_RATIO, C_NODE, C_RANDOM_PLY, C_SOLVER_CALL, C_SOLVER_MOVE
+from boopexp.engine.heuristic import heuristic
+from boopexp.engine.luts import RING
+from boopexp.engine.lookahead import N_LEGAL, N_REPLIES, lookahead_mask
+from boopexp.engine.objective import best_m_moves_masked_ws, best_m_moves_ws, context_value, solve
+from boopexp.engine.rng import rand_below
+from boopexp.engine.rules import (
+    PROMO_HEURISTIC,
+    TREE,
+    apply_move_inplace,
+    has_won,
+    legal_move_codes,
+    random_move,
+)
+from boopexp.engine.state import MOVE_NUMBER, N_MOVE_CODES, N_SQUARES, STATE_SIZE, TO_MOVE
+
+__all__ = ["Tree", "Work", "new_work", "new_tree", "search", "move_telemetry", "params_vector"]
+
+#: value of an unvisited child in UCT (AGENTS.md §B.5)
+UNVISITED_UCT = 999999.9
+#: nodes a search tree starts with (the root's children, at most 72, and room to grow)
+INITIAL_CAPACITY = 1024
+
+#: the root's node id; ids are allocated in creation order, so the root is always the first
+ROOT = 0
+#: the parent of the root, and an absent child / sibling link
+NO_PARENT = -1
+NO_NODE = -1
+#: the move that led to the root (none)
+NO_MOVE = -1
+
+#: The search tree: parallel arrays indexed by node id (``[capacity]``-shaped), like mctx's Tree.
+#:   states        int16[capacity, STATE_SIZE]  the node's position
+#:   parent        int64   the parent's id (NO_PARENT for the ROOT)
+#:   move          int64   the move code that led here from the parent (NO_MOVE for the ROOT)
+#:   player        int64   the colour that made that move (the root: the side NOT to move)
+#:   score         float64 the summed values, from ``player``'s point of view (AGENTS.md §B.7)
+#:   visits        int64   visit count
+#:   terminal      bool    someone has won in this position (TREE victory test)
+#:   first_child   int64   first child id (NO_NODE: none); children are a singly linked list
+#:   last_child    int64   last child id (NO_NODE: none), for appending in creation order
+#:   next_sibling  int64   next child of the same parent (NO_NODE: the last one)
+#:   n_children    int64   the number of children
+#:   masked        bool    a root child excluded from selection (root mask, AGENTS.md §B.4)
+#:   count         int64[1] the number of nodes in use (ids 0..count-1)
+Tree = namedtuple(
+    "Tree",
+    ["states", "parent", "move", "player", "score", "visits", "terminal",
+     "first_child", "last_child", "next_sibling", "n_children", "masked", "count"],
+)
+
+#: Indices of the parameter vector the kernels read (:func:`params_vector`, one per
+#: :class:`boopexp.agents.specs.MCTSConfig` field; booleans as 0.0 / 1.0).
+P_PRESELECT_M = 0  # S: root pre-selection of the m best moves (0: the early border mask)
+P_CO_EXPANSION = 1  # E: the solver proposes the expanded move
+P_CO_PLAYOUT_PLIES = 2  # P: the first plies of a playout are solver moves
+P_PLAYOUT_DEPTH = 3  # playout plies at most (0: until a win)
+P_EARLY_MASK_PLIES = 4  # horizon of the m = 0 border mask
+P_DISCOUNT = 5  # playout discount factor
+P_DISCOUNT_OFFSET = 6  # exponent offset of the discount (QUIRK-A10)
+P_UCT_C = 7  # UCT exploration constant
+P_FIX_A9 = 8  # 1.0: the terminal bonus from the playout's perspective (QUIRK-A9 fixed)
+P_CO_LOOKAHEAD = 9  # 1.0: every solver call first masks the moves that allow a winning reply
+N_PARAMS = 10
+#: int64 counters of one search: iterations, solver calls, equivalent moves, and the primitives
+#: the device clock charges (nodes created, playout plies, moves scored by the solver)
+#: and the moves in those ties (the other reading of the paper's "equivalent moves", docs/budget.md);
+#: the two-stage checks' moves examined and replies tested (co_lookahead, docs/beyond.md)
+ACC_ITER, ACC_SOLVER, ACC_EQUIV, ACC_NODES, ACC_PLIES, ACC_SOLVER_MOVES, ACC_EQUIV_CANDS = 0, 1, 2, 3, 4, 5, 6
+ACC_LA_MOVES, ACC_LA_REPLIES = 7, 8
+N_ACC = 9
+
+
+def new_tree(capacity: int) -> Tree:
+    return Tree(
+        states=np.zeros((capacity, STATE_SIZE), dtype=np.int16),
+        parent=np.full(capacity, NO_PARENT, dtype=np.int64),
+        move=np.full(capacity, NO_MOVE, dtype=np.int64),
+        player=np.zeros(capacity, dtype=np.int64),
+        score=np.zeros(capacity, dtype=np.float64),
+        visits=np.zeros(capacity, dtype=np.int64),
+        terminal=np.zeros(capacity, dtype=np.bool_),
+        first_child=np.full(capacity, NO_NODE, dtype=np.int64),
+        last_child=np.full(capacity, NO_NODE, dtype=np.int64),
+        next_sibling=np.full(capacity, NO_NODE, dtype=np.int64),
+        n_children=np.zeros(capacity, dtype=np.int64),
+        masked=np.zeros(capacity, dtype=np.bool_),
+        count=np.zeros(1, dtype=np.int64),
+    )
+
+
+def _with_room(tree: Tree) -> Tree:
+    """``tree``, or a copy twice as large when it has no room for one more node."""
+    if tree.count[0] >= tree.states.shape[0] - 1:
+        return grow_tree(tree, 2 * tree.states.shape[0])
+    return tree
+
+
+def grow_tree(tree: Tree, capacity: int) -> Tree:
+    """A copy of ``tree`` with room for ``capacity`` nodes."""
+    bigger = new_tree(capacity)
+    n = int(tree.count[0])
+    for name in Tree._fields:
+        if name != "count":
+            getattr(bigger, name)[:n] = getattr(tree, name)[:n]
+    bigger.count[0] = n
+    return bigger
+
+
+# ------------------------------------------------------------------------------------------
+# primitives
+
+
+@njit(cache=True, _nrt=False)
+def solver_best_move(st, mask, rng, work, acc, acc_us, costs):
+    """best_move with telemetry and device cost; -1 when every legal move is masked."""
+    return solver_call(st, mask, rng, work, acc, acc_us, costs)[0]
+
+
+@njit(cache=True, _nrt=False)
+def solver_call(st, mask, rng, work, acc, acc_us, costs):
+    """:func:`solver_best_move`'s (move code, the optimal f); leaves ``st``'s context in
+    ``work.ctx`` (:func:`boopexp.engine.objective.context_value` reads H of ``st`` off it)."""
+    # n_scored: every legal move, masked ones included (what the device is charged for)
+    code, ties, n_scored, best = solve(st, mask, rng, work.ctx, work.groups, work.scores, work.ties, work.tie_moves)
+    acc[ACC_SOLVER] += 1
+    acc[ACC_SOLVER_MOVES] += n_scored
+    if ties > 1:
+        acc[ACC_EQUIV] += 1  # the paper's "equivalent moves" event
+        acc[ACC_EQUIV_CANDS] += ties
+    acc_us[0] += costs[C_SOLVER_CALL] + costs[C_SOLVER_MOVE] * n_scored
+    return code, best
+
+
+@njit(cache=True, _nrt=False)
+def lookahead(st, mask, rng, work, acc, acc_us, costs):
+    """The two-stage constraint before a solver call: ``work.la_mask`` = ``mask`` plus the moves
+    after which the opponent wins at once, unless every move is such (:mod:`boopexp.engine.lookahead`).
+
+    Charged as one solver call plus ``(moves examined + replies tested) × solver_move × r``
+    (r = ``costs[C_LOOKAHEAD_RATIO]``, docs/budget.md). ``rng`` is read, never advanced. (The
+    mask is left in ``work``, not returned: a kernel without reference counts returns no array.)
+    """
+    lookahead_mask(st, mask, work.la_mask, rng, work.la_after, work.la_reply, work.la_rng, work.groups,
+                   work.scores, work.ties, work.la_unsafe, work.la_counts)
+    steps = work.la_counts[N_LEGAL] + work.la_counts[N_REPLIES]
+    acc[ACC_LA_MOVES] += work.la_counts[N_LEGAL]
+    acc[ACC_LA_REPLIES] += work.la_counts[N_REPLIES]
+    acc_us[0] += costs[C_SOLVER_CALL] + costs[C_SOLVER_MOVE] * costs[C_LOOKAHEAD_RATIO] * steps
+
+
+@njit(cache=True, _nrt=False)
+def co_solver_call(st, mask, params, rng, work, acc, acc_us, costs):
+    """The solver at an injection point (Expansion, Playout): :func:`solver_call` among the moves
+    not in ``mask``, after the two-stage constraint when ``co_lookahead`` is on (the optimal f is
+    then the best among the safe moves: the chosen move's, as without the constraint)."""
+    if params[P_CO_LOOKAHEAD] != 0.0:
+        lookahead(st, mask, rng, work, acc, acc_us, costs)
+        return solver_call(st, work.la_mask, rng, work, acc, acc_us, costs)
+    return solver_call(st, mask, rng, work, acc, acc_us, costs)
+
+
+@njit(cache=True, _nrt=False)
+def create_node(tree, parent_id, code, rng, work, acc, acc_us, costs):
+    """AGENTS.md §B.3 (TREE engine); returns the new node id."""
+    nid = tree.count[0]
+    tree.count[0] = nid + 1
+    st = tree.states[nid]
+    pst = tree.states[parent_id]
+    for i in range(STATE_SIZE):
+        st[i] = pst[i]
+    mover = pst[TO_MOVE]
+    # place, push, moveNumber += 1; QUIRK-A3: victory of both colours, Blue first; else the
+    # promotion heuristic picks a group (the single group too: same result as automatic).
+    winner, _, _ = apply_move_inplace(
+        st, code // N_SQUARES + 1, code % N_SQUARES, TREE, PROMO_HEURISTIC, rng, work.groups, work.scores, work.ties
+    )
+    tree.parent[nid] = parent_id
+    tree.move[nid] = code
+    tree.player[nid] = mover
+    tree.terminal[nid] = winner != 0
+    if winner == 0:
+        tree.score[nid] = 0.0
+    elif winner == mover:
+        tree.score[nid] = 1.0
+    else:
+        tree.score[nid] = -1.0
+    tree.visits[nid] = 0
+    tree.first_child[nid] = NO_NODE
+    tree.last_child[nid] = NO_NODE
+    tree.next_sibling[nid] = NO_NODE
+    tree.n_children[nid] = 0
+    tree.masked[nid] = False
+    if tree.last_child[parent_id] == NO_NODE:
+        tree.first_child[parent_id] = nid
+    else:
+        tree.next_sibling[tree.last_child[parent_id]] = nid
+    tree.last_child[parent_id] = nid
+    tree.n_children[parent_id] += 1
+    acc[ACC_NODES] += 1
+    acc_us[0] += costs[C_NODE]
+    return nid
+
+
+@njit(cache=True, _nrt=False)
+def backpropagate(tree, node_id, value):
+    """AGENTS.md §B.7: negate once per level, up to and including the ROOT."""
+    n = node_id
+    v = value
+    while True:
+        tree.score[n] += -v
+        tree.visits[n] += 1
+        if n == ROOT:
+            break
+        n = tree.parent[n]
+        v = -v
+
+
+@njit(cache=True, _nrt=False)
+def playout(tree, e_id, params, rng, work, acc, acc_us, costs):
+    """AGENTS.md §B.8: the value of E's state from the point of view of S = E's parent."""
+    first_n = params[P_CO_PLAYOUT_PLIES]
+    depth = params[P_PLAYOUT_DEPTH]
+    discount = params[P_DISCOUNT]
+    offset = params[P_DISCOUNT_OFFSET]
+    fix_a9 = params[P_FIX_A9] != 0.0
+    st = work.playout
+    src = tree.states[e_id]
+    for i in range(STATE_SIZE):
+        st[i] = src[i]
+    persp = tree.player[tree.parent[e_id]]  # fixed for the whole playout (= side to move in E)
+    n = 0
+    total = 0.0
+    winner = 0
+    no_mask = work.mask  # all False outside create/expand
+    # H of each ply's position is not computed when a solver call already knows it: after the
+    # perspective's own solver move with no promotion (TREE and SIM then leave the same board
+    # and pools) it is the move's f; after the other side's move, the next solver call's
+    # context (the perspective is then to move) holds it. The terms are added in the same
+    # order, so the sum is the same float.
+    pending = False  # the last ply's H is to be read off the next solver call's context
+    best = 0.0
+    while winner == 0 and (depth == 0 or n < depth):
+        code = -1
+        solver = n < first_n
+        if solver:
+            code, best = co_solver_call(st, no_mask, params, rng, work, acc, acc_us, costs)
+            if pending:
+                total += discount ** (n - offset) * context_value(st, work.ctx)
+                pending = False
+        if code < 0:
+            code = random_move(st, no_mask, rng, work.squares)
+            solver = False
+        mover = st[TO_MOVE]
+        winner, n_groups, _ = apply_move_inplace(
+            st, code // N_SQUARES + 1, code % N_SQUARES, TREE, PROMO_HEURISTIC, rng, work.groups, work.scores,
+            work.ties,
+        )
+        n += 1
+        acc[ACC_PLIES] += 1
+        acc_us[0] += costs[C_RANDOM_PLY]
+        if winner == 0:
+            # QUIRK-A10: exponent n - 1 (offset 1; the paper's prose: offset 0); H, not f,
+            # from the fixed perspective of S's player.
+            if solver and mover == persp and n_groups == 0:
+                total += discount ** (n - offset) * best
+            elif mover != persp and n < first_n and (depth == 0 or n < depth):
+                pending = True
+            else:
+                total += discount ** (n - offset) * heuristic(st, persp)
+    if winner != 0:
+        bonus = discount ** (n - offset)
+        if fix_a9:
+            total += bonus if winner == persp else -bonus
+        elif winner < 0:
+            total -= bonus  # QUIRK-A9: terminal bonus in absolute colours (Blue -, Red +)
+        else:
+            total += bonus
+    return total / n
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _keep_best(value, node, best, nb, buf):
+    """Running argmax that keeps exact ties: the new (best, nb), the tied nodes in ``buf[:nb]``."""
+    if value > best:
+        best = value
+        nb = 0
+    if value == best:
+        buf[nb] = node
+        nb += 1
+    return best, nb
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _pick(buf, nb, rng):
+    """One of ``buf[:nb]`` uniformly at random (no draw when there is a single one)."""
+    return buf[0] if nb == 1 else buf[rand_below(rng, nb)]
+
+
+@njit(cache=True, _nrt=False)
+def descend(tree, params, rng, work):
+    """AGENTS.md §B.5 (``uct_descend``)."""
+    m = params[P_PRESELECT_M]
+    early = params[P_EARLY_MASK_PLIES]
+    c_uct = params[P_UCT_C]
+    node = ROOT
+    while True:
+        st = tree.states[node]
+        n_empty = 0
+        for i in range(N_SQUARES):
+            if st[i] == 0:
+                n_empty += 1
+        k = early if (m == 0 and st[MOVE_NUMBER] < early) else 0
+        # QUIRK-A4: "fully expanded" compares the child count with the EMPTY SQUARES.
+        if tree.n_children[node] < n_empty - k:
+            return node
+        log_n = math.log(tree.visits[node])
+        nb = 0
+        best = -np.inf
+        c = tree.first_child[node]
+        while c != NO_NODE:
+            # Masks only exist on root children; QUIRK-A5: the m = 0 border mask lapses once the
+            # child's moveNumber exceeds the horizon.
+            if not tree.masked[c] or (m == 0 and tree.states[c][MOVE_NUMBER] > early):
+                if tree.visits[c] == 0:
+                    u = UNVISITED_UCT
+                else:
+                    u = tree.score[c] / tree.visits[c] + c_uct * math.sqrt(log_n / tree.visits[c])
+                best, nb = _keep_best(u, c, best, nb, work.best)
+            c = tree.next_sibling[c]
+        if nb == 0:
+            return node
+        node = _pick(work.best, nb, rng)
+
+
+@njit(cache=True, _nrt=False)
+def iterate(tree, params, rng, work, acc, acc_us, costs):
+    """One MCTS iteration (AGENTS.md §B.6)."""
+    acc[ACC_ITER] += 1
+    acc_us[0] += costs[C_ITERATION]
+    s_id = descend(tree, params, rng, work)
+    if tree.terminal[s_id]:
+        # QUIRK-A6: the terminal node keeps its +-1 score while its visits grow.
+        tree.visits[s_id] += 1
+        backpropagate(tree, tree.parent[s_id], tree.score[s_id])
+        return
+    banned = work.mask
+    c = tree.first_child[s_id]
+    while c != NO_NODE:
+        banned[tree.move[c]] = True
+        c = tree.next_sibling[c]
+    code = -1
+    if params[P_CO_EXPANSION] != 0.0:
+        code, _ = co_solver_call(tree.states[s_id], banned, params, rng, work, acc, acc_us, costs)
+    if code < 0:
+        code = random_move(tree.states[s_id], banned, rng, work.squares)
+    c = tree.first_child[s_id]
+    while c != NO_NODE:
+        banned[tree.move[c]] = False
+        c = tree.next_sibling[c]
+    e_id = create_node(tree, s_id, code, rng, work, acc, acc_us, costs)
+    if not tree.terminal[e_id]:
+        # QUIRK-A7: divided by the number of S's children (E included).
+        tree.score[e_id] = -playout(tree, e_id, params, rng, work, acc, acc_us, costs) / tree.n_children[s_id]
+    # QUIRK-A8: E's own visit count stays 0.
+    backpropagate(tree, s_id, tree.score[e_id])
+
+
+@njit(cache=True, _nrt=False)
+def install_root(tree, root_state):
+    """Make ``root_state`` the tree's only node: the ROOT, visits 1, player = the side NOT to move."""
+    tree.count[0] = 1
+    st = tree.states[ROOT]
+    for i in range(STATE_SIZE):
+        st[i] = root_state[i]
+    tree.parent[ROOT] = NO_PARENT
+    tree.move[ROOT] = NO_MOVE
+    tree.player[ROOT] = -root_state[TO_MOVE]
+    tree.score[ROOT] = 0.0
+    tree.visits[ROOT] = 1
+    tree.terminal[ROOT] = False
+    tree.first_child[ROOT] = NO_NODE
+    tree.last_child[ROOT] = NO_NODE
+    tree.next_sibling[ROOT] = NO_NODE
+    tree.n_children[ROOT] = 0
+    tree.masked[ROOT] = False
+
+
+@njit(cache=True)
+def init_root(tree, root_state, params, rng, work, acc, acc_us, costs):
+    """AGENTS.md §B.4 steps 1–2: the root, ALL its children up front, and the root mask."""
+    m = np.int64(params[P_PRESELECT_M])
+    install_root(tree, root_state)
+    # work.codes is free until the solver call below
+    n_root = legal_move_codes(root_state, work.codes)
+    for j in range(n_root):
+        create_node(tree, ROOT, work.codes[j], rng, work, acc, acc_us, costs)
+    if m > 0:
+        keep = np.zeros(N_MOVE_CODES, dtype=np.bool_)
+        if params[P_CO_LOOKAHEAD] != 0.0:
+            # the m best SAFE moves (fewer when fewer are safe; all of them when none is)
+            lookahead(root_state, work.mask, rng, work, acc, acc_us, costs)
+            safe = work.la_mask
+            k = best_m_moves_masked_ws(
+                root_state, safe, m, rng, work.ctx, work.groups, work.scores, work.ties, work.codes,
+                work.values, work.tie_moves, work.path,
+            )
+        else:
+            k = best_m_moves_ws(
+                root_state, m, rng, work.ctx, work.groups, work.scores, work.ties, work.codes, work.values,
+                work.tie_moves, work.path,
+            )
+        acc[ACC_SOLVER] += 1
+        acc[ACC_SOLVER_MOVES] += n_root
+        acc_us[0] += costs[C_SOLVER_CALL] + costs[C_SOLVER_MOVE] * n_root
+        for j in range(k):
+            keep[work.path[j]] = True
+        c = tree.first_child[ROOT]
+        while c != NO_NODE:
+            tree.masked[c] = k > 0 and not keep[tree.move[c]]  # failure masks nothing
+            c = tree.next_sibling[c]
+    else:
+        c = tree.first_child[ROOT]
+        while c != NO_NODE:
+            tree.masked[c] = RING[tree.move[c] % N_SQUARES] == 1  # QUIRK-A5 early border mask
+            c = tree.next_sibling[c]
+
+
+@njit(cache=True, _nrt=False)
+def run_iterations(tree, params, rng, work, acc, acc_us, costs, max_iters, budget_us):
+    """Iterate while the device clock is under ``budget_us`` (checked before each iteration:
+    an iteration in progress always completes), at most ``max_iters`` times, and while the tree
+    has room for one more node. Returns the number of iterations run."""
+    capacity = tree.states.shape[0]
+    done = 0
+    while done < max_iters and acc_us[0] < budget_us and tree.count[0] < capacity:
+        iterate(tree, params, rng, work, acc, acc_us, costs)
+        done += 1
+    return done
+
+
+@njit(cache=True, _nrt=False)
+def final_choice(tree, ai_colour, rng, work):
+    """AGENTS.md §B.10: an immediate win among ALL root children, else the best mean value."""
+    c = tree.first_child[ROOT]
+    while c != NO_NODE:
+        if has_won(tree.states[c], ai_colour):
+            return tree.move[c]
+        c = tree.next_sibling[c]
+    nb = 0
+    best = -np.inf
+    c = tree.first_child[ROOT]
+    while c != NO_NODE:
+        if tree.visits[c] > 0:
+            best, nb = _keep_best(tree.score[c] / tree.visits[c], c, best, nb, work.best)
+        c = tree.next_sibling[c]
+    if nb == 0:
+        return NO_MOVE
+    return tree.move[_pick(work.best, nb, rng)]
+
+
+# ------------------------------------------------------------------------------------------
+# Python driver
+
+
+def params_vector(cfg) -> np.ndarray:
+    """The MCTSConfig as the float vector the kernels read (indices ``P_*``)."""
+    params = np.zeros(N_PARAMS, dtype=np.float64)
+    params[P_PRESELECT_M] = cfg.preselect_m
+    params[P_CO_EXPANSION] = 1.0 if cfg.co_expansion else 0.0
+    params[P_CO_PLAYOUT_PLIES] = cfg.co_playout_plies
+    params[P_PLAYOUT_DEPTH] = cfg.playout_depth
+    params[P_EARLY_MASK_PLIES] = cfg.early_mask_plies
+    params[P_DISCOUNT] = cfg.discount
+    params[P_DISCOUNT_OFFSET] = cfg.discount_offset
+    params[P_UCT_C] = cfg.uct_c
+    params[P_FIX_A9] = 1.0 if cfg.fix_a9 else 0.0
+    params[P_CO_LOOKAHEAD] = cfg.co_lookahead
+    return params
+
+
+def search(root_state: np.ndarray, cfg, budget, costs: np.ndarray, rng: np.ndarray, work: Work | None = None,
+           throttle: float = 1.0) -> tuple[int, dict]:
+    """select_move (AGENTS.md §B.4): the chosen move code and this move's telemetry.
+
+    Args:
+        root_state: the position (side to move = the AI).
+        cfg: MCTSConfig. budget: Budget. costs: device cost vector (DeviceProfile order).
+        rng: kernel RNG state (advanced in place).
+        throttle: cpu mode: host CPU seconds that count as one emulated second.
+    """
+    work = work or new_work()
+    params = params_vector(cfg)
+    acc = np.zeros(N_ACC, dtype=np.int64)
+    acc_us = np.zeros(1, dtype=np.float64)
+    cpu0 = time.process_time()
+    wall0 = time.perf_counter()
+    mode = budget.mode
+    # The tree starts small and grows on demand (a device budget's worst case, every iteration
+    # creating a node at the cheapest cost, would pre-allocate far more than a search uses).
+    # Capacity never changes which nodes are created, so it never changes a game.
+    tree = new_tree(INITIAL_CAPACITY)
+    init_root(tree, root_state, params, rng, work, acc, acc_us, costs)
+    if mode in ("device", "iterations"):
+        budget_us = float(budget.seconds) * 1e6 if mode == "device" else np.inf
+        max_iters = int(budget.iterations) if mode == "iterations" else np.iinfo(np.int64).max
+        while acc[ACC_ITER] < max_iters and acc_us[0] < budget_us:
+            tree = _with_room(tree)
+            run_iterations(tree, params, rng, work, acc, acc_us, costs, max_iters - acc[ACC_ITER], budget_us)
+    else:
+        limit = float(budget.seconds) * (throttle if mode == "cpu" else 1.0)
+        clock = time.process_time if mode == "cpu" else time.perf_counter
+        start = cpu0 if mode == "cpu" else wall0
+        # "while now() - start < timeout": the root initialisation counts.
+        while clock() - start < limit:
+            tree = _with_room(tree)
+            run_iterations(tree, params, rng, work, acc, acc_us, costs, 1, np.inf)
+    if acc[ACC_ITER] == 0:
+        # Degenerate tiny budgets: the original would throw with no visited child; one
+        # iteration is always run instead (documented in docs/agents.md).
+        tree = _with_room(tree)
+        run_iterations(tree, params, rng, work, acc, acc_us, costs, 1, np.inf)
+    code = final_choice(tree, int(root_state[TO_MOVE]), rng, work)
+    return int(code), move_telemetry(acc, float(acc_us[0]), int(tree.count[0]), cpu0, cfg.co_lookahead != 0)
+
+
+def move_telemetry(acc: np.ndarray, device_us: float, tree_nodes: int, cpu0: float, lookahead: bool = False) -> dict:
+    """One move's telemetry (docs/architecture.md) from the counters of a search (or of a
+    baseline agent's move); ``cpu0`` is ``time.process_time()`` when the move started.
+
+    ``lookahead``: add the two-stage checks' counts (``lookahead_moves``, ``lookahead_replies``)
+    after ``solver_moves``; only then, so that the records of the paper's agents keep their form.
+    """
+    la = {"lookahead_moves": int(acc[ACC_LA_MOVES]), "lookahead_replies": int(acc[ACC_LA_REPLIES])} if lookahead else {}
+    return {
+        "iterations": int(acc[ACC_ITER]),
+        "solver_calls": int(acc[ACC_SOLVER]),
+        "equivalent_moves": int(acc[ACC_EQUIV]),
+        "equivalent_candidates": int(acc[ACC_EQUIV_CANDS]),
+        "tree_nodes": tree_nodes,
+        "nodes_created": int(acc[ACC_NODES]),
+        "playout_plies": int(acc[ACC_PLIES]),
+        "solver_moves": int(acc[ACC_SOLVER_MOVES]),
+        **la,
+        "device_seconds": device_us / 1e6,
+        "host_cpu_seconds": time.process_time() - cpu0,
+    }

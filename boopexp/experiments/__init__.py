@@ -1,0 +1,4 @@
+"""Many games: ``config`` (YAML → plan), ``tournament`` and ``sweep`` (pairings and grid points),
+``sprt`` (the sequential test), ``store`` (a results folder), ``runner`` (the pool that plays a
+plan into a store) and ``status`` (what a folder holds against its plan).
+"""

@@ -1,0 +1,595 @@
+"""Experiment configurations: YAML → validated frozen dataclasses → the planned list of games.
+
+A config names its pairings; a non-mirror pairing ``[A, B]`` plans ``games_per_side`` games
+"A vs B" (A = p1 = Blue, moves first) and as many "B vs A"; a mirror ``[A, A]`` plans
+``2 × games_per_side`` games "A vs A" (EXPERIMENTS.md §1). Each pairing string has its own
+settings hash (:func:`boopexp.play.identity.settings_hash`) and its games are indexed 0..n-1, so the
+plan is deterministic and independent of how it is run. Every mistake raises
+:class:`~boopexp.errors.ConfigError` with one line naming the file, the key, the value and what
+is allowed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterator, Mapping
+
+import yaml
+
+from boopexp import __version__
+
+from boopexp.play import identity
+
+from boopexp.agents import roster
+from boopexp.experiments.sweep import Sweep, apply_point, label, parse_sweep
+from boopexp.experiments.tournament import Tournament, parse_tournament
+from boopexp.agents.specs import (
+    DEFAULT_PRESET,
+    PAPER_PARAMS,
+    PRESETS,
+    AgentSpec,
+    MCTSConfig,
+    canonical_name,
+    resolve_agent,
+)
+from boopexp.agents.budget import Budget
+from boopexp.play.contract import GameTask, check_max_plies
+from boopexp.errors import ConfigError
+from boopexp.errors import show_value as _show
+from boopexp.experiments.sprt import SprtSpec, parse_sprt
+
+#: Top-level keys of a config file, and which of them must be present.
+CONFIG_KEYS: tuple[str, ...] = (
+    "name",
+    "seed",
+    "games_per_side",
+    "budget",
+    "preset",
+    "params",
+    "agents",
+    "pairings",
+    "max_plies",
+    "sprt",
+    "tournament",
+    "sweep",
+)
+REQUIRED_KEYS: tuple[str, ...] = ("name", "seed", "games_per_side", "pairings")
+#: Keys of which a config needs exactly one: the pairings written out, or a tournament that makes them.
+PAIRING_KEYS: tuple[str, ...] = ("pairings", "tournament")
+
+# The name becomes a folder (results/<name>/), so keep it to characters safe in any shell.
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+# resolve_agent's defaults for m and d are MCTSConfig's (AGENTS.md §C.4); k depends on the preset.
+_DEFAULT_M = MCTSConfig().preselect_m
+_DEFAULT_D = MCTSConfig().discount
+
+
+@dataclass(frozen=True)
+class PlanEntry:
+    """One planned pairing as the store sees it: its identity and how many games it should hold."""
+
+    pairing: str
+    p1: str
+    p2: str
+    config_hash: str
+    games: int
+    sweep: tuple[tuple[str, Any], ...] = ()
+
+    @property
+    def label(self) -> str:
+        """The pairing string, with the sweep point in brackets if there is one."""
+        return self.pairing if not self.sweep else f"{self.pairing} [{label(dict(self.sweep))}]"
+
+
+@dataclass(frozen=True)
+class PlannedPairing:
+    """A pairing string with both resolved agents, its settings hash and its number of games.
+
+    Attributes:
+        budget: the budget of its games (a sweep varies it from point to point).
+        sweep: the sweep point it belongs to, ``((axis, value), ...)``; empty when not swept.
+    """
+
+    p1_spec: AgentSpec
+    p2_spec: AgentSpec
+    config_hash: str
+    games: int
+    budget: Budget = field(default_factory=Budget)
+    sweep: tuple[tuple[str, Any], ...] = ()
+
+    @property
+    def p1(self) -> str:
+        return self.p1_spec.name
+
+    @property
+    def p2(self) -> str:
+        return self.p2_spec.name
+
+    @property
+    def pairing(self) -> str:
+        return pairing_name(self.p1, self.p2)
+
+    def entry(self) -> PlanEntry:
+        """The store's view of this pairing."""
+        return PlanEntry(self.pairing, self.p1, self.p2, self.config_hash, self.games, self.sweep)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``plan:`` item written to a store's config.yaml (with its budget and sweep point
+        when the config is swept)."""
+        out = {
+            "pairing": self.pairing,
+            "p1": self.p1,
+            "p2": self.p2,
+            "config_hash": self.config_hash,
+            "games": self.games,
+            "p1_spec": self.p1_spec.to_dict(),
+            "p2_spec": self.p2_spec.to_dict(),
+        }
+        if self.sweep:
+            out["sweep"] = dict(self.sweep)
+            out["budget"] = self.budget.to_dict()
+        return out
+
+
+@dataclass(frozen=True)
+class ExperimentConfig:
+    """A validated experiment configuration (agent names canonical, params effective).
+
+    Attributes:
+        name: experiment name; default output folder ``results/<name>/``. Not part of any hash.
+        seed: experiment seed, hashed into every pairing's settings.
+        games_per_side: games with each agent of a pairing as p1 (a mirror plays twice as many).
+        budget: the thinking budget of every agent.
+        preset: ``code-0.6.2`` or ``paper`` (AGENTS.md §C.4).
+        params: the effective paper parameters ``k``, ``m``, ``d`` (defaults filled in).
+        agents: the ``agents:`` declarations (:mod:`boopexp.agents.roster`): per-agent overrides of
+            :class:`~boopexp.agents.specs.MCTSConfig` fields for built-in names, variants
+            (``{base: ..., ...}``) and plugins (``{plugin: "module:callable", ...}``).
+        pairings: the configured pairings ``(A, B)``, canonical names, in file order (those of
+            the tournament when there is one).
+        max_plies: the ply cap of every game (None: :data:`boopexp.play.contract.MAX_PLIES`, 1000).
+        sprt: the sequential test that may stop a pairing early (:mod:`boopexp.experiments.sprt`), or None.
+        tournament: the ``tournament:`` block the pairings come from, if any.
+        sweep: the ``sweep:`` axes, if any; then ``points`` holds one config per grid point.
+        points: the configs of the sweep's points (each with its ``point``), in grid order.
+        point: for a point's config, its ``((axis, value), ...)``; empty otherwise.
+        source: where the config came from (for messages).
+        directory: the config file's folder, where plugin modules are also looked for.
+    """
+
+    name: str
+    seed: int
+    games_per_side: int
+    budget: Budget = field(default_factory=Budget)
+    preset: str = DEFAULT_PRESET
+    params: dict[str, Any] = field(default_factory=dict)
+    agents: dict[str, dict[str, Any]] = field(default_factory=dict)
+    pairings: tuple[tuple[str, str], ...] = ()
+    max_plies: int | None = None
+    sprt: SprtSpec | None = None
+    tournament: Tournament | None = None
+    sweep: Sweep | None = None
+    points: tuple["ExperimentConfig", ...] = ()
+    point: tuple[tuple[str, Any], ...] = ()
+    source: str = "<config>"
+    directory: str | None = field(default=None, compare=False)
+
+    def agent(self, name: str, overrides: Mapping[str, Any] | None = None) -> AgentSpec:
+        """The resolved spec of agent ``name`` under this config's preset, params and declarations.
+
+        Args:
+            overrides: parameters (or plugin keyword arguments) applied on top of the agent's
+                declaration, e.g. from ``boopexp game --p1-param``.
+        """
+        declared = self.agents
+        if overrides:
+            canon = self.canonical(name)
+            declared = {**declared, canon: {**declared.get(canon, {}), **overrides}}
+        return roster.resolve(name, declared, self.preset, self.params, self.directory)
+
+    def canonical(self, name: str) -> str:
+        """The registry name of ``name`` (a built-in, an alias of one, or a declared agent)."""
+        return roster.canonical(name, self.agents)
+
+    def planned_pairing(self, p1: str, p2: str, games: int) -> PlannedPairing:
+        """The pairing "p1 vs p2" of this config with ``games`` games."""
+        s1, s2 = self.agent(p1), self.agent(p2)
+        config_hash = identity.settings_hash(self.seed, self.budget.to_dict(), self.preset, s1.to_dict(), s2.to_dict(),
+                                             self.max_plies)
+        return PlannedPairing(s1, s2, config_hash, games, self.budget, self.point)
+
+    def plan(self, games_per_side: int | None = None) -> tuple[PlannedPairing, ...]:
+        """Every pairing string of the config with its number of games (per sweep point, in
+        grid order, when swept).
+
+        Args:
+            games_per_side: overrides the config's value (the hashes do not depend on it, so a
+                shorter run's games are the first games of the full run).
+        """
+        if self.points:
+            return tuple(p for point in self.points for p in point.plan(games_per_side))
+        n = self.games_per_side if games_per_side is None else games_per_side
+        out: list[PlannedPairing] = []
+        for a, b in self.pairings:
+            if a == b:
+                out.append(self.planned_pairing(a, a, 2 * n))
+            else:
+                out.append(self.planned_pairing(a, b, n))
+                out.append(self.planned_pairing(b, a, n))
+        return tuple(out)
+
+    def mirror_plan(self, agent: str, games: int) -> tuple[PlannedPairing, ...]:
+        """The config's plan with "agent vs agent" set to ``games`` games (added if absent; at
+        every point of a sweep)."""
+        if self.points:
+            return tuple(p for point in self.points for p in point.mirror_plan(agent, games))
+        mirror = self.planned_pairing(agent, agent, games)
+        plan = [mirror if p.pairing == mirror.pairing else p for p in self.plan()]
+        if mirror not in plan:
+            plan.append(mirror)
+        return tuple(plan)
+
+    def tasks(self, plan: tuple[PlannedPairing, ...]) -> list[GameTask]:
+        """The planned games, pairing by pairing, game indices 0..n-1, each with its own seed."""
+        return list(self.iter_tasks(plan))
+
+    def iter_tasks(self, plan: tuple[PlannedPairing, ...]) -> Iterator[GameTask]:
+        """:meth:`tasks`, one at a time (a long plan is never built in memory)."""
+        return (
+            GameTask(
+                experiment=self.name,
+                config_hash=p.config_hash,
+                pairing=p.pairing,
+                game_index=i,
+                p1=p.p1_spec,
+                p2=p.p2_spec,
+                budget=p.budget,
+                preset=self.preset,
+                seed=identity.game_seed(p.config_hash, i),
+                max_plies=self.max_plies,
+                **({"sweep": p.sweep} if p.sweep else {}),
+            )
+            for p in plan
+            for i in range(p.games)
+        )
+
+    def resolved(self, plan: tuple[PlannedPairing, ...] | None = None) -> dict[str, Any]:
+        """The resolved config (effective values and the plan) that a store's config.yaml keeps."""
+        plan = self.plan() if plan is None else plan
+        # max_plies only when set: the saved config of a default run stays byte for byte the same.
+        cap = {} if self.max_plies is None else {"max_plies": self.max_plies}
+        out = {
+            "name": self.name,
+            "seed": self.seed,
+            "games_per_side": self.games_per_side,
+            "budget": self.budget.to_dict(),
+            "preset": self.preset,
+            "params": dict(self.params),
+            "agents": {k: dict(v) for k, v in self.agents.items()},
+            **(
+                {"tournament": self.tournament.to_dict()}
+                if self.tournament is not None
+                else {"pairings": [[a, b] for a, b in self.pairings]}
+            ),
+            **cap,
+            **({"sweep": self.sweep.to_dict()} if self.sweep is not None else {}),
+            "plan": [p.to_dict() for p in plan],
+            "boopexp_version": __version__,
+        }
+        if self.sprt is not None:  # only when set: the stores of runs without it are unchanged
+            out["sprt"] = self.sprt.to_dict()
+        return out
+
+    def with_games_per_side(self, games_per_side: int) -> "ExperimentConfig":
+        """A copy with another ``games_per_side`` (validated)."""
+        _positive_int(self.source, "games_per_side", games_per_side)
+        points = tuple(dataclasses.replace(p, games_per_side=games_per_side) for p in self.points)
+        return dataclasses.replace(self, games_per_side=games_per_side, points=points)
+
+
+def pairing_name(p1: str, p2: str) -> str:
+    """The pairing string of a game: ``"<p1> vs <p2>"`` (p1 = Blue, moves first)."""
+    return f"{p1} vs {p2}"
+
+
+def parse_pairing(text: str, canonical: Callable[[str], str] = canonical_name) -> str:
+    """The pairing string of ``"A vs B"`` with both names made canonical as configs do
+    (``"mcts+SEP vs random"`` -> ``"mcts-co vs random"``).
+
+    Args:
+        canonical: maps a name to its registry name (a config's :meth:`ExperimentConfig.canonical`
+            also knows its declared agents); it raises ConfigError for an unknown name.
+
+    Raises:
+        ConfigError: not of the form "A vs B", or an unknown agent name.
+    """
+    parts = text.split(" vs ") if isinstance(text, str) else []
+    if len(parts) != 2 or not all(part.strip() for part in parts):
+        raise ConfigError(f"pairing {_show(text)} must look like \"A vs B\" (p1 first), e.g. \"mcts-co vs vanilla\"")
+    return pairing_name(canonical(parts[0].strip()), canonical(parts[1].strip()))
+
+
+def load_config(path: str | Path) -> ExperimentConfig:
+    """Read and validate a YAML experiment config.
+
+    Raises:
+        ConfigError: missing file, malformed YAML (with line and column) or any invalid entry.
+    """
+    data, src, directory = read_config_file(path)
+    return parse_config(data, src, directory=directory)
+
+
+def read_config_file(path: str | Path) -> tuple[Any, str, str]:
+    """Read a YAML config file: its data, its name for messages and its folder (plugins, relative paths).
+
+    Raises:
+        ConfigError: missing or unreadable file, malformed YAML (with line and column).
+    """
+    src = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"config file {src} not found") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read config file {src}: {exc}") from None
+    return load_yaml(text, src), src, str(Path(path).resolve().parent)
+
+
+def load_yaml(text: str, source: str = "<config>") -> Any:
+    """Parse YAML text, refusing duplicate keys; errors give file, line and column.
+
+    Raises:
+        ConfigError: malformed YAML or a key given twice in one mapping.
+    """
+    try:
+        return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader subclass
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        where = f"{source} line {mark.line + 1}, column {mark.column + 1}" if mark else source
+        problem = exc.problem or exc.context or "syntax error"
+        raise ConfigError(f"{where}: malformed YAML: {problem}") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{source}: malformed YAML: {' '.join(str(exc).split())}") from None
+
+
+def parse_config(data: Any, source: str = "<config>", directory: str | None = None) -> ExperimentConfig:
+    """Validate a parsed YAML document into an :class:`ExperimentConfig`.
+
+    Args:
+        data: the document (a mapping).
+        source: file name used as the prefix of error messages.
+        directory: the config file's folder (plugin modules are also looked for there).
+
+    Raises:
+        ConfigError: one line naming the key, the bad value and what is allowed.
+    """
+    src = source
+    if data is None:
+        raise ConfigError(f"{src}: the config is empty; required keys: {', '.join(REQUIRED_KEYS)}")
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"{src}: the config must be a mapping of keys, got {_show(data)}")
+    for key, value in data.items():
+        if key not in CONFIG_KEYS:
+            raise ConfigError(f"{src}: unknown key {_show(key)} (value {_show(value)}); allowed: {', '.join(CONFIG_KEYS)}")
+    if "sweep" in data:
+        return _parse_swept(data, src, directory)
+    for key in REQUIRED_KEYS:
+        if key not in data and not (key == "pairings" and "tournament" in data):
+            raise ConfigError(
+                f"{src}: missing required key {key!r}; required: {', '.join(REQUIRED_KEYS)}"
+                + (" (or 'tournament' instead of 'pairings')" if key == "pairings" else "")
+            )
+    if all(key in data for key in PAIRING_KEYS):
+        raise ConfigError(f"{src}: give either pairings or tournament, not both")
+
+    name = data["name"]
+    if not isinstance(name, str) or not _NAME_RE.match(name):
+        raise ConfigError(
+            f"{src}: name = {_show(name)} must be a non-empty string of letters, digits, '.', '_' or '-'"
+            " (it names the output folder)"
+        )
+    try:
+        seed = identity.check_seed(data["seed"])
+    except ConfigError as exc:
+        raise ConfigError(f"{src}: {exc}") from None
+    games_per_side = data["games_per_side"]
+    _positive_int(src, "games_per_side", games_per_side)
+
+    budget = _parse_budget(src, data.get("budget"))
+
+    preset = data.get("preset", DEFAULT_PRESET)
+    if not isinstance(preset, str) or preset not in PRESETS:
+        raise ConfigError(f"{src}: preset = {_show(preset)} is not allowed; allowed: {', '.join(PRESETS)}")
+
+    try:
+        max_plies = check_max_plies(data.get("max_plies"))
+    except ConfigError as exc:
+        raise ConfigError(f"{src}: {exc}") from None
+
+    params = _parse_params(src, data.get("params"), preset)
+    agents = _parse_agents(src, data.get("agents"), preset, params, directory)
+    tournament = None
+    if "tournament" in data:
+        try:
+            tournament = parse_tournament(data["tournament"], lambda n: roster.canonical(n, agents))
+        except ConfigError as exc:
+            raise ConfigError(f"{src}: {exc}") from None
+        pairings = tournament.pairings()
+    else:
+        pairings = _parse_pairings(src, data["pairings"], agents)
+    sprt = parse_sprt(src, data.get("sprt"))
+
+    return ExperimentConfig(
+        name=name,
+        seed=seed,
+        games_per_side=games_per_side,
+        budget=budget,
+        preset=preset,
+        params=params,
+        agents=agents,
+        pairings=pairings,
+        max_plies=max_plies,
+        sprt=sprt,
+        tournament=tournament,
+        source=src,
+        directory=directory,
+    )
+
+
+def plan_entries(resolved: Mapping[str, Any], source: str = "config.yaml") -> tuple[PlanEntry, ...]:
+    """The ``plan:`` of a store's resolved config.yaml.
+
+    Raises:
+        ConfigError: the document has no readable plan.
+    """
+    plan = resolved.get("plan") if isinstance(resolved, Mapping) else None
+    if not isinstance(plan, list):
+        raise ConfigError(f"{source}: no 'plan:' list; was it written by boopexp run?")
+    out = []
+    for i, item in enumerate(plan):
+        try:
+            out.append(
+                PlanEntry(
+                    pairing=str(item["pairing"]),
+                    p1=str(item["p1"]),
+                    p2=str(item["p2"]),
+                    config_hash=str(item["config_hash"]),
+                    games=int(item["games"]),
+                    sweep=tuple(dict(item.get("sweep") or {}).items()),
+                )
+            )
+        except (KeyError, TypeError, ValueError):
+            raise ConfigError(f"{source}: plan item {i} = {_show(item)} lacks pairing/p1/p2/config_hash/games") from None
+    return tuple(out)
+
+
+def _parse_swept(data: Mapping[str, Any], src: str, directory: str | None) -> ExperimentConfig:
+    """A config with a ``sweep:``: the base config, then one config per grid point."""
+    if "sprt" in data:
+        # boopexp.experiments.sprt keys a test by pairing string, which every point of a sweep repeats.
+        raise ConfigError(f"{src}: sprt and sweep cannot be combined yet (run one config per sweep point)")
+    base = parse_config({k: v for k, v in data.items() if k != "sweep"}, src, directory)
+    try:
+        sweep = parse_sweep(data["sweep"], base.budget.mode)
+        for axis, _ in sweep.axes:
+            if axis.startswith("agents."):
+                try:
+                    base.canonical(axis.split(".")[1])
+                except ConfigError as exc:
+                    raise ConfigError(f"sweep: axis {axis!r}: {exc}") from None
+    except ConfigError as exc:
+        raise ConfigError(f"{src}: {exc}") from None
+    points = []
+    for point in sweep.points():
+        doc = apply_point(data, point, base.canonical)
+        config = parse_config(doc, f"{src}: sweep point {label(point)}", directory)
+        points.append(dataclasses.replace(config, source=src, point=tuple(point.items())))
+    # Two points that give one pairing the same settings would plan the same games twice.
+    seen: dict[tuple[str, str], tuple[tuple[str, Any], ...]] = {}
+    for config in points:
+        for p in config.plan():
+            first = seen.setdefault((p.config_hash, p.pairing), config.point)
+            if first != config.point:
+                raise ConfigError(
+                    f"{src}: sweep: pairing {p.pairing!r} is the same games at ({label(dict(first))}) and "
+                    f"({label(dict(config.point))}): the swept keys do not change it (sweep an agent of every pairing)"
+                )
+    return dataclasses.replace(base, sweep=sweep, points=tuple(points))
+
+
+# --------------------------------------------------------------------------------------------
+# validation helpers
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """SafeLoader that refuses a key given twice (PyYAML silently keeps the last one)."""
+
+
+def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
+    loader.flatten_mapping(node)
+    seen: dict[Any, Any] = {}
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=deep)
+        try:
+            duplicate = key in seen
+        except TypeError:  # unhashable key: let the default constructor report it
+            continue
+        if duplicate:
+            raise yaml.constructor.ConstructorError(
+                "while constructing a mapping", node.start_mark, f"duplicate key {key!r}", key_node.start_mark
+            )
+        seen[key] = True
+    return loader.construct_mapping(node, deep=deep)
+
+
+_StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+def _positive_int(src: str, key: str, value: Any) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigError(f"{src}: {key} = {_show(value)} must be a positive integer")
+
+
+def _parse_budget(src: str, data: Any) -> Budget:
+    try:
+        return Budget.from_mapping(data)
+    except ConfigError as exc:
+        raise ConfigError(f"{src}: {exc}") from None
+
+
+def _parse_params(src: str, data: Any, preset: str) -> dict[str, Any]:
+    if data is None:
+        data = {}
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"{src}: params = {_show(data)} must be a mapping like {{k: 21, m: 5, d: 0.9}}")
+    for key, value in data.items():
+        if key not in PAPER_PARAMS:
+            raise ConfigError(f"{src}: unknown key params.{key} (value {_show(value)}); allowed: {', '.join(PAPER_PARAMS)}")
+    # Record the values in effect, not only those written: k's default depends on the preset.
+    params = {
+        "k": data.get("k", PRESETS[preset]["k"]),
+        "m": data.get("m", _DEFAULT_M),
+        "d": data.get("d", _DEFAULT_D),
+    }
+    try:
+        resolve_agent("mcts-co", preset, params)  # checks types and ranges of k, m and d
+    except ConfigError as exc:
+        raise ConfigError(f"{src}: {exc}") from None
+    params["d"] = float(params["d"])
+    return params
+
+
+def _parse_agents(src: str, data: Any, preset: str, params: Mapping[str, Any],
+                  directory: str | None) -> dict[str, dict[str, Any]]:
+    try:
+        return roster.parse_agents(data, preset, params, directory)
+    except ConfigError as exc:
+        raise ConfigError(f"{src}: {exc}") from None
+
+
+def _parse_pairings(src: str, data: Any, declared: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+    if not isinstance(data, list) or not data:
+        raise ConfigError(f"{src}: pairings = {_show(data)} must be a non-empty list of pairs like [mcts-co, vanilla]")
+    out: list[tuple[str, str]] = []
+    seen: dict[str, int] = {}
+    for i, item in enumerate(data):
+        if not isinstance(item, list) or len(item) != 2 or not all(isinstance(n, str) for n in item):
+            raise ConfigError(f"{src}: pairings[{i}] = {_show(item)} must be a list of two agent names like [mcts-co, vanilla]")
+        try:
+            a, b = roster.canonical(item[0], declared), roster.canonical(item[1], declared)
+        except ConfigError as exc:
+            raise ConfigError(f"{src}: pairings[{i}]: {exc}") from None
+        # [A, B] and [B, A] plan the same games: a second listing is certainly a mistake.
+        for pairing in {pairing_name(a, b), pairing_name(b, a)}:
+            if pairing in seen:
+                raise ConfigError(
+                    f"{src}: pairings[{i}] = {_show(item)} repeats pairings[{seen[pairing]}]"
+                    " (each pair already plays both sides)"
+                )
+        seen[pairing_name(a, b)] = seen[pairing_name(b, a)] = i
+        out.append((a, b))
+    return tuple(out)

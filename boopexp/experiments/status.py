@@ -1,0 +1,122 @@
+"""What a results folder holds against its plan: games done / planned and wins per pairing.
+
+Used by ``boopexp status`` (text or ``--json``) and ``boopexp run --dry-run``. Reads only: it
+never creates, locks or changes anything, and it does not import the engine.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+from boopexp.experiments.config import PlannedPairing, plan_entries
+from boopexp.errors import ConfigError
+from boopexp.experiments.sprt import PairingTest, parse_sprt, plan_tests
+from boopexp.experiments.store import GameStore, PairingScore, forfeits, has_games_files, score, unplanned
+
+
+@dataclass(frozen=True)
+class FolderStatus:
+    """The state of one results folder.
+
+    Attributes:
+        folder: the folder.
+        settings: the resolved config saved with the games (without its plan), or None if there
+            is no config.yaml (then ``scores`` counts every pairing found, ``planned`` = done).
+        scores: per pairing, games done / planned and wins.
+        other_records: records of other settings or beyond the plan (not counted).
+        warnings: anomalies tolerated while reading (truncated last line, duplicates).
+        sprt: with ``sprt:`` in the settings, each tested pairing's SPRT (LLR, bounds, decision).
+        forfeits: forfeited games of the plan per forfeiting agent, ``{agent: {termination: n}}``.
+    """
+
+    folder: Path
+    settings: dict[str, Any] | None
+    scores: tuple[PairingScore, ...]
+    other_records: int = 0
+    warnings: tuple[str, ...] = ()
+    sprt: tuple[PairingTest, ...] = ()
+    forfeits: dict[str, dict[str, int]] = dataclasses.field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (``boopexp status --json``)."""
+        return {
+            "folder": str(self.folder),
+            "settings": self.settings,
+            "planned": self.settings is not None,
+            "pairings": [dataclasses.asdict(s) for s in self.scores],
+            "total": {"done": sum(s.done for s in self.scores), "planned": sum(s.planned for s in self.scores)},
+            "other_records": self.other_records,
+            "forfeits": self.forfeits,
+            "warnings": list(self.warnings),
+            "sprt": [t.to_dict() for t in self.sprt],
+        }
+
+
+def require_results_folder(folder: str | Path) -> Path:
+    """``folder`` as a Path, or ConfigError (exit code 2 in every command) if it is not a folder."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise ConfigError(f"no results folder {str(folder)!r}")
+    return folder
+
+
+def results_folders(root: str | Path) -> list[Path]:
+    """The folders under ``root`` that hold a store (a live log or sealed segments), sorted."""
+    return sorted(p for p in Path(root).glob("*") if p.is_dir() and has_games_files(p))
+
+
+def folder_status(folder: str | Path) -> FolderStatus:
+    """Read one results folder (see :class:`FolderStatus`).
+
+    Raises:
+        ConfigError: the folder does not exist, or its config.yaml has no readable plan.
+        StoreError: games.jsonl or config.yaml is corrupt.
+    """
+    folder = require_results_folder(folder)
+    store = GameStore(folder)
+    scan = store.scan()
+    doc = store.read_config()
+    if doc is None:
+        # no plan: every stored game of a pairing counts (planned = done)
+        found: dict[str, PairingScore] = {}
+        for r in scan.records:
+            s = found.get(r["pairing"]) or PairingScore(r["pairing"], r.get("p1", ""), r.get("p2", ""), r["config_hash"], 0)
+            if s.config_hash != r["config_hash"]:
+                s = dataclasses.replace(s, config_hash="(several)")
+            s = s.with_game(r["winner"])
+            found[r["pairing"]] = dataclasses.replace(s, planned=s.done)
+        scores = tuple(found.values())
+        return FolderStatus(folder, None, scores, 0, tuple(scan.warnings()))
+    entries = plan_entries(doc, str(store.config_path))
+    settings = {k: v for k, v in doc.items() if k != "plan"}
+    spec = parse_sprt(str(store.config_path), doc.get("sprt"))
+    tests = plan_tests(spec, entries, scan.records) if spec is not None else ()
+    return FolderStatus(folder, settings, score(entries, scan.records), unplanned(entries, scan.records),
+                        tuple(scan.warnings()), tests, forfeits(entries, scan.records))
+
+
+def describe_settings(settings: dict[str, Any]) -> str:
+    """One line: name, seed, budget and preset of a resolved config."""
+    budget = settings.get("budget") or {}
+    mode = budget.get("mode")
+    if mode == "iterations":
+        b = f"{budget.get('iterations')} iterations/move"
+    elif mode == "device":
+        costs = "".join(f", {k} {v}" for k, v in (budget.get("costs") or {}).items())
+        b = f"device {budget.get('seconds')} s/move ({budget.get('profile')}{costs})"
+    elif mode == "cpu":
+        b = f"cpu {budget.get('seconds')} s/move (throttle {budget.get('throttle')})"
+    else:
+        b = f"{mode} {budget.get('seconds')} s/move"
+    sweep = settings.get("sweep")
+    swept = f", sweep over {', '.join(sweep)}" if isinstance(sweep, dict) and sweep else ""
+    return f"{settings.get('name')}, seed {settings.get('seed')}, budget {b}, preset {settings.get('preset')}{swept}"
+
+
+def plan_status(plan: Sequence[PlannedPairing], folder: str | Path) -> tuple[PairingScore, ...]:
+    """Games of ``plan`` already in ``folder`` (which may not exist yet), without writing anything."""
+    scan = GameStore(folder).scan()
+    return score([p.entry() for p in plan], scan.records)

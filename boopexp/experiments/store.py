@@ -1,0 +1,811 @@
+"""The results store of one experiment folder: its games plus the ``config.yaml`` they were run with.
+
+The games are in the live log ``games.jsonl`` and in any number of sealed segments
+``games-NNNN.jsonl.gz`` (docs/runner.md). The log holds one JSON object per finished game
+(docs/architecture.md), appended by the parent process only and fsync'ed per game, so a killed run
+loses at most the game in flight. :func:`seal` moves the log's finished lines into a new gzip
+segment (temporary file, fsync, rename, then truncate the log): a crash at any step leaves every
+game in the store exactly once, because readers read the segments (in number order) and the log
+together and count a game seen twice once, as they always did within one file.
+
+A game is identified by ``(config_hash, pairing, game_index)``; rerunning skips the keys already
+present. Reading is strict: a line that is not a valid record in the middle of the file is an
+error (:class:`~boopexp.errors.StoreError` naming file and line), because guessing would silently
+drop or double-count games. Only a last line of the log without its newline — a write cut short —
+is tolerated: it is reported, ignored, and moved aside (never deleted) before the next append.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import gzip
+import hashlib
+import json
+import os
+import re
+import signal
+import time
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Mapping
+
+import yaml
+
+from boopexp.experiments.config import PlanEntry
+from boopexp.play.contract import FORFEITS, pack_record, unpack_record
+from boopexp.errors import StoreError
+
+try:  # POSIX advisory locks; without them two runs into one folder are merely not prevented
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
+
+GAMES_FILE = "games.jsonl"
+CONFIG_FILE = "config.yaml"
+LOCK_FILE = "games.jsonl.lock"
+#: A sealed segment: ``games-0001.jsonl.gz``, ``games-0002.jsonl.gz``, … (read in number order).
+SEGMENT_PATTERN = re.compile(r"games-(\d{4,})\.jsonl\.gz")
+#: gzip level of sealed segments: sealing is rare, reading is what is repeated.
+SEGMENT_COMPRESSLEVEL = 9
+#: Environment variable naming a step at which seal/migrate kill their own process (tests only).
+FAULT_ENV = "BOOPEXP_STORE_FAULT"
+
+#: (config_hash, pairing, game_index): the identity of a game.
+GameKey = tuple[str, str, int]
+
+_CONFIG_HEADER = (
+    "# The resolved configuration of the games in games.jsonl, written by boopexp (docs/runner.md).\n"
+    "# A previous, different version of this file is kept as config.<hash>.yaml.\n"
+)
+
+
+def record_key(record: Mapping[str, Any]) -> GameKey:
+    """The identity ``(config_hash, pairing, game_index)`` of a game record."""
+    return (record["config_hash"], record["pairing"], record["game_index"])
+
+
+def check_record(record: Any) -> str | None:
+    """Why ``record`` is not a storable game record, or None if it is."""
+    if not isinstance(record, dict):
+        return f"not a JSON object but {type(record).__name__}"
+    for key in ("config_hash", "pairing"):
+        if not isinstance(record.get(key), str):
+            return f"{key} = {record.get(key)!r} is not a string"
+    index = record.get("game_index")
+    if isinstance(index, bool) or not isinstance(index, int) or index < 0:
+        return f"game_index = {index!r} is not a non-negative integer"
+    if "winner" not in record:
+        return "no 'winner' key"
+    # null: the game hit contract.MAX_PLIES without a winner ("termination": "ply_limit"). It is a
+    # finished game all the same: storing it keeps a rerun from replaying it forever.
+    if record["winner"] not in ("p1", "p2", None):
+        return f"winner = {record['winner']!r} is not 'p1', 'p2' or null"
+    return None
+
+
+def encode_record(record: Mapping[str, Any]) -> bytes:
+    """One stored line: the record in the current schema (:func:`boopexp.play.contract.pack_record`),
+    as compact JSON, newline-terminated, no other newline inside."""
+    packed = pack_record(record)
+    return (json.dumps(packed, ensure_ascii=True, separators=(",", ":"), default=_json_default) + "\n").encode("ascii")
+
+
+@dataclass(frozen=True)
+class TruncatedTail:
+    """A last line without its newline: the trace of a write cut short."""
+
+    line: int  # 1-based line number
+    offset: int  # byte offset where the partial line starts
+    data: bytes
+
+
+#: Where a stored line is: (file, 1-based line number).
+Location = tuple[Path, int]
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """A game stored twice with different winners: which copy counts would then be a guess.
+
+    Attributes:
+        key: the game.
+        first, first_winner: the copy read first (the one readers count) and its winner.
+        second, second_winner: a later copy and its winner.
+    """
+
+    key: GameKey
+    first: Location
+    first_winner: str | None
+    second: Location
+    second_winner: str | None
+
+    def describe(self) -> str:
+        """One line naming both copies and their winners."""
+        config_hash, pairing, index = self.key
+        return (f"{self.second[0]} line {self.second[1]}: game {pairing!r} #{index} (settings {config_hash}) is "
+                f"stored again with winner {self.second_winner!r}, but {self.first[0]} line {self.first[1]} has "
+                f"{self.first_winner!r}")
+
+
+@dataclass(frozen=True)
+class StoreScan:
+    """The valid content of a store (its sealed segments and its live log).
+
+    Attributes:
+        path: the live log (where a truncated tail is, and where new games go).
+        records: the first record of each game key, in reading order (segments, then the log).
+        duplicates: records whose key was already seen (ignored, counted once).
+        tail: the partial last line of the log, if any (ignored).
+        origins: the file and line of each record of ``records`` (same order).
+        duplicate_files: the files holding either copy of a duplicated game, in reading order.
+        conflicts: the duplicates whose winner differs from the first copy's.
+    """
+
+    path: Path
+    records: tuple[dict[str, Any], ...] = ()
+    duplicates: int = 0
+    tail: TruncatedTail | None = None
+    origins: tuple[Location, ...] = ()
+    duplicate_files: tuple[Path, ...] = ()
+    conflicts: tuple[Conflict, ...] = ()
+
+    @property
+    def keys(self) -> frozenset[GameKey]:
+        return frozenset(record_key(r) for r in self.records)
+
+    def origin(self, key: GameKey) -> Location | None:
+        """The file and line of the counted copy of game ``key``, or None if it is not stored."""
+        return next((o for r, o in zip(self.records, self.origins) if record_key(r) == key), None)
+
+    def warnings(self) -> list[str]:
+        """One line per anomaly tolerated while reading."""
+        out = []
+        if self.tail is not None:
+            out.append(
+                f"{self.path} line {self.tail.line}: truncated last line ({len(self.tail.data)} bytes"
+                " without a newline, probably a run killed mid-write); ignored"
+            )
+        if self.duplicates:
+            where = ", ".join(str(p) for p in self.duplicate_files) or str(self.path)
+            out.append(f"{where}: {self.duplicates} duplicate game record(s) ignored (each game counted once)")
+        if self.conflicts:
+            more = len(self.conflicts) - 1
+            out.append(f"{self.conflicts[0].describe()}; the first copy is counted"
+                       + (f" ({more} more game(s) stored twice with different winners)" if more else ""))
+        return out
+
+    def refuse_conflicts(self, done: str, verb: str) -> None:
+        """Refuse to rewrite a store that holds a game twice with different winners: keeping one
+        copy would silently decide which result counts.
+
+        Args:
+            done, verb: what is not done ("sealed") and the command to run again ("seal").
+
+        Raises:
+            StoreError: one line naming both copies of the first conflict.
+        """
+        if not self.conflicts:
+            return
+        more = len(self.conflicts) - 1
+        also = f" ({more} more game(s) stored twice with different winners)" if more else ""
+        raise StoreError(f"{self.conflicts[0].describe()}{also}; nothing {done}: remove the wrong copy, "
+                         f"then {verb} again")
+
+
+def split_lines(data: bytes) -> tuple[list[tuple[int, bytes]], TruncatedTail | None]:
+    """The complete, non-blank lines of a games.jsonl's bytes as (1-based number, line), and the
+    cut-short last line, if any: the bytes after the last newline (a write cut short; the writer
+    appends a record and its newline in one write, so a reader never sees a complete line that is
+    still being written)."""
+    end = data.rfind(b"\n") + 1
+    tail = None
+    if end < len(data):
+        tail = TruncatedTail(line=data.count(b"\n", 0, end) + 1, offset=end, data=data[end:])
+    lines = [(n, raw) for n, raw in enumerate(data[:end].split(b"\n")[:-1], start=1) if raw.strip()]
+    return lines, tail
+
+
+@dataclass(frozen=True)
+class StoreFile:
+    """The complete lines of one file of a store: a sealed segment or the live log."""
+
+    path: Path
+    lines: list[tuple[int, bytes]]
+    tail: TruncatedTail | None = None  # only the live log can have a write cut short
+
+
+def segment_paths(directory: str | Path) -> list[Path]:
+    """The sealed segments ``games-NNNN.jsonl.gz`` of a store, in number order."""
+    directory = Path(directory)
+    try:
+        names = os.listdir(directory)
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    except OSError as exc:
+        raise StoreError(f"cannot list {directory}: {exc}") from None
+    numbered = sorted((int(m.group(1)), name) for name in names if (m := SEGMENT_PATTERN.fullmatch(name)))
+    return [directory / name for _, name in numbered]
+
+
+def has_games_files(directory: str | Path) -> bool:
+    """Whether a folder holds a store: a live log or at least one sealed segment."""
+    return (Path(directory) / GAMES_FILE).is_file() or bool(segment_paths(directory))
+
+
+def read_store_files(directory: str | Path) -> list[StoreFile]:
+    """The files of a store in reading order: the sealed segments by number, then the live log.
+
+    The log is read *before* the segments are listed: :func:`seal` renames its new segment before
+    it truncates the log, so a game it moves meanwhile is read at least once (twice is counted once).
+
+    Raises:
+        StoreError: a file cannot be read, or a sealed segment is damaged (a segment is written
+            whole, through a temporary file, so a cut-short segment is damage, never a crash).
+    """
+    directory = Path(directory)
+    log_path = directory / GAMES_FILE
+    try:
+        log = log_path.read_bytes()
+    except (FileNotFoundError, NotADirectoryError):  # no folder yet, or a file in its place
+        log = None
+    except OSError as exc:
+        raise StoreError(f"cannot read {log_path}: {exc}") from None
+    files = []
+    for path in segment_paths(directory):
+        lines, tail = split_lines(_read_segment(path))
+        if tail is not None:
+            raise StoreError(f"{path}: damaged sealed segment (its last line has no newline); restore it from a copy")
+        files.append(StoreFile(path, lines))
+    if log is not None:
+        lines, tail = split_lines(log)
+        files.append(StoreFile(log_path, lines, tail))
+    return files
+
+
+def parse_line(path: Path, number: int, raw: bytes) -> dict[str, Any]:
+    """The game record of one stored line, validated (schema 1 or 2, returned as schema 1: see
+    :func:`decode_record`).
+
+    Raises:
+        StoreError: the line is not JSON or not a game record (file and line named).
+    """
+    try:
+        record = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise StoreError(f"{path} line {number}: not valid JSON ({exc}): {_show(raw)}; repair or remove that line") from None
+    problem = check_record(record)
+    if problem:
+        raise StoreError(f"{path} line {number}: invalid game record ({problem}); repair or remove that line")
+    try:
+        return decode_record(record)
+    except ValueError as exc:
+        raise StoreError(f"{path} line {number}: {exc}") from None
+
+
+def scan_store(directory: str | Path) -> StoreScan:
+    """Read and validate every game of a store: its sealed segments, then its live log (a folder
+    without either is an empty store). A game found twice is counted once, the first copy read.
+
+    Raises:
+        StoreError: a line other than the log's last one is not a valid record (file and line
+            named), or a segment is damaged.
+    """
+    return _scan_files(Path(directory), read_store_files(directory))
+
+
+def _scan_files(directory: Path, files: list[StoreFile]) -> StoreScan:
+    """:func:`scan_store` of files already read (seal reads them once for both jobs)."""
+    records: list[dict[str, Any]] = []
+    origins: list[Location] = []
+    first: dict[GameKey, tuple[Location, str | None]] = {}
+    duplicate_files: set[Path] = set()
+    conflicts: list[Conflict] = []
+    duplicates = 0
+    tail = None
+    for f in files:
+        for number, raw in f.lines:
+            record = parse_line(f.path, number, raw)
+            key = record_key(record)
+            seen = first.get(key)
+            if seen is not None:
+                duplicates += 1
+                duplicate_files.update((seen[0][0], f.path))
+                if record["winner"] != seen[1]:
+                    conflicts.append(Conflict(key, seen[0], seen[1], (f.path, number), record["winner"]))
+                continue
+            first[key] = ((f.path, number), record["winner"])
+            records.append(record)
+            origins.append((f.path, number))
+        tail = f.tail or tail
+    order = [f.path for f in files]
+    return StoreScan(directory / GAMES_FILE, tuple(records), duplicates, tail, tuple(origins),
+                     tuple(p for p in order if p in duplicate_files), tuple(conflicts))
+
+
+def decode_record(record: dict[str, Any]) -> dict[str, Any]:
+    """A stored record of schema 1 or 2 as the rest of the code reads it: the record of
+    docs/architecture.md (:func:`boopexp.play.contract.unpack_record`).
+
+    Raises:
+        ValueError: a schema this version does not know.
+    """
+    return unpack_record(record)
+
+
+@dataclass(frozen=True)
+class PairingScore:
+    """Progress of one planned pairing: games done out of planned, wins by side, games without a winner."""
+
+    pairing: str
+    p1: str
+    p2: str
+    config_hash: str
+    planned: int
+    done: int = 0
+    p1_wins: int = 0
+    p2_wins: int = 0
+    no_winner: int = 0
+    sweep: tuple[tuple[str, Any], ...] = ()
+
+    @property
+    def label(self) -> str:
+        """The pairing string, with its sweep point in brackets if it has one."""
+        if not self.sweep:
+            return self.pairing
+        return f"{self.pairing} [{', '.join(f'{k}={v}' for k, v in self.sweep)}]"
+
+    def with_game(self, winner: str | None) -> "PairingScore":
+        """This score and one more game done, won by ``winner`` (``"p1"``, ``"p2"`` or None: the
+        ply cap). The one win tally of a pairing: the store's :func:`score`, the runner's running
+        score and ``boopexp status`` all count with it."""
+        if winner not in ("p1", "p2", None):
+            raise StoreError(f"winner {winner!r} of a {self.pairing!r} game is not 'p1', 'p2' or null")
+        return dataclasses.replace(
+            self,
+            done=self.done + 1,
+            p1_wins=self.p1_wins + (winner == "p1"),
+            p2_wins=self.p2_wins + (winner == "p2"),
+            no_winner=self.no_winner + (winner is None),
+        )
+
+
+def score(entries: Iterable[PlanEntry], records: Iterable[Mapping[str, Any]]) -> tuple[PairingScore, ...]:
+    """Tally the records that belong to the plan (other settings and extra indices are not counted).
+
+    Args:
+        entries: the planned pairings.
+        records: deduplicated game records (:attr:`StoreScan.records`).
+    """
+    entries = tuple(entries)
+    scores = {(e.config_hash, e.pairing): PairingScore(e.pairing, e.p1, e.p2, e.config_hash, e.games, sweep=e.sweep)
+              for e in entries}
+    for r in records:
+        key = (r["config_hash"], r["pairing"])
+        s = scores.get(key)
+        if s is not None and r["game_index"] < s.planned:
+            scores[key] = s.with_game(r["winner"])
+    return tuple(scores[(e.config_hash, e.pairing)] for e in entries)
+
+
+def forfeits(entries: Iterable[PlanEntry], records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, int]]:
+    """Forfeited games of the plan per forfeiting agent: ``{agent: {termination: games}}``.
+
+    A forfeit is a decided game (the opponent is its ``winner``); the loser is the forfeiting agent.
+    """
+    limit = {(e.config_hash, e.pairing): e.games for e in entries}
+    out: dict[str, dict[str, int]] = {}
+    for r in records:
+        if r.get("termination") not in FORFEITS or r["game_index"] >= limit.get((r["config_hash"], r["pairing"]), 0):
+            continue
+        agent = str((r.get("forfeit") or {}).get("agent") or (r.get("p2") if r["winner"] == "p1" else r.get("p1")))
+        slot = out.setdefault(agent, {})
+        slot[r["termination"]] = slot.get(r["termination"], 0) + 1
+    return out
+
+
+def unplanned(entries: Iterable[PlanEntry], records: Iterable[Mapping[str, Any]]) -> int:
+    """How many records are outside the plan (other settings, or indices beyond the planned count)."""
+    limit = {(e.config_hash, e.pairing): e.games for e in entries}
+    return sum(1 for r in records if r["game_index"] >= limit.get((r["config_hash"], r["pairing"]), 0))
+
+
+class GameStore:
+    """One results folder: ``games.jsonl``, ``config.yaml`` and their backups."""
+
+    def __init__(self, directory: str | Path) -> None:
+        self.directory = Path(directory)
+        self.games_path = self.directory / GAMES_FILE
+        self.config_path = self.directory / CONFIG_FILE
+
+    def __repr__(self) -> str:
+        return f"GameStore({str(self.directory)!r})"
+
+    def scan(self) -> StoreScan:
+        """Validate and read every game: sealed segments and live log (see :func:`scan_store`)."""
+        return scan_store(self.directory)
+
+    def read_config(self) -> dict[str, Any] | None:
+        """The resolved config saved with the games, or None if there is none.
+
+        Raises:
+            StoreError: config.yaml exists but is not a YAML mapping.
+        """
+        try:
+            text = self.config_path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return None
+        try:
+            doc = yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            raise StoreError(f"{self.config_path}: malformed YAML: {' '.join(str(exc).split())}") from None
+        if not isinstance(doc, dict):
+            raise StoreError(f"{self.config_path}: expected a mapping, got {_show(doc)}")
+        return doc
+
+    def write_config(self, resolved: Mapping[str, Any]) -> Path | None:
+        """Save the resolved config atomically, keeping a different previous one as a backup.
+
+        Returns:
+            The backup path if an older, different config.yaml was set aside, else None.
+        """
+        text = _CONFIG_HEADER + yaml.safe_dump(dict(resolved), sort_keys=False, default_flow_style=None, width=100)
+        with _writable(self.directory):
+            self.directory.mkdir(parents=True, exist_ok=True)
+            backup = None
+            try:
+                old = self.config_path.read_bytes()
+            except FileNotFoundError:
+                old = None
+            if old is not None:
+                if old == text.encode("utf-8"):
+                    return None
+                # The old file describes games already in the store: never destroy it.
+                backup = self.directory / f"config.{hashlib.sha256(old).hexdigest()[:12]}.yaml"
+                if not backup.exists():
+                    _atomic_write(backup, old)
+            _atomic_write(self.config_path, text.encode("utf-8"))
+        return backup
+
+    def open(self) -> "StoreWriter":
+        """Lock the store for appending and set a truncated last line aside.
+
+        Raises:
+            StoreError: an invalid line in the file (nothing is written), or another process holds
+                the lock.
+        """
+        return StoreWriter(self)
+
+
+class StoreWriter:
+    """Exclusive appender to a store's games.jsonl (use as a context manager)."""
+
+    def __init__(self, store: GameStore) -> None:
+        self.store = store
+        # Validate before creating anything: a corrupt store must be left exactly as it is.
+        store.scan()
+        with _writable(store.directory):
+            store.directory.mkdir(parents=True, exist_ok=True)
+            self._lock_fd = _lock(store.directory / LOCK_FILE, "wait for it or use another --out")
+            try:
+                scan = store.scan()  # again, under the lock
+                #: Where a truncated last line was moved (None if there was none).
+                self.moved_tail: Path | None = None
+                self.scan_before = scan
+                if scan.tail is not None:
+                    self.moved_tail = _move_tail(store.games_path, scan.tail)
+                self._fd = os.open(store.games_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            except BaseException:
+                os.close(self._lock_fd)
+                raise
+        _fsync_dir(store.directory)
+
+    def append(self, record: Mapping[str, Any]) -> None:
+        """Append one game record and fsync it.
+
+        Raises:
+            StoreError: the record lacks its identity or winner, or the write failed.
+        """
+        problem = check_record(record)
+        if problem:
+            raise StoreError(f"refusing to store an invalid game record ({problem})")
+        line = encode_record(record)
+        try:
+            view = memoryview(line)
+            while view:
+                view = view[os.write(self._fd, view) :]
+            os.fsync(self._fd)
+        except OSError as exc:
+            raise StoreError(f"cannot write {self.store.games_path}: {exc}") from None
+
+    def close(self) -> None:
+        """Release the file and the lock."""
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None  # type: ignore[assignment]
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None  # type: ignore[assignment]
+
+    def __enter__(self) -> "StoreWriter":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+# --------------------------------------------------------------------------------------------
+# sealing and migrating
+
+
+@dataclass(frozen=True)
+class SealReport:
+    """What :func:`seal` did.
+
+    Attributes:
+        segment: the new sealed segment, or None if the log had no game to move.
+        games: games moved into it.
+        dropped: lines of the log not moved: games already sealed (a seal cut short between its
+            rename and its truncation) or repeated within the log.
+        moved_tail: where a truncated last line of the log was set aside, if there was one.
+    """
+
+    segment: Path | None
+    games: int
+    dropped: int
+    moved_tail: Path | None = None
+
+
+def seal(directory: str | Path) -> SealReport:
+    """Move the finished games of a store's live log into a new sealed segment, crash-safely.
+
+    Steps (each a fault point of :data:`FAULT_ENV` for the tests): write the segment to a
+    temporary file (``seal:written``), fsync it (``seal:synced``), rename it to
+    ``games-NNNN.jsonl.gz`` (``seal:renamed``), then truncate the log (``seal:truncated``). A
+    crash before the rename leaves only an ignored temporary file; after it, the moved games are
+    in the segment and maybe still in the log, read once; the next seal drops those copies.
+    Lines are moved byte for byte (:func:`migrate` rewrites them).
+
+    Raises:
+        StoreError: the folder holds no store, a line is invalid (nothing is changed), or a run is
+            writing the store.
+    """
+    directory = Path(directory)
+    with _maintenance(directory, "seal"):
+        files = read_store_files(directory)
+        scan = _scan_files(directory, files)  # every line valid, no conflicting copies: before any write
+        scan.refuse_conflicts("sealed", "seal")
+        log = files[-1] if files and files[-1].path.name == GAMES_FILE else None
+        if log is None:
+            return SealReport(None, 0, 0)
+        # The log's lines that are the counted copy of their game: not sealed yet, not repeated.
+        counted = set(scan.origins)
+        moving = [raw + b"\n" for number, raw in log.lines if (log.path, number) in counted]
+        moved_tail = _move_tail(log.path, log.tail) if log.tail is not None else None
+        segment = None
+        if moving:
+            segment = directory / f"games-{_next_segment_number(directory):04d}.jsonl.gz"
+            _write_durably(segment, gzip.compress(b"".join(moving), SEGMENT_COMPRESSLEVEL, mtime=0), "seal")
+        if log.lines:
+            _truncate(log.path)
+        _fault_point("seal:truncated")
+        return SealReport(segment, len(moving), len(log.lines) - len(moving), moved_tail)
+
+
+@dataclass(frozen=True)
+class MigrateReport:
+    """What :func:`migrate` did.
+
+    Attributes:
+        segment: the one segment that now holds every game.
+        games: games in it.
+        changed: False if the store already was exactly that (nothing was written).
+        removed: the older segments removed (their games are in ``segment``).
+        moved_tail: where a truncated last line of the log was set aside, if there was one.
+    """
+
+    segment: Path
+    games: int
+    changed: bool
+    removed: tuple[Path, ...] = ()
+    moved_tail: Path | None = None
+
+
+def migrate(directory: str | Path) -> MigrateReport:
+    """Rewrite every game of a store in the current record schema into one sealed segment,
+    ``games-0001.jsonl.gz``, and empty the live log. Idempotent: a migrated store is left as it is.
+
+    Crash-safe like :func:`seal`: the new segment is written to a temporary file, fsynced and
+    renamed over ``games-0001.jsonl.gz`` (fault points ``migrate:written``, ``migrate:synced``,
+    ``migrate:renamed``); it holds every game, so until the older segments are removed and the log
+    truncated (``migrate:truncated``) their games are merely read twice and counted once.
+
+    Raises:
+        StoreError: the folder holds no store, a line is invalid (nothing is changed), or a run is
+            writing the store.
+    """
+    directory = Path(directory)
+    with _maintenance(directory, "migrate"):
+        scan = scan_store(directory)
+        scan.refuse_conflicts("migrated", "migrate")
+        data = gzip.compress(b"".join(encode_record(r) for r in scan.records), SEGMENT_COMPRESSLEVEL, mtime=0)
+        target = directory / "games-0001.jsonl.gz"
+        older = tuple(p for p in segment_paths(directory) if p != target)
+        log = directory / GAMES_FILE
+        log_size = log.stat().st_size if log.is_file() else 0
+        moved_tail = None
+        if scan.tail is not None:
+            moved_tail = _move_tail(log, scan.tail)
+            log_size = scan.tail.offset
+        if not older and not log_size and target.is_file() and target.read_bytes() == data:
+            return MigrateReport(target, len(scan.records), False, (), moved_tail)
+        _write_durably(target, data, "migrate")
+        for path in older:
+            path.unlink()
+        if log_size:
+            _truncate(log)
+        _fsync_dir(directory)
+        _fault_point("migrate:truncated")
+        return MigrateReport(target, len(scan.records), True, older, moved_tail)
+
+
+@contextlib.contextmanager
+def _maintenance(directory: Path, verb: str) -> Iterator[None]:
+    """Hold the store's lock for a seal or a migration (``verb``), after removing a crashed one's
+    temporaries.
+
+    Raises:
+        StoreError: the folder holds no store, or a run is writing it.
+    """
+    if not has_games_files(directory):
+        raise StoreError(f"no store in {str(directory)!r} (neither {GAMES_FILE} nor games-NNNN.jsonl.gz)")
+    lock = _lock(directory / LOCK_FILE, f"wait for it to finish, then {verb} again")
+    try:
+        _remove_temporaries(directory)
+        yield
+    finally:
+        os.close(lock)
+
+
+def _read_segment(path: Path) -> bytes:
+    try:
+        data = path.read_bytes()
+        if not data:
+            # A segment is written whole through a temporary file and is a gzip stream even when it
+            # holds no game (20 bytes): zero bytes is a lost segment, and reading it as empty would
+            # have its games played again.
+            raise StoreError(f"{path}: damaged sealed segment (0 bytes; a sealed segment is never empty); "
+                             "restore it from a copy")
+        return gzip.decompress(data)
+    except FileNotFoundError:
+        raise StoreError(f"{path} vanished while reading (sealed or migrated meanwhile?); read again") from None
+    except (OSError, EOFError, zlib.error) as exc:  # gzip.BadGzipFile is an OSError
+        raise StoreError(f"{path}: damaged sealed segment ({exc}); restore it from a copy") from None
+
+
+def _next_segment_number(directory: Path) -> int:
+    paths = segment_paths(directory)
+    return 1 + (int(SEGMENT_PATTERN.fullmatch(paths[-1].name).group(1)) if paths else 0)  # type: ignore[union-attr]
+
+
+def _write_durably(path: Path, data: bytes, step: str) -> None:
+    """Temporary file, fsync, rename, fsync the folder: ``path`` is either absent/old or complete."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        _fault_point(f"{step}:written")
+        os.fsync(fh.fileno())
+    _fault_point(f"{step}:synced")
+    os.replace(tmp, path)
+    _fsync_dir(path.parent)
+    _fault_point(f"{step}:renamed")
+
+
+def _truncate(path: Path) -> None:
+    with open(path, "r+b") as fh:
+        fh.truncate(0)
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def _remove_temporaries(directory: Path) -> None:
+    """Temporary segments of a seal or migrate killed before its rename (never read)."""
+    for name in os.listdir(directory):
+        if name.startswith(".games-") and name.endswith(".jsonl.gz.tmp"):
+            (directory / name).unlink()
+
+
+def _fault_point(step: str) -> None:
+    """Kill this process at ``step`` if :data:`FAULT_ENV` names it: how the tests crash a seal."""
+    if os.environ.get(FAULT_ENV) == step:
+        os.kill(os.getpid(), getattr(signal, "SIGKILL", signal.SIGTERM))
+
+
+# --------------------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def _writable(directory: Path) -> Iterator[None]:
+    """Turn an OS refusal to create or write the results folder (read-only, a file in the way,
+    no space left) into one StoreError line naming the folder."""
+    try:
+        yield
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        where = f" ({exc.filename})" if exc.filename and str(exc.filename) != str(directory) else ""
+        raise StoreError(f"cannot write the results folder {str(directory)!r}: {reason}{where}; choose another --out") from None
+
+
+def _lock(path: Path, hint: str) -> int:
+    """Take the store's exclusive lock, or refuse in one line ending with ``hint`` (what the
+    command that wanted the lock can do: the caller knows its own options)."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    if fcntl is None:  # pragma: no cover
+        return fd
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise StoreError(
+            f"{path.parent} is being written by another boopexp process (lock {path}); {hint}"
+        ) from None
+    return fd
+
+
+def _move_tail(games: Path, tail: TruncatedTail) -> Path:
+    """Copy a partial last line to games.jsonl.corrupt-<time>, then cut it from games.jsonl."""
+    stamp = time.strftime("%Y%m%dT%H%M%S")
+    target = games.with_name(f"{games.name}.corrupt-{stamp}")
+    n = 1
+    while target.exists():
+        target = games.with_name(f"{games.name}.corrupt-{stamp}-{n}")
+        n += 1
+    _atomic_write(target, tail.data)
+    # Only after the bytes are safely elsewhere: the next record must start on its own line.
+    with open(games, "r+b") as fh:
+        fh.truncate(tail.offset)
+        fh.flush()
+        os.fsync(fh.fileno())
+    return target
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+    _fsync_dir(path.parent)
+
+
+def _fsync_dir(directory: Path) -> None:
+    # Makes a new or renamed file's directory entry durable; not every platform allows it.
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:  # pragma: no cover
+        return
+    try:
+        os.fsync(fd)
+    except OSError:  # pragma: no cover
+        pass
+    finally:
+        os.close(fd)
+
+
+def _json_default(obj: Any) -> Any:
+    # Engine code may hand back numpy scalars or arrays; store them as plain JSON values.
+    if hasattr(obj, "tolist"):
+        return obj.tolist()
+    if hasattr(obj, "item"):
+        return obj.item()
+    if isinstance(obj, (set, frozenset, tuple)):
+        return list(obj)
+    raise TypeError(f"{type(obj).__name__} is not JSON serialisable")
+
+
+def _show(value: Any, limit: int = 80) -> str:
+    text = " ".join(repr(value).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -1,0 +1,48 @@
+"""The ``boopexp`` command line: a thin click layer over the library.
+
+Library errors (:class:`boopexp.errors.BoopError`) become one line on stderr and exit code 2
+for configuration/usage errors, 1 otherwise; no traceback for a user's mistake.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from boopexp import __version__
+from boopexp.errors import BoopError, ConfigError
+
+
+class BoopGroup(click.Group):
+    """A click group that turns BoopError into one clear line and a non-zero exit."""
+
+    def invoke(self, ctx: click.Context):  # noqa: D401 - click API
+        try:
+            return super().invoke(ctx)
+        except ConfigError as exc:
+            click.echo(f"Error: {exc}", err=True)
+            sys.exit(2)
+        except BoopError as exc:
+            click.echo(f"Error: {exc}", err=True)
+            sys.exit(1)
+
+
+@click.group(cls=BoopGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="boopexp")
+def main() -> None:
+    """boopexp: reproduce Richoux's MCTS + CO agents for the board game boop."""
+
+
+def _register() -> None:
+    # Each command lives in the module of the concept it drives; this is the one place they meet.
+    from boopexp.interfaces.commands import register
+
+    register(main)
+
+
+_register()
+
+
+if __name__ == "__main__":  # python -m boopexp.interfaces.cli
+    main()

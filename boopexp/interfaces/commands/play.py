@@ -1,0 +1,352 @@
+"""``boopexp game`` (one game between two agents) and ``boopexp calibrate`` (host rates)."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import click
+import yaml
+
+from boopexp.agents.specs import AGENT_NAMES, DEFAULT_PRESET, PRESETS, resolve_agent
+from boopexp.agents.budget import BUDGET_MODES, DEFAULT_PROFILE, DEVICE_PROFILES, Budget
+from boopexp.errors import ConfigError, StoreError
+from boopexp.play.contract import check_max_plies
+from boopexp.play.identity import check_seed, game_seed, settings_hash
+
+
+def _parse_overrides(items: tuple[str, ...], option: str) -> dict:
+    """``KEY=VALUE`` pairs, values read as YAML scalars (``true``, ``0.3``, ``21``)."""
+    out = {}
+    for item in items:
+        if "=" not in item:
+            raise ConfigError(f"{option} {item!r} must look like KEY=VALUE, e.g. uct_c=0.5")
+        key, value = item.split("=", 1)
+        out[key.strip()] = yaml.safe_load(value)
+    return out
+
+
+def _settings_options(command):
+    """The options ``game`` and ``play`` share: seed, budget and preset."""
+    for option in reversed(_SETTINGS_OPTIONS):
+        command = option(command)
+    return command
+
+
+_SETTINGS_OPTIONS = [
+    click.option("--seed", type=int, default=0, show_default=True,
+                 help="Experiment seed, 0..2^64-1 (the game seed derives from it and the settings)."),
+    click.option("--budget", "mode", type=click.Choice(BUDGET_MODES), default="device", show_default=True,
+                 help="How thinking per move is limited: device = the paper's emulated device, deterministic on any "
+                      "machine; cpu = host CPU seconds x --throttle; wall = real seconds; iterations = a fixed "
+                      "count (docs/budget.md)."),
+    click.option("--seconds", type=float, default=1.0, show_default=True, help="Seconds per move (device/cpu/wall)."),
+    click.option("--iterations", type=int, default=80, show_default=True, help="Iterations per move (iterations mode)."),
+    click.option("--profile", default=DEFAULT_PROFILE, show_default=True, type=click.Choice(sorted(DEVICE_PROFILES)),
+                 help="device mode: the emulated device, i.e. the cost of each primitive (node, playout ply, solver "
+                      "call), calibrated to the paper's ~80 vanilla playouts/s (docs/budget.md)."),
+    click.option("--throttle", default="auto", show_default=True, help="cpu mode: host CPU s per emulated s, or auto."),
+    click.option("--preset", default=DEFAULT_PRESET, show_default=True, type=click.Choice(sorted(PRESETS)),
+                 help="code-0.6.2: the constants of the reference code, which produced the paper's tables (k = 21); "
+                      "paper: those of the paper's prose (k = 20). docs/agents.md."),
+]
+
+
+@click.command("game")
+@click.option("--p1", required=True, metavar="AGENT", help="Blue, moves first: " + ", ".join(AGENT_NAMES))
+@click.option("--p2", required=True, metavar="AGENT", help="Red, moves second.")
+@_settings_options
+@click.option("--max-plies", type=int, default=None,
+              help="Ply cap: a game that reaches it ends without a winner (default 1000; a config's max_plies).")
+@click.option("--p1-param", multiple=True, metavar="KEY=VALUE", help="Override a parameter of p1 (repeatable).")
+@click.option("--p2-param", multiple=True, metavar="KEY=VALUE", help="Override a parameter of p2 (repeatable).")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Take agents (variants, plugins, overrides), seed, budget and preset from this experiment "
+                   "config; options given explicitly still win (the game is game 0 of the pairing).")
+@click.option("--show", is_flag=True, help="Render the board after each ply.")
+@click.option("--json", "as_json", is_flag=True, help="Print the game record as JSON.")
+def game(p1, p2, seed, mode, seconds, iterations, profile, throttle, preset, max_plies, p1_param, p2_param, config_path,
+         show, as_json):
+    """Play one game between two agents (p1 = Blue moves first) and print the result."""
+    from boopexp.game import notation
+    from boopexp.play.contract import GameTask
+    from boopexp.play.match import play_game
+
+    settings = _settings(
+        [("--p1", p1, _parse_overrides(p1_param, "--p1-param")), ("--p2", p2, _parse_overrides(p2_param, "--p2-param"))],
+        seed, mode, seconds, iterations, profile, throttle, preset, config_path, max_plies,
+    )
+    experiment, preset, seed, budget = settings.experiment, settings.preset, settings.seed, settings.budget
+    max_plies = settings.max_plies
+    a, b = settings.agents
+    chash = settings_hash(seed, budget.to_dict(), preset, a.to_dict(), b.to_dict(), max_plies)
+    pairing = f"{a.name} vs {b.name}"
+    task = GameTask(experiment, chash, pairing, 0, a, b, budget, preset, game_seed(chash, 0), max_plies)
+
+    def on_ply(ply, st, text, winner):
+        if show:
+            who = "Blue" if ply % 2 == 1 else "Red"
+            click.echo(f"ply {ply}: {who} plays {text}", err=as_json)
+            click.echo(notation.render(st) + "\n", err=as_json)
+
+    from boopexp.experiments.runner import engine_is_compiled
+
+    if not engine_is_compiled():
+        click.echo("compiling the engine (first run only, ~1 min)", err=True)
+    record = play_game(task, on_ply=on_ply)
+    if as_json:
+        click.echo(json.dumps(record, indent=1))
+        return
+    mcts_moves = [t for t in record["telemetry"] if t["iterations"] > 0]
+    if record["winner"] is None:
+        click.echo(f"{pairing}: no winner after {record['plies']} plies (ply limit; a position cycle)")
+    else:
+        click.echo(
+            f"{pairing}: {record['winner']} ({record['winner_agent']}, {record['winner_colour']}) wins "
+            f"in {record['plies']} plies" + _forfeit_note(record)
+        )
+    click.echo("moves: " + " ".join(record["moves"]))
+    if mcts_moves:
+        its = sorted(t["iterations"] for t in mcts_moves)
+        click.echo(f"MCTS iterations per move: median {its[len(its) // 2]}, min {its[0]}, max {its[-1]}")
+    click.echo(f"seed {record['seed']}, host CPU {record['host_seconds']:.2f} s")
+
+
+@dataclass(frozen=True)
+class _Settings:
+    experiment: str
+    preset: str
+    seed: int
+    budget: Budget
+    agents: tuple
+    max_plies: int | None = None
+
+
+def _settings(agents: list[tuple[str, str, dict]], seed, mode, seconds, iterations, profile, throttle, preset,
+              config_path, max_plies: int | None = None) -> _Settings:
+    """The agents, seed, budget and preset of ``game`` / ``play`` from their options and, with
+    ``--config``, from the config (options typed explicitly still win).
+
+    Args:
+        agents: (option, agent name, parameter overrides) of each agent.
+    """
+    ctx = click.get_current_context()
+
+    def given(name: str) -> bool:
+        return ctx.get_parameter_source(name) not in (None, click.core.ParameterSource.DEFAULT)
+
+    if throttle != "auto":
+        try:
+            throttle = float(throttle)
+        except ValueError:
+            raise ConfigError(f"--throttle {throttle!r} must be a positive number or 'auto'") from None
+    # The options go through the checks of a config's keys, with the same messages.
+    try:
+        seed = check_seed(seed)
+    except ConfigError as exc:
+        raise ConfigError(f"--seed {seed}: {exc}") from None
+    try:
+        max_plies = check_max_plies(max_plies)
+    except ConfigError as exc:
+        raise ConfigError(f"--max-plies {max_plies}: {exc}") from None
+    budget_options = {"seconds": seconds, "iterations": iterations, "profile": profile, "throttle": throttle}
+    typed_budget = {key: value for key, value in budget_options.items() if given(key)}
+    budget = _budget_from_options(mode, typed_budget)
+    experiment = ctx.command.name
+    if config_path is None:
+        specs = tuple(resolve_agent(name, preset, overrides=over) for _, name, over in agents)
+        return _Settings(experiment, preset, seed, budget, specs, max_plies)
+    from boopexp.experiments.config import load_config
+
+    config = load_config(config_path)
+    if given("preset"):
+        raise ConfigError(f"--preset cannot be combined with --config (the config {config_path} sets the preset)")
+    experiment, preset = config.name, config.preset
+    seed = seed if given("seed") else config.seed
+    max_plies = max_plies if given("max_plies") else config.max_plies
+    if not given("mode"):  # the config's budget, with the options typed on top
+        budget = _budget_from_options(config.budget.mode, typed_budget, config.budget.to_dict())
+    try:
+        specs = tuple(config.agent(name, over) for _, name, over in agents)
+    except ConfigError as exc:
+        raise ConfigError(f"{config_path}: {exc}") from None
+    if any(spec.kind == "plugin" for spec in specs):
+        from boopexp.agents.plugins import check_plugin
+
+        for (flag, _, _), spec in zip(agents, specs):
+            if spec.kind == "plugin":
+                check_plugin(spec, where=f"{flag} {spec.name}")
+    return _Settings(experiment, preset, seed, budget, specs, max_plies)
+
+
+def _budget_from_options(mode: str, typed: dict, base: dict | None = None) -> Budget:
+    """The budget of ``--budget MODE`` and the budget options typed, checked as a config's
+    ``budget:`` mapping: an option the mode does not use is refused, as the config key would be."""
+    data = {**(base or {}), "mode": mode, **typed}
+    try:
+        return Budget.from_mapping(data)
+    except ConfigError as exc:
+        key = re.search(r"budget\.(\w+)", str(exc))
+        option = _BUDGET_OPTION.get(key.group(1) if key else "mode", "--budget")
+        value = mode if option == "--budget" else data.get(key.group(1)) if key else mode
+        raise ConfigError(f"{option} {value}: {exc}") from None
+
+
+_BUDGET_OPTION = {"mode": "--budget", "seconds": "--seconds", "iterations": "--iterations", "profile": "--profile",
+                  "throttle": "--throttle"}
+
+
+@click.command("calibrate")
+@click.option("--seconds", type=float, default=2.0, show_default=True, help="Measuring time per agent.")
+@click.option("--device", "fit_device", is_flag=True, help="Also re-fit the device profile from seeded games.")
+@click.option("--games", type=int, default=8, show_default=True, help="Games per measurement with --device.")
+@click.option("--lookahead", "lookahead_only", is_flag=True,
+              help="Only measure r, the two-stage check's cost per step in objective evaluations.")
+def calibrate(seconds, fit_device, games, lookahead_only):
+    """Measure this host's MCTS rates and the cpu-mode throttle (docs/budget.md)."""
+    from boopexp.play import calibrate as cal
+    from boopexp.agents.budget import LOOKAHEAD_RATIO
+    from boopexp.play.throttle import PAPER_VANILLA_ITERATIONS_PER_S, host_iteration_rate
+
+    if seconds <= 0 or games < 1:
+        raise ConfigError("--seconds must be > 0 and --games >= 1")
+    if lookahead_only:
+        la = cal.measure_lookahead_ratio()
+        click.echo(f"objective evaluation: {la.evaluation_ns:.1f} ns ({la.evaluations_per_call:.1f} per solver call); "
+                   f"two-stage check step: {la.step_ns:.1f} ns ({la.steps_per_check:.0f} per check)")
+        click.echo(f"r = {la.ratio:.3f} (the device profiles use {LOOKAHEAD_RATIO})")
+        return
+    van = host_iteration_rate("vanilla", seconds)
+    co = host_iteration_rate("mcts-co", seconds)
+    throttle = PAPER_VANILLA_ITERATIONS_PER_S / van
+    click.echo(f"host vanilla iterations per CPU second: {van:,.0f}")
+    click.echo(f"host mcts-co iterations per CPU second: {co:,.0f}")
+    click.echo(f"cpu-mode throttle (auto): {throttle:.6f} host CPU s per emulated s "
+               f"(vanilla gets {PAPER_VANILLA_ITERATIONS_PER_S:.0f} iterations per emulated second)")
+    if fit_device:
+        shipped = DEVICE_PROFILES[DEFAULT_PROFILE]
+        v = cal.measure_primitives("vanilla", "vanilla", 80, games)
+        fitted = cal.fit_device_profile(v)
+        m = cal.measure_primitives("mcts-co", "heuristics", 100, games)
+        click.echo(f"vanilla per move at 80 iterations: {v.plies:.1f} playout plies, {v.nodes:.1f} nodes")
+        click.echo(f"fitted random_ply cost: {fitted.random_ply} device-us (shipped: {shipped.random_ply})")
+        for label, prof in (("shipped", shipped), ("fitted", fitted)):
+            r = cal.predicted_rate(m, prof)
+            per_game = r["equivalent_moves_per_device_s"] * cal.PAPER_MCTS_CO_MOVES_PER_GAME
+            cands = r["equivalent_candidates_per_device_s"] * cal.PAPER_MCTS_CO_MOVES_PER_GAME
+            click.echo(
+                f"{label}: mcts-co {r['iterations_per_device_s']:.1f} iterations, "
+                f"{r['solver_calls_per_device_s']:.0f} solver calls, "
+                f"{r['equivalent_moves_per_device_s']:.0f} equivalent moves per device-second; per game of "
+                f"{cal.PAPER_MCTS_CO_MOVES_PER_GAME} moves ~{per_game:,.0f} tie events, ~{cands:,.0f} tied "
+                f"candidates (paper: {cal.PAPER_EQUIVALENT_MOVES_PER_GAME:,})"
+            )
+
+
+__all__ = ["game", "calibrate", "replay", "play"]
+
+
+def _forfeit_note(record: dict) -> str:
+    """`` by forfeit: greedy (p1) illegal_move: ...`` for a forfeited game, else ""."""
+    forfeit = record.get("forfeit")
+    if not isinstance(forfeit, dict):
+        return ""
+    return f" by forfeit: {forfeit.get('agent')} ({forfeit.get('player')}) {record.get('termination')}: {forfeit.get('error')}"
+
+
+@click.command("replay")
+@click.argument("results_dir", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--pairing", required=True, help='The pairing, p1 first, e.g. "mcts-co vs vanilla" (aliases allowed).')
+@click.option("--game", "game_index", type=click.IntRange(min=0), required=True, help="The game index (0-based).")
+@click.option("--config-hash", default=None, help="Settings hash (or a prefix), when the folder holds several.")
+@click.option("--show", is_flag=True, help="Render the board after each ply.")
+@click.option("--search", is_flag=True,
+              help="Also re-run both agents from the record's settings and check the same game comes out "
+                   "(device and iterations budgets are exactly reproducible).")
+def replay(results_dir, pairing, game_index, config_hash, show, search):
+    """Replay a stored game: walk its moves on the board (checking every one), or re-play it."""
+    from boopexp.game import notation
+    from boopexp.agents.specs import ALIASES
+    from boopexp.experiments.config import parse_pairing
+    from boopexp.play.replay import check_searchable, find_game, first_difference, walk
+    from boopexp.experiments.status import require_results_folder
+    from boopexp.experiments.store import GameStore, has_games_files
+
+    require_results_folder(results_dir)  # exit code 2, as in status and tables
+    if not has_games_files(results_dir):
+        raise ConfigError(f"no games.jsonl (nor sealed games-NNNN.jsonl.gz) in {str(results_dir)!r}")
+    try:  # aliases as in configs ("mcts+SEP" is "mcts-co"); declared agents keep their own names
+        pairing = parse_pairing(pairing, canonical=lambda name: ALIASES.get(name, name))
+    except ConfigError as exc:
+        raise ConfigError(f"--pairing: {exc}") from None
+    record = find_game(GameStore(results_dir).scan().records, pairing, game_index, config_hash,
+                       where=repr(str(results_dir)))
+    if search:
+        check_searchable(record)  # before the walk: a human's game is one line, at once
+
+    def on_ply(ply, text, position):
+        if show:
+            who = "Blue" if ply % 2 == 1 else "Red"
+            click.echo(f"ply {ply}: {who} plays {text}")
+            click.echo(notation.render(position.state) + "\n")
+
+    walk(record, on_ply)
+    winner = record["winner_colour"]
+    if "forfeit" in record:
+        outcome = f"{record['winner']} ({record['winner_agent']}) wins{_forfeit_note(record)}"
+    else:
+        outcome = "no winner (ply limit)" if winner is None else f"{record['winner']} ({record['winner_agent']}, {winner}) wins"
+    click.echo(f"{pairing} #{game_index}: {len(record['moves'])} legal moves replayed; {outcome}, as recorded.")
+    if search:
+        mode = record.get("budget", {}).get("mode")
+        if mode in ("cpu", "wall"):
+            click.echo(f"Note: a {mode}-mode game depends on the host's speed; the re-play may differ.")
+        first = first_difference(record)
+        if first is None:
+            click.echo("Re-played from the record's settings and seed: the same game, move for move.")
+        else:
+            raise StoreError(f"{pairing!r} #{game_index}: the re-played game differs from the record from ply {first}")
+
+
+@click.command("play")
+@click.option("--agent", "agent_name", default="mcts-co", show_default=True, metavar="AGENT",
+              help="Your opponent: " + ", ".join(AGENT_NAMES) + ", or an agent of --config.")
+@click.option("--first/--second", "human_first", default=True, show_default=True,
+              help="Play Blue and move first, or Red and move second.")
+@_settings_options
+@click.option("--max-plies", type=int, default=None,
+              help="Ply cap: a game that reaches it ends without a winner (default 1000; a config's max_plies).")
+@click.option("--param", multiple=True, metavar="KEY=VALUE", help="Override a parameter of the agent (repeatable).")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Take the agent (variants, plugins), seed, budget, preset and ply cap from this experiment config; "
+                   "options given explicitly still win.")
+@click.option("--hint", "hint_every_move", is_flag=True, help="Show what mcts-co would play before each of your moves.")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("results/play"),
+              show_default=True, help="The store the finished game is saved in (boopexp replay reads it).")
+def play(agent_name, human_first, seed, mode, seconds, iterations, profile, throttle, preset, max_plies, param,
+         config_path, hint_every_move, out):
+    """Play against an agent in the terminal; the finished game is saved as a game record.
+
+    Type moves as c3 (a small piece) or C3 (a large one); undo, hint, moves, help and quit are
+    commands.
+    """
+    import sys
+
+    from boopexp.interfaces import interactive
+    from boopexp.engine.state import BLUE, RED
+
+    settings = _settings([("--agent", agent_name, _parse_overrides(param, "--param"))],
+                         seed, mode, seconds, iterations, profile, throttle, preset, config_path, max_plies)
+    spec, budget, preset, seed = settings.agents[0], settings.budget, settings.preset, settings.seed
+    session = interactive.new_session(spec, BLUE if human_first else RED, budget, preset, seed, out,
+                                      settings.max_plies)
+    outcome = interactive.run_dialogue(session, input, click.echo, sys.stderr, hint_every_move)
+    if not outcome.finished:
+        click.echo(f"Game abandoned after {outcome.plies} plies; not saved.")
+        return
+    record = interactive.save(session, out)
+    click.echo(f"Saved in {out} as {record['pairing']!r} #{record['game_index']}; watch it again with:")
+    click.echo(f"  boopexp replay {out} --pairing {record['pairing']!r} --game {record['game_index']} "
+               f"--config-hash {record['config_hash']} --show")

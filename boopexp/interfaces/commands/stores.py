@@ -1,0 +1,55 @@
+"""``boopexp seal`` and ``boopexp migrate``: compact a results folder's store (docs/runner.md).
+
+The library does the work (:func:`boopexp.experiments.store.seal`, :func:`boopexp.experiments.store.migrate`); these
+commands check the folder, call it and say what changed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from boopexp.errors import ConfigError
+
+_DIR = click.argument("directory", metavar="DIR", type=click.Path(file_okay=False, path_type=Path))
+
+
+def _check_folder(directory: Path) -> None:
+    if not directory.is_dir():
+        raise ConfigError(f"no results folder {str(directory)!r}")
+
+
+@click.command("seal")
+@_DIR
+def seal(directory: Path) -> None:
+    """Move the finished games of DIR/games.jsonl into a new compressed segment (crash-safe)."""
+    from boopexp.experiments.store import seal as seal_store
+
+    _check_folder(directory)
+    report = seal_store(directory)
+    if report.moved_tail is not None:
+        click.echo(f"Warning: a truncated last line of the log was moved to {report.moved_tail}", err=True)
+    if report.segment is None:
+        click.echo(f"{directory}: no game to seal" + (f" ({report.dropped} already sealed)" if report.dropped else ""))
+    else:
+        extra = f"; {report.dropped} copies of sealed games dropped" if report.dropped else ""
+        click.echo(f"{directory}: {report.games} games sealed into {report.segment.name}{extra}")
+
+
+@click.command("migrate")
+@_DIR
+def migrate(directory: Path) -> None:
+    """Rewrite every game of DIR in the current record schema into one sealed segment."""
+    from boopexp.experiments.store import migrate as migrate_store
+
+    _check_folder(directory)
+    report = migrate_store(directory)
+    if report.moved_tail is not None:
+        click.echo(f"Warning: a truncated last line of the log was moved to {report.moved_tail}", err=True)
+    if not report.changed:
+        click.echo(f"{directory}: already migrated ({report.games} games in {report.segment.name})")
+        return
+    size = report.segment.stat().st_size
+    click.echo(f"{directory}: {report.games} games in {report.segment.name} "
+               f"({size:,} bytes, {size / max(report.games, 1):,.0f} bytes/game)")

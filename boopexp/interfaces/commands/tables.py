@@ -1,0 +1,47 @@
+"""``boopexp tables``: rebuild the paper's tables and figures from raw game records."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import click
+
+from boopexp.analysis.defaults import DEFAULT_OUT_DIR, DEFAULT_RESULTS_DIRS
+
+
+@click.command("tables")
+@click.argument("results_dirs", nargs=-1, type=click.Path(path_type=Path))
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=DEFAULT_OUT_DIR,
+    show_default=True,
+    help="Folder for the tables (.md/.csv/.tex) and figures (.png/.svg).",
+)
+def tables(results_dirs: tuple[Path, ...], out_dir: Path) -> None:
+    """Build Tables I and II, telemetry and pairwise tables from RESULTS_DIR/games.jsonl.
+
+    RESULTS_DIR defaults to results/ablation and results/mirror. Prints Tables I and II as
+    Markdown and the files written.
+    """
+    from boopexp.analysis import ReportWarning, build_report  # pandas and matplotlib: only when building
+
+    dirs = list(results_dirs) or [Path(d) for d in DEFAULT_RESULTS_DIRS]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ReportWarning)
+        try:
+            report = build_report(dirs, out_dir)
+        finally:
+            # Shown even when the build fails: a skipped directory may explain the error.
+            for w in caught:
+                if issubclass(w.category, ReportWarning):
+                    click.echo(f"Warning: {w.message}", err=True)
+                else:
+                    warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    click.echo(report.markdown("table1"))
+    click.echo(report.markdown("table2"))
+    click.echo(f"Wrote {len(report.paths)} files to {report.out_dir}/:")
+    for path in report.paths:
+        click.echo(f"  {path}")

@@ -1,0 +1,235 @@
+"""One game between two agents: the pure function the runner maps over its pool.
+
+The task and the record are the engine-free game contract (:mod:`boopexp.play.contract`).
+``play_game(task)`` depends only on the task (agents, budget, seed): the same task gives the
+same record on any machine in ``device`` and ``iterations`` modes, whatever the number of
+workers or the order in which games finish.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from boopexp.engine import mcts, rules
+
+from boopexp.game import notation
+from boopexp.agents.specs import AgentSpec
+from boopexp.engine.buffers import new_work
+from boopexp.agents.budget import Budget, device_costs
+from boopexp.play.contract import MAX_PLIES, GameTask, build_record
+from boopexp.errors import ConfigError, IllegalMoveError, InvalidMoveError
+from boopexp.game.position import Move, Position
+from boopexp.agents.plugins import build_agent, one_line
+from boopexp.engine.rng import new_rng_state
+from boopexp.engine.state import N_SQUARES, TO_MOVE, initial_state
+from boopexp.play.throttle import resolve_throttle
+
+__all__ = ["MAX_PLIES", "Forfeit", "GameTask", "Player", "PluginPlayer", "make_player", "play_game"]
+
+
+class Player:
+    """An agent in a game: chooses moves and promotions with its own generator."""
+
+    promotion = rules.PROMO_HEURISTIC  # AGENTS.md §B.11: every AI but the random one
+
+    def __init__(self, spec: AgentSpec, budget: Budget, rng: np.ndarray, costs: np.ndarray, throttle: float):
+        self.spec = spec
+        self.budget = budget
+        self.rng = rng
+        self.costs = costs
+        self.throttle = throttle
+        self.work = new_work()
+
+    def select(self, st: np.ndarray) -> tuple[int, dict]:
+        raise NotImplementedError
+
+
+class MCTSPlayer(Player):
+    """MCTS_GHOST (AGENTS.md §B) under the game's budget."""
+
+    def select(self, st):
+        return mcts.search(st, self.spec.mcts, self.budget, self.costs, self.rng, self.work, self.throttle)
+
+
+class HeuristicsPlayer(Player):
+    """Pure Heuristics (AGENTS.md §C.2): one best_move call, random fallback; no search."""
+
+    def select(self, st):
+        cpu0 = time.process_time()
+        # One solver call, counted and charged as inside a search.
+        acc = np.zeros(mcts.N_ACC, dtype=np.int64)
+        acc_us = np.zeros(1, dtype=np.float64)
+        w = self.work
+        code = mcts.solver_best_move(st, w.mask, self.rng, w, acc, acc_us, self.costs)
+        if code < 0:
+            code = rules.random_move(st, w.mask, self.rng, w.squares)
+        return int(code), mcts.move_telemetry(acc, float(acc_us[0]), 0, cpu0)
+
+
+class RandomPlayer(Player):
+    """RandomPlay (AGENTS.md §C.3): random moves, uniformly random promotion group."""
+
+    promotion = rules.PROMO_RANDOM
+
+    def select(self, st):
+        cpu0 = time.process_time()
+        code = rules.random_move(st, self.work.mask, self.rng, self.work.squares)
+        return int(code), mcts.move_telemetry(np.zeros(mcts.N_ACC, dtype=np.int64), 0.0, 0, cpu0)
+
+
+class Forfeit(Exception):
+    """A plugin agent lost the game by its own move: an exception, or not a legal move here.
+
+    Attributes:
+        termination: ``"agent_error"`` or ``"illegal_move"`` (the record's ``termination``).
+        error: one line: the exception, or why the move is not legal.
+        move: what the agent returned, as text (illegal moves only).
+    """
+
+    def __init__(self, termination: str, error: str, move: str | None = None):
+        super().__init__(error)
+        self.termination, self.error, self.move = termination, error, move
+
+
+class PluginPlayer(Player):
+    """A Python agent (docs/agents.md): ``choose(position, rng)`` and optionally ``promote``.
+
+    The agent gets an immutable :class:`~boopexp.game.position.Position` and its own numpy Generator; what
+    it returns is checked here, and anything but a legal move ends the game as a :class:`Forfeit`.
+    """
+
+    def __init__(self, spec: AgentSpec, budget: Budget, seed_seq: np.random.SeedSequence, costs: np.ndarray,
+                 throttle: float):
+        # Two streams: the kernel's (the heuristic promotion's tie-breaks) and the agent's own.
+        kernel_ss, agent_ss = seed_seq.spawn(2)
+        super().__init__(spec, budget, new_rng_state(kernel_ss), costs, throttle)
+        self.generator = np.random.default_rng(agent_ss)
+        self.promotion = rules.PROMO_HEURISTIC
+        self.agent, self.error = None, None
+        try:
+            self.agent = build_agent(spec)
+        except ConfigError:
+            raise  # the module cannot be imported here: a failed game (rerun retries), not a forfeit
+        except Exception as exc:  # noqa: BLE001 - the plugin's own failure: it forfeits
+            self.error = one_line(exc)
+
+    def select(self, st):
+        cpu0 = time.process_time()
+        if self.agent is None:
+            raise Forfeit("agent_error", self.error or "the agent could not be built")
+        position = Position(st)
+        try:
+            answer = self.agent.choose(position, self.generator)
+        except Exception as exc:  # noqa: BLE001 - any exception of the agent forfeits the game
+            raise Forfeit("agent_error", one_line(exc)) from None
+        shown = answer if isinstance(answer, str) else (str(answer) if isinstance(answer, Move) else repr(answer))
+        try:
+            if isinstance(answer, Move) and not all(
+                isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in (answer.size, answer.square)
+            ):
+                raise InvalidMoveError(f"{answer!r}: size and square must be integers")
+            move = position.check_legal(answer)
+        except (InvalidMoveError, IllegalMoveError) as exc:
+            raise Forfeit("illegal_move", one_line(exc), shown) from None
+        self.promotion = rules.PROMO_HEURISTIC
+        promote = getattr(self.agent, "promote", None)
+        if promote is not None:
+            # The mover's candidate groups once the move has pushed, in the order the rules index them.
+            groups = position._groups_after(move, rules.REAL)
+            if len(groups) >= 2:
+                try:
+                    index = promote(position, list(groups), self.generator)
+                except Exception as exc:  # noqa: BLE001
+                    raise Forfeit("agent_error", one_line(exc)) from None
+                if isinstance(index, bool) or not isinstance(index, (int, np.integer)) or not 0 <= index < len(groups):
+                    raise Forfeit("illegal_move", f"promotion index {index!r} after {move}: there are "
+                                  f"{len(groups)} candidate groups", shown)
+                self.promotion = int(index)
+        code = (int(move.size) - 1) * 36 + int(move.square)
+        return code, mcts.move_telemetry(np.zeros(mcts.N_ACC, dtype=np.int64), 0.0, 0, cpu0)
+
+
+_PLAYERS = {"mcts": MCTSPlayer, "heuristics": HeuristicsPlayer, "random": RandomPlayer}
+
+
+def make_player(spec: AgentSpec, budget: Budget, seed_seq: np.random.SeedSequence, throttle: float = 1.0) -> Player:
+    """A Player for ``spec`` drawing from its own generator seeded by ``seed_seq``."""
+    costs = device_costs(budget.device_profile())
+    if spec.kind == "plugin":
+        return PluginPlayer(spec, budget, seed_seq, costs, throttle)
+    return _PLAYERS[spec.kind](spec, budget, new_rng_state(seed_seq), costs, throttle)
+
+
+def play_game(task: GameTask, on_ply=None) -> dict:
+    """Play one game and return its record (docs/architecture.md).
+
+    Args:
+        task: the game's identity and settings.
+        on_ply: optional callback ``on_ply(ply, state, move_text, winner)`` (e.g. ``--show``).
+    """
+    cpu0 = time.process_time()
+    throttle = 1.0
+    if task.budget.mode == "cpu":
+        throttle = resolve_throttle(task.budget.throttle)
+    ss = np.random.SeedSequence(task.seed)
+    p1_ss, p2_ss = ss.spawn(2)
+    players = (make_player(task.p1, task.budget, p1_ss, throttle), make_player(task.p2, task.budget, p2_ss, throttle))
+    st = initial_state()
+    w = new_work()
+    moves: list[str] = []
+    telemetry: list[dict] = []
+    winner = 0
+    forfeit = None
+    cap = task.ply_cap
+    while winner == 0 and len(moves) < cap:
+        side = 0 if st[TO_MOVE] < 0 else 1
+        player = players[side]
+        try:
+            code, tel = player.select(st)
+        except Forfeit as exc:
+            forfeit = {"termination": exc.termination, "player": "p1" if side == 0 else "p2",
+                       "agent": player.spec.name, **({"move": exc.move} if exc.move is not None else {}),
+                       "error": exc.error}
+            break
+        # An invariant, not a user error: a running game always has a legal move, and every
+        # built-in player returns one (the heuristics player falls back to a random move).
+        assert code >= 0, f"agent {player.spec.name} found no move in {notation.format_position(st)!r}"
+        size, sq = code // N_SQUARES + 1, code % N_SQUARES
+        st = st.copy()
+        winner, n, chosen = rules.apply_move_inplace(st, size, sq, rules.REAL, player.promotion, player.rng,
+                                                     w.groups, w.scores, w.ties)
+        group = tuple(int(q) for q in w.groups[chosen] if q >= 0) if n >= 2 else None
+        text = notation.format_move(size, sq, group)
+        moves.append(text)
+        tel = {"ply": len(moves), "player": "p1" if side == 0 else "p2", "agent": player.spec.name, **tel}
+        telemetry.append(tel)
+        if on_ply is not None:
+            on_ply(len(moves), st, text, winner)
+    telemetry = _same_fields(telemetry)
+    win_side = None if winner == 0 else ("p1" if winner < 0 else "p2")
+    if forfeit is not None:  # a decided game: the opponent of the forfeiting agent wins
+        win_side = "p2" if forfeit["player"] == "p1" else "p1"
+    return build_record(task, win_side, moves, telemetry, time.process_time() - cpu0, forfeit=forfeit)
+
+
+def _same_fields(telemetry: list[dict]) -> list[dict]:
+    """Every move with the same telemetry fields: when one agent reports the two-stage checks
+    (``lookahead_*``, an agent with ``co_lookahead``), the other's moves report zero checks, so
+    the record stores its telemetry column-wise. Games without such an agent are unchanged."""
+    extra = [k for k in ("lookahead_moves", "lookahead_replies") if any(k in t for t in telemetry)]
+    if not extra:
+        return telemetry
+    out = []
+    for t in telemetry:
+        if all(k in t for k in extra):
+            out.append(t)
+            continue
+        row = {}
+        for key, value in t.items():
+            if key == "device_seconds":
+                row.update({k: t.get(k, 0) for k in extra})
+            row[key] = value
+        out.append(row)
+    return out

@@ -1,0 +1,158 @@
+"""Replay a stored game: walk its moves on the board, checking every one, or play it again.
+
+``boopexp replay`` and the tests use these; a record alone is enough (docs/architecture.md).
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterable, Mapping
+
+from boopexp.agents.specs import ALIASES
+from boopexp.play.contract import FORFEITS, task_from_record, without_host_timing
+from boopexp.errors import BoopError, ConfigError, StoreError
+from boopexp.game.position import Position
+from boopexp.play.match import play_game
+
+#: ``on_ply(ply, move_text, position_after)``
+OnPly = Callable[[int, str, Position], None]
+
+
+def _name(record: Mapping) -> str:
+    return f"{record.get('pairing')!r} #{record.get('game_index')}"
+
+
+def find_game(records: Iterable[Mapping], pairing: str, game_index: int, config_hash: str | None = None,
+              where: str = "the store") -> dict:
+    """The one record of ``pairing`` #``game_index`` (under a settings hash starting ``config_hash``).
+
+    Raises:
+        ConfigError: no such game (the message lists the pairings there), or several under
+            different settings (the message lists their hashes).
+    """
+    records = list(records)
+    found = [
+        r for r in records
+        if r.get("pairing") == pairing and r.get("game_index") == game_index
+        and (config_hash is None or str(r.get("config_hash", "")).startswith(config_hash))
+    ]
+    if not found:
+        if config_hash is not None:
+            hashes = sorted({str(r.get("config_hash")) for r in records
+                             if r.get("pairing") == pairing and r.get("game_index") == game_index})
+            there = f"its settings hashes there: {', '.join(hashes)}" if hashes else "no such game under any settings"
+            raise ConfigError(f"no game {pairing!r} #{game_index} with a settings hash starting {config_hash!r}"
+                              f" in {where}; {there}")
+        pairings = sorted({str(r.get("pairing")) for r in records})
+        raise ConfigError(f"no game {pairing!r} #{game_index} in {where}; pairings there: {', '.join(pairings)}")
+    if len(found) > 1:
+        hashes = ", ".join(str(r.get("config_hash")) for r in found)
+        raise ConfigError(f"{pairing!r} #{game_index} exists under several settings; choose --config-hash from: {hashes}")
+    return dict(found[0])
+
+
+def walk(record: Mapping, on_ply: OnPly | None = None) -> Position:
+    """Play ``record['moves']`` on the board (REAL rules; a ``:group`` suffix replays the recorded
+    promotion choice) and check the record's outcome; return the final position.
+
+    Raises:
+        StoreError: an illegal or unreadable move, a victory before the last ply, or a counted
+            field other than the replayed game's (:func:`check_counted_fields`).
+    """
+    moves = list(record["moves"])
+    if "plies" in record and record["plies"] != len(moves):
+        raise StoreError(f"{_name(record)}: the record says {record['plies']} plies but holds {len(moves)} moves")
+    position = Position.initial()
+    winner = None
+    for ply, text in enumerate(moves, start=1):
+        try:
+            result = position.play(text)
+        except BoopError as exc:
+            raise StoreError(f"{_name(record)}: ply {ply} ({text!r}): {exc}") from None
+        position, winner = result.position, result.winner
+        if on_ply is not None:
+            on_ply(ply, text, position)
+        if winner is not None and ply != len(moves):
+            raise StoreError(f"{_name(record)}: {winner} already won at ply {ply} of {len(moves)}")
+    check_counted_fields(record, winner)
+    return position
+
+
+def check_counted_fields(record: Mapping, colour: str | None) -> None:
+    """Check every field that ``status`` and the tables count against the game's moves and agents:
+    the winner (side, colour, agent), the termination, the number of plies, the agent names and
+    the pairing, and the telemetry's ply, player and agent per move. (The telemetry's counts come from the search:
+    :func:`first_difference` checks them.)
+
+    Args:
+        colour: the winner of the walked moves (``"blue"``, ``"red"`` or None).
+
+    Raises:
+        StoreError: the first field that disagrees, with the recorded and the replayed values.
+    """
+    termination = "victory" if colour is not None else "ply_limit"
+    forfeit = record.get("forfeit")
+    if isinstance(forfeit, Mapping):
+        # A plugin's forfeit (docs/agents.md) ends the game before any victory on the board; the
+        # opponent of the forfeiting side wins.
+        if colour is not None:
+            raise StoreError(f"{_name(record)}: the record says a forfeit, but {colour} won on the board")
+        side = "p2" if forfeit.get("player") == "p1" else "p1"
+        colour = "blue" if side == "p1" else "red"
+        termination = record.get("termination") if record.get("termination") in FORFEITS else "a forfeit"
+    side = None if colour is None else ("p1" if colour == "blue" else "p2")
+    names = {s: (record.get(f"{s}_spec") or {}).get("name", record.get(s)) for s in ("p1", "p2")}
+    expected = {
+        "winner": side,
+        "winner_colour": colour,
+        "winner_agent": None if side is None else names[side],
+        "termination": termination,
+        "plies": len(record["moves"]),
+        "p1": names["p1"],
+        "p2": names["p2"],
+        "pairing": f"{names['p1']} vs {names['p2']}",
+    }
+    for key, want in expected.items():
+        got = record.get(key)
+        if key == "pairing" and isinstance(got, str):  # an alias names the same agent ("mcts+SEP")
+            got = " vs ".join(ALIASES.get(n, n) for n in got.split(" vs "))
+        if key in record and got != want:
+            raise StoreError(f"{_name(record)}: the record says {key} = {record[key]!r}; its moves and agents "
+                             f"give {want!r}")
+    telemetry = record.get("telemetry")
+    if isinstance(telemetry, list):
+        if len(telemetry) != len(record["moves"]):
+            raise StoreError(f"{_name(record)}: {len(telemetry)} telemetry entries for {len(record['moves'])} moves")
+        for ply, entry in enumerate(telemetry, start=1):
+            player = "p1" if ply % 2 == 1 else "p2"
+            want = {"ply": ply, "player": player, "agent": names[player]}
+            for key, value in want.items():
+                if isinstance(entry, Mapping) and key in entry and entry[key] != value:
+                    raise StoreError(f"{_name(record)}: telemetry of ply {ply} says {key} = {entry[key]!r}, "
+                                     f"not {value!r}")
+
+
+def check_searchable(record: Mapping) -> None:
+    """Raise ConfigError for a game with a human player (``boopexp play``): its moves can be
+    walked, not searched again."""
+    if any((record.get(side) or {}).get("kind") == "human" for side in ("p1_spec", "p2_spec")):
+        raise ConfigError(f"{_name(record)} was played by a human (boopexp play): it cannot be re-played "
+                          "by search; without --search its moves are checked")
+
+
+def first_difference(record: Mapping) -> int | None:
+    """Play the game again from the record's settings and seed (:func:`boopexp.play.match.play_game`);
+    None when it is the same game move for move (host timings and the code version aside),
+    else the first ply (1-based) where it differs.
+
+    Device and iterations budgets reproduce exactly; cpu and wall budgets depend on the host.
+
+    Raises:
+        ConfigError: the record cannot be turned into a task (a missing field, a human player).
+    """
+    check_searchable(record)
+    again = play_game(task_from_record(dict(record)))
+    # the version may differ: a record of older code is checked against the current one
+    if {**without_host_timing(again), "version": None} == {**without_host_timing(dict(record)), "version": None}:
+        return None
+    a, b = again["moves"], list(record["moves"])
+    return 1 + next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
