@@ -42,7 +42,7 @@ def test_seal_and_migrate_refuse_a_missing_folder_or_one_without_games(tmp_path)
 
 
 def _segment(folder, number, *records):
-    from boopexp.store import encode_record
+    from boopexp.experiments.store import encode_record
 
     folder.mkdir(parents=True, exist_ok=True)
     data = gzip.compress(b"".join(encode_record(r) for r in records))
@@ -122,7 +122,7 @@ def test_the_duplicate_warning_names_the_files_that_hold_the_copies(tmp_path):
 
 
 def test_the_lock_message_fits_a_command_without_out(tmp_path):
-    from boopexp.store import GameStore
+    from boopexp.experiments.store import GameStore
 
     folder = tmp_path / "r"
     write_log(folder, 1)

@@ -344,9 +344,9 @@ def test_a_conflicting_duplicate_is_warned_about_with_both_copies_and_the_first_
 def test_a_run_refuses_a_zero_byte_segment_instead_of_playing_its_games_again(tmp_path, monkeypatch):
     from conftest import DEMO_CONFIG, fake_play_game
 
-    from boopexp import match
-    from boopexp.config import load_yaml, parse_config
-    from boopexp.runner import run_plan
+    from boopexp.play import match
+    from boopexp.experiments.config import load_yaml, parse_config
+    from boopexp.experiments.runner import run_plan
 
     c = parse_config(load_yaml(DEMO_CONFIG, "t.yaml"), "t.yaml")
     with GameStore(tmp_path).open() as w:
