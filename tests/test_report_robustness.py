@@ -280,3 +280,24 @@ def test_missing_study_folder_is_one_line(tmp_path):
     result = CliRunner().invoke(main, ["robustness", str(tmp_path / "nope")])
     assert result.exit_code == 2
     assert result.output.strip().splitlines()[-1].startswith("Error: study folder not found")
+
+
+@pytest.mark.parametrize("holds", ["a game store", "nothing"])
+def test_a_folder_that_is_not_the_study_is_refused_and_nothing_is_written(tmp_path, holds):
+    """Issue 20: a plain game store gave "0 claim rows", exit 0, and 7 empty files in the store."""
+    folder = tmp_path / "results" / "ablation"
+    folder.mkdir(parents=True)
+    if holds == "a game store":
+        write_results(folder, [make_record("mcts-co vs vanilla", i, "p1", plies=3) for i in range(3)])
+    before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    for extra in ([], ["--out", str(tmp_path / "out")]):
+        result = CliRunner().invoke(main, ["robustness", str(folder), *extra])
+        assert result.exit_code == 2, result.output
+        assert "Traceback" not in result.output
+        assert result.stderr.splitlines() == [
+            f"Error: {str(folder)!r} is not the robustness study's folder: it holds none of its stores "
+            "d1, d2, d3, d4-vanilla, d4-se, d4-bias (each a results folder of configs/robustness-*.yaml); "
+            "give the study's folder (default results/robustness)"]
+    assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
+    assert sorted(p.name for p in folder.iterdir()) == sorted(p.name for p in before if p.parent == folder)
+    assert not (tmp_path / "out").exists()

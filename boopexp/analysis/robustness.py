@@ -159,11 +159,18 @@ def load_study(root: Path | str, reference_root: Path | str | None = None) -> St
             (default: root's parent).
 
     Raises:
-        ConfigError: ``root`` is not a folder.
+        ConfigError: ``root`` is not a folder, or holds none of the study's stores (another
+            results folder given by mistake: nothing is read or written).
     """
     root = Path(root)
     if not root.is_dir():
         raise ConfigError(f"study folder not found: {str(root)!r}")
+    if not any(has_games_files(root / name) for name in STORES):
+        raise ConfigError(
+            f"{str(root)!r} is not the robustness study's folder: it holds none of its stores "
+            f"{', '.join(STORES)} (each a results folder of configs/robustness-*.yaml); give the study's folder "
+            "(default results/robustness)"
+        )
     reference_root = root.parent if reference_root is None else Path(reference_root)
     stores: dict[str, pd.DataFrame] = {}
     missing: list[str] = []

@@ -22,7 +22,8 @@ def robustness(root: Path, out_dir: Path | None, reference_root: Path | None) ->
 
     Reads ROOT/{d1,d2,d3,d4-vanilla,d4-se,d4-bias} (default results/robustness) and writes
     claims.csv, the other tables (CSV and robustness-tables.md) and the ladder, sensitivity and
-    ratings figures. Missing or incomplete stores are reported; their claims are left out.
+    ratings figures. Missing or incomplete stores are reported; their claims are left out. A
+    folder holding none of the six stores is refused (exit 2, nothing written).
     """
     from boopexp.analysis import ReportWarning
     from boopexp.analysis.robustness_report import rebuild
