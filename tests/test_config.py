@@ -6,10 +6,12 @@ from pathlib import Path
 
 import pytest
 import yaml
+from click.testing import CliRunner
 
 from boopexp.play import identity
 from boopexp.agents.specs import resolve_agent
 from boopexp.agents.budget import Budget
+from boopexp.interfaces.cli import main
 from boopexp.experiments.config import ExperimentConfig, load_config, load_yaml, parse_config, plan_entries
 from boopexp.errors import ConfigError
 
@@ -274,3 +276,45 @@ def test_long_values_are_shortened_to_keep_one_line():
     with pytest.raises(ConfigError) as info:
         cfg(BASE + "bogus: " + "x" * 500 + "\n")
     assert len(str(info.value)) < 300
+
+
+# --------------------------------------------------------------------------------------------
+# issue 20: YAML nested deeper than the parser's recursion
+
+
+def _deep_yaml(depth: int) -> str:
+    return "name: deep\nseed: " + "[" * depth + "]" * depth + "\n"
+
+
+@pytest.mark.parametrize("command", [["run"], ["game", "--p1", "vanilla", "--p2", "random", "--config"]],
+                         ids=["run", "game"])
+def test_deeply_nested_yaml_is_one_line_naming_the_file(tmp_path, command):
+    """PyYAML composes nodes recursively: 3,000 brackets gave a 2,993-line RecursionError."""
+    path = tmp_path / "deep.yaml"
+    path.write_text(_deep_yaml(3000))
+    result = CliRunner().invoke(main, [*command, str(path)])
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    assert result.stderr.splitlines() == [
+        f"Error: {path}: malformed YAML: nested too deeply to read (a boopexp config is a few levels deep)"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["deep.yaml"]
+
+
+def test_nesting_within_the_parser_s_reach_is_still_read():
+    value = load_yaml(_deep_yaml(100), "t.yaml")["seed"]
+    for _ in range(99):
+        (value,) = value
+    assert value == []
+
+
+@pytest.mark.parametrize("value, problem", [
+    ("[" * 3000 + "]" * 3000, "malformed YAML: nested too deeply to read"),
+    ("[1", "line 1, column 3: malformed YAML: expected ',' or ']', but got '<stream end>'"),
+], ids=["deep", "unclosed"])
+def test_a_bad_param_value_on_the_command_line_is_one_line(value, problem):
+    """--p1-param values are YAML too, read by the same reader (a traceback before)."""
+    result = CliRunner().invoke(main, ["game", "--p1", "vanilla", "--p2", "random", "--p1-param", f"k={value}"])
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("Error: --p1-param k") and problem in line, line

@@ -429,12 +429,12 @@ def test_config_plan_defines_the_current_run(tmp_path):
     assert "Partial results" in to_markdown(tables["pairwise"])
 
 
-def test_unreadable_config_falls_back_to_all_games(tmp_path):
+def test_a_damaged_config_is_refused_not_replaced_by_every_game(tmp_path):
+    """Counting every game when the plan cannot be read would silently mix settings (issue 20)."""
     write_results(tmp_path / "m", games_for("mcts+S vs mcts+S", 2, 4))
     (tmp_path / "m" / "config.yaml").write_text("plan: [unclosed\n")
-    with pytest.warns(ReportWarning, match="config.yaml is not valid YAML"):
-        data = load_results([tmp_path / "m"])
-    assert data.selected.shape[0] == 6
+    with pytest.raises(StoreError, match=r"config.yaml line 2, column 1: malformed YAML: expected ',' or ']'"):
+        load_results([tmp_path / "m"])
 
 
 def test_truncated_last_line_warns_and_is_skipped(tmp_path):

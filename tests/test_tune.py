@@ -332,6 +332,26 @@ def test_cli_tune_real_games(tmp_path):
     assert records[0]["p1_spec"]["base"] == "mcts-co"
 
 
+@pytest.mark.parametrize("where", ["below-a-file", "sysfs"])
+def test_cli_tune_out_that_cannot_be_written_is_one_line_as_for_run(tmp_path, monkeypatch, where):
+    """Issue 20: a NotADirectoryError traceback (exit 1) from the study's folder. Root ignores
+    file modes, so the unwritable folders are one below a regular file, and one in sysfs (EPERM)."""
+    if where == "sysfs" and not Path("/sys/kernel").is_dir():
+        pytest.skip("no sysfs (not Linux)")
+    path = _config(tmp_path)
+    (tmp_path / "afile").write_text("not a folder\n")
+    monkeypatch.chdir(tmp_path)
+    out = "afile/out" if where == "below-a-file" else "/sys/boopexp-test-tune"
+    before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    result = CliRunner().invoke(main, ["tune", str(path), "--out", out, "--jobs", "1"])
+    assert result.exit_code == 1, result.output
+    assert "Traceback" not in result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"Error: cannot write the results folder {out!r}: "), lines
+    assert lines[0].endswith("; choose another --out")
+    assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
+
+
 def test_shipped_tune_config_parses():
     tc = load_tune_config(TESTS.parent / "configs" / "tune-mcts-co.yaml")
     assert [p.name for p in tc.space] == ["k", "preselect_m", "discount", "uct_c"]

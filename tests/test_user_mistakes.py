@@ -258,6 +258,26 @@ def test_a_missing_results_folder_is_exit_2_everywhere(tmp_path):
         assert "nowhere" in line
 
 
+@pytest.mark.parametrize("damage, problem", [
+    (b"name: \xff\xfe broken\n", "not UTF-8 text (byte 0xff at offset {offset}: invalid start byte)"),
+    (b"plan: [unclosed\n", "malformed YAML: expected ',' or ']', but got '<stream end>'"),
+], ids=["not-utf8", "malformed"])
+def test_a_damaged_config_yaml_is_one_line_naming_it_in_status_and_tables(workdir, damage, problem):
+    """Issue 20: a config.yaml that is not UTF-8 was a UnicodeDecodeError traceback in status and
+    tables; tables, after warning "using every game", had written its files from every game."""
+    assert invoke("run", "configs/demo.yaml", "--jobs", "1", "--games-per-side", "1").exit_code == 0
+    folder = workdir / "results" / "demo"
+    config = folder / "config.yaml"
+    offset = len(config.read_bytes()) + damage.index(b"\xff") if b"\xff" in damage else 0
+    config.write_bytes(config.read_bytes() + damage)
+    before = snapshot(folder)
+    for args in (["status", str(folder)], ["tables", str(folder), "--out", str(workdir / "t")]):
+        line = one_error_line(invoke(*args), 1)
+        assert line.startswith(f"Error: {config}") and problem.format(offset=offset) in line, line
+        assert line.endswith("; restore it (a copy, or the config the games were run with)"), line
+    assert snapshot(folder) == before and not (workdir / "t").exists()
+
+
 # --------------------------------------------------------------------------------------------
 # conveniences
 
@@ -443,3 +463,28 @@ def test_replay_checks_every_counted_field(one_stored_game, tmp_path, change):
     pairing = altered["pairing"]
     line = one_error_line(invoke("replay", str(tmp_path), "--pairing", pairing, "--game", "0"), 1)
     assert "the record says" in line or "telemetry" in line, line
+
+
+@pytest.mark.parametrize("moves, problem", [
+    (None, "has no 'moves' key (the list of its moves)"),
+    ("c3 D4", "has 'moves' = 'c3 D4', not a list of move strings"),
+], ids=["missing", "a-string"])
+def test_replay_of_a_record_without_its_moves_names_the_file_and_line(one_stored_game, tmp_path, moves, problem):
+    """Issue 20: a record without "moves" was a KeyError traceback in replay."""
+    import json
+
+    from boopexp.play.contract import unpack_record
+
+    folder, record = one_stored_game
+    full = unpack_record(record)
+    damaged = {k: v for k, v in full.items() if k != "moves"}
+    if moves is not None:
+        damaged["moves"] = moves
+    log = tmp_path / "games.jsonl"
+    log.write_text(json.dumps({**full, "game_index": 1}) + "\n" + json.dumps(damaged) + "\n")
+    before = log.read_bytes()
+    for extra in ([], ["--search"]):
+        line = one_error_line(invoke("replay", str(tmp_path), "--pairing", "mcts-co vs random", "--game", "0",
+                                     *extra), 1)
+        assert line == f"Error: {log} line 2: game 'mcts-co vs random' #0 {problem}; repair or remove that line"
+    assert log.read_bytes() == before

@@ -37,11 +37,10 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 import pandas as pd
-import yaml
 
 from boopexp.experiments.config import plan_entries
 from boopexp.errors import ConfigError, StoreError
-from boopexp.experiments.store import CONFIG_FILE, GAMES_FILE, decode_record, has_games_files, read_store_files
+from boopexp.experiments.store import CONFIG_FILE, GAMES_FILE, GameStore, decode_record, has_games_files, read_store_files
 
 #: Keys a record must have to be counted (the rest is optional for the tables).
 REQUIRED_KEYS: tuple[str, ...] = ("config_hash", "pairing", "game_index", "winner")
@@ -140,27 +139,18 @@ def read_plan(directory: Path) -> dict[tuple[str, str], int | None] | None:
     """The ``plan:`` of a results directory's config.yaml as {(pairing, config_hash): planned games}.
 
     Returns:
-        None when there is no config.yaml or it has no usable plan (then every game counts);
-        a config.yaml that is not valid YAML gives a ReportWarning and None too.
+        None when there is no config.yaml or it has no usable plan (a hand-written folder: then
+        every game counts).
+
+    Raises:
+        StoreError: config.yaml exists but is damaged (unreadable, not UTF-8, not YAML): counting
+            every game instead would silently mix settings, so the tables are not built.
     """
-    path = directory / CONFIG_FILE
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None
-    except (OSError, UnicodeDecodeError) as exc:
-        warnings.warn(f"cannot read {str(path)!r} ({exc}); using every game of {str(directory)!r}",
-                      ReportWarning, stacklevel=3)
+    doc = GameStore(directory).read_config()
+    if doc is None:
         return None
     try:
-        doc = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        first = " ".join(str(exc).split())[:80]
-        warnings.warn(f"{path} is not valid YAML ({first}); using every game of {str(directory)!r}",
-                      ReportWarning, stacklevel=3)
-        return None
-    try:
-        entries = plan_entries(doc, source=str(path))
+        entries = plan_entries(doc, source=str(directory / CONFIG_FILE))
     except ConfigError:
         return None  # no plan (a hand-written folder): every game counts
     return {(e.pairing, e.config_hash): e.games for e in entries} or None

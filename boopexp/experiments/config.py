@@ -340,10 +340,11 @@ def read_config_file(path: str | Path) -> tuple[Any, str, str]:
 
 
 def load_yaml(text: str, source: str = "<config>") -> Any:
-    """Parse YAML text, refusing duplicate keys; errors give file, line and column.
+    """Parse YAML text, refusing duplicate keys; errors give file, line and column. The one YAML
+    reader of configs and of the config.yaml saved with a store.
 
     Raises:
-        ConfigError: malformed YAML or a key given twice in one mapping.
+        ConfigError: malformed YAML, a key given twice in one mapping, or nesting too deep to parse.
     """
     try:
         return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader subclass
@@ -354,6 +355,10 @@ def load_yaml(text: str, source: str = "<config>") -> Any:
         raise ConfigError(f"{where}: malformed YAML: {problem}") from None
     except yaml.YAMLError as exc:
         raise ConfigError(f"{source}: malformed YAML: {' '.join(str(exc).split())}") from None
+    except RecursionError:
+        # PyYAML composes nested nodes recursively: a few hundred levels of [ or { exhaust the stack.
+        raise ConfigError(f"{source}: malformed YAML: nested too deeply to read (a boopexp config is a few "
+                          "levels deep)") from None
 
 
 def parse_config(data: Any, source: str = "<config>", directory: str | None = None) -> ExperimentConfig:

@@ -33,9 +33,9 @@ from typing import Any, Iterable, Iterator, Mapping
 
 import yaml
 
-from boopexp.experiments.config import PlanEntry
+from boopexp.experiments.config import PlanEntry, load_yaml
 from boopexp.play.contract import FORFEITS, pack_record, unpack_record
-from boopexp.errors import StoreError
+from boopexp.errors import ConfigError, StoreError
 
 try:  # POSIX advisory locks; without them two runs into one folder are merely not prevented
     import fcntl
@@ -430,18 +430,25 @@ class GameStore:
         """The resolved config saved with the games, or None if there is none.
 
         Raises:
-            StoreError: config.yaml exists but is not a YAML mapping.
+            StoreError: config.yaml exists but cannot be read, is not UTF-8 text, or is not a YAML
+                mapping (one line naming the file and the problem).
         """
+        restore = "; restore it (a copy, or the config the games were run with)"
         try:
             text = self.config_path.read_text(encoding="utf-8")
         except FileNotFoundError:
             return None
+        except UnicodeDecodeError as exc:
+            raise StoreError(f"{self.config_path}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset "
+                             f"{exc.start}: {exc.reason}){restore}") from None
+        except OSError as exc:
+            raise StoreError(f"cannot read {self.config_path}: {exc.strerror or exc}") from None
         try:
-            doc = yaml.safe_load(text)
-        except yaml.YAMLError as exc:
-            raise StoreError(f"{self.config_path}: malformed YAML: {' '.join(str(exc).split())}") from None
+            doc = load_yaml(text, str(self.config_path))
+        except ConfigError as exc:
+            raise StoreError(f"{exc}{restore}") from None
         if not isinstance(doc, dict):
-            raise StoreError(f"{self.config_path}: expected a mapping, got {_show(doc)}")
+            raise StoreError(f"{self.config_path}: expected a mapping, got {_show(doc)}{restore}")
         return doc
 
     def write_config(self, resolved: Mapping[str, Any]) -> Path | None:
@@ -451,7 +458,7 @@ class GameStore:
             The backup path if an older, different config.yaml was set aside, else None.
         """
         text = _CONFIG_HEADER + yaml.safe_dump(dict(resolved), sort_keys=False, default_flow_style=None, width=100)
-        with _writable(self.directory):
+        with writable_folder(self.directory):
             self.directory.mkdir(parents=True, exist_ok=True)
             backup = None
             try:
@@ -485,7 +492,7 @@ class StoreWriter:
         self.store = store
         # Validate before creating anything: a corrupt store must be left exactly as it is.
         store.scan()
-        with _writable(store.directory):
+        with writable_folder(store.directory):
             store.directory.mkdir(parents=True, exist_ok=True)
             self._lock_fd = _lock(store.directory / LOCK_FILE, "wait for it or use another --out")
             try:
@@ -727,9 +734,10 @@ def _fault_point(step: str) -> None:
 
 
 @contextlib.contextmanager
-def _writable(directory: Path) -> Iterator[None]:
-    """Turn an OS refusal to create or write the results folder (read-only, a file in the way,
-    no space left) into one StoreError line naming the folder."""
+def writable_folder(directory: Path) -> Iterator[None]:
+    """Turn an OS refusal to create or write a results folder (read-only, a file in the way,
+    no space left) into one StoreError line naming the folder: the check of every command with
+    ``--out`` (run, mirror, play, tune)."""
     try:
         yield
     except OSError as exc:

@@ -9,7 +9,7 @@ from typing import Callable, Iterable, Mapping
 
 from boopexp.agents.specs import ALIASES
 from boopexp.play.contract import FORFEITS, task_from_record, without_host_timing
-from boopexp.errors import BoopError, ConfigError, StoreError
+from boopexp.errors import BoopError, ConfigError, StoreError, show_value
 from boopexp.game.position import Position
 from boopexp.play.match import play_game
 
@@ -50,14 +50,27 @@ def find_game(records: Iterable[Mapping], pairing: str, game_index: int, config_
     return dict(found[0])
 
 
+def moves_problem(record: Mapping) -> str | None:
+    """Why ``record`` holds no moves to walk (``"has no 'moves' key ..."``), or None if it does."""
+    if "moves" not in record:
+        return "has no 'moves' key (the list of its moves)"
+    moves = record["moves"]
+    if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
+        return f"has 'moves' = {show_value(moves)}, not a list of move strings"
+    return None
+
+
 def walk(record: Mapping, on_ply: OnPly | None = None) -> Position:
     """Play ``record['moves']`` on the board (REAL rules; a ``:group`` suffix replays the recorded
     promotion choice) and check the record's outcome; return the final position.
 
     Raises:
-        StoreError: an illegal or unreadable move, a victory before the last ply, or a counted
+        StoreError: no list of moves, an illegal or unreadable move, a victory before the last ply, or a counted
             field other than the replayed game's (:func:`check_counted_fields`).
     """
+    problem = moves_problem(record)
+    if problem:
+        raise StoreError(f"game {_name(record)} {problem}")
     moves = list(record["moves"])
     if "plies" in record and record["plies"] != len(moves):
         raise StoreError(f"{_name(record)}: the record says {record['plies']} plies but holds {len(moves)} moves")

@@ -32,7 +32,7 @@ import numpy as np
 
 from boopexp.errors import ConfigError, StoreError
 from boopexp.experiments.runner import GameOutcome, PlayFunction, Progress, run_plan
-from boopexp.experiments.store import PairingScore, score, scan_store
+from boopexp.experiments.store import PairingScore, scan_store, score, writable_folder
 from boopexp.tuning.config import TuneConfig
 
 if TYPE_CHECKING:
@@ -308,7 +308,8 @@ def run_search(
 
     progress = progress or TuneProgress()
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    with writable_folder(out):  # one line, as for run's --out, before anything is written
+        out.mkdir(parents=True, exist_ok=True)
     dists = distributions(config)
     played = 0
     with _quiet_optuna(), _locked(out / LOCK_FILE):
@@ -378,7 +379,8 @@ def _locked(path: Path) -> Iterator[None]:
     except ImportError:  # pragma: no cover - not POSIX
         yield
         return
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    with writable_folder(path.parent):
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import click
-import yaml
 
 from boopexp.agents.specs import AGENT_NAMES, DEFAULT_PRESET, PRESETS, resolve_agent
 from boopexp.agents.budget import BUDGET_MODES, DEFAULT_PROFILE, DEVICE_PROFILES, Budget
@@ -19,12 +18,14 @@ from boopexp.play.identity import check_seed, game_seed, settings_hash
 
 def _parse_overrides(items: tuple[str, ...], option: str) -> dict:
     """``KEY=VALUE`` pairs, values read as YAML scalars (``true``, ``0.3``, ``21``)."""
+    from boopexp.experiments.config import load_yaml
+
     out = {}
     for item in items:
         if "=" not in item:
             raise ConfigError(f"{option} {item!r} must look like KEY=VALUE, e.g. uct_c=0.5")
         key, value = item.split("=", 1)
-        out[key.strip()] = yaml.safe_load(value)
+        out[key.strip()] = load_yaml(value, f"{option} {key.strip()}")
     return out
 
 
@@ -270,9 +271,9 @@ def replay(results_dir, pairing, game_index, config_hash, show, search):
     from boopexp.game import notation
     from boopexp.agents.specs import ALIASES
     from boopexp.experiments.config import parse_pairing
-    from boopexp.play.replay import check_searchable, find_game, first_difference, walk
+    from boopexp.play.replay import check_searchable, find_game, first_difference, moves_problem, walk
     from boopexp.experiments.status import require_results_folder
-    from boopexp.experiments.store import GameStore, has_games_files
+    from boopexp.experiments.store import GameStore, has_games_files, record_key
 
     require_results_folder(results_dir)  # exit code 2, as in status and tables
     if not has_games_files(results_dir):
@@ -281,8 +282,12 @@ def replay(results_dir, pairing, game_index, config_hash, show, search):
         pairing = parse_pairing(pairing, canonical=lambda name: ALIASES.get(name, name))
     except ConfigError as exc:
         raise ConfigError(f"--pairing: {exc}") from None
-    record = find_game(GameStore(results_dir).scan().records, pairing, game_index, config_hash,
-                       where=repr(str(results_dir)))
+    scan = GameStore(results_dir).scan()
+    record = find_game(scan.records, pairing, game_index, config_hash, where=repr(str(results_dir)))
+    problem = moves_problem(record)
+    if problem:  # a damaged line: say where it is, before any walk or search
+        path, line = scan.origin(record_key(record)) or (scan.path, 0)
+        raise StoreError(f"{path} line {line}: game {pairing!r} #{game_index} {problem}; repair or remove that line")
     if search:
         check_searchable(record)  # before the walk: a human's game is one line, at once
 
