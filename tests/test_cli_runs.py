@@ -20,7 +20,7 @@ from boopexp.play import match
 from boopexp.interfaces.cli import main
 from boopexp.interfaces.commands.runs import BarProgress
 from boopexp.experiments.config import load_config
-from boopexp.experiments.runner import GameOutcome, game_key
+from boopexp.experiments.runner import GameOutcome
 from boopexp.experiments.store import GameStore
 
 TESTS = Path(__file__).resolve().parent
@@ -71,7 +71,7 @@ def planned(config_path, games_per_side=None) -> set:
     c = load_config(config_path)
     if games_per_side:
         c = c.with_games_per_side(games_per_side)
-    return {game_key(t) for t in c.tasks(c.plan())}
+    return {t.key for t in c.tasks(c.plan())}
 
 
 # --------------------------------------------------------------------------------------------
@@ -308,7 +308,7 @@ def test_sigkill_mid_run_then_resume_gives_exactly_the_planned_games(workdir):
     keys = keys_in(games.parent)
     assert sorted(keys) == sorted(planned("configs/demo.yaml"))  # all there, no duplicate
     c = load_config("configs/demo.yaml")
-    reference = {game_key(t): without_timing(fake_play_game(t)) for t in c.tasks(c.plan())}
+    reference = {t.key: without_timing(fake_play_game(t)) for t in c.tasks(c.plan())}
     assert {k: without_timing(r) for k, r in _records(games.parent).items()} == reference
 
 

@@ -22,7 +22,8 @@ import pytest
 from boopexp.play.contract import RECORD_SCHEMA, pack_record, task_from_record, unpack_record, without_host_timing
 from boopexp.errors import StoreError
 from boopexp.analysis.builder import build_report
-from boopexp.experiments.store import FAULT_ENV, GameStore, encode_record, migrate, record_key, seal
+from boopexp.experiments.store import FAULT_ENV, GameStore, encode_record, migrate, seal
+from boopexp.play.identity import record_key
 
 SCHEMA1 = Path(__file__).parent / "data" / "schema1_games.jsonl"
 

@@ -11,7 +11,7 @@ from conftest import DEMO_CONFIG, fake_play_game, without_timing
 from boopexp.play import match
 from boopexp.experiments.config import load_yaml, parse_config
 from boopexp.errors import ConfigError
-from boopexp.experiments.runner import Progress, check_backend, game_key, iter_outcomes, run_plan
+from boopexp.experiments.runner import Progress, check_backend, iter_outcomes, run_plan
 from boopexp.experiments.store import GameStore, encode_record
 
 TEXT = DEMO_CONFIG.replace("name: demo", "name: t")
@@ -29,7 +29,7 @@ def stored(folder) -> dict:
 
 
 def planned_keys(c, plan=None) -> set:
-    return {game_key(t) for t in c.tasks(plan or c.plan())}
+    return {t.key for t in c.tasks(plan or c.plan())}
 
 
 class Recorder(Progress):
@@ -52,7 +52,7 @@ def fake(monkeypatch):
     calls = []
 
     def play(task):
-        calls.append(game_key(task))
+        calls.append(task.key)
         return fake_play_game(task)
 
     monkeypatch.setattr(match, "play_game", play)
@@ -86,7 +86,7 @@ def test_resume_after_a_partial_run_plays_exactly_the_missing_games(tmp_path, fa
             w.append(fake_play_game(t))
     fake.clear()
     report = run_plan(c, c.plan(), tmp_path)
-    assert set(fake) == {game_key(t) for i, t in enumerate(tasks) if i % 3}
+    assert set(fake) == {t.key for i, t in enumerate(tasks) if i % 3}
     assert report.skipped == len(tasks[::3]) and set(stored(tmp_path)) == planned_keys(c)
 
 
@@ -137,7 +137,7 @@ def test_truncated_tail_is_reported_and_its_game_replayed(tmp_path, fake):
     assert any(f"{games} line 2" in m and "truncated" in m for m in progress.messages)
     assert any("corrupt-" in m for m in progress.messages)
     assert set(stored(tmp_path)) == planned_keys(c)
-    assert game_key(tasks[1]) in fake and game_key(tasks[0]) not in fake
+    assert tasks[1].key in fake and tasks[0].key not in fake
 
 
 def test_only_selected_pairings_are_played(tmp_path, fake):
@@ -153,15 +153,15 @@ def test_a_game_that_raises_fails_alone(tmp_path, monkeypatch):
     bad = c.tasks(c.plan())[2]
 
     def play(task):
-        if game_key(task) == game_key(bad):
+        if task.key == bad.key:
             raise ValueError("boom")
         return fake_play_game(task)
 
     monkeypatch.setattr(match, "play_game", play)
     report = run_plan(c, c.plan(), tmp_path)
-    assert [game_key(o.task) for o in report.failed] == [game_key(bad)]
+    assert [o.task.key for o in report.failed] == [bad.key]
     assert report.failed[0].error == "ValueError: boom" and "Traceback" in report.failed[0].detail
-    assert set(stored(tmp_path)) == planned_keys(c) - {game_key(bad)}
+    assert set(stored(tmp_path)) == planned_keys(c) - {bad.key}
     assert not report.complete
 
 
@@ -171,7 +171,7 @@ def test_a_game_stopped_at_the_ply_limit_is_stored_once(tmp_path, monkeypatch):
 
     def play(task):
         record = fake_play_game(task)
-        if game_key(task) == game_key(limited):
+        if task.key == limited.key:
             record.update(winner=None, winner_agent=None, winner_colour=None, termination="ply_limit")
         return record
 
@@ -197,14 +197,14 @@ def test_ctrl_c_keeps_finished_games(tmp_path, monkeypatch):
     tasks = c.tasks(c.plan())
 
     def play(task):
-        if game_key(task) == game_key(tasks[3]):
+        if task.key == tasks[3].key:
             raise KeyboardInterrupt
         return fake_play_game(task)
 
     monkeypatch.setattr(match, "play_game", play)
     report = run_plan(c, c.plan(), tmp_path)
     assert report.interrupted and report.played == 3
-    assert set(stored(tmp_path)) == {game_key(t) for t in tasks[:3]}
+    assert set(stored(tmp_path)) == {t.key for t in tasks[:3]}
     monkeypatch.setattr(match, "play_game", fake_play_game)
     assert run_plan(c, c.plan(), tmp_path).complete
 
@@ -245,9 +245,9 @@ def test_a_poison_game_fails_alone(tmp_path):
     report = run_plan(c, c.plan(), tmp_path / "res", jobs=2, progress=progress,
                       play=functools.partial(fake_play_game, die=(key,)))
     # the games in flight beside it die with the pool, are retried alone and stored
-    assert [game_key(o.task) for o in report.failed] == [game_key(poison)]
+    assert [o.task.key for o in report.failed] == [poison.key]
     assert "died twice" in report.failed[0].error
-    assert set(stored(tmp_path / "res")) == planned_keys(c) - {game_key(poison)}
+    assert set(stored(tmp_path / "res")) == planned_keys(c) - {poison.key}
     assert any("a worker died" in m for m in progress.messages)
 
 

@@ -14,12 +14,11 @@ import pytest
 
 from boopexp.experiments.config import PlanEntry
 from boopexp.errors import StoreError
+from boopexp.play.identity import GameKey, record_key
 from boopexp.experiments.store import (
     FAULT_ENV,
-    GameKey,
     GameStore,
     encode_record,
-    record_key,
     scan_store,
     score,
     seal,
@@ -307,7 +306,7 @@ def test_a_live_log_plus_segments_resume_only_the_missing_games(tmp_path, monkey
 
     from boopexp.play import match
     from boopexp.experiments.config import load_yaml, parse_config
-    from boopexp.experiments.runner import game_key, run_plan
+    from boopexp.experiments.runner import run_plan
 
     c = parse_config(load_yaml(DEMO_CONFIG, "t.yaml"), "t.yaml")
     tasks = c.tasks(c.plan())
@@ -319,11 +318,11 @@ def test_a_live_log_plus_segments_resume_only_the_missing_games(tmp_path, monkey
         for t in tasks[2:5]:  # one game both sealed and in the log
             w.append(fake_play_game(t))
     played = []
-    monkeypatch.setattr(match, "play_game", lambda task: (played.append(game_key(task)), fake_play_game(task))[1])
+    monkeypatch.setattr(match, "play_game", lambda task: (played.append(task.key), fake_play_game(task))[1])
     report = run_plan(c, c.plan(), tmp_path)
-    assert report.skipped == 5 and sorted(played) == sorted(game_key(t) for t in tasks[5:])
+    assert report.skipped == 5 and sorted(played) == sorted(t.key for t in tasks[5:])
     scan = GameStore(tmp_path).scan()
-    assert {record_key(r) for r in scan.records} == {game_key(t) for t in tasks} and scan.duplicates == 1
+    assert {record_key(r) for r in scan.records} == {t.key for t in tasks} and scan.duplicates == 1
 
 
 def test_a_conflicting_duplicate_is_warned_about_with_both_copies_and_the_first_counted(tmp_path):

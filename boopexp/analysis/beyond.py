@@ -16,6 +16,7 @@ from pathlib import Path
 
 from boopexp.analysis.stats import wilson_interval
 from boopexp.experiments.store import GameStore
+from boopexp.play.identity import record_key
 
 
 @dataclass(frozen=True)
@@ -63,7 +64,7 @@ def rows(folders: list[str | Path], agent: str) -> list[Row]:
     tally: dict[tuple[str, float], dict] = {}
     for folder in folders:
         for r in GameStore(folder).scan().records:
-            key = (r["config_hash"], r["pairing"], r["game_index"])
+            key = record_key(r)
             if key in seen or agent not in (r["p1"], r["p2"]):
                 continue
             seen.add(key)

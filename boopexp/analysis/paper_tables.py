@@ -42,6 +42,7 @@ from boopexp.analysis.tables import (
     pairing_counts,
     ratio,
 )
+from boopexp.play.identity import pairing_agents, pairing_name
 
 
 HEURISTIC_AGENTS = frozenset({"heuristics", "random"})
@@ -138,8 +139,8 @@ def table1(data: GameData) -> Table:
         paper = reference[opponent]
         sides = []  # (our wins, decided games, paper wins, paper games, config_hash, no winner): P1 then P2
         for pairing, winner_col, paper_wins, paper_games in (
-            (f"{FOCUS_AGENT} vs {opponent}", "p1_wins", paper.p1_wins, paper.n1),
-            (f"{opponent} vs {FOCUS_AGENT}", "p2_wins", paper.p2_wins, paper.n2),
+            (pairing_name(FOCUS_AGENT, opponent), "p1_wins", paper.p1_wins, paper.n1),
+            (pairing_name(opponent, FOCUS_AGENT), "p2_wins", paper.p2_wins, paper.n2),
         ):
             if pairing in counts.index:
                 row = counts.loc[pairing]
@@ -261,7 +262,7 @@ def table2(data: GameData) -> Table:
     for agent in TABLE2_AGENTS:
         paper = reference[agent]
         paper_games = paper.p1_wins + paper.p2_wins
-        pairing = f"{agent} vs {agent}"
+        pairing = pairing_name(agent, agent)
         if pairing in counts.index:
             row = counts.loc[pairing]
             games, p1, p2, none = (int(row[c]) for c in ("games", "p1_wins", "p2_wins", "no_winner"))
@@ -351,7 +352,7 @@ def game_length(data: GameData) -> Table:
     records = []
     for ref in durations_reference():
         pairing = ref["pairing"]
-        p1, p2 = pairing.split(" vs ")
+        p1, p2 = pairing_agents(pairing)
         n_heuristic = (p1 in HEURISTIC_AGENTS) + (p2 in HEURISTIC_AGENTS)
         # §5: an MCTS ply costs ~1 s on the device, a heuristic ply tens of ms.
         if n_heuristic == 0:

@@ -41,6 +41,7 @@ import pandas as pd
 from boopexp.experiments.config import plan_entries
 from boopexp.errors import ConfigError, StoreError
 from boopexp.experiments.store import CONFIG_FILE, GAMES_FILE, GameStore, decode_record, has_games_files, read_store_files
+from boopexp.play.identity import PAIRING_SEPARATOR, pairing_agents, record_key
 
 #: Keys a record must have to be counted (the rest is optional for the tables).
 REQUIRED_KEYS: tuple[str, ...] = ("config_hash", "pairing", "game_index", "winner")
@@ -199,7 +200,7 @@ def load_results(results_dirs: Sequence[Path | str]) -> GameData:
             row["planned"] = math.nan if planned is None else float(planned)
             if not row["in_plan"]:
                 off_plan[row["pairing"]] = off_plan.get(row["pairing"], 0) + 1
-            key = (row["config_hash"], row["pairing"], row["game_index"])
+            key = record_key(row)
             if key in seen:
                 first = seen[key]
                 # The same game planned by another directory's config still belongs to a current run.
@@ -277,7 +278,7 @@ def _game_row(record: dict[str, Any], path: Path, line_no: int, default_experime
         if key not in record:
             raise StoreError(f"{where}: record lacks the key {key!r}")
     pairing = record["pairing"]
-    if not isinstance(pairing, str) or " vs " not in pairing:
+    if not isinstance(pairing, str) or PAIRING_SEPARATOR not in pairing:
         raise StoreError(f"{where}: pairing {pairing!r} is not of the form '<p1> vs <p2>'")
     index = record["game_index"]
     if isinstance(index, bool) or not isinstance(index, int) or index < 0:
@@ -292,7 +293,7 @@ def _game_row(record: dict[str, Any], path: Path, line_no: int, default_experime
     config_hash = record["config_hash"]
     if not isinstance(config_hash, str) or not config_hash:
         raise StoreError(f"{where}: config_hash {config_hash!r} is not a non-empty string")
-    name1, name2 = pairing.split(" vs ", 1)
+    name1, name2 = pairing_agents(pairing)
     experiment = record.get("experiment")
     return {
         "source": str(path.parent),

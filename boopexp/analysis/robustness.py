@@ -38,6 +38,7 @@ from boopexp.errors import ConfigError, StoreError
 from boopexp.analysis import claims as cl
 from boopexp.analysis.records import ReportWarning, read_plan
 from boopexp.experiments.store import has_games_files, read_store_files
+from boopexp.play.identity import pairing_agents, pairing_name, record_key
 
 #: The six stores of the study, under the study folder.
 STORES: tuple[str, ...] = ("d1", "d2", "d3", "d4-vanilla", "d4-se", "d4-bias")
@@ -126,7 +127,7 @@ def read_outcomes(directory: Path) -> StoreOutcomes:
         for number, raw in f.lines:
             try:
                 record = json.loads(raw)
-                key = (record["config_hash"], record["pairing"], record["game_index"])
+                key = record_key(record)
                 winner = record["winner"]
             except (ValueError, KeyError, TypeError) as exc:
                 raise StoreError(f"{f.path}:{number}: invalid record ({exc})") from None
@@ -140,7 +141,7 @@ def read_outcomes(directory: Path) -> StoreOutcomes:
                 continue
             sweep = record.get("sweep") or {}
             point = float(next(iter(sweep.values()))) if len(sweep) == 1 else math.nan
-            p1, p2 = key[1].split(" vs ", 1)
+            p1, p2 = pairing_agents(key[1])
             rows[key] = (key[1], p1, p2, winner, point, key[0], key[2])
     games = pd.DataFrame(list(rows.values()),
                          columns=["pairing", "p1", "p2", "winner", "point", "config_hash", "game_index"])
@@ -238,7 +239,7 @@ def at_point(games: pd.DataFrame, value: float) -> pd.DataFrame:
 def direct_claim(claim: str, games: pd.DataFrame, opponent: str) -> cl.Outcome:
     """mcts-co's win rate against ``opponent`` over both seats, above 50% (C1, C2, C3's parts)."""
     c = pair_count(games, FOCUS, opponent)
-    out = cl.rate_above(claim, f"{FOCUS} vs {opponent}", c.wins, c.n, c.no_winner)
+    out = cl.rate_above(claim, pairing_name(FOCUS, opponent), c.wins, c.n, c.no_winner)
     return replace(out, test=out.test + f" (as P1 {c.p1_wins}/{c.p1_games}, as P2 {c.p2_wins}/{c.p2_games})")
 
 
@@ -273,7 +274,7 @@ def c8(ladder: pd.DataFrame, opponent: str, claim: str = "C8") -> cl.Outcome:
     decided = rows[rows["winner"].notna()]
     seat = (decided["p1"] == FOCUS).to_numpy(int)
     win = np.where(seat == 1, decided["winner"] == "p1", decided["winner"] == "p2").astype(int)
-    return cl.logit_slope_below(claim, f"{FOCUS} vs {opponent}", win, np.log2(decided["point"].to_numpy(float)),
+    return cl.logit_slope_below(claim, pairing_name(FOCUS, opponent), win, np.log2(decided["point"].to_numpy(float)),
                                 seat, int(rows["winner"].isna().sum()))
 
 

@@ -25,6 +25,7 @@ from boopexp.analysis.robustness import (
 )
 from boopexp.analysis.stats import boschloo_exact, fisher_exact
 from boopexp.analysis.tables import DASH, Table, fmt_p, fmt_rate_ci, is_missing
+from boopexp.play.identity import pairing_name
 
 # ---------------------------------------------------------------------------------------------
 # Tables
@@ -143,7 +144,7 @@ def factorial_table(ratings: RatingsResult) -> Table:
 
 def deviance_table(ratings: RatingsResult) -> Table:
     data = ratings.deviance
-    rows = tuple((f"{r['agent']} vs {r['opponent']}", f"{r['wins']}/{r['games']}", f"{r['expected_wins']:.1f}",
+    rows = tuple((pairing_name(r["agent"], r["opponent"]), f"{r['wins']}/{r['games']}", f"{r['expected_wins']:.1f}",
                   f"{r['p1_wins']}/{r['p1_games']}", f"{r['p2_wins']}/{r['p2_games']}", f"{r['deviance']:.2f}")
                  for r in data.to_dict("records"))
     total = float(data["deviance"].sum())
@@ -181,7 +182,7 @@ def _series_rows(games: pd.DataFrame, opponents: Sequence[str], mirrors: Sequenc
     """mcts-co's rate against each of ``opponents`` and each of ``mirrors``' P2 share (Wilson 95 %),
     one row per series with games (a series without a decided game has rate NaN)."""
     pairs = [(opponent, pair_count(games, FOCUS, opponent)) for opponent in opponents]
-    counts = [(f"{FOCUS} vs {opponent}", c.wins, c.n, c.no_winner) for opponent, c in pairs]
+    counts = [(pairing_name(FOCUS, opponent), c.wins, c.n, c.no_winner) for opponent, c in pairs]
     counts += [(f"{agent} mirror (P2 share)", *mirror_count(games, agent)) for agent in mirrors]
     rows = []
     for series, wins, n, none in counts:

@@ -15,6 +15,7 @@ from boopexp.experiments.config import plan_entries
 from boopexp.analysis.tables import Table
 from boopexp.experiments.sprt import parse_sprt, plan_tests
 from boopexp.experiments.store import GameStore
+from boopexp.play.identity import pairing_name
 
 SPRT_COLUMNS = ("experiment", "first", "second", "elo0", "elo1", "alpha", "beta", "llr", "lower", "upper",
                 "decision", "pairs", "pairs_lost", "pairs_split", "pairs_won", "left_out", "last_index")
@@ -43,7 +44,7 @@ def sprt_table(sources: Sequence[Path]) -> Table | None:
         return None
     frame = pd.DataFrame(records, columns=list(SPRT_COLUMNS))
     rows = tuple(
-        (r.experiment, f"{r.first} vs {r.second}", f"[{r.elo0:g}, {r.elo1:g}]", f"{r.llr:.2f}",
+        (r.experiment, pairing_name(r.first, r.second), f"[{r.elo0:g}, {r.elo1:g}]", f"{r.llr:.2f}",
          f"({r.lower:.2f}, {r.upper:.2f})", r.decision, f"{r.pairs}", f"{r.pairs_lost}/{r.pairs_split}/{r.pairs_won}",
          f"{r.left_out}")
         for r in frame.itertuples()

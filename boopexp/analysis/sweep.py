@@ -19,6 +19,7 @@ import pandas as pd
 from boopexp.analysis.stats import wilson_interval
 from boopexp.analysis.tables import Table, fmt_rate_ci
 from boopexp.experiments.sweep import is_log_axis
+from boopexp.play.identity import pairing_name
 
 TITLE = "Sweep: win rate of the first agent of each pairing at each point (both seatings; 95% Wilson interval)"
 
@@ -57,7 +58,7 @@ def sweep_table(games: pd.DataFrame) -> Table | None:
         n = wins + losses
         low, high = wilson_interval(wins, n) if n else (math.nan, math.nan)
         rows.append({
-            "pairing": f"{agent} vs {opponent}", "agent": agent, "opponent": opponent,
+            "pairing": pairing_name(agent, opponent), "agent": agent, "opponent": opponent,
             **dict(zip(axes, values)),
             "games": wins + losses + no_winner, "wins": wins, "losses": losses, "no_winner": no_winner,
             "win_rate": wins / n if n else math.nan, "ci_low": low, "ci_high": high,

@@ -111,7 +111,7 @@ class PlannedPairing:
 
     @property
     def pairing(self) -> str:
-        return pairing_name(self.p1, self.p2)
+        return identity.pairing_name(self.p1, self.p2)
 
     def entry(self) -> PlanEntry:
         """The store's view of this pairing."""
@@ -198,8 +198,7 @@ class ExperimentConfig:
     def planned_pairing(self, p1: str, p2: str, games: int) -> PlannedPairing:
         """The pairing "p1 vs p2" of this config with ``games`` games."""
         s1, s2 = self.agent(p1), self.agent(p2)
-        config_hash = identity.settings_hash(self.seed, self.budget.to_dict(), self.preset, s1.to_dict(), s2.to_dict(),
-                                             self.max_plies)
+        config_hash = identity.pairing_hash(self.seed, self.budget, self.preset, s1, s2, self.max_plies)
         return PlannedPairing(s1, s2, config_hash, games, self.budget, self.point)
 
     def plan(self, games_per_side: int | None = None) -> tuple[PlannedPairing, ...]:
@@ -240,19 +239,8 @@ class ExperimentConfig:
     def iter_tasks(self, plan: tuple[PlannedPairing, ...]) -> Iterator[GameTask]:
         """:meth:`tasks`, one at a time (a long plan is never built in memory)."""
         return (
-            GameTask(
-                experiment=self.name,
-                config_hash=p.config_hash,
-                pairing=p.pairing,
-                game_index=i,
-                p1=p.p1_spec,
-                p2=p.p2_spec,
-                budget=p.budget,
-                preset=self.preset,
-                seed=identity.game_seed(p.config_hash, i),
-                max_plies=self.max_plies,
-                **({"sweep": p.sweep} if p.sweep else {}),
-            )
+            GameTask.new(self.name, p.config_hash, p.p1_spec, p.p2_spec, i, p.budget, self.preset, self.max_plies,
+                         p.sweep)
             for p in plan
             for i in range(p.games)
         )
@@ -291,11 +279,6 @@ class ExperimentConfig:
         return dataclasses.replace(self, games_per_side=games_per_side, points=points)
 
 
-def pairing_name(p1: str, p2: str) -> str:
-    """The pairing string of a game: ``"<p1> vs <p2>"`` (p1 = Blue, moves first)."""
-    return f"{p1} vs {p2}"
-
-
 def parse_pairing(text: str, canonical: Callable[[str], str] = canonical_name) -> str:
     """The pairing string of ``"A vs B"`` with both names made canonical as configs do
     (``"mcts+SEP vs random"`` -> ``"mcts-co vs random"``).
@@ -307,10 +290,10 @@ def parse_pairing(text: str, canonical: Callable[[str], str] = canonical_name) -
     Raises:
         ConfigError: not of the form "A vs B", or an unknown agent name.
     """
-    parts = text.split(" vs ") if isinstance(text, str) else []
+    parts = text.split(identity.PAIRING_SEPARATOR) if isinstance(text, str) else []
     if len(parts) != 2 or not all(part.strip() for part in parts):
         raise ConfigError(f"pairing {_show(text)} must look like \"A vs B\" (p1 first), e.g. \"mcts-co vs vanilla\"")
-    return pairing_name(canonical(parts[0].strip()), canonical(parts[1].strip()))
+    return identity.pairing_name(canonical(parts[0].strip()), canonical(parts[1].strip()))
 
 
 def load_config(path: str | Path) -> ExperimentConfig:
@@ -589,12 +572,12 @@ def _parse_pairings(src: str, data: Any, declared: Mapping[str, Any]) -> tuple[t
         except ConfigError as exc:
             raise ConfigError(f"{src}: pairings[{i}]: {exc}") from None
         # [A, B] and [B, A] plan the same games: a second listing is certainly a mistake.
-        for pairing in {pairing_name(a, b), pairing_name(b, a)}:
+        for pairing in {identity.pairing_name(a, b), identity.pairing_name(b, a)}:
             if pairing in seen:
                 raise ConfigError(
                     f"{src}: pairings[{i}] = {_show(item)} repeats pairings[{seen[pairing]}]"
                     " (each pair already plays both sides)"
                 )
-        seen[pairing_name(a, b)] = seen[pairing_name(b, a)] = i
+        seen[identity.pairing_name(a, b)] = seen[identity.pairing_name(b, a)] = i
         out.append((a, b))
     return tuple(out)

@@ -32,7 +32,8 @@ from boopexp.experiments.config import ExperimentConfig, PlannedPairing
 from boopexp.play.contract import GameTask
 from boopexp.errors import BoopError, ConfigError
 from boopexp.experiments.sprt import SprtSpec, plan_tests
-from boopexp.experiments.store import GameKey, GameStore, PairingScore, check_record, forfeits, record_key, score
+from boopexp.experiments.store import GameStore, PairingScore, check_record, forfeits, score
+from boopexp.play.identity import GameKey, record_key
 
 BACKENDS: tuple[str, ...] = ("loky", "dask")
 
@@ -128,11 +129,6 @@ class Progress:
 
     def close(self) -> None:
         """The run is over (normally, by failure or interrupted)."""
-
-
-def game_key(task: GameTask) -> GameKey:
-    """The store key ``(config_hash, pairing, game_index)`` of a task."""
-    return (task.config_hash, task.pairing, task.game_index)
 
 
 def play_one(play: PlayFunction, task: GameTask) -> GameOutcome:
@@ -270,7 +266,7 @@ def run_plan(
         selected = tuple(p for p in plan if pairings is None or p.pairing in pairings)
         done = writer.scan_before.keys
         # Lazily: a plan of 10^9 games costs nothing until its games are played.
-        todo = (t for t in config.iter_tasks(selected) if game_key(t) not in done)
+        todo = (t for t in config.iter_tasks(selected) if t.key not in done)
         entries = [p.entry() for p in selected]
         # keyed like the games: a sweep plans the same pairing string once per point
         scores = {(s.config_hash, s.pairing): s for s in score(entries, writer.scan_before.records)}
@@ -381,8 +377,8 @@ def _checked(outcome: GameOutcome) -> GameOutcome:
     if outcome.record is None:
         return outcome
     problem = check_record(outcome.record)
-    if problem is None and record_key(outcome.record) != game_key(outcome.task):
-        problem = f"it is the record of {record_key(outcome.record)}, not of {game_key(outcome.task)}"
+    if problem is None and record_key(outcome.record) != outcome.task.key:
+        problem = f"it is the record of {record_key(outcome.record)}, not of {outcome.task.key}"
     if problem is None:
         return outcome
     return dataclasses.replace(outcome, record=None, error=f"play_game returned a bad record: {problem}")
@@ -652,8 +648,8 @@ def _sprt_outcomes(
             batch += [t for t in waiting if t.pairing in group and t.game_index // spec.batch == block]
         if not batch:
             return
-        scheduled = {game_key(t) for t in batch}
-        waiting = [t for t in waiting if game_key(t) not in scheduled]
+        scheduled = {t.key for t in batch}
+        waiting = [t for t in waiting if t.key not in scheduled]
         outcomes = iter_outcomes(batch, **pool)
         try:
             for outcome in outcomes:

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from boopexp.errors import ConfigError
+from boopexp.play.identity import pairing_name
 
 #: What a pair of games scores for the pairing's first agent (boop. has no draws).
 PAIR_SCORES: tuple[float, float, float] = (0.0, 0.5, 1.0)
@@ -279,7 +280,7 @@ def state_from_records(
     """
     forward: dict[int, float | None] = {}
     backward: dict[int, float | None] = {}
-    ahead, behind = f"{first} vs {second}", f"{second} vs {first}"
+    ahead, behind = pairing_name(first, second), pairing_name(second, first)
     for r in records:
         pairing, winner = r.get("pairing"), r.get("winner")
         if hashes is not None and r.get("config_hash") != hashes.get(pairing):
@@ -339,7 +340,7 @@ def plan_tests(spec: SprtSpec, entries: Sequence[Any], records: Sequence[Mapping
     by_pairing = {e.pairing: e for e in entries}
     tests = []
     for first, second in pairing_groups([(e.p1, e.p2) for e in entries]):
-        forward, backward = by_pairing.get(f"{first} vs {second}"), by_pairing.get(f"{second} vs {first}")
+        forward, backward = by_pairing.get(pairing_name(first, second)), by_pairing.get(pairing_name(second, first))
         if forward is None or backward is None:
             continue
         hashes = {forward.pairing: forward.config_hash, backward.pairing: backward.config_hash}

@@ -35,6 +35,7 @@ import yaml
 
 from boopexp.experiments.config import PlanEntry, load_yaml
 from boopexp.play.contract import FORFEITS, pack_record, unpack_record
+from boopexp.play.identity import GameKey, record_key
 from boopexp.errors import ConfigError, StoreError
 
 try:  # POSIX advisory locks; without them two runs into one folder are merely not prevented
@@ -52,18 +53,10 @@ SEGMENT_COMPRESSLEVEL = 9
 #: Environment variable naming a step at which seal/migrate kill their own process (tests only).
 FAULT_ENV = "BOOPEXP_STORE_FAULT"
 
-#: (config_hash, pairing, game_index): the identity of a game.
-GameKey = tuple[str, str, int]
-
 _CONFIG_HEADER = (
     "# The resolved configuration of the games in games.jsonl, written by boopexp (docs/runner.md).\n"
     "# A previous, different version of this file is kept as config.<hash>.yaml.\n"
 )
-
-
-def record_key(record: Mapping[str, Any]) -> GameKey:
-    """The identity ``(config_hash, pairing, game_index)`` of a game record."""
-    return (record["config_hash"], record["pairing"], record["game_index"])
 
 
 def check_record(record: Any) -> str | None:

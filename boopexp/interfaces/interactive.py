@@ -38,7 +38,7 @@ from boopexp.engine.buffers import new_work
 from boopexp.play.contract import GameTask, build_record
 from boopexp.errors import BoopError, IllegalMoveError, InvalidMoveError, StoreError
 from boopexp.game.position import Move, Position
-from boopexp.play.identity import game_seed, settings_hash
+from boopexp.play.identity import game_key, pairing_hash
 from boopexp.engine.luts import PUSH_T, PUSH_V
 from boopexp.play.match import Forfeit, make_player
 from boopexp.engine.state import BLUE, MOVE_NUMBER, N_SQUARES, POOL_BASE_BLUE, POOL_BASE_RED, RED, TO_MOVE, initial_state
@@ -125,9 +125,8 @@ class PlaySession:
         self.budget = budget or Budget()
         self.preset = preset
         p1, p2 = (HUMAN, agent) if human_colour == BLUE else (agent, HUMAN)
-        chash = settings_hash(seed, self.budget.to_dict(), preset, p1.to_dict(), p2.to_dict(), max_plies)
-        self.task = GameTask(EXPERIMENT, chash, f"{p1.name} vs {p2.name}", game_index, p1, p2, self.budget,
-                             preset, game_seed(chash, game_index), max_plies)
+        chash = pairing_hash(seed, self.budget, preset, p1, p2, max_plies)
+        self.task = GameTask.new(EXPERIMENT, chash, p1, p2, game_index, self.budget, preset, max_plies)
         # Children 0 and 1 are the ones play_game gives p1 and p2; child 2 is the hint's.
         p1_ss, p2_ss, hint_ss = np.random.SeedSequence(self.task.seed).spawn(3)
         self._player = make_player(agent, self.budget, p2_ss if human_colour == BLUE else p1_ss, throttle)
@@ -332,7 +331,7 @@ def save(session: PlaySession, out: str | Path) -> dict:
     with GameStore(out).open() as writer:
         taken = {key for key in writer.scan_before.keys}
         index = record["game_index"]
-        while (record["config_hash"], record["pairing"], index) in taken:
+        while game_key(record["config_hash"], record["pairing"], index) in taken:
             index += 1
         record["game_index"] = index
         writer.append(record)

@@ -23,6 +23,7 @@ from boopexp.play.match import play_game
 from boopexp.engine.objective import solve
 from boopexp.game.positions import sample_positions
 from boopexp.play.throttle import PAPER_VANILLA_ITERATIONS_PER_S
+from boopexp.play.identity import pairing_name
 
 #: The paper's figures the device profile is calibrated against (EXPERIMENTS.md §2, §5–6);
 #: its vanilla rate is :data:`boopexp.play.throttle.PAPER_VANILLA_ITERATIONS_PER_S`.
@@ -76,7 +77,7 @@ def measure_primitives(agent: str, opponent: str, iterations: int, games: int, s
     tel = []
     for g in range(games):
         p1, p2 = (a, b) if g % 2 == 0 else (b, a)
-        task = GameTask("calibration", "c" * 16, f"{p1.name} vs {p2.name}", g, p1, p2, budget, "code-0.6.2", seed + g)
+        task = GameTask("calibration", "c" * 16, pairing_name(p1.name, p2.name), g, p1, p2, budget, "code-0.6.2", seed + g)
         rec = play_game(task)
         if rec["winner"] is None:
             continue  # a position cycle (docs/agents.md); its repeated moves would skew the means

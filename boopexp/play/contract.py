@@ -15,6 +15,7 @@ from boopexp import __version__
 from boopexp.agents.specs import AgentSpec
 from boopexp.agents.budget import Budget
 from boopexp.errors import ConfigError
+from boopexp.play.identity import GameKey, game_key, game_seed, pairing_name
 
 #: A safety net, not a rule: the engine has no move limit (RULES.md §7) and every logged game of
 #: the paper ended with a winner. Two agents that both answer deterministically can repeat a
@@ -69,6 +70,19 @@ class GameTask:
     def ply_cap(self) -> int:
         """The cap in effect: ``max_plies``, or :data:`MAX_PLIES` when it is the default."""
         return MAX_PLIES if self.max_plies is None else self.max_plies
+
+    @property
+    def key(self) -> GameKey:
+        """The game's identity ``(config_hash, pairing, game_index)``."""
+        return game_key(self.config_hash, self.pairing, self.game_index)
+
+    @classmethod
+    def new(cls, experiment: str, config_hash: str, p1: AgentSpec, p2: AgentSpec, game_index: int,
+            budget: Budget, preset: str, max_plies: int | None = None, sweep: tuple = ()) -> "GameTask":
+        """Game ``game_index`` of the pairing ``p1 vs p2`` whose settings hash is ``config_hash``
+        (:func:`boopexp.play.identity.pairing_hash`): its pairing name and its seed follow from them."""
+        return cls(experiment, config_hash, pairing_name(p1.name, p2.name), game_index, p1, p2, budget, preset,
+                   game_seed(config_hash, game_index), max_plies, sweep)
 
 
 def task_from_record(record: dict) -> GameTask:

@@ -1,5 +1,11 @@
 """Game identity and seeds: a game is (settings hash, pairing, game index); its seed derives from it.
 
+This module is the one home of a game's identity: the settings hash (:func:`settings_hash`,
+:func:`pairing_hash`), the pairing's name (:func:`pairing_name`, :func:`pairing_agents`), the
+seed (:func:`game_seed`) and the key the store, the runner and the readers find a game by
+(:data:`GameKey`, :func:`game_key`, :func:`record_key`). A task is built from them by
+:meth:`boopexp.play.contract.GameTask.new`.
+
 The settings hash covers everything that determines a game — the experiment seed, the budget, the
 preset and both agents' resolved parameters — and nothing that does not (the experiment's name,
 the output folder, the number of workers). Two runs whose settings coincide therefore share games,
@@ -10,11 +16,21 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 import numpy as np
 
 from boopexp.errors import ConfigError
+
+if TYPE_CHECKING:
+    from boopexp.agents.budget import Budget
+    from boopexp.agents.specs import AgentSpec
+
+#: A game's identity: ``(config_hash, pairing, game_index)``, the key of a game in a store.
+GameKey = tuple[str, str, int]
+
+#: What separates the two agents of a pairing's name.
+PAIRING_SEPARATOR = " vs "
 
 
 #: The largest experiment seed: seeds are 64-bit (a larger one would alias or overflow elsewhere).
@@ -60,3 +76,36 @@ def game_seed(config_hash: str, game_index: int) -> int:
     ss = np.random.SeedSequence([int(config_hash, 16), int(game_index)])
     lo, hi = ss.generate_state(2, dtype=np.uint32)
     return int((int(hi) << 32 | int(lo)) & 0x7FFF_FFFF_FFFF_FFFF)
+
+
+def pairing_hash(seed: int, budget: "Budget", preset: str, p1: "AgentSpec", p2: "AgentSpec",
+                 max_plies: int | None = None) -> str:
+    """The settings hash of the pairing ``p1 vs p2`` (resolved agents) under these settings."""
+    return settings_hash(seed, budget.to_dict(), preset, p1.to_dict(), p2.to_dict(), max_plies)
+
+
+def pairing_name(p1: str, p2: str) -> str:
+    """The pairing string of a game: ``"<p1> vs <p2>"`` (p1 = Blue, moves first)."""
+    return f"{p1}{PAIRING_SEPARATOR}{p2}"
+
+
+def pairing_agents(pairing: str) -> tuple[str, str]:
+    """The two agent names of a pairing string (the inverse of :func:`pairing_name`).
+
+    Raises:
+        ValueError: ``pairing`` is not of the form ``"A vs B"``.
+    """
+    first, sep, second = pairing.partition(PAIRING_SEPARATOR) if isinstance(pairing, str) else ("", "", "")
+    if not sep:
+        raise ValueError(f"pairing {pairing!r} is not of the form 'A vs B'")
+    return first, second
+
+
+def game_key(config_hash: str, pairing: str, game_index: int) -> GameKey:
+    """The identity of one game (the store's key)."""
+    return (config_hash, pairing, game_index)
+
+
+def record_key(record: Mapping[str, Any]) -> GameKey:
+    """The identity ``(config_hash, pairing, game_index)`` of a game record."""
+    return game_key(record["config_hash"], record["pairing"], record["game_index"])

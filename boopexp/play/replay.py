@@ -12,6 +12,7 @@ from boopexp.play.contract import FORFEITS, task_from_record, without_host_timin
 from boopexp.errors import BoopError, ConfigError, StoreError, show_value
 from boopexp.game.position import Position
 from boopexp.play.match import play_game
+from boopexp.play.identity import PAIRING_SEPARATOR, pairing_name
 
 #: ``on_ply(ply, move_text, position_after)``
 OnPly = Callable[[int, str, Position], None]
@@ -122,12 +123,12 @@ def check_counted_fields(record: Mapping, colour: str | None) -> None:
         "plies": len(record["moves"]),
         "p1": names["p1"],
         "p2": names["p2"],
-        "pairing": f"{names['p1']} vs {names['p2']}",
+        "pairing": pairing_name(names["p1"], names["p2"]),
     }
     for key, want in expected.items():
         got = record.get(key)
         if key == "pairing" and isinstance(got, str):  # an alias names the same agent ("mcts+SEP")
-            got = " vs ".join(ALIASES.get(n, n) for n in got.split(" vs "))
+            got = pairing_name(*(ALIASES.get(n, n) for n in got.split(PAIRING_SEPARATOR, 1)))
         if key in record and got != want:
             raise StoreError(f"{_name(record)}: the record says {key} = {record[key]!r}; its moves and agents "
                              f"give {want!r}")

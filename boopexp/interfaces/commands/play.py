@@ -13,7 +13,7 @@ from boopexp.agents.specs import AGENT_NAMES, DEFAULT_PRESET, PRESETS, resolve_a
 from boopexp.agents.budget import BUDGET_MODES, DEFAULT_PROFILE, DEVICE_PROFILES, Budget
 from boopexp.errors import ConfigError, StoreError
 from boopexp.play.contract import check_max_plies
-from boopexp.play.identity import check_seed, game_seed, settings_hash
+from boopexp.play.identity import check_seed, pairing_hash
 
 
 def _parse_overrides(items: tuple[str, ...], option: str) -> dict:
@@ -82,9 +82,8 @@ def game(p1, p2, seed, mode, seconds, iterations, profile, throttle, preset, max
     experiment, preset, seed, budget = settings.experiment, settings.preset, settings.seed, settings.budget
     max_plies = settings.max_plies
     a, b = settings.agents
-    chash = settings_hash(seed, budget.to_dict(), preset, a.to_dict(), b.to_dict(), max_plies)
-    pairing = f"{a.name} vs {b.name}"
-    task = GameTask(experiment, chash, pairing, 0, a, b, budget, preset, game_seed(chash, 0), max_plies)
+    task = GameTask.new(experiment, pairing_hash(seed, budget, preset, a, b, max_plies), a, b, 0, budget, preset,
+                        max_plies)
 
     def on_ply(ply, st, text, winner):
         if show:
@@ -102,10 +101,10 @@ def game(p1, p2, seed, mode, seconds, iterations, profile, throttle, preset, max
         return
     mcts_moves = [t for t in record["telemetry"] if t["iterations"] > 0]
     if record["winner"] is None:
-        click.echo(f"{pairing}: no winner after {record['plies']} plies (ply limit; a position cycle)")
+        click.echo(f"{task.pairing}: no winner after {record['plies']} plies (ply limit; a position cycle)")
     else:
         click.echo(
-            f"{pairing}: {record['winner']} ({record['winner_agent']}, {record['winner_colour']}) wins "
+            f"{task.pairing}: {record['winner']} ({record['winner_agent']}, {record['winner_colour']}) wins "
             f"in {record['plies']} plies" + _forfeit_note(record)
         )
     click.echo("moves: " + " ".join(record["moves"]))

@@ -103,7 +103,8 @@ def run(config_path: Path, games_per_side: int | None, pairings: tuple[str, ...]
 def mirror(agent: str, games: int, config_path: Path, out: Path | None, jobs: int | None, backend: str,
            scheduler: str | None, quiet: bool, dry_run: bool) -> None:
     """Play the mirror games of one agent, sharing the mirror config's settings and results folder."""
-    from boopexp.experiments.config import load_config, pairing_name
+    from boopexp.experiments.config import load_config
+    from boopexp.play.identity import pairing_name
 
     config = load_config(config_path)
     try:
