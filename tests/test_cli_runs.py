@@ -261,11 +261,12 @@ def test_status_of_one_folder_and_of_all(workdir, fake):
 def test_bar_progress_shows_the_running_score(capsys):
     c = load_config(REPO / "configs" / "smoke.yaml")
     task = c.tasks(c.plan())[0]
-    from boopexp.experiments.store import PairingScore
+    from boopexp.experiments.config import PlanEntry
+    from boopexp.experiments.tally import PairingScore
 
     bar = BarProgress()
     bar.start(10, 2, ())
-    score = PairingScore(task.pairing, task.p1.name, task.p2.name, task.config_hash, 4, 3, 2, 1)
+    score = PairingScore(PlanEntry(task.pairing, task.p1.name, task.p2.name, task.config_hash, 4), 3, 2, 1)
     bar.game(GameOutcome(task, record=fake_play_game(task), seconds=0.1), 3, 10, (score,))
     bar.close()
     out = capsys.readouterr().out

@@ -20,10 +20,9 @@ from boopexp.experiments.store import (
     GameStore,
     encode_record,
     scan_store,
-    score,
     seal,
-    unplanned,
 )
+from boopexp.experiments.tally import score, unplanned
 
 
 def rec(index: int, winner: str = "p1", config_hash: str = "aaaa", pairing: str = "a vs b", **extra) -> dict:

@@ -22,7 +22,7 @@ import pandas as pd
 
 from boopexp.agents.specs import AGENT_NAMES
 from boopexp.play.contract import MAX_PLIES
-from boopexp.experiments.store import PairingScore
+from boopexp.experiments.tally import PairingScore
 
 
 DASH = "—"
@@ -67,12 +67,12 @@ COUNT_COLUMNS = ("games", "p1_wins", "p2_wins", "no_winner")
 def outcome_counts(games: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     """Per group of ``keys`` (sorted): ``games``, ``p1_wins``, ``p2_wins``, ``no_winner`` (int64).
 
-    Counted with :meth:`boopexp.experiments.store.PairingScore.with_game`, the one win tally of a pairing
+    Counted with :meth:`boopexp.experiments.tally.PairingScore.with_game`, the one win tally of a pairing
     that the store, the runner and ``boopexp status`` use too.
     """
     rows = []
     for key, winners in games.groupby(keys, sort=True)["winner"]:
-        tally = PairingScore("", "", "", "", 0)
+        tally = PairingScore.blank()
         for winner in winners:
             tally = tally.with_game(winner if isinstance(winner, str) else None)  # None / NaN: no winner
         rows.append((*(key if isinstance(key, tuple) else (key,)), tally.done, tally.p1_wins, tally.p2_wins,

@@ -1,4 +1,5 @@
 """Many games: ``config`` (YAML → plan), ``tournament`` and ``sweep`` (pairings and grid points),
-``sprt`` (the sequential test), ``store`` (a results folder), ``runner`` (the pool that plays a
-plan into a store) and ``status`` (what a folder holds against its plan).
+``sprt`` (the sequential test), ``store`` (a results folder's files), ``tally`` (its games counted
+against the plan), ``runner`` (the pool that plays a plan into a store) and ``status`` (what a
+folder holds against its plan).
 """

@@ -32,7 +32,8 @@ from boopexp.experiments.config import ExperimentConfig, PlannedPairing
 from boopexp.play.contract import GameTask
 from boopexp.errors import BoopError, ConfigError
 from boopexp.experiments.sprt import SprtSpec, plan_tests
-from boopexp.experiments.store import GameStore, PairingScore, check_record, forfeits, score
+from boopexp.experiments.store import GameStore, check_record
+from boopexp.experiments.tally import PairingScore, forfeits, score
 from boopexp.play.identity import GameKey, record_key
 
 BACKENDS: tuple[str, ...] = ("loky", "dask")

@@ -11,10 +11,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from boopexp.experiments.config import PlannedPairing, plan_entries
+from boopexp.experiments.config import PlanEntry, PlannedPairing, plan_entries
 from boopexp.errors import ConfigError
 from boopexp.experiments.sprt import PairingTest, parse_sprt, plan_tests
-from boopexp.experiments.store import GameStore, PairingScore, forfeits, has_games_files, score, unplanned
+from boopexp.experiments.store import GameStore, has_games_files
+from boopexp.experiments.tally import PairingScore, forfeits, score, unplanned
 
 
 @dataclass(frozen=True)
@@ -46,7 +47,7 @@ class FolderStatus:
             "folder": str(self.folder),
             "settings": self.settings,
             "planned": self.settings is not None,
-            "pairings": [dataclasses.asdict(s) for s in self.scores],
+            "pairings": [s.to_dict() for s in self.scores],
             "total": {"done": sum(s.done for s in self.scores), "planned": sum(s.planned for s in self.scores)},
             "other_records": self.other_records,
             "forfeits": self.forfeits,
@@ -83,11 +84,12 @@ def folder_status(folder: str | Path) -> FolderStatus:
         # no plan: every stored game of a pairing counts (planned = done)
         found: dict[str, PairingScore] = {}
         for r in scan.records:
-            s = found.get(r["pairing"]) or PairingScore(r["pairing"], r.get("p1", ""), r.get("p2", ""), r["config_hash"], 0)
+            s = found.get(r["pairing"]) or PairingScore(PlanEntry(r["pairing"], r.get("p1", ""), r.get("p2", ""),
+                                                                  r["config_hash"], 0))
             if s.config_hash != r["config_hash"]:
-                s = dataclasses.replace(s, config_hash="(several)")
+                s = dataclasses.replace(s, entry=dataclasses.replace(s.entry, config_hash="(several)"))
             s = s.with_game(r["winner"])
-            found[r["pairing"]] = dataclasses.replace(s, planned=s.done)
+            found[r["pairing"]] = dataclasses.replace(s, entry=dataclasses.replace(s.entry, games=s.done))
         scores = tuple(found.values())
         return FolderStatus(folder, None, scores, 0, tuple(scan.warnings()))
     entries = plan_entries(doc, str(store.config_path))

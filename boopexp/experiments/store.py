@@ -18,7 +18,6 @@ is tolerated: it is reported, ignored, and moved aside (never deleted) before th
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import gzip
 import hashlib
 import json
@@ -29,12 +28,12 @@ import time
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any, Iterator, Mapping
 
 import yaml
 
-from boopexp.experiments.config import PlanEntry, load_yaml
-from boopexp.play.contract import FORFEITS, pack_record, unpack_record
+from boopexp.experiments.config import load_yaml
+from boopexp.play.contract import pack_record, unpack_record
 from boopexp.play.identity import GameKey, record_key
 from boopexp.errors import ConfigError, StoreError
 
@@ -325,83 +324,6 @@ def decode_record(record: dict[str, Any]) -> dict[str, Any]:
         ValueError: a schema this version does not know.
     """
     return unpack_record(record)
-
-
-@dataclass(frozen=True)
-class PairingScore:
-    """Progress of one planned pairing: games done out of planned, wins by side, games without a winner."""
-
-    pairing: str
-    p1: str
-    p2: str
-    config_hash: str
-    planned: int
-    done: int = 0
-    p1_wins: int = 0
-    p2_wins: int = 0
-    no_winner: int = 0
-    sweep: tuple[tuple[str, Any], ...] = ()
-
-    @property
-    def label(self) -> str:
-        """The pairing string, with its sweep point in brackets if it has one."""
-        if not self.sweep:
-            return self.pairing
-        return f"{self.pairing} [{', '.join(f'{k}={v}' for k, v in self.sweep)}]"
-
-    def with_game(self, winner: str | None) -> "PairingScore":
-        """This score and one more game done, won by ``winner`` (``"p1"``, ``"p2"`` or None: the
-        ply cap). The one win tally of a pairing: the store's :func:`score`, the runner's running
-        score and ``boopexp status`` all count with it."""
-        if winner not in ("p1", "p2", None):
-            raise StoreError(f"winner {winner!r} of a {self.pairing!r} game is not 'p1', 'p2' or null")
-        return dataclasses.replace(
-            self,
-            done=self.done + 1,
-            p1_wins=self.p1_wins + (winner == "p1"),
-            p2_wins=self.p2_wins + (winner == "p2"),
-            no_winner=self.no_winner + (winner is None),
-        )
-
-
-def score(entries: Iterable[PlanEntry], records: Iterable[Mapping[str, Any]]) -> tuple[PairingScore, ...]:
-    """Tally the records that belong to the plan (other settings and extra indices are not counted).
-
-    Args:
-        entries: the planned pairings.
-        records: deduplicated game records (:attr:`StoreScan.records`).
-    """
-    entries = tuple(entries)
-    scores = {(e.config_hash, e.pairing): PairingScore(e.pairing, e.p1, e.p2, e.config_hash, e.games, sweep=e.sweep)
-              for e in entries}
-    for r in records:
-        key = (r["config_hash"], r["pairing"])
-        s = scores.get(key)
-        if s is not None and r["game_index"] < s.planned:
-            scores[key] = s.with_game(r["winner"])
-    return tuple(scores[(e.config_hash, e.pairing)] for e in entries)
-
-
-def forfeits(entries: Iterable[PlanEntry], records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, int]]:
-    """Forfeited games of the plan per forfeiting agent: ``{agent: {termination: games}}``.
-
-    A forfeit is a decided game (the opponent is its ``winner``); the loser is the forfeiting agent.
-    """
-    limit = {(e.config_hash, e.pairing): e.games for e in entries}
-    out: dict[str, dict[str, int]] = {}
-    for r in records:
-        if r.get("termination") not in FORFEITS or r["game_index"] >= limit.get((r["config_hash"], r["pairing"]), 0):
-            continue
-        agent = str((r.get("forfeit") or {}).get("agent") or (r.get("p2") if r["winner"] == "p1" else r.get("p1")))
-        slot = out.setdefault(agent, {})
-        slot[r["termination"]] = slot.get(r["termination"], 0) + 1
-    return out
-
-
-def unplanned(entries: Iterable[PlanEntry], records: Iterable[Mapping[str, Any]]) -> int:
-    """How many records are outside the plan (other settings, or indices beyond the planned count)."""
-    limit = {(e.config_hash, e.pairing): e.games for e in entries}
-    return sum(1 for r in records if r["game_index"] >= limit.get((r["config_hash"], r["pairing"]), 0))
 
 
 class GameStore:

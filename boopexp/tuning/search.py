@@ -32,7 +32,8 @@ import numpy as np
 
 from boopexp.errors import ConfigError, StoreError
 from boopexp.experiments.runner import GameOutcome, PlayFunction, Progress, run_plan
-from boopexp.experiments.store import PairingScore, scan_store, score, writable_folder
+from boopexp.experiments.store import scan_store, writable_folder
+from boopexp.experiments.tally import PairingScore, score
 from boopexp.tuning.config import TuneConfig
 
 if TYPE_CHECKING:

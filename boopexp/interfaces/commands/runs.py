@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # the runner pulls in the engine; import it only when a run s
     from boopexp.experiments.config import ExperimentConfig, PlannedPairing
     from boopexp.experiments.runner import GameOutcome, RunReport
     from boopexp.experiments.status import FolderStatus
-    from boopexp.experiments.store import PairingScore
+    from boopexp.experiments.tally import PairingScore
 
 RESULTS_DIR = Path("results")
 DEFAULT_MIRROR_CONFIG = Path("configs/mirror.yaml")

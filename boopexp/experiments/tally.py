@@ -1,0 +1,119 @@
+"""Counting a store's games against a plan: how far each pairing is, who won, who forfeited.
+
+The store (:mod:`boopexp.experiments.store`) keeps files; this module scores what it holds.
+:meth:`PairingScore.with_game` is **the** win tally of a pairing: the runner's running score,
+``boopexp status``, the tuner and the report's counts all count with it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping
+
+from boopexp.errors import StoreError
+from boopexp.experiments.config import PlanEntry
+from boopexp.play.contract import FORFEITS
+
+
+@dataclass(frozen=True)
+class PairingScore:
+    """Progress of one planned pairing (``entry``): games done, wins by side, games without a winner."""
+
+    entry: PlanEntry
+    done: int = 0
+    p1_wins: int = 0
+    p2_wins: int = 0
+    no_winner: int = 0
+
+    @classmethod
+    def blank(cls) -> "PairingScore":
+        """A tally of no pairing in particular (to count a list of winners)."""
+        return cls(PlanEntry("", "", "", "", 0))
+
+    @property
+    def pairing(self) -> str:
+        return self.entry.pairing
+
+    @property
+    def p1(self) -> str:
+        return self.entry.p1
+
+    @property
+    def p2(self) -> str:
+        return self.entry.p2
+
+    @property
+    def config_hash(self) -> str:
+        return self.entry.config_hash
+
+    @property
+    def planned(self) -> int:
+        return self.entry.games
+
+    @property
+    def sweep(self) -> tuple[tuple[str, Any], ...]:
+        return self.entry.sweep
+
+    @property
+    def label(self) -> str:
+        """The pairing string, with its sweep point in brackets if it has one."""
+        return self.entry.label
+
+    def with_game(self, winner: str | None) -> "PairingScore":
+        """This score and one more game done, won by ``winner`` (``"p1"``, ``"p2"`` or None: the
+        ply cap). The one win tally of a pairing."""
+        if winner not in ("p1", "p2", None):
+            raise StoreError(f"winner {winner!r} of a {self.pairing!r} game is not 'p1', 'p2' or null")
+        return dataclasses.replace(
+            self,
+            done=self.done + 1,
+            p1_wins=self.p1_wins + (winner == "p1"),
+            p2_wins=self.p2_wins + (winner == "p2"),
+            no_winner=self.no_winner + (winner is None),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The flat form ``status --json`` prints (pairing, p1, p2, config_hash, planned, done, …)."""
+        return {"pairing": self.pairing, "p1": self.p1, "p2": self.p2, "config_hash": self.config_hash,
+                "planned": self.planned, "done": self.done, "p1_wins": self.p1_wins, "p2_wins": self.p2_wins,
+                "no_winner": self.no_winner, "sweep": self.sweep}
+
+
+def score(entries: Iterable[PlanEntry], records: Iterable[Mapping[str, Any]]) -> tuple[PairingScore, ...]:
+    """Tally the records that belong to the plan (other settings and extra indices are not counted).
+
+    Args:
+        entries: the planned pairings.
+        records: deduplicated game records (:attr:`boopexp.experiments.store.StoreScan.records`).
+    """
+    entries = tuple(entries)
+    scores = {(e.config_hash, e.pairing): PairingScore(e) for e in entries}
+    for r in records:
+        key = (r["config_hash"], r["pairing"])
+        s = scores.get(key)
+        if s is not None and r["game_index"] < s.planned:
+            scores[key] = s.with_game(r["winner"])
+    return tuple(scores[(e.config_hash, e.pairing)] for e in entries)
+
+
+def forfeits(entries: Iterable[PlanEntry], records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, int]]:
+    """Forfeited games of the plan per forfeiting agent: ``{agent: {termination: games}}``.
+
+    A forfeit is a decided game (the opponent is its ``winner``); the loser is the forfeiting agent.
+    """
+    limit = {(e.config_hash, e.pairing): e.games for e in entries}
+    out: dict[str, dict[str, int]] = {}
+    for r in records:
+        if r.get("termination") not in FORFEITS or r["game_index"] >= limit.get((r["config_hash"], r["pairing"]), 0):
+            continue
+        agent = str((r.get("forfeit") or {}).get("agent") or (r.get("p2") if r["winner"] == "p1" else r.get("p1")))
+        slot = out.setdefault(agent, {})
+        slot[r["termination"]] = slot.get(r["termination"], 0) + 1
+    return out
+
+
+def unplanned(entries: Iterable[PlanEntry], records: Iterable[Mapping[str, Any]]) -> int:
+    """How many records are outside the plan (other settings, or indices beyond the planned count)."""
+    limit = {(e.config_hash, e.pairing): e.games for e in entries}
+    return sum(1 for r in records if r["game_index"] >= limit.get((r["config_hash"], r["pairing"]), 0))
