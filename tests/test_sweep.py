@@ -65,6 +65,18 @@ def test_the_resolved_config_keeps_the_axes_and_each_plan_item_its_point_and_bud
     assert sorted((p.config_hash, p.pairing) for p in again) == sorted((p.config_hash, p.pairing) for p in c.plan())
 
 
+def test_with_pairings_replans_every_point_of_a_sweep():
+    """Re-planning a swept config re-plans its points (plan() reads the points, not the base):
+    replacing only the base's pairings once let a tuner play the points' old pairings."""
+    config = cfg(HEAD + "budget: {mode: device, seconds: 0.5}\npairings: [[vanilla, random]]\n"
+                 "sweep: {budget.seconds: [0.25, 1]}\n")
+    replanned = config.with_pairings((("co-wide", "heuristics"),), 3, agents={"co-wide": {"base": "mcts-co", "uct_c": 0.7}})
+    assert replanned.pairings == (("co-wide", "heuristics"),) and replanned.games_per_side == 3
+    got = [(p.pairing, p.games, dict(p.sweep)["budget.seconds"], p.budget.seconds) for p in replanned.plan()]
+    assert got == [(pairing, 3, s, s) for s in (0.25, 1) for pairing in ("co-wide vs heuristics", "heuristics vs co-wide")]
+    assert all(p.p1_spec.mcts.uct_c == 0.7 for p in replanned.plan() if p.p1 == "co-wide")
+
+
 def test_unswept_configs_plan_and_resolve_as_before():
     c = cfg()
     assert all(p.sweep == () for p in c.plan()) and "sweep" not in c.resolved()

@@ -19,9 +19,9 @@ import yaml
 from click.testing import CliRunner
 
 from boopexp.interfaces.cli import main
-from boopexp.experiments.config import parse_config
+from boopexp.experiments.config import PLANNING_KEYS, parse_config
 from boopexp.errors import ConfigError
-from boopexp.tuning.config import load_tune_config, parse_tune_config
+from boopexp.tuning.config import NOT_IN_A_TUNE, load_tune_config, parse_tune_config
 from boopexp.tuning.confirm import binomial_holm, pick_candidates
 from boopexp.tuning.pipeline import run_tuning
 from boopexp.tuning.search import STUDY_FILE, CandidateScore, open_study, run_search, trial_dir
@@ -121,6 +121,18 @@ BAD = [
     ({"tune.colour": "blue"}, "unknown key tune.colour"),
 ]
 
+# Keys of an experiment config that plan games another way than the tuner does. Each once played
+# silently wrong games: a sweep's points kept the parser's placeholder pairing (random vs random),
+# an sprt stopped trials and confirmations early, a tournament was blamed on an absent pairings key.
+PLANNING = [
+    ({"sweep": {"budget.iterations": [5, 10]}},
+     "sweep = {'budget.iterations': [5, 10]} has no place in a tune config (tune searches parameters"
+     " itself; use sweep with boopexp run)"),
+    ({"sprt": {"elo0": 0, "elo1": 30}}, "sprt = {'elo0': 0, 'elo1': 30} has no place in a tune config"),
+    ({"tournament": {"format": "gauntlet", "agent": "mcts-co", "opponents": ["vanilla"]}},
+     "has no place in a tune config (the tuner plans its own games; set tune.opponents"),
+]
+
 
 def _bad_doc(change: dict) -> dict:
     doc = json.loads(json.dumps(BASE))
@@ -153,6 +165,30 @@ def test_cli_bad_tune_config_exit_2_nothing_written(tmp_path, change, message):
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("Error: ") and message in lines[0]
     assert not out.exists()
+
+
+@pytest.mark.parametrize("change, message", PLANNING, ids=[next(iter(c)) for c, _ in PLANNING])
+def test_cli_tune_config_with_a_planning_key_exit_2_nothing_written(tmp_path, change, message):
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump(_bad_doc(change)), encoding="utf-8")
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["tune", str(path), "--out", str(out)])
+    assert result.exit_code == 2, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"Error: {path}: ") and message in lines[0]
+    assert not out.exists()
+
+
+def test_the_tuners_experiment_plans_no_games_of_its_own():
+    """The shared settings are parsed without pairings: nothing can play a placeholder."""
+    assert set(NOT_IN_A_TUNE) == set(PLANNING_KEYS)  # every key that plans games is refused with a reason
+    tc = parse_tune_config(_bad_doc({}), "t.yaml")
+    assert tc.experiment.pairings == ()
+    with pytest.raises(ConfigError, match="t.yaml: no pairings to plan"):
+        tc.experiment.plan()
+    exp = tc.with_candidates({"mcts-co.t0": {"k": 9, "preselect_m": 2, "discount": 0.8, "uct_c": 0.2}},
+                             ("vanilla",), 2)
+    assert [(p.pairing, p.games) for p in exp.plan()] == [("mcts-co.t0 vs vanilla", 2), ("vanilla vs mcts-co.t0", 2)]
 
 
 # --------------------------------------------------------------------------------------------

@@ -57,6 +57,9 @@ CONFIG_KEYS: tuple[str, ...] = (
     "sweep",
 )
 REQUIRED_KEYS: tuple[str, ...] = ("name", "seed", "games_per_side", "pairings")
+#: Keys that plan the games (which pairings, how many, at which points, when to stop):
+#: :func:`parse_settings` takes none of them.
+PLANNING_KEYS: tuple[str, ...] = ("games_per_side", "pairings", "tournament", "sweep", "sprt")
 #: Keys of which a config needs exactly one: the pairings written out, or a tournament that makes them.
 PAIRING_KEYS: tuple[str, ...] = ("pairings", "tournament")
 
@@ -211,6 +214,8 @@ class ExperimentConfig:
         """
         if self.points:
             return tuple(p for point in self.points for p in point.plan(games_per_side))
+        if not self.pairings:  # settings only (parse_settings): never a default pairing in its stead
+            raise ConfigError(f"{self.source}: no pairings to plan (settings only: the caller plans the games)")
         n = self.games_per_side if games_per_side is None else games_per_side
         out: list[PlannedPairing] = []
         for a, b in self.pairings:
@@ -271,6 +276,22 @@ class ExperimentConfig:
         if self.sprt is not None:  # only when set: the stores of runs without it are unchanged
             out["sprt"] = self.sprt.to_dict()
         return out
+
+    def with_pairings(self, pairings: tuple[tuple[str, str], ...], games_per_side: int,
+                      agents: Mapping[str, dict[str, Any]] | None = None) -> "ExperimentConfig":
+        """A copy that plays ``pairings`` (canonical names), ``games_per_side`` each way, with
+        ``agents`` declared on top of the config's; at every point of a sweep.
+
+        The one way to re-plan a config: :meth:`plan` reads a sweep's points, so replacing only
+        the top-level pairings would silently plan the points' old ones.
+        """
+        _positive_int(self.source, "games_per_side", games_per_side)
+
+        def replan(config: "ExperimentConfig") -> "ExperimentConfig":
+            return dataclasses.replace(config, agents={**config.agents, **(agents or {})}, pairings=tuple(pairings),
+                                       games_per_side=games_per_side, tournament=None)
+
+        return dataclasses.replace(replan(self), points=tuple(replan(p) for p in self.points))
 
     def with_games_per_side(self, games_per_side: int) -> "ExperimentConfig":
         """A copy with another ``games_per_side`` (validated)."""
@@ -355,6 +376,22 @@ def parse_config(data: Any, source: str = "<config>", directory: str | None = No
     Raises:
         ConfigError: one line naming the key, the bad value and what is allowed.
     """
+    return _parse(data, source, directory, settings_only=False)
+
+
+def parse_settings(data: Any, source: str = "<config>", directory: str | None = None) -> ExperimentConfig:
+    """Validate the settings every game shares (name, seed, budget, preset, params, agents,
+    max_plies) for a caller that plans its own games (the tuner): no pairings, and its
+    :meth:`~ExperimentConfig.plan` refuses to plan until :meth:`~ExperimentConfig.with_pairings`.
+
+    Raises:
+        ConfigError: one line naming the key, the bad value and what is allowed; a key that plans
+            games (:data:`PLANNING_KEYS`) is refused (the caller may say why first).
+    """
+    return _parse(data, source, directory, settings_only=True)
+
+
+def _parse(data: Any, source: str, directory: str | None, settings_only: bool) -> ExperimentConfig:
     src = source
     if data is None:
         raise ConfigError(f"{src}: the config is empty; required keys: {', '.join(REQUIRED_KEYS)}")
@@ -363,9 +400,13 @@ def parse_config(data: Any, source: str = "<config>", directory: str | None = No
     for key, value in data.items():
         if key not in CONFIG_KEYS:
             raise ConfigError(f"{src}: unknown key {_show(key)} (value {_show(value)}); allowed: {', '.join(CONFIG_KEYS)}")
+        if settings_only and key in PLANNING_KEYS:
+            raise ConfigError(f"{src}: {key} = {_show(value)} has no place here (the games are planned by the command)")
     if "sweep" in data:
         return _parse_swept(data, src, directory)
     for key in REQUIRED_KEYS:
+        if settings_only and key in PLANNING_KEYS:
+            continue
         if key not in data and not (key == "pairings" and "tournament" in data):
             raise ConfigError(
                 f"{src}: missing required key {key!r}; required: {', '.join(REQUIRED_KEYS)}"
@@ -384,8 +425,9 @@ def parse_config(data: Any, source: str = "<config>", directory: str | None = No
         seed = identity.check_seed(data["seed"])
     except ConfigError as exc:
         raise ConfigError(f"{src}: {exc}") from None
-    games_per_side = data["games_per_side"]
-    _positive_int(src, "games_per_side", games_per_side)
+    games_per_side = 0 if settings_only else data["games_per_side"]
+    if not settings_only:
+        _positive_int(src, "games_per_side", games_per_side)
 
     budget = _parse_budget(src, data.get("budget"))
 
@@ -401,7 +443,9 @@ def parse_config(data: Any, source: str = "<config>", directory: str | None = No
     params = _parse_params(src, data.get("params"), preset)
     agents = _parse_agents(src, data.get("agents"), preset, params, directory)
     tournament = None
-    if "tournament" in data:
+    if settings_only:
+        pairings: tuple[tuple[str, str], ...] = ()
+    elif "tournament" in data:
         try:
             tournament = parse_tournament(data["tournament"], lambda n: roster.canonical(n, agents))
         except ConfigError as exc:

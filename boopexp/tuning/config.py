@@ -33,13 +33,20 @@ from typing import Any, Mapping
 
 from boopexp.play import identity
 from boopexp.agents.specs import MCTSConfig
-from boopexp.experiments.config import CONFIG_KEYS, ExperimentConfig, parse_config, read_config_file
+from boopexp.experiments.config import CONFIG_KEYS, PLANNING_KEYS, ExperimentConfig, parse_settings, read_config_file
 from boopexp.errors import ConfigError
 from boopexp.errors import show_value as _show
 
 TUNE_KEY = "tune"
-#: Keys of an experiment config that a tune config does not take (the tuner plans its games).
-PLANNING_KEYS: tuple[str, ...] = ("games_per_side", "pairings")
+_PLANS_ITS_OWN = "the tuner plans its own games; set tune.opponents and tune.games_per_trial"
+#: Why a tune config takes none of the keys of an experiment config that plan games.
+NOT_IN_A_TUNE: dict[str, str] = {
+    "games_per_side": _PLANS_ITS_OWN,
+    "pairings": _PLANS_ITS_OWN,
+    "tournament": _PLANS_ITS_OWN,
+    "sweep": "tune searches parameters itself; use sweep with boopexp run",
+    "sprt": "a trial plays all its games and the confirmation tests a fixed number; use sprt with boopexp run",
+}
 TOP_KEYS: tuple[str, ...] = tuple(k for k in CONFIG_KEYS if k not in PLANNING_KEYS) + (TUNE_KEY,)
 TUNE_KEYS: tuple[str, ...] = ("agent", "space", "opponents", "trials", "games_per_trial", "startup_trials", "confirm")
 TUNE_REQUIRED: tuple[str, ...] = ("agent", "space", "trials", "games_per_trial")
@@ -105,8 +112,8 @@ class TuneConfig:
     """A validated tune config.
 
     Attributes:
-        experiment: the shared settings (name, seed, budget, preset, params, agents); its
-            pairings are a placeholder, the tuner plans every game itself.
+        experiment: the shared settings (name, seed, budget, preset, params, agents), without
+            pairings (:func:`boopexp.config.parse_settings`): the tuner plans every game itself.
         agent: the canonical name of the agent tuned.
         space: the search dimensions, in file order.
         opponents: canonical names of the trial opponents, in file order.
@@ -156,10 +163,9 @@ class TuneConfig:
             opponents: canonical agent names.
             games_per_side: games with the candidate in each seat, per opponent.
         """
-        exp = self.experiment
-        agents = {**exp.agents, **{name: self.variant(values) for name, values in candidates.items()}}
         pairings = tuple((name, o) for name in candidates for o in opponents)
-        return dataclasses.replace(exp, agents=agents, pairings=pairings, games_per_side=games_per_side)
+        variants = {name: self.variant(values) for name, values in candidates.items()}
+        return self.experiment.with_pairings(pairings, games_per_side, agents=variants)
 
     def search_settings(self) -> dict[str, Any]:
         """What fixes the trials (not how many, nor the confirmation): a study made under other
@@ -216,11 +222,8 @@ def parse_tune_config(data: Any, source: str = "<config>", directory: str | None
     if not isinstance(data, Mapping):
         raise ConfigError(f"{src}: a tune config must be a mapping with a 'tune:' section, got {_show(data)}")
     for key, value in data.items():
-        if key in PLANNING_KEYS:
-            raise ConfigError(
-                f"{src}: {key} = {_show(value)} has no place in a tune config (the tuner plans its own games;"
-                " set tune.opponents and tune.games_per_trial)"
-            )
+        if key in NOT_IN_A_TUNE:
+            raise ConfigError(f"{src}: {key} = {_show(value)} has no place in a tune config ({NOT_IN_A_TUNE[key]})")
         if key not in TOP_KEYS:
             raise ConfigError(f"{src}: unknown key {_show(key)} (value {_show(value)}); allowed: {', '.join(TOP_KEYS)}")
     tune = data.get(TUNE_KEY)
@@ -235,10 +238,9 @@ def parse_tune_config(data: Any, source: str = "<config>", directory: str | None
         if key not in tune:
             raise ConfigError(f"{src}: missing required key tune.{key}; required: {', '.join(TUNE_REQUIRED)}")
 
-    # The shared settings are an experiment config's: validated by the same parser, with a
-    # placeholder pairing (always valid) that the tuner replaces by its own.
-    doc = {k: v for k, v in data.items() if k != TUNE_KEY}
-    exp = parse_config({**doc, "games_per_side": 1, "pairings": [["random", "random"]]}, src, directory)
+    # The shared settings are an experiment config's, validated by the same parser; they plan no
+    # games (plan() refuses) until with_candidates gives the tuner's pairings.
+    exp = parse_settings({k: v for k, v in data.items() if k != TUNE_KEY}, src, directory)
 
     agent = _agent_name(src, exp, "tune.agent", tune["agent"])
     spec = exp.agent(agent)
