@@ -6,16 +6,22 @@ from __future__ import annotations
 import dataclasses
 import statistics
 
+import numpy as np
 import pytest
+from click.testing import CliRunner
 
 from boopexp.play import contract, match
 
 from boopexp.engine import mcts
+from boopexp.engine import params as engine_params
 from boopexp.agents.specs import (
     AGENT_NAMES,
     ALIASES,
+    LATE_PARAMETERS,
     LOG_LABELS,
     MCTS_PARAMETERS,
+    MCTS_PARAMS,
+    PAPER_PARAMS,
     PRESETS,
     MCTSConfig,
     resolve_agent,
@@ -24,6 +30,7 @@ from boopexp.agents.budget import Budget, device_costs
 from boopexp.play.contract import MAX_PLIES, GameTask
 from boopexp.errors import ConfigError, StoreError
 from boopexp.game.position import Move, Position
+from boopexp.interfaces.cli import main
 from boopexp.engine.rng import new_rng_state
 from mcts_helpers import Kit, cfg_of, hand_root, pos, code, ref_playout, replay_record, strip_host_timing
 
@@ -201,6 +208,84 @@ def test_config_is_frozen():
     c = resolve_agent("vanilla").mcts
     with pytest.raises(dataclasses.FrozenInstanceError):
         c.preselect_m = 5  # type: ignore[misc]
+
+
+# ------------------------------------------------------------------------------------------
+# the parameter table: one row per parameter drives the checks, descriptions and the kernels
+
+
+@pytest.mark.parametrize("row", list(MCTS_PARAMS.values()) + list(PAPER_PARAMS.values()), ids=lambda r: r.name)
+def test_the_table_drives_validation(row):
+    """Each row's type and range are what the checks refuse, in one line naming the key and the
+    allowed values; its ends, its default and its tuning range are accepted."""
+    paper = row.name in PAPER_PARAMS
+
+    def build(value):
+        return resolve_agent("mcts-co", **({"params": {row.name: value}} if paper else {"overrides": {row.name: value}}))
+
+    key = f"params.{row.name}" if paper else row.name
+    if row.kind is bool:
+        assert row.low is row.high is row.tune is None and row.allowed == "true or false"
+        refused = [(1, "must be true or false"), ("yes", "must be true or false")]
+    else:
+        assert row.low <= row.tune.low < row.tune.high <= row.high and (not row.tune.log or row.tune.low > 0)
+        for value in (row.low, row.high, row.tune.low, row.tune.high):
+            build(value)
+        step = 1 if row.kind is int else 0.5
+        wrong_type = f"must be {'an integer' if row.kind is int else 'a number'} in [{row.low}, {row.high}]"
+        refused = [(row.low - step, f"is out of range; allowed: {row.allowed}"),
+                   (row.high + step, f"is out of range; allowed: {row.allowed}"), ("1", wrong_type), (True, wrong_type)]
+        if row.kind is int:
+            refused.append((row.low + 0.5, wrong_type))
+    if row.default is not None:
+        assert isinstance(row.default, row.kind)
+        build(row.default)
+    for value, words in refused:
+        with pytest.raises(ConfigError) as err:
+            build(value)
+        assert str(err.value).endswith(f"{key} = {value!r} {words}")
+    assert row.help and "\n" not in row.help and "|" not in row.help
+
+
+def test_a_bad_range_through_the_cli_is_one_line_naming_the_key_and_the_range():
+    result = CliRunner().invoke(main, ["game", "--p1", "mcts-co", "--p2", "random", "--p1-param", "uct_c=-1"])
+    assert result.exit_code == 2
+    assert result.output.splitlines() == [
+        "Error: agent 'mcts-co': uct_c = -1 is out of range; allowed: numbers in [0.0, 100.0]"]
+
+
+def test_the_table_and_the_kernel_vector_agree():
+    """The agents' table, MCTSConfig's fields and the kernels' layout (engine/params.py) name the
+    same parameters in the same order; P_<NAME> is the index of each, and params_vector puts each
+    value there (booleans as 0.0 / 1.0), as the hand-written builder did."""
+    names = tuple(MCTS_PARAMS)
+    assert names == MCTS_PARAMETERS == tuple(f.name for f in dataclasses.fields(MCTSConfig)) == engine_params.PARAM_NAMES
+    constants = {k: v for k, v in vars(engine_params).items() if k.startswith("P_")}
+    assert constants == {f"P_{name.upper()}": i for i, name in enumerate(names)}
+    assert engine_params.N_PARAMS == len(names)
+    for row in MCTS_PARAMS.values():
+        assert row.kind is {"int": int, "float": float, "bool": bool}[_field_type(row.name)]
+        assert getattr(MCTSConfig(), row.name) == row.default
+    for agent in PAPER_NAMES + ("mcts-co2",):
+        for preset in PRESETS:
+            cfg = resolve_agent(agent, preset=preset).mcts
+            vector = mcts.params_vector(cfg)
+            assert vector.dtype == np.float64 and vector.shape == (len(names),)
+            assert list(vector) == [float(getattr(cfg, name)) for name in names]
+    every = mcts.params_vector(resolve_agent("mcts-co", overrides=OVERRIDES).mcts)
+    assert list(every) == [7.0, 0.0, 3.0, 9.0, 4.0, 0.5, 0.0, 1.4, 1.0, 1.0]
+    assert list(mcts.params_vector(MCTSConfig())) == [5.0, 1.0, 21.0, 21.0, 6.0, 0.9, 1.0, 0.3, 0.0, 0.0]
+
+
+def _field_type(name):
+    return next(str(f.type) for f in dataclasses.fields(MCTSConfig) if f.name == name)
+
+
+def test_late_parameters_are_the_rows_marked_late_and_leave_the_description_at_their_default():
+    assert LATE_PARAMETERS == {row.name: row.default for row in MCTS_PARAMS.values() if row.late} == {"co_lookahead": 0}
+    assert "co_lookahead" not in resolve_agent("mcts-co").to_dict()["params"]
+    assert resolve_agent("mcts-co2").to_dict()["params"]["co_lookahead"] == 1
+    assert PAPER_PARAMS["m"].default == MCTSConfig().preselect_m and PAPER_PARAMS["d"].default == MCTSConfig().discount
 
 
 # ------------------------------------------------------------------------------------------

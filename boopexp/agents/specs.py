@@ -9,61 +9,144 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Mapping, TypeVar
 
 from boopexp.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class TuneRange:
+    """The range ``boopexp tune`` searches a parameter over by default: ``low`` to ``high``
+    inclusive, on a log scale if ``log``."""
+
+    low: float
+    high: float
+    log: bool = False
+
+
+@dataclass(frozen=True)
+class Param:
+    """One row of a parameter table (:data:`MCTS_PARAMS`, :data:`PAPER_PARAMS`).
+
+    Attributes:
+        name: the key in a config (``agents.NAME.<name>``, ``params.<name>``), a CLI ``--param``
+            and an agent's description; for an MCTS parameter also the :class:`MCTSConfig` field
+            and the entry ``P_<NAME>`` of the kernels' vector (:mod:`boopexp.engine.params`).
+        kind: ``int``, ``float`` or ``bool``.
+        default: the value when nothing sets it (None: it depends on the preset, see ``help``).
+        low, high: the allowed values, inclusive (None for a boolean).
+        help: what it does, one sentence (docs/agents.md's table shows it).
+        tune: the tuner's default range (None: not a search dimension).
+        late: added after games were recorded: in an agent's description (hashes, records) only
+            when it differs from its default, so every earlier agent keeps its settings hash.
+        sets: a paper-level parameter's MCTSConfig fields (``k`` sets two).
+    """
+
+    name: str
+    kind: type
+    default: Any
+    low: float | None
+    high: float | None
+    help: str
+    tune: TuneRange | None = None
+    late: bool = False
+    sets: tuple[str, ...] = ()
+
+    @property
+    def allowed(self) -> str:
+        """The allowed values in words: ``integers in [0, 72]``, ``numbers in [0.0, 1.0]``, ``true or false``."""
+        if self.kind is bool:
+            return "true or false"
+        return f"{'integers' if self.kind is int else 'numbers'} in [{self.low}, {self.high}]"
+
+    def check(self, value: Any, key: str | None = None) -> None:
+        """Refuse a value of the wrong type or out of range (ConfigError naming ``key``, default
+        the name, the value and what is allowed); a float parameter takes an int (``uct_c: 1``)."""
+        key = key or self.name
+        if self.kind is bool:
+            if not isinstance(value, bool):
+                raise ConfigError(f"{key} = {value!r} must be true or false")
+            return
+        wanted = int if self.kind is int else (int, float)
+        if isinstance(value, bool) or not isinstance(value, wanted):
+            raise ConfigError(f"{key} = {value!r} must be {'an integer' if self.kind is int else 'a number'} "
+                              f"in [{self.low}, {self.high}]")
+        assert self.low is not None and self.high is not None  # a numeric row has both bounds
+        if not self.low <= value <= self.high:
+            raise ConfigError(f"{key} = {value!r} is out of range; allowed: {self.allowed}")
+
+
+_ROW = "boopexp.param"  # where a field's row lives in its dataclasses metadata
+_T = TypeVar("_T")
+
+
+def param(default: _T, low: float | None = None, high: float | None = None, *, help: str,
+          tune: TuneRange | None = None, late: bool = False) -> _T:
+    """A field of :class:`MCTSConfig` with its row of the table (name and type are the field's)."""
+    row = {"low": low, "high": high, "help": help, "tune": tune, "late": late}
+    return field(default=default, metadata={_ROW: row})
 
 
 @dataclass(frozen=True)
 class MCTSConfig:
     """Parameters of MCTS_GHOST (AGENTS.md §B.1, §C.4); defaults are the full agent of code 0.6.2.
 
-    Attributes:
-        preselect_m: m of the Selection injection (best_m_moves at the root); 0 = off, which also
-            turns on the early border mask (QUIRK-A5).
-        co_expansion: Expansion move chosen by the solver (best_move) instead of at random.
-        co_playout_plies: number of initial playout plies chosen by the solver (code name
-            ``first_n_strategy``); the rest are random.
-        playout_depth: maximum playout length in plies; 0 = play to the end of the game.
-        early_mask_plies: ``action_masking_time`` (m = 0 only).
-        discount: playout discount d.
-        discount_offset: the discount exponent is ``ply - discount_offset`` with plies counted
-            from 1 (code: 1, QUIRK-A10; paper: 0).
-        uct_c: UCT exploration constant (hard-coded 0.3 in the code).
-        fix_a9: correct QUIRK-A9 (terminal playout bonus in absolute colours). Off = faithful.
-        co_lookahead: the paper's two-stage decision (its future work; docs/beyond.md): 1 = every
-            solver call (Selection, Expansion, Playout) first excludes the moves after which the
-            opponent has a reply that wins at once, unless every move is such; 0 = the paper.
+    This class body is **the** table of MCTS parameters: each field is one row (name, type,
+    default, allowed range, help, the tuner's range; :data:`MCTS_PARAMS` reads them), and every
+    other place derives from it: the check below, an agent's description (:data:`LATE_PARAMETERS`),
+    the config keys ``agents.NAME.PARAM`` and CLI ``--param``, the tuner's space, docs/agents.md's
+    table (a test) and the kernels' vector (:func:`boopexp.engine.mcts.params_vector`, whose layout,
+    :mod:`boopexp.engine.params`, a test holds to this order). A dataclass whose fields carry their
+    rows, rather than a tuple of rows the class is generated from, so that type checkers and
+    readers see ordinary typed fields.
     """
 
-    preselect_m: int = 5
-    co_expansion: bool = True
-    co_playout_plies: int = 21
-    playout_depth: int = 21
-    early_mask_plies: int = 6
-    discount: float = 0.9
-    discount_offset: int = 1
-    uct_c: float = 0.3
-    fix_a9: bool = False
-    co_lookahead: int = 0
+    preselect_m: int = param(
+        5, 0, 72, tune=TuneRange(1, 12),
+        help="m of the Selection injection: the root keeps only the solver's m best moves (best_m_moves); "
+             "0 = off, which also turns on the early border mask (QUIRK-A5)")
+    co_expansion: bool = param(
+        True, help="the Expansion injection: the solver chooses the expanded move (best_move), not chance")
+    co_playout_plies: int = param(
+        21, 0, 10_000, tune=TuneRange(5, 40),
+        help="the Playout injection: how many first plies of a playout the solver chooses (code: "
+             "first_n_strategy); the rest are random")
+    playout_depth: int = param(
+        21, 0, 10_000, tune=TuneRange(5, 40), help="a playout's length in plies at most; 0 = to the end of the game")
+    early_mask_plies: int = param(
+        6, 0, 36, tune=TuneRange(0, 12),
+        help="horizon of the early border mask in plies (code: action_masking_time; m = 0 only)")
+    discount: float = param(0.9, 0.0, 1.0, tune=TuneRange(0.5, 1.0), help="the playout discount d")
+    discount_offset: int = param(
+        1, 0, 1, tune=TuneRange(0, 1),
+        help="the discount exponent is ply - discount_offset, plies counted from 1 (code: 1, QUIRK-A10; paper: 0)")
+    uct_c: float = param(
+        0.3, 0.0, 100.0, tune=TuneRange(0.05, 2.0, log=True),
+        help="the UCT exploration constant (hard-coded 0.3 in the code)")
+    fix_a9: bool = param(
+        False, help="correct QUIRK-A9: the playout's terminal bonus from the playout's perspective, not in "
+                    "absolute colours; off = faithful")
+    co_lookahead: int = param(
+        0, 0, 1, tune=TuneRange(0, 1), late=True,
+        help="the paper's two-stage decision (docs/beyond.md): 1 = every solver call first excludes the moves "
+             "after which the opponent has a reply that wins at once, unless every move is such; 0 = the paper")
 
     def __post_init__(self) -> None:
-        _check_int("preselect_m", self.preselect_m, 0, 72)
-        _check_bool("co_expansion", self.co_expansion)
-        _check_int("co_playout_plies", self.co_playout_plies, 0, 10_000)
-        _check_int("playout_depth", self.playout_depth, 0, 10_000)
-        _check_int("early_mask_plies", self.early_mask_plies, 0, 36)
-        _check_float("discount", self.discount, 0.0, 1.0)
-        _check_int("discount_offset", self.discount_offset, 0, 1)
-        _check_float("uct_c", self.uct_c, 0.0, 100.0)
-        _check_bool("fix_a9", self.fix_a9)
-        _check_int("co_lookahead", self.co_lookahead, 0, 1)
+        for row in MCTS_PARAMS.values():
+            row.check(getattr(self, row.name))
 
 
-MCTS_PARAMETERS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(MCTSConfig))
+_KINDS: dict[str, type] = {"int": int, "float": float, "bool": bool}
+
+#: The table of MCTS parameters, in field (and kernel vector) order: {name: row}.
+MCTS_PARAMS: dict[str, Param] = {
+    f.name: Param(f.name, _KINDS[f.type] if isinstance(f.type, str) else f.type, f.default, **f.metadata[_ROW])
+    for f in dataclasses.fields(MCTSConfig)
+}
+MCTS_PARAMETERS: tuple[str, ...] = tuple(MCTS_PARAMS)
 #: Parameters added after games were recorded: in an agent's description (hashes, records) only
 #: when they differ from their default, so every earlier agent keeps its settings hash.
-LATE_PARAMETERS: dict[str, Any] = {"co_lookahead": 0}
+LATE_PARAMETERS: dict[str, Any] = {p.name: p.default for p in MCTS_PARAMS.values() if p.late}
 
 #: Presets (AGENTS.md §C.4). ``code-0.6.2`` produced the paper's tables; ``paper`` is its prose.
 PRESETS: dict[str, dict[str, Any]] = {
@@ -94,11 +177,18 @@ ALIASES: dict[str, str] = {"mcts+SEP": "mcts-co"}
 BASELINES: tuple[str, ...] = ("heuristics", "random")
 AGENT_NAMES: tuple[str, ...] = tuple(_MCTS_SWITCHES) + BASELINES
 
-#: The paper-level parameters of a config's ``params:`` block and what they set.
-PAPER_PARAMS: dict[str, str] = {
-    "k": "playout solver plies and playout depth of the P agents",
-    "m": "pre-selected moves of the S agents",
-    "d": "playout discount of every MCTS agent",
+#: The paper-level parameters of a config's ``params:`` block (AGENTS.md §C.4) and the MCTSConfig
+#: fields each sets (in the agents that use them: :func:`resolve_agent`).
+PAPER_PARAMS: dict[str, Param] = {
+    p.name: p
+    for p in (
+        Param("k", int, None, 1, 10_000, "playout solver plies and playout depth of the P agents (21 in code-0.6.2, 20 in paper)",
+              tune=TuneRange(5, 40), sets=("co_playout_plies", "playout_depth")),
+        Param("m", int, MCTS_PARAMS["preselect_m"].default, 1, 72, "pre-selected moves of the S agents",
+              tune=TuneRange(1, 12), sets=("preselect_m",)),
+        Param("d", float, MCTS_PARAMS["discount"].default, 0.0, 1.0, "playout discount of every MCTS agent",
+              tune=TuneRange(0.5, 1.0), sets=("discount",)),
+    )
 }
 
 #: Label printed by the original app for each agent (AGENTS.md §C.1).
@@ -241,11 +331,10 @@ def resolve_agent(
                 f"unknown parameter {key!r} for agent {name!r}; valid parameters: {', '.join(MCTS_PARAMETERS)}"
             )
     k = params.get("k", PRESETS[preset]["k"])
-    m = params.get("m", 5)
-    d = params.get("d", 0.9)
-    _check_int("params.k", k, 1, 10_000)
-    _check_int("params.m", m, 1, 72)
-    _check_float("params.d", d, 0.0, 1.0)
+    m = params.get("m", PAPER_PARAMS["m"].default)
+    d = params.get("d", PAPER_PARAMS["d"].default)
+    for key, value in (("k", k), ("m", m), ("d", d)):
+        PAPER_PARAMS[key].check(value, f"params.{key}")
     sel, exp, play = _MCTS_SWITCHES[name]
     values: dict[str, Any] = dict(
         preselect_m=m if sel else 0,
@@ -263,22 +352,3 @@ def resolve_agent(
     except ConfigError as exc:
         raise ConfigError(f"agent {name!r}: {exc}") from None
     return AgentSpec(name=name, kind="mcts", mcts=cfg)
-
-
-def _check_int(key: str, value: Any, lo: int, hi: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ConfigError(f"{key} = {value!r} must be an integer in [{lo}, {hi}]")
-    if not lo <= value <= hi:
-        raise ConfigError(f"{key} = {value!r} is out of range; allowed: integers in [{lo}, {hi}]")
-
-
-def _check_float(key: str, value: Any, lo: float, hi: float) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ConfigError(f"{key} = {value!r} must be a number in [{lo}, {hi}]")
-    if not lo <= float(value) <= hi:
-        raise ConfigError(f"{key} = {value!r} is out of range; allowed: numbers in [{lo}, {hi}]")
-
-
-def _check_bool(key: str, value: Any) -> None:
-    if not isinstance(value, bool):
-        raise ConfigError(f"{key} = {value!r} must be true or false")

@@ -28,6 +28,20 @@ from boopexp.engine.heuristic import heuristic
 from boopexp.engine.luts import RING
 from boopexp.engine.lookahead import N_LEGAL, N_REPLIES, lookahead_mask
 from boopexp.engine.objective import best_m_moves_masked_ws, best_m_moves_ws, context_value, solve
+from boopexp.engine.params import (  # the vector's layout (the parameters' table: agents.specs.MCTSConfig)
+    N_PARAMS,
+    P_CO_EXPANSION,
+    P_CO_LOOKAHEAD,
+    P_CO_PLAYOUT_PLIES,
+    P_DISCOUNT,
+    P_DISCOUNT_OFFSET,
+    P_EARLY_MASK_PLIES,
+    P_FIX_A9,
+    P_PLAYOUT_DEPTH,
+    P_PRESELECT_M,
+    P_UCT_C,
+    PARAM_NAMES,
+)
 from boopexp.engine.rng import rand_below
 from boopexp.engine.rules import (
     PROMO_HEURISTIC,
@@ -74,19 +88,6 @@ Tree = namedtuple(
      "first_child", "last_child", "next_sibling", "n_children", "masked", "count"],
 )
 
-#: Indices of the parameter vector the kernels read (:func:`params_vector`, one per
-#: :class:`boopexp.agents.specs.MCTSConfig` field; booleans as 0.0 / 1.0).
-P_PRESELECT_M = 0  # S: root pre-selection of the m best moves (0: the early border mask)
-P_CO_EXPANSION = 1  # E: the solver proposes the expanded move
-P_CO_PLAYOUT_PLIES = 2  # P: the first plies of a playout are solver moves
-P_PLAYOUT_DEPTH = 3  # playout plies at most (0: until a win)
-P_EARLY_MASK_PLIES = 4  # horizon of the m = 0 border mask
-P_DISCOUNT = 5  # playout discount factor
-P_DISCOUNT_OFFSET = 6  # exponent offset of the discount (QUIRK-A10)
-P_UCT_C = 7  # UCT exploration constant
-P_FIX_A9 = 8  # 1.0: the terminal bonus from the playout's perspective (QUIRK-A9 fixed)
-P_CO_LOOKAHEAD = 9  # 1.0: every solver call first masks the moves that allow a winning reply
-N_PARAMS = 10
 #: int64 counters of one search: iterations, solver calls, equivalent moves, and the primitives
 #: the device clock charges (nodes created, playout plies, moves scored by the solver)
 #: and the moves in those ties (the other reading of the paper's "equivalent moves", docs/budget.md);
@@ -489,18 +490,15 @@ def final_choice(tree, ai_colour, rng, work):
 
 
 def params_vector(cfg) -> np.ndarray:
-    """The MCTSConfig as the float vector the kernels read (indices ``P_*``)."""
+    """The MCTSConfig as the float vector the kernels read: ``cfg.<name>`` at index ``P_<NAME>``
+    (:mod:`boopexp.engine.params`), a boolean as 0.0 / 1.0.
+
+    Filled by name from the layout, so a parameter the layout has and the config lacks fails
+    here (AttributeError) instead of leaving a zero the kernels would read.
+    """
     params = np.zeros(N_PARAMS, dtype=np.float64)
-    params[P_PRESELECT_M] = cfg.preselect_m
-    params[P_CO_EXPANSION] = 1.0 if cfg.co_expansion else 0.0
-    params[P_CO_PLAYOUT_PLIES] = cfg.co_playout_plies
-    params[P_PLAYOUT_DEPTH] = cfg.playout_depth
-    params[P_EARLY_MASK_PLIES] = cfg.early_mask_plies
-    params[P_DISCOUNT] = cfg.discount
-    params[P_DISCOUNT_OFFSET] = cfg.discount_offset
-    params[P_UCT_C] = cfg.uct_c
-    params[P_FIX_A9] = 1.0 if cfg.fix_a9 else 0.0
-    params[P_CO_LOOKAHEAD] = cfg.co_lookahead
+    for index, name in enumerate(PARAM_NAMES):
+        params[index] = float(getattr(cfg, name))
     return params
 
 

@@ -31,7 +31,6 @@ from boopexp.agents.specs import (
     PAPER_PARAMS,
     PRESETS,
     AgentSpec,
-    MCTSConfig,
     canonical_name,
     resolve_agent,
 )
@@ -65,10 +64,6 @@ PAIRING_KEYS: tuple[str, ...] = ("pairings", "tournament")
 
 # The name becomes a folder (results/<name>/), so keep it to characters safe in any shell.
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
-
-# resolve_agent's defaults for m and d are MCTSConfig's (AGENTS.md §C.4); k depends on the preset.
-_DEFAULT_M = MCTSConfig().preselect_m
-_DEFAULT_D = MCTSConfig().discount
 
 
 @dataclass(frozen=True)
@@ -584,8 +579,8 @@ def _parse_params(src: str, data: Any, preset: str) -> dict[str, Any]:
     # Record the values in effect, not only those written: k's default depends on the preset.
     params = {
         "k": data.get("k", PRESETS[preset]["k"]),
-        "m": data.get("m", _DEFAULT_M),
-        "d": data.get("d", _DEFAULT_D),
+        "m": data.get("m", PAPER_PARAMS["m"].default),
+        "d": data.get("d", PAPER_PARAMS["d"].default),
     }
     try:
         resolve_agent("mcts-co", preset, params)  # checks types and ranges of k, m and d

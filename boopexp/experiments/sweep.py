@@ -26,10 +26,11 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
 from boopexp.agents.budget import BUDGET_KEYS, COST_FIELDS, SOLVER_SCALE
+from boopexp.agents.specs import PAPER_PARAMS
 from boopexp.errors import ConfigError
 from boopexp.errors import show_value as _show
 
-AXIS_FORMS = "budget.KEY, budget.costs.COST, agents.NAME.PARAM, params.k|m|d"
+AXIS_FORMS = "budget.KEY, budget.costs.COST, agents.NAME.PARAM, params." + "|".join(PAPER_PARAMS)
 #: axes drawn on a log scale in the sweep figure (budgets and costs span orders of magnitude)
 LOG_AXES_PREFIXES: tuple[str, ...] = ("budget.seconds", "budget.iterations", "budget.costs.")
 
@@ -96,7 +97,7 @@ def check_axis(axis: Any, budget_mode: str) -> None:
         return
     if len(parts) == 3 and parts[0] == "agents" and all(parts[1:]):
         return
-    if len(parts) == 2 and parts[0] == "params" and parts[1] in ("k", "m", "d"):
+    if len(parts) == 2 and parts[0] == "params" and parts[1] in PAPER_PARAMS:
         return
     raise ConfigError(f"sweep: unknown axis {_show(axis)}; allowed: {AXIS_FORMS}")
 

@@ -1,0 +1,45 @@
+"""The layout of the MCTS parameter vector: which entry the kernels read for which parameter.
+
+A parameter is declared once, in the table :class:`boopexp.agents.specs.MCTSConfig` (its name,
+type, default, allowed range, help and tuning range; :data:`boopexp.agents.specs.MCTS_PARAMS`).
+That table is configuration, above the engine, and the engine may not import it; the kernels
+only need to know where each parameter sits in the float vector they read, as plain ints numba
+folds in at compile time. So the layout lives here, below every kernel, as the ``P_*`` constants
+and :data:`PARAM_NAMES` (the table's names in vector order): the same split as the device cost
+vector (:mod:`boopexp.engine.costs` here, the profiles' values in :mod:`boopexp.agents.budget`).
+
+Why indices here rather than indices generated from the table: the kernels must compile without
+importing anything above the engine, and an explicit ``P_UCT_C = 7`` is what a reader of a kernel
+looks up. The agents' table is checked against this layout (same names, same order:
+``tests/test_agents.py::test_the_table_and_the_kernel_vector_agree``), and
+:func:`boopexp.engine.mcts.params_vector` fills the vector by name, so the two cannot disagree
+silently.
+"""
+
+#: Indices of the parameter vector the kernels read (booleans as 0.0 / 1.0).
+P_PRESELECT_M = 0  # S: root pre-selection of the m best moves (0: the early border mask)
+P_CO_EXPANSION = 1  # E: the solver proposes the expanded move
+P_CO_PLAYOUT_PLIES = 2  # P: the first plies of a playout are solver moves
+P_PLAYOUT_DEPTH = 3  # playout plies at most (0: until a win)
+P_EARLY_MASK_PLIES = 4  # horizon of the m = 0 border mask
+P_DISCOUNT = 5  # playout discount factor
+P_DISCOUNT_OFFSET = 6  # exponent offset of the discount (QUIRK-A10)
+P_UCT_C = 7  # UCT exploration constant
+P_FIX_A9 = 8  # 1.0: the terminal bonus from the playout's perspective (QUIRK-A9 fixed)
+P_CO_LOOKAHEAD = 9  # 1.0: every solver call first masks the moves that allow a winning reply
+
+#: The parameters' names (the fields of ``MCTSConfig``) in vector order: ``P_<NAME>`` is the
+#: index of ``name``.
+PARAM_NAMES: tuple[str, ...] = (
+    "preselect_m",
+    "co_expansion",
+    "co_playout_plies",
+    "playout_depth",
+    "early_mask_plies",
+    "discount",
+    "discount_offset",
+    "uct_c",
+    "fix_a9",
+    "co_lookahead",
+)
+N_PARAMS = len(PARAM_NAMES)
