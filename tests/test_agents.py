@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import statistics
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -279,6 +280,35 @@ def test_the_table_and_the_kernel_vector_agree():
 
 def _field_type(name):
     return next(str(f.type) for f in dataclasses.fields(MCTSConfig) if f.name == name)
+
+
+def _cell(value):
+    if isinstance(value, bool):
+        return f"`{str(value).lower()}`"
+    return "the preset's" if value is None else f"`{value}`"
+
+
+def parameter_table_rows(table):
+    """docs/agents.md's Markdown table of a parameter table (MCTS_PARAMS or PAPER_PARAMS)."""
+    paper = table is PAPER_PARAMS
+    head = ["key" if paper else "parameter", "type", "default", "allowed", "tuner's range"]
+    head += ["sets", "what it does"] if paper else ["what it does"]
+    rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for row in table.values():
+        allowed = "`true`, `false`" if row.kind is bool else f"[{row.low}, {row.high}]"
+        tune = "—" if row.tune is None else f"[{row.tune.low}, {row.tune.high}]" + (" log" if row.tune.log else "")
+        cells = [f"`{row.name}`", row.kind.__name__, _cell(row.default), allowed, tune]
+        cells += [", ".join(f"`{f}`" for f in row.sets)] if paper else []
+        rows.append("| " + " | ".join(cells + [row.help]) + " |")
+    return rows
+
+
+@pytest.mark.parametrize("table", ["MCTS_PARAMS", "PAPER_PARAMS"])
+def test_docs_agents_md_shows_each_parameter_table(table):
+    """docs/agents.md's tables are the parameter tables (a changed row fails here: paste the lines)."""
+    rows = parameter_table_rows({"MCTS_PARAMS": MCTS_PARAMS, "PAPER_PARAMS": PAPER_PARAMS}[table])
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "agents.md").read_text(encoding="utf-8")
+    assert "\n".join(rows) + "\n" in doc, "docs/agents.md should hold, verbatim:\n" + "\n".join(rows)
 
 
 def test_late_parameters_are_the_rows_marked_late_and_leave_the_description_at_their_default():

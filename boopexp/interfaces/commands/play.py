@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from boopexp.agents.specs import AGENT_NAMES, DEFAULT_PRESET, PRESETS, resolve_agent
+from boopexp.agents.specs import AGENT_NAMES, DEFAULT_PRESET, MCTS_PARAMETERS, PRESETS, resolve_agent
 from boopexp.agents.budget import BUDGET_MODES, DEFAULT_PROFILE, DEVICE_PROFILES, Budget
 from boopexp.errors import ConfigError, StoreError
 from boopexp.play.contract import check_max_plies
@@ -27,6 +27,10 @@ def _parse_overrides(items: tuple[str, ...], option: str) -> dict:
         key, value = item.split("=", 1)
         out[key.strip()] = load_yaml(value, f"{option} {key.strip()}")
     return out
+
+
+#: The end of a ``--param`` option's help: the keys an MCTS agent takes (docs/agents.md has the table).
+_PARAM_KEYS_HELP = f"KEY: {', '.join(MCTS_PARAMETERS)} (docs/agents.md)."
 
 
 def _settings_options(command):
@@ -61,8 +65,10 @@ _SETTINGS_OPTIONS = [
 @_settings_options
 @click.option("--max-plies", type=int, default=None,
               help="Ply cap: a game that reaches it ends without a winner (default 1000; a config's max_plies).")
-@click.option("--p1-param", multiple=True, metavar="KEY=VALUE", help="Override a parameter of p1 (repeatable).")
-@click.option("--p2-param", multiple=True, metavar="KEY=VALUE", help="Override a parameter of p2 (repeatable).")
+@click.option("--p1-param", multiple=True, metavar="KEY=VALUE",
+              help="Override a parameter of p1 (repeatable). " + _PARAM_KEYS_HELP)
+@click.option("--p2-param", multiple=True, metavar="KEY=VALUE",
+              help="Override a parameter of p2 (repeatable; the keys of --p1-param).")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Take agents (variants, plugins, overrides), seed, budget and preset from this experiment "
                    "config; options given explicitly still win (the game is game 0 of the pairing).")
@@ -322,7 +328,8 @@ def replay(results_dir, pairing, game_index, config_hash, show, search):
 @_settings_options
 @click.option("--max-plies", type=int, default=None,
               help="Ply cap: a game that reaches it ends without a winner (default 1000; a config's max_plies).")
-@click.option("--param", multiple=True, metavar="KEY=VALUE", help="Override a parameter of the agent (repeatable).")
+@click.option("--param", multiple=True, metavar="KEY=VALUE",
+              help="Override a parameter of the agent (repeatable). " + _PARAM_KEYS_HELP)
 @click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Take the agent (variants, plugins), seed, budget, preset and ply cap from this experiment config; "
                    "options given explicitly still win.")
