@@ -21,7 +21,8 @@ from click.testing import CliRunner
 from boopexp.interfaces.cli import main
 from boopexp.experiments.config import PLANNING_KEYS, parse_config
 from boopexp.errors import ConfigError
-from boopexp.tuning.config import NOT_IN_A_TUNE, load_tune_config, parse_tune_config
+from boopexp.agents.specs import MCTS_PARAMS, PAPER_PARAMS
+from boopexp.tuning.config import NOT_IN_A_TUNE, TUNABLE, load_tune_config, parse_tune_config
 from boopexp.tuning.confirm import binomial_holm, pick_candidates
 from boopexp.tuning.pipeline import run_tuning
 from boopexp.tuning.search import STUDY_FILE, CandidateScore, open_study, run_search, trial_dir
@@ -86,6 +87,39 @@ def test_config_parses_space_opponents_and_confirm(tmp_path):
         "co_playout_plies": 12, "playout_depth": 12, "preselect_m": 3, "discount": 0.7, "uct_c": 1.5}
 
 
+def test_the_tuners_ranges_come_from_the_parameter_table():
+    """A parameter named without a range is searched over its row's tuner's range; the tunable
+    names are the rows that have one (booleans have none)."""
+    assert TUNABLE == tuple(name for name, row in {**PAPER_PARAMS, **MCTS_PARAMS}.items() if row.tune is not None)
+    assert "fix_a9" not in TUNABLE and "co_expansion" not in TUNABLE
+    names = [name for name in TUNABLE if name not in ("k", "m", "d")]  # the paper's set the same fields
+    for space in (names, dict.fromkeys(names)):
+        doc = json.loads(json.dumps(BASE))
+        doc["tune"]["space"] = space
+        tc = parse_tune_config(doc)
+        assert [p.name for p in tc.space] == names
+        for p in tc.space:
+            row = MCTS_PARAMS[p.name]
+            assert (p.low, p.high, p.log, p.kind) == (row.tune.low, row.tune.high, row.tune.log, row.kind.__name__)
+    doc = json.loads(json.dumps(BASE))
+    doc["tune"]["space"] = {"k": None, "m": None, "d": None, "uct_c": {"low": 0.1, "high": 0.5}}
+    k, m, d, c = parse_tune_config(doc).space
+    assert (k.fields, k.low, k.high, m.fields, m.low, m.high) == (PAPER_PARAMS["k"].sets, 5, 40, ("preselect_m",), 1, 12)
+    assert (d.low, d.high, d.kind, c.low, c.high, c.log) == (0.5, 1.0, "float", 0.1, 0.5, False)
+
+
+def test_the_committed_study_searched_the_tables_ranges():
+    """configs/tune-mcts-co.yaml writes out the table's ranges: naming the parameters alone gives
+    the same search settings, hence the same study (its hash)."""
+    path = Path(__file__).resolve().parent.parent / "configs" / "tune-mcts-co.yaml"
+    written = load_tune_config(path)
+    doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    doc["tune"]["space"] = list(doc["tune"]["space"])
+    assert doc["tune"]["space"] == ["k", "preselect_m", "discount", "uct_c"]
+    named = parse_tune_config(doc, str(path), directory=str(path.parent))
+    assert named.space == written.space and named.search_hash() == written.search_hash()
+
+
 def test_config_tunes_a_declared_variant(tmp_path):
     doc = json.loads(json.dumps(BASE))
     doc["agents"] = {"co-wide": {"base": "mcts-co", "uct_c": 1.0}}
@@ -111,6 +145,10 @@ BAD = [
     ({"tune.space": {"discount": {"low": 0.5, "high": 1.5}}}, "tune.space.discount.high = 1.5 is not a valid value"),
     ({"tune.space": {"uct_c": {"low": 0.1}}}, "missing required key tune.space.uct_c.high"),
     ({"tune.space": {"uct_c": {"low": 0.1, "high": 1, "step": 2}}}, "unknown key tune.space.uct_c.step"),
+    ({"tune.space": ["uct_c", "fix_a9"]}, "tune.space[1] = 'fix_a9' is not a parameter the tuner varies; allowed: k, m, d,"),
+    ({"tune.space": ["uct_c", "uct_c"]}, "tune.space[1] = 'uct_c' is listed twice"),
+    ({"tune.space": []}, "tune.space = [] must be a non-empty mapping"),
+    ({"tune.space": {"uct_c": 0.3}}, "tune.space.uct_c = 0.3 must be a mapping like {low: 1, high: 12}"),
     ({"tune.trials": 0}, "tune.trials = 0 must be a positive integer"),
     ({"tune.games_per_trial": 7}, "tune.games_per_trial = 7 must be a multiple of 2"),
     ({"tune.opponents": ["vanilla", "vanilla"]}, "tune.opponents[1] = 'vanilla' is listed twice"),

@@ -20,7 +20,10 @@ A tune config is an experiment config (``name``, ``seed``, ``budget``, ``preset`
         baseline: mcts-co            # default: the agent itself, untuned
         alpha: 0.05                  # family-wise (Holm) level of the one-sided tests
 
-Every mistake raises :class:`~boopexp.errors.ConfigError`: one line naming the file, the key
+A parameter written without a range (``uct_c:``), or a space given as a list of names
+(``space: [k, preselect_m, discount, uct_c]``), is searched over the tuner's range of its row in
+the parameter table (:data:`boopexp.agents.specs.MCTS_PARAMS`, ``PAPER_PARAMS``; docs/agents.md):
+the list above is the ranges written out. Every mistake raises :class:`~boopexp.errors.ConfigError`: one line naming the file, the key
 (``tune.space.uct_c.low``), the value and what is allowed.
 """
 
@@ -32,7 +35,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from boopexp.play import identity
-from boopexp.agents.specs import MCTSConfig
+from boopexp.agents.specs import MCTS_PARAMS, PAPER_PARAMS, Param
 from boopexp.experiments.config import CONFIG_KEYS, PLANNING_KEYS, ExperimentConfig, parse_settings, read_config_file
 from boopexp.errors import ConfigError
 from boopexp.errors import show_value as _show
@@ -58,20 +61,16 @@ DEFAULT_TOP = 3
 DEFAULT_CONFIRM_GAMES = 400
 DEFAULT_ALPHA = 0.05
 
-#: The paper's names for the parameters it tuned "after some very brief trials", and the
-#: MCTSConfig fields each sets (k sets both, as :func:`boopexp.agents.specs.resolve_agent` does).
-PAPER_ALIASES: dict[str, tuple[str, ...]] = {
-    "k": ("co_playout_plies", "playout_depth"),
-    "m": ("preselect_m",),
-    "d": ("discount",),
+#: The parameters a search may vary, and their default ranges: the rows of the parameter tables
+#: with a tuner's range (docs/agents.md, "Parameters"): the paper's k, m, d (which set MCTSConfig
+#: fields: k sets two, as :func:`boopexp.agents.specs.resolve_agent` does) and the numeric
+#: MCTSConfig fields (booleans are switches, not a search dimension).
+TUNABLE_PARAMS: dict[str, Param] = {
+    name: row for name, row in {**PAPER_PARAMS, **MCTS_PARAMS}.items() if row.tune is not None
 }
-# The numeric fields (booleans are switches, not a search dimension); int or float as in MCTSConfig.
-_FIELD_KINDS: dict[str, str] = {
-    f.name: ("float" if isinstance(getattr(MCTSConfig(), f.name), float) else "int")
-    for f in dataclasses.fields(MCTSConfig)
-    if not isinstance(getattr(MCTSConfig(), f.name), bool)
-}
-TUNABLE: tuple[str, ...] = tuple(PAPER_ALIASES) + tuple(_FIELD_KINDS)
+TUNABLE: tuple[str, ...] = tuple(TUNABLE_PARAMS)
+#: The MCTSConfig fields each paper parameter sets.
+PAPER_ALIASES: dict[str, tuple[str, ...]] = {name: row.sets for name, row in PAPER_PARAMS.items()}
 
 
 @dataclass(frozen=True)
@@ -113,7 +112,7 @@ class TuneConfig:
 
     Attributes:
         experiment: the shared settings (name, seed, budget, preset, params, agents), without
-            pairings (:func:`boopexp.config.parse_settings`): the tuner plans every game itself.
+            pairings (:func:`boopexp.experiments.config.parse_settings`): the tuner plans every game itself.
         agent: the canonical name of the agent tuned.
         space: the search dimensions, in file order.
         opponents: canonical names of the trial opponents, in file order.
@@ -310,9 +309,18 @@ def _positive_int(src: str, key: str, value: Any) -> int:
 
 
 def _parse_space(src: str, exp: ExperimentConfig, agent: str, data: Any) -> tuple[SearchParam, ...]:
+    if isinstance(data, list) and data:  # names only: each parameter over the table's range
+        named: dict[Any, Any] = {}
+        for i, name in enumerate(data):
+            if not isinstance(name, str) or name not in TUNABLE or name in named:
+                why = "is listed twice" if name in named else "is not a parameter the tuner varies"
+                raise ConfigError(f"{src}: tune.space[{i}] = {_show(name)} {why}; allowed: {', '.join(TUNABLE)}")
+            named[name] = None
+        data = named
     if not isinstance(data, Mapping) or not data:
         raise ConfigError(
             f"{src}: tune.space = {_show(data)} must be a non-empty mapping like {{uct_c: {{low: 0.05, high: 2.0, log: true}}}}"
+            " or a list of parameters like [k, uct_c] (searched over their ranges in docs/agents.md)"
         )
     out: list[SearchParam] = []
     owner: dict[str, str] = {}
@@ -320,14 +328,19 @@ def _parse_space(src: str, exp: ExperimentConfig, agent: str, data: Any) -> tupl
         key = f"tune.space.{name}"
         if name not in TUNABLE:
             raise ConfigError(f"{src}: unknown key {key} (value {_show(rng)}); allowed: {', '.join(TUNABLE)}")
-        fields = PAPER_ALIASES.get(name, (name,))
+        row = TUNABLE_PARAMS[name]
+        fields = row.sets or (name,)
         for f in fields:
             if f in owner:
                 raise ConfigError(f"{src}: {key}: {f} is already set by tune.space.{owner[f]}; give one of them")
             owner[f] = name
-        kind = _FIELD_KINDS[fields[0]]
+        kind = row.kind.__name__
+        if rng is None:  # the table's range
+            assert row.tune is not None
+            rng = {"low": row.tune.low, "high": row.tune.high, "log": row.tune.log}
         if not isinstance(rng, Mapping):
-            raise ConfigError(f"{src}: {key} = {_show(rng)} must be a mapping like {{low: 1, high: 12}} (optionally log: true)")
+            raise ConfigError(f"{src}: {key} = {_show(rng)} must be a mapping like {{low: 1, high: 12}} (optionally log: true),"
+                              " or nothing for the range in docs/agents.md")
         for k, v in rng.items():
             if k not in RANGE_KEYS:
                 raise ConfigError(f"{src}: unknown key {key}.{k} (value {_show(v)}); allowed: {', '.join(RANGE_KEYS)}")
