@@ -335,7 +335,8 @@ def test_paper_preset_changes_playout_depth_and_discount_exponent_in_the_kernel(
     code_cfg = cfg_of("mcts+P")
     paper_cfg = cfg_of("mcts+P", preset="paper")
     pv, cv = mcts.params_vector(paper_cfg), mcts.params_vector(code_cfg)
-    assert (pv[2], pv[3], pv[6]) == (20, 20, 0) and (cv[2], cv[3], cv[6]) == (21, 21, 1)
+    at = [engine_params.P_CO_PLAYOUT_PLIES, engine_params.P_PLAYOUT_DEPTH, engine_params.P_DISCOUNT_OFFSET]
+    assert list(pv[at]) == [20, 20, 0] and list(cv[at]) == [21, 21, 1]
     # from the initial position 20 solver plies reach no victory: the depth limit bites
     text = Position.initial().to_string()
     seen_limit = False

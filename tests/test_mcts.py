@@ -19,6 +19,7 @@ import pytest
 from boopexp.engine import heuristic, mcts, objective, rules
 from boopexp.engine import rng as rng_module
 from boopexp.engine.buffers import new_work, solver_buffers
+from boopexp.engine.params import P_FIX_A9
 from boopexp.agents.budget import Budget, device_costs
 from boopexp.game.position import Move, Position
 from boopexp.engine.rng import new_rng_state
@@ -377,8 +378,8 @@ def test_a9_red_win_with_red_perspective_is_the_same_with_or_without_fix():
 
 def test_a9_fix_is_off_by_default_and_reaches_the_kernel():
     assert cfg_of("mcts-co").fix_a9 is False
-    assert mcts.params_vector(cfg_of("mcts-co"))[8] == 0.0
-    assert mcts.params_vector(cfg_of("mcts-co", fix_a9=True))[8] == 1.0
+    assert mcts.params_vector(cfg_of("mcts-co"))[P_FIX_A9] == 0.0
+    assert mcts.params_vector(cfg_of("mcts-co", fix_a9=True))[P_FIX_A9] == 1.0
 
 
 # ------------------------------------------------------------------------------------------
