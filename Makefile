@@ -10,7 +10,7 @@ JOBS   ?= 2
 comma  := ,
 
 .DEFAULT_GOAL := help
-.PHONY: help install lock test test-golden bench run tables robustness reproduce openspiel clean-cache clean
+.PHONY: help install lock lint test test-golden bench run tables robustness reproduce openspiel clean-cache clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -29,6 +29,10 @@ lock: ## Re-resolve requirements/constraints.txt to the newest versions pyprojec
 	  $(foreach e,$(subst $(comma), ,$(EXTRAS)),--extra $(e)) -o $(LOCK) pyproject.toml
 	rm -rf .venv-lock
 	@echo "$(LOCK) updated: now 'make install test' (a changed output means: rebuild it and say so in the commit)"
+
+lint: $(STAMP) ## ruff (style, imports, likely bugs) and mypy (types, imports, attributes): both must pass (pyproject.toml)
+	$(BIN)/ruff check boopexp tests studies examples
+	$(BIN)/mypy
 
 test: $(STAMP) ## Run the whole test suite (golden data: env BOOP_GOLDEN, default ../shared/golden)
 	$(BIN)/python -m pytest -q

@@ -34,13 +34,12 @@ from typing import Any
 import numpy as np
 import pyspiel
 
-from boopexp.game import notation
-
 from boopexp.engine import rules
-from boopexp.play.contract import MAX_PLIES
-from boopexp.game.position import Move, Position
 from boopexp.engine.luts import ANCHOR_LINE1, ANCHOR_LINE2
-from boopexp.engine.state import BLUE, L_BLUE, L_RED, POOL_BASE_BLUE, POOL_BASE_RED, RED, TO_MOVE, initial_state
+from boopexp.engine.state import BLUE, L_BLUE, L_RED, POOL_BASE_BLUE, POOL_BASE_RED, TO_MOVE, initial_state
+from boopexp.game import notation
+from boopexp.game.position import Move, Position
+from boopexp.play.contract import MAX_PLIES
 
 SHORT_NAME = "python_boop"
 N_PLACEMENTS = 72
@@ -115,10 +114,10 @@ class BoopGame(pyspiel.Game):
     def __init__(self, params: dict | None = None):
         super().__init__(_GAME_TYPE, _GAME_INFO, params or dict())
 
-    def new_initial_state(self) -> "BoopState":
+    def new_initial_state(self) -> BoopState:
         return BoopState(self)
 
-    def new_initial_state_at(self, position: Position) -> "BoopState":
+    def new_initial_state_at(self, position: Position) -> BoopState:
         """The OpenSpiel state of a boopexp position (its history starts there)."""
         return BoopState(self, position.state)
 

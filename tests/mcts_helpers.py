@@ -19,15 +19,15 @@ from typing import Any
 
 import numpy as np
 
-from boopexp.engine import heuristic, mcts, objective, rules
-from boopexp.agents.specs import resolve_agent
-from boopexp.engine.buffers import new_work, solver_buffers
 from boopexp.agents.budget import device_costs
+from boopexp.agents.specs import resolve_agent
+from boopexp.engine import heuristic, mcts, objective, rules
+from boopexp.engine.buffers import new_work, solver_buffers
+from boopexp.engine.rng import new_rng_state
+from boopexp.engine.state import BLUE, MOVE_NUMBER, RED, TO_MOVE
 from boopexp.game.position import Move, Position
 from boopexp.play.contract import without_host_timing
 from boopexp.play.replay import walk
-from boopexp.engine.rng import new_rng_state
-from boopexp.engine.state import BLUE, MOVE_NUMBER, RED, TO_MOVE
 
 PROFILE = "android-2023"
 RING_SQUARES = frozenset(i for i in range(36) if i // 6 in (0, 5) or i % 6 in (0, 5))
@@ -77,12 +77,12 @@ class Kit:
         self.rng = new_rng_state(self.seed)
 
     # kernel calls ----------------------------------------------------------------------------
-    def init_root(self, state: np.ndarray) -> "Kit":
+    def init_root(self, state: np.ndarray) -> Kit:
         mcts.init_root(self.tree, np.asarray(state), self.params, self.rng, self.work, self.acc, self.acc_us,
                        self.costs)
         return self
 
-    def iterate(self, n: int = 1) -> "Kit":
+    def iterate(self, n: int = 1) -> Kit:
         for _ in range(n):
             mcts.iterate(self.tree, self.params, self.rng, self.work, self.acc, self.acc_us, self.costs)
         return self

@@ -10,11 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from mcts_helpers import Kit, cfg_of, code, hand_root, pos, ref_playout, replay_record, strip_host_timing
 
-from boopexp.play import contract, match
-
-from boopexp.engine import mcts
-from boopexp.engine import params as engine_params
+from boopexp.agents.budget import Budget, device_costs
 from boopexp.agents.specs import (
     AGENT_NAMES,
     ALIASES,
@@ -27,13 +25,14 @@ from boopexp.agents.specs import (
     MCTSConfig,
     resolve_agent,
 )
-from boopexp.agents.budget import Budget, device_costs
-from boopexp.play.contract import MAX_PLIES, GameTask
+from boopexp.engine import mcts
+from boopexp.engine import params as engine_params
+from boopexp.engine.rng import new_rng_state
 from boopexp.errors import ConfigError, StoreError
 from boopexp.game.position import Move, Position
 from boopexp.interfaces.cli import main
-from boopexp.engine.rng import new_rng_state
-from mcts_helpers import Kit, cfg_of, hand_root, pos, code, ref_playout, replay_record, strip_host_timing
+from boopexp.play import contract, match
+from boopexp.play.contract import MAX_PLIES, GameTask
 
 PAPER_NAMES = ("vanilla", "mcts+S", "mcts+E", "mcts+P", "mcts+SE", "mcts+SP", "mcts+EP", "mcts-co")
 BASELINES = ("heuristics", "random")
@@ -222,7 +221,8 @@ def test_the_table_drives_validation(row):
     paper = row.name in PAPER_PARAMS
 
     def build(value):
-        return resolve_agent("mcts-co", **({"params": {row.name: value}} if paper else {"overrides": {row.name: value}}))
+        where = "params" if paper else "overrides"
+        return resolve_agent("mcts-co", **{where: {row.name: value}})
 
     key = f"params.{row.name}" if paper else row.name
     if row.kind is bool:
@@ -260,7 +260,8 @@ def test_the_table_and_the_kernel_vector_agree():
     same parameters in the same order; P_<NAME> is the index of each, and params_vector puts each
     value there (booleans as 0.0 / 1.0), as the hand-written builder did."""
     names = tuple(MCTS_PARAMS)
-    assert names == MCTS_PARAMETERS == tuple(f.name for f in dataclasses.fields(MCTSConfig)) == engine_params.PARAM_NAMES
+    assert names == MCTS_PARAMETERS == engine_params.PARAM_NAMES
+    assert names == tuple(f.name for f in dataclasses.fields(MCTSConfig))
     constants = {k: v for k, v in vars(engine_params).items() if k.startswith("P_")}
     assert constants == {f"P_{name.upper()}": i for i, name in enumerate(names)}
     assert engine_params.N_PARAMS == len(names)

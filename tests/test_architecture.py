@@ -18,7 +18,7 @@ HEAVY = ("numba", "pandas", "matplotlib", "joblib")
 
 # Runs in a fresh interpreter: prints the heavy modules loaded after the given CLI invocations
 # (a list of argument lists; "ALL_HELP" stands for ``<command> --help`` of every command).
-PROBE = """
+PROBE = f"""
 import json, sys
 from boopexp.interfaces.cli import main
 runs = json.loads(sys.argv[1])
@@ -29,8 +29,8 @@ for args in runs:
         main(args, prog_name="boopexp")
     except SystemExit as exc:
         assert not exc.code, (args, exc.code)
-print(json.dumps(sorted(m for m in {heavy} if m in sys.modules)))
-""".format(heavy=HEAVY)
+print(json.dumps(sorted(m for m in {HEAVY} if m in sys.modules)))
+"""
 
 
 def _heavy_loaded(runs: list[list[str]] | str, cwd: Path | None = None) -> list[str]:
@@ -138,7 +138,8 @@ def test_find_cycle_finds_one():
 def test_engine_free_modules_import_no_engine_module():
     """The game contract, config, store and report read and write records without the engine."""
     graph = import_graph()
-    engine = {"boopexp.play.match", "boopexp.engine.mcts", "boopexp.engine.rules", "boopexp.engine.heuristic", "boopexp.engine.objective"}
+    engine = {"boopexp.play.match", "boopexp.engine.mcts", "boopexp.engine.rules", "boopexp.engine.heuristic",
+              "boopexp.engine.objective"}
 
     def reach(m: str, seen: set[str]) -> set[str]:
         for d in graph[m] - seen:
@@ -146,7 +147,8 @@ def test_engine_free_modules_import_no_engine_module():
             reach(d, seen)
         return seen
 
-    for m in ("boopexp.play.contract", "boopexp.experiments.config", "boopexp.experiments.store", "boopexp.analysis.tables"):
+    for m in ("boopexp.play.contract", "boopexp.experiments.config", "boopexp.experiments.store",
+              "boopexp.analysis.tables"):
         assert not reach(m, set()) & engine, m
 
 

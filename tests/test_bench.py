@@ -6,9 +6,9 @@ import json
 
 from click.testing import CliRunner
 
+from boopexp.game.positions import sample_positions
 from boopexp.interfaces.bench import METRICS, BenchContext
 from boopexp.interfaces.cli import main
-from boopexp.game.positions import sample_positions
 
 KEYS = ("heuristic_per_s", "objective_per_s", "solver_calls_per_s", "random_plies_per_s")
 
@@ -42,8 +42,8 @@ def test_sample_positions_fixed_and_non_terminal():
 
 
 def test_run_bench_rejects_bad_arguments_with_a_boop_error():
-    from boopexp.interfaces.bench import run_bench
     from boopexp.errors import ConfigError
+    from boopexp.interfaces.bench import run_bench
 
     for kwargs in ({"seconds": 0}, {"repeats": 0}, {"names": ["no_such_metric"]}):
         try:
@@ -61,9 +61,9 @@ def test_bench_compare_prints_ratios_to_a_saved_run(tmp_path):
     )
     assert result.exit_code == 0, result.output
     out = result.output.split("compared with")[1]
-    line = next(l for l in out.splitlines() if l.startswith("heuristic_per_s"))
+    line = next(li for li in out.splitlines() if li.startswith("heuristic_per_s"))
     assert line.rstrip().endswith("x") and "-" not in line  # now / 1.0
-    assert next(l for l in out.splitlines() if l.startswith("gone_per_s")).split()[1] == "-"
+    assert next(li for li in out.splitlines() if li.startswith("gone_per_s")).split()[1] == "-"
     result = CliRunner().invoke(
         main, ["bench", "--json", "--seconds", "0.02", "--repeats", "1", "--compare", str(saved)]
     )

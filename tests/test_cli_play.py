@@ -68,8 +68,8 @@ def test_calibrate_prints_host_rates_and_the_throttle():
 
 
 def _store_one_game(folder, p1="mcts-co", p2="random", seed=9):
-    from boopexp.agents.specs import resolve_agent
     from boopexp.agents.budget import Budget
+    from boopexp.agents.specs import resolve_agent
     from boopexp.play.match import GameTask, play_game
 
     task = GameTask("t", "ab" * 8, f"{p1} vs {p2}", 0, resolve_agent(p1), resolve_agent(p2),
@@ -82,7 +82,8 @@ def _store_one_game(folder, p1="mcts-co", p2="random", seed=9):
 
 def test_replay_walks_the_moves_and_re_plays_the_same_game(tmp_path):
     record = _store_one_game(tmp_path / "r")
-    result = invoke("replay", str(tmp_path / "r"), "--pairing", "mcts-co vs random", "--game", "0", "--search", "--show")
+    result = invoke("replay", str(tmp_path / "r"), "--pairing", "mcts-co vs random", "--game", "0",
+                    "--search", "--show")
     assert result.exit_code == 0, result.output
     assert f"{record['plies']} legal moves replayed" in result.output
     assert "the same game, move for move" in result.output and "ply 1: Blue plays" in result.output

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import signal
 import subprocess
@@ -16,12 +15,12 @@ from click.testing import CliRunner
 from conftest import DEMO_CONFIG, fake_play_game, without_timing
 from test_config import BAD
 
-from boopexp.play import match
-from boopexp.interfaces.cli import main
-from boopexp.interfaces.commands.runs import BarProgress
 from boopexp.experiments.config import load_config
 from boopexp.experiments.runner import GameOutcome
 from boopexp.experiments.store import GameStore
+from boopexp.interfaces.cli import main
+from boopexp.interfaces.commands.runs import BarProgress
+from boopexp.play import match
 
 TESTS = Path(__file__).resolve().parent
 REPO = TESTS.parent

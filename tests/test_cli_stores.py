@@ -16,7 +16,8 @@ def invoke(*args):
 
 def write_log(folder, n):
     folder.mkdir(parents=True, exist_ok=True)
-    lines = [json.dumps({"config_hash": "aaaa", "pairing": "a vs b", "game_index": i, "winner": "p1"}) for i in range(n)]
+    lines = [json.dumps({"config_hash": "aaaa", "pairing": "a vs b", "game_index": i, "winner": "p1"})
+             for i in range(n)]
     (folder / "games.jsonl").write_text("".join(line + "\n" for line in lines))
 
 

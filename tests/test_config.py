@@ -8,12 +8,12 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from boopexp.play import identity
-from boopexp.agents.specs import resolve_agent
 from boopexp.agents.budget import Budget
-from boopexp.interfaces.cli import main
-from boopexp.experiments.config import ExperimentConfig, load_config, load_yaml, parse_config, plan_entries
+from boopexp.agents.specs import resolve_agent
 from boopexp.errors import ConfigError
+from boopexp.experiments.config import ExperimentConfig, load_config, load_yaml, parse_config, plan_entries
+from boopexp.interfaces.cli import main
+from boopexp.play import identity
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 
@@ -202,7 +202,8 @@ BAD = [
     ("iterations type", BASE.replace("iterations: 2}", "iterations: 2.5}"),
      ["budget.iterations", "2.5", "positive integer"]),
     ("param type", BASE + "params: {k: many}\n", ["params.k", "'many'", "integer"]),
-    ("override type", BASE + "agents: {mcts-co: {uct_c: high}}\n", ["agents.mcts-co.uct_c = 'high'", "number in [0.0, 100.0]"]),
+    ("override type", BASE + "agents: {mcts-co: {uct_c: high}}\n",
+     ["agents.mcts-co.uct_c = 'high'", "number in [0.0, 100.0]"]),
     ("agents type", BASE + "agents: [mcts-co]\n", ["agents", "['mcts-co']", "mapping"]),
     ("name type", BASE.replace("name: t", "name: [a]"), ["name", "['a']", "letters"]),
     ("preset", BASE + "preset: fancy\n", ["preset", "'fancy'", "code-0.6.2, paper"]),
@@ -231,7 +232,8 @@ BAD = [
     ("empty pairings", BASE.split("pairings:")[0] + "pairings: []\n", ["pairings", "[]", "non-empty list"]),
     ("pairings not a list", BASE.split("pairings:")[0] + "pairings: mcts-co vs vanilla\n",
      ["pairings", "'mcts-co vs vanilla'", "non-empty list"]),
-    ("pairing of one", BASE.replace("[mcts-co, vanilla]", "[mcts-co]"), ["pairings[0]", "['mcts-co']", "two agent names"]),
+    ("pairing of one", BASE.replace("[mcts-co, vanilla]", "[mcts-co]"),
+     ["pairings[0]", "['mcts-co']", "two agent names"]),
     ("pairing of three", BASE.replace("[mcts-co, vanilla]", "[mcts-co, vanilla, random]"),
      ["pairings[0]", "two agent names"]),
     ("pairing string", BASE.replace("[mcts-co, vanilla]", "mcts-co vs vanilla"),

@@ -16,10 +16,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from boopexp.game.position import Move, Position
-from boopexp.engine.rng import new_rng_state
-from boopexp.engine.state import make_state, pool_counts_from_list
 from engine_helpers import (
     GOLDEN_PATH,
     GOLDEN_POSITIONS,
@@ -30,6 +26,10 @@ from engine_helpers import (
     load_golden,
     load_vectors,
 )
+
+from boopexp.engine.rng import new_rng_state
+from boopexp.engine.state import make_state, pool_counts_from_list
+from boopexp.game.position import Move, Position
 
 pytestmark = pytest.mark.golden
 

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from engine_helpers import ref_heuristic, ref_line, ref_material
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from boopexp.game.position import Position
 from boopexp.engine.heuristic import heuristic, heuristic_raw
-from boopexp.game.notation import parse_square
 from boopexp.engine.state import make_state
-from engine_helpers import ref_heuristic, ref_line, ref_material
+from boopexp.game.notation import parse_square
+from boopexp.game.position import Position
 
 
 def board(rows: str) -> list[int]:

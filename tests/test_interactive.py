@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import select
 import subprocess
@@ -13,14 +12,14 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from boopexp.interfaces import interactive
-from boopexp.agents.specs import resolve_agent
 from boopexp.agents.budget import Budget
-from boopexp.interfaces.cli import main
-from boopexp.errors import IllegalMoveError
-from boopexp.game.position import Move, Position
+from boopexp.agents.specs import resolve_agent
 from boopexp.engine.state import BLUE, RED
+from boopexp.errors import IllegalMoveError
 from boopexp.experiments.store import GameStore
+from boopexp.game.position import Move, Position
+from boopexp.interfaces import interactive
+from boopexp.interfaces.cli import main
 
 BUDGET = Budget(mode="iterations", iterations=3)
 CLI_BUDGET = ("--budget", "iterations", "--iterations", "3")

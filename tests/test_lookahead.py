@@ -12,12 +12,12 @@ import numpy as np
 import pytest
 
 from boopexp.engine import rules
-from boopexp.game.position import Position
 from boopexp.engine.buffers import new_work
 from boopexp.engine.lookahead import N_COUNTS, N_LEGAL, N_REPLIES, N_UNSAFE, safe_mask, winning_reply
-from boopexp.game.notation import parse_position, parse_square
 from boopexp.engine.rng import new_rng_state
 from boopexp.engine.state import N_MOVE_CODES, N_SQUARES, TO_MOVE
+from boopexp.game.notation import parse_position, parse_square
+from boopexp.game.position import Position
 
 
 def _codes(st) -> list[int]:
@@ -265,8 +265,8 @@ def test_playout_first_solver_ply_is_safe(text):
 
 @pytest.mark.parametrize("text", [TRAP_RED, TRAP_BLUE])
 def test_mcts_co2_search_chooses_a_safe_move(text):
-    from boopexp.engine import mcts
     from boopexp.agents.budget import Budget, device_costs
+    from boopexp.engine import mcts
 
     st = parse_position(text)
     unsafe = brute_unsafe(st, RNG)
@@ -312,8 +312,8 @@ def test_random_positions_solver_call_sites_against_brute_force(seed):
 def test_co_lookahead_zero_reports_no_lookahead_telemetry():
     """The paper's agents report what they always did (their bit-identity: tests/test_golden.py
     and the committed games replayed in tests/test_results.py)."""
-    from boopexp.engine import mcts
     from boopexp.agents.budget import Budget, device_costs
+    from boopexp.engine import mcts
 
     st = parse_position(TRAP_BLUE)
     cfg = _kit("mcts-co").cfg
@@ -327,8 +327,8 @@ def test_device_charge_of_the_check():
     """The device clock of an mcts-co2 search, rebuilt from its telemetry: the paper's primitives
     plus, per check (one before each solver call), one solver call and
     (moves examined + replies tested) × solver_move × r."""
-    from boopexp.engine import mcts
     from boopexp.agents.budget import DEVICE_PROFILES, LOOKAHEAD_RATIO, Budget, device_costs
+    from boopexp.engine import mcts
 
     p = DEVICE_PROFILES["android-2023"]
     assert p.lookahead_ratio == LOOKAHEAD_RATIO and device_costs(p)[-1] == LOOKAHEAD_RATIO
@@ -344,8 +344,8 @@ def test_device_charge_of_the_check():
 
 
 def test_a_check_costs_more_device_time_so_fewer_iterations_fit():
-    from boopexp.engine import mcts
     from boopexp.agents.budget import Budget, device_costs
+    from boopexp.engine import mcts
 
     st = parse_position(TRAP_BLUE)
     budget = Budget(mode="device", seconds=0.5)
@@ -361,8 +361,8 @@ def test_a_game_with_mcts_co2_reports_its_checks_and_replays():
     record keeps its telemetry column-wise; the game replays from its identity."""
     from conftest import without_timing
 
-    from boopexp.agents.specs import resolve_agent
     from boopexp.agents.budget import Budget
+    from boopexp.agents.specs import resolve_agent
     from boopexp.play.contract import GameTask, pack_record
     from boopexp.play.match import play_game
 

@@ -15,14 +15,6 @@ import math
 
 import numpy as np
 import pytest
-
-from boopexp.engine import heuristic, mcts, objective, rules
-from boopexp.engine import rng as rng_module
-from boopexp.engine.buffers import new_work, solver_buffers
-from boopexp.engine.params import P_FIX_A9
-from boopexp.agents.budget import Budget, device_costs
-from boopexp.game.position import Move, Position
-from boopexp.engine.rng import new_rng_state
 from mcts_helpers import (
     BLUE,
     RED,
@@ -35,6 +27,14 @@ from mcts_helpers import (
     pos,
     ref_playout,
 )
+
+from boopexp.agents.budget import Budget, device_costs
+from boopexp.engine import heuristic, mcts, objective, rules
+from boopexp.engine import rng as rng_module
+from boopexp.engine.buffers import new_work, solver_buffers
+from boopexp.engine.params import P_FIX_A9
+from boopexp.engine.rng import new_rng_state
+from boopexp.game.position import Move, Position
 
 MID = "b...R./.r..../..B.r./.r..b./....../R..b.. 2,2 2,1 b 3,3 16"
 WIN_BLUE = "....../....../BB..../....../....../...... 5,1 8,0 b 3,0 10"

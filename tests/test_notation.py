@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 
 from boopexp.errors import BoopError, InvalidMoveError, InvalidPositionError
-from boopexp.game.position import Move, Position
 from boopexp.game.notation import (
     format_move,
     format_position,
@@ -16,6 +15,7 @@ from boopexp.game.notation import (
     render,
     square_name,
 )
+from boopexp.game.position import Move, Position
 
 
 @pytest.mark.parametrize("name, index", [("a6", 0), ("f6", 5), ("a1", 30), ("f1", 35), ("c3", 20), ("b5", 7),

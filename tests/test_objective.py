@@ -16,9 +16,9 @@ import pytest
 
 from boopexp.engine import heuristic, objective
 from boopexp.engine.buffers import new_work, solver_buffers
-from boopexp.game.position import Position
 from boopexp.engine.rng import new_rng_state
 from boopexp.engine.state import make_state
+from boopexp.game.position import Position
 
 
 def game_positions(n_games: int, seed: int) -> list[np.ndarray]:

@@ -26,7 +26,8 @@ try:
     import pyspiel
 except ImportError as exc:  # pragma: no cover - depends on the platform
     if _has_wheel() and os.environ.get("CI", "").strip().lower() in ("1", "true", "yes"):
-        pytest.fail(f"open-spiel has a wheel here but is not installed (make install installs boopexp[openspiel]): {exc}",
+        pytest.fail("open-spiel has a wheel here but is not installed "
+                    f"(make install installs boopexp[openspiel]): {exc}",
                     pytrace=False)
     pytest.skip(f"open-spiel is not installed ({exc}); pip install 'boopexp[openspiel]' (wheels: Python >= 3.11)",
                 allow_module_level=True)

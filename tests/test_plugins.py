@@ -12,14 +12,14 @@ import pytest
 from click.testing import CliRunner
 
 import boopexp
-from boopexp.play import match
-from boopexp.agents.specs import AgentSpec, resolve_agent
 from boopexp.agents.budget import Budget
-from boopexp.interfaces.cli import main
-from boopexp.experiments.config import load_config
-from boopexp.play.contract import GameTask, task_from_record, without_host_timing
+from boopexp.agents.specs import AgentSpec, resolve_agent
 from boopexp.errors import ConfigError
+from boopexp.experiments.config import load_config
 from boopexp.experiments.store import GameStore, decode_record
+from boopexp.interfaces.cli import main
+from boopexp.play import match
+from boopexp.play.contract import GameTask, task_from_record, without_host_timing
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
@@ -130,7 +130,7 @@ def test_a_bad_move_or_an_exception_forfeits_the_game_and_the_run_goes_on(workdi
     assert result.exit_code == 0, result.output
     records = {r["pairing"]: r for r in records_of(workdir / "results/p")}
     assert set(records) == {"bot vs random", "random vs bot"}
-    for pairing, r in records.items():
+    for r in records.values():
         bot_side = "p1" if r["p1"] == "bot" else "p2"
         other = "p2" if bot_side == "p1" else "p1"
         assert r["termination"] == termination and r["winner"] == other and r["winner_agent"] == "random"

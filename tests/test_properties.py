@@ -10,9 +10,9 @@ from hypothesis import strategies as st
 
 from boopexp.engine import objective
 from boopexp.engine.buffers import new_work, solver_buffers
-from boopexp.game.position import Move, Position
 from boopexp.engine.rng import new_rng_state
 from boopexp.engine.state import PIECES_PER_PLAYER
+from boopexp.game.position import Move, Position
 
 MAX_PLIES = 200
 SETTINGS = settings(max_examples=40, deadline=None)
@@ -52,7 +52,7 @@ def random_game(seed: int, policy: str, plies: int = MAX_PLIES, variant: str = "
        variant=st.sampled_from(["REAL", "REAL", "TREE"]))
 def test_random_game_invariants(seed, policy, variant):
     last_l = {"blue": 0, "red": 0}
-    for ply, (pos, mv, res) in enumerate(random_game(seed, policy, variant=variant)):
+    for ply, (pos, _mv, res) in enumerate(random_game(seed, policy, variant=variant)):
         check_invariants(pos)
         assert pos.move_number == ply
         mover = pos.to_move

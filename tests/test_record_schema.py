@@ -19,10 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from boopexp.play.contract import RECORD_SCHEMA, pack_record, task_from_record, unpack_record, without_host_timing
-from boopexp.errors import StoreError
 from boopexp.analysis.builder import build_report
+from boopexp.errors import StoreError
 from boopexp.experiments.store import FAULT_ENV, GameStore, encode_record, migrate, seal
+from boopexp.play.contract import RECORD_SCHEMA, pack_record, task_from_record, unpack_record, without_host_timing
 from boopexp.play.identity import record_key
 
 SCHEMA1 = Path(__file__).parent / "data" / "schema1_games.jsonl"
@@ -62,7 +62,8 @@ def test_unpack_gives_back_the_record_with_its_floats_rounded(index):
     for mine, theirs in zip(back["telemetry"], record["telemetry"]):
         assert mine["device_seconds"] == pytest.approx(theirs["device_seconds"], abs=5e-8)
         assert mine["host_cpu_seconds"] == pytest.approx(theirs["host_cpu_seconds"], abs=5e-5)
-        assert {k: v for k, v in mine.items() if "seconds" not in k} == {k: v for k, v in theirs.items() if "seconds" not in k}
+        assert ({k: v for k, v in mine.items() if "seconds" not in k}
+                == {k: v for k, v in theirs.items() if "seconds" not in k})
     assert task_from_record(back) == task_from_record(record)
     assert pack_record(back) == pack_record(record) == pack_record(pack_record(record))
 

@@ -5,10 +5,9 @@ from __future__ import annotations
 import json
 
 from click.testing import CliRunner
+from report_fixtures import games_for, make_record, write_results
 
 from boopexp.interfaces.cli import main
-
-from report_fixtures import games_for, make_record, write_results
 
 TABLE_FILES = {
     f"{stem}.{ext}" for stem in ("table1", "table2", "telemetry", "pairwise") for ext in ("md", "csv", "tex")
@@ -54,7 +53,8 @@ def test_missing_directory_is_one_error_line(tmp_path):
 
 def test_some_directories_missing_warns(tmp_path):
     root = _results(tmp_path)
-    result = CliRunner().invoke(main, ["tables", str(root / "ablation"), str(root / "gone"), "--out", str(tmp_path / "o")])
+    result = CliRunner().invoke(main, ["tables", str(root / "ablation"), str(root / "gone"),
+                                       "--out", str(tmp_path / "o")])
     assert result.exit_code == 0, result.output
     assert "Warning: results directory" in result.stderr and "gone" in result.stderr
 

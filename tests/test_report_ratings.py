@@ -8,13 +8,13 @@ import warnings
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from report_fixtures import games_for, write_results
 
-from boopexp.interfaces.cli import main
-from boopexp.errors import ConfigError
 from boopexp.analysis import ReportWarning, build_report, load_results
 from boopexp.analysis.ratings import ELO_SCALE, fit_ratings
 from boopexp.analysis.ratings_report import ratings_from_data, write_ratings
-from report_fixtures import games_for, write_results
+from boopexp.errors import ConfigError
+from boopexp.interfaces.cli import main
 
 TRUE_ELO = {"random": 0.0, "alpha": 150.0, "beta": 300.0, "gamma": -100.0}
 TRUE_FIRST_MOVE = -60.0

@@ -13,13 +13,13 @@ import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
+from report_fixtures import make_record, write_results
 
-from boopexp.interfaces.cli import main
 from boopexp.analysis import claims as cl
 from boopexp.analysis import robustness as rb
 from boopexp.analysis import robustness_report as rr
 from boopexp.analysis.ratings_bootstrap import bootstrap_ratings
-from report_fixtures import make_record, write_results
+from boopexp.interfaces.cli import main
 
 # ---------------------------------------------------------------------------------------------
 # The tests on counts

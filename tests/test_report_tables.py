@@ -9,14 +9,6 @@ import warnings
 import matplotlib.image as mpimg
 import pandas as pd
 import pytest
-
-from boopexp.errors import ConfigError, StoreError
-from boopexp.analysis import ReportWarning, build_report, build_tables, load_results
-from boopexp.analysis.paper import TABLE1_OPPONENTS, TABLE2_AGENTS, paper_data, table1_reference
-from boopexp.analysis.render import latex_document, to_markdown
-from boopexp.analysis.render import to_csv as render_csv
-from boopexp.analysis.stats import boschloo_exact, fisher_exact, wilson_interval
-
 from report_fixtures import (
     ABSENT,
     games_for,
@@ -26,6 +18,13 @@ from report_fixtures import (
     write_plan,
     write_results,
 )
+
+from boopexp.analysis import ReportWarning, build_report, build_tables, load_results
+from boopexp.analysis.paper import TABLE1_OPPONENTS, TABLE2_AGENTS, paper_data, table1_reference
+from boopexp.analysis.render import latex_document, to_markdown
+from boopexp.analysis.render import to_csv as render_csv
+from boopexp.analysis.stats import boschloo_exact, fisher_exact, wilson_interval
+from boopexp.errors import ConfigError, StoreError
 
 EXPECTED_FILES = {
     f"{stem}.{ext}" for stem in ("table1", "table2", "telemetry", "pairwise") for ext in ("md", "csv", "tex")
@@ -460,7 +459,8 @@ def test_invalid_middle_line_is_an_error(tmp_path):
 )
 def test_bad_record_is_an_error(tmp_path, change, message):
     bad = make_record("vanilla vs vanilla", 9, "p1") | change
-    write_results(tmp_path / "r", games_for("vanilla vs vanilla", 1, 1) + [bad, make_record("vanilla vs vanilla", 5, "p2")])
+    write_results(tmp_path / "r",
+                  games_for("vanilla vs vanilla", 1, 1) + [bad, make_record("vanilla vs vanilla", 5, "p2")])
     with pytest.raises(StoreError, match=rf"games.jsonl:3: {message}"):
         load_results([tmp_path / "r"])
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from boopexp.experiments.config import plan_entries
 from boopexp.analysis.builder import build_report
+from boopexp.experiments.config import plan_entries
 from boopexp.experiments.store import GameStore, has_games_files, read_store_files, segment_paths
 
 RESULTS = Path(__file__).resolve().parent.parent / "results"

@@ -10,9 +10,9 @@ from click.testing import CliRunner
 from test_config import BASE, cfg
 
 from boopexp.agents.specs import AgentSpec, resolve_agent
-from boopexp.interfaces.cli import main
 from boopexp.errors import ConfigError
 from boopexp.experiments.store import GameStore
+from boopexp.interfaces.cli import main
 
 VARIANTS = BASE + """\
   - [co-wide, vanilla]

@@ -13,12 +13,12 @@ import sys
 from collections import Counter
 
 import pytest
-
-from boopexp.errors import BoopError, IllegalMoveError, InvalidMoveError
-from boopexp.game.position import Move, Position
-from boopexp.engine.heuristic import heuristic_raw
-from boopexp.game.notation import parse_square
 from engine_helpers import ref_line
+
+from boopexp.engine.heuristic import heuristic_raw
+from boopexp.errors import BoopError, IllegalMoveError, InvalidMoveError
+from boopexp.game.notation import parse_square
+from boopexp.game.position import Move, Position
 
 
 def sq(*names: str) -> tuple[int, ...]:

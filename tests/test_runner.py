@@ -8,11 +8,11 @@ import sys
 import pytest
 from conftest import DEMO_CONFIG, fake_play_game, without_timing
 
-from boopexp.play import match
-from boopexp.experiments.config import load_yaml, parse_config
 from boopexp.errors import ConfigError
+from boopexp.experiments.config import load_yaml, parse_config
 from boopexp.experiments.runner import Progress, check_backend, iter_outcomes, run_plan
 from boopexp.experiments.store import GameStore, encode_record
+from boopexp.play import match
 
 TEXT = DEMO_CONFIG.replace("name: demo", "name: t")
 
@@ -298,7 +298,7 @@ def test_real_games_jobs_1_and_jobs_2_identical(tmp_path, real_play_game):
     one, two = stored(tmp_path / "one"), stored(tmp_path / "two")
     assert set(one) == planned_keys(c)
     assert {k: without_timing(r) for k, r in one.items()} == {k: without_timing(r) for k, r in two.items()}
-    for (config_hash, pairing, index), r in one.items():
+    for (_config_hash, pairing, _index), r in one.items():
         assert (r["p1"] + " vs " + r["p2"], r["experiment"]) == (pairing, "real")
 
 

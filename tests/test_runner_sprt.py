@@ -9,13 +9,13 @@ from click.testing import CliRunner
 from conftest import without_timing
 from sprt_helpers import elo_play_game
 
-from boopexp.play import match
-from boopexp.interfaces.cli import main
-from boopexp.experiments.config import load_yaml, parse_config
 from boopexp.errors import ConfigError
+from boopexp.experiments.config import load_yaml, parse_config
 from boopexp.experiments.runner import run_plan
 from boopexp.experiments.sprt import H0, H1
 from boopexp.experiments.store import GameStore
+from boopexp.interfaces.cli import main
+from boopexp.play import match
 
 CONFIG = """\
 name: s

@@ -12,9 +12,8 @@ import sys
 import numpy as np
 import pytest
 
-from boopexp.experiments.config import PlanEntry
 from boopexp.errors import StoreError
-from boopexp.play.identity import GameKey, record_key
+from boopexp.experiments.config import PlanEntry
 from boopexp.experiments.store import (
     FAULT_ENV,
     GameStore,
@@ -23,6 +22,7 @@ from boopexp.experiments.store import (
     seal,
 )
 from boopexp.experiments.tally import score, unplanned
+from boopexp.play.identity import GameKey, record_key
 
 
 def rec(index: int, winner: str = "p1", config_hash: str = "aaaa", pairing: str = "a vs b", **extra) -> dict:
@@ -111,7 +111,8 @@ def test_a_lone_partial_line_is_a_truncated_tail_too(tmp_path):
 @pytest.mark.parametrize(
     "bad,reason",
     [(b"{not json", "not valid JSON"), (b'{"config_hash": "aaaa"}', "invalid game record"),
-     (b"[1, 2]", "not a JSON object"), (b'{"config_hash":"a","pairing":"x","game_index":-1,"winner":"p1"}', "game_index")],
+     (b"[1, 2]", "not a JSON object"),
+     (b'{"config_hash":"a","pairing":"x","game_index":-1,"winner":"p1"}', "game_index")],
 )
 def test_corrupt_middle_line_is_an_error_and_nothing_is_written(tmp_path, bad, reason):
     store = GameStore(tmp_path / "res")
@@ -244,7 +245,8 @@ def test_seal_keeps_a_truncated_tail_aside_and_refuses_a_corrupt_log(tmp_path):
     store = GameStore(tmp_path)
     write_lines(store.games_path, [rec(0)], tail=b'{"config_hash": "aa')
     report = seal(tmp_path)
-    assert report.games == 1 and report.moved_tail is not None and report.moved_tail.read_bytes() == b'{"config_hash": "aa'
+    assert report.games == 1 and report.moved_tail is not None
+    assert report.moved_tail.read_bytes() == b'{"config_hash": "aa'
     write_lines(store.games_path, [rec(1)], tail=b"garbage\n")
     before = snapshot(tmp_path)
     with pytest.raises(StoreError, match="line 2: not valid JSON"):
@@ -303,9 +305,9 @@ def test_a_seal_killed_at_any_step_leaves_every_game_exactly_once(tmp_path, step
 def test_a_live_log_plus_segments_resume_only_the_missing_games(tmp_path, monkeypatch):
     from conftest import DEMO_CONFIG, fake_play_game
 
-    from boopexp.play import match
     from boopexp.experiments.config import load_yaml, parse_config
     from boopexp.experiments.runner import run_plan
+    from boopexp.play import match
 
     c = parse_config(load_yaml(DEMO_CONFIG, "t.yaml"), "t.yaml")
     tasks = c.tasks(c.plan())
@@ -342,9 +344,9 @@ def test_a_conflicting_duplicate_is_warned_about_with_both_copies_and_the_first_
 def test_a_run_refuses_a_zero_byte_segment_instead_of_playing_its_games_again(tmp_path, monkeypatch):
     from conftest import DEMO_CONFIG, fake_play_game
 
-    from boopexp.play import match
     from boopexp.experiments.config import load_yaml, parse_config
     from boopexp.experiments.runner import run_plan
+    from boopexp.play import match
 
     c = parse_config(load_yaml(DEMO_CONFIG, "t.yaml"), "t.yaml")
     with GameStore(tmp_path).open() as w:

@@ -10,12 +10,12 @@ import yaml
 from click.testing import CliRunner
 from test_config import cfg
 
-from boopexp.play import identity
 from boopexp.agents.budget import DEVICE_PROFILES, Budget
-from boopexp.interfaces.cli import main
-from boopexp.experiments.config import parse_config
 from boopexp.errors import ConfigError
+from boopexp.experiments.config import parse_config
 from boopexp.experiments.store import GameStore, decode_record
+from boopexp.interfaces.cli import main
+from boopexp.play import identity
 
 HEAD = "name: s\nseed: 4\ngames_per_side: 2\n"
 TWO_AXES = HEAD + """\
@@ -70,10 +70,12 @@ def test_with_pairings_replans_every_point_of_a_sweep():
     replacing only the base's pairings once let a tuner play the points' old pairings."""
     config = cfg(HEAD + "budget: {mode: device, seconds: 0.5}\npairings: [[vanilla, random]]\n"
                  "sweep: {budget.seconds: [0.25, 1]}\n")
-    replanned = config.with_pairings((("co-wide", "heuristics"),), 3, agents={"co-wide": {"base": "mcts-co", "uct_c": 0.7}})
+    replanned = config.with_pairings((("co-wide", "heuristics"),), 3,
+                                     agents={"co-wide": {"base": "mcts-co", "uct_c": 0.7}})
     assert replanned.pairings == (("co-wide", "heuristics"),) and replanned.games_per_side == 3
     got = [(p.pairing, p.games, dict(p.sweep)["budget.seconds"], p.budget.seconds) for p in replanned.plan()]
-    assert got == [(pairing, 3, s, s) for s in (0.25, 1) for pairing in ("co-wide vs heuristics", "heuristics vs co-wide")]
+    assert got == [(pairing, 3, s, s) for s in (0.25, 1)
+                   for pairing in ("co-wide vs heuristics", "heuristics vs co-wide")]
     assert all(p.p1_spec.mcts.uct_c == 0.7 for p in replanned.plan() if p.p1 == "co-wide")
 
 
@@ -119,7 +121,8 @@ BAD = [
     ("empty values", "sweep: {budget.seconds: []}\n", ["sweep.budget.seconds = []"]),
     ("repeated value", "sweep: {budget.seconds: [1, 2, 1.0]}\n", ["sweep.budget.seconds[2] = 1.0", "repeats"]),
     ("bad value", "sweep: {budget.seconds: [1, -2]}\n", ["sweep point budget.seconds=-2", "budget.seconds = -2"]),
-    ("bad scale", "sweep: {budget.costs.solver_scale: [1, 0]}\n", ["sweep point budget.costs.solver_scale=0", "positive"]),
+    ("bad scale", "sweep: {budget.costs.solver_scale: [1, 0]}\n",
+     ["sweep point budget.costs.solver_scale=0", "positive"]),
     ("unknown agent", "sweep: {agents.alphazero.uct_c: [1, 2]}\n", ["axis 'agents.alphazero.uct_c'", "unknown agent"]),
     ("unknown parameter", "sweep: {agents.mcts-co.uct: [1, 2]}\n", ["sweep point agents.mcts-co.uct=1", "uct_c"]),
     ("an axis that changes no game", "sweep: {agents.mcts+P.uct_c: [1, 2]}\n",
@@ -128,8 +131,10 @@ BAD = [
      ["sprt and sweep cannot be combined"]),
     ("costs outside device mode", "budget: {mode: iterations, iterations: 2, costs: {node: 1}}\n",
      ["unknown key budget.costs", "mode 'iterations'"]),
-    ("unknown budget cost", "budget: {mode: device, costs: {cpu: 1}}\n", ["unknown key budget.costs.cpu", "solver_scale"]),
-    ("negative cost", "budget: {mode: device, costs: {solver_move: -1}}\n", ["budget.costs.solver_move = -1", "positive"]),
+    ("unknown budget cost", "budget: {mode: device, costs: {cpu: 1}}\n",
+     ["unknown key budget.costs.cpu", "solver_scale"]),
+    ("negative cost", "budget: {mode: device, costs: {solver_move: -1}}\n",
+     ["budget.costs.solver_move = -1", "positive"]),
     ("costs not a mapping", "budget: {mode: device, costs: 2}\n", ["budget.costs = 2", "mapping"]),
 ]
 

@@ -7,9 +7,9 @@ import yaml
 from click.testing import CliRunner
 from test_config import cfg
 
-from boopexp.interfaces.cli import main
-from boopexp.experiments.config import parse_config
 from boopexp.errors import ConfigError
+from boopexp.experiments.config import parse_config
+from boopexp.interfaces.cli import main
 
 HEAD = "name: t\nseed: 5\ngames_per_side: 3\nbudget: {mode: iterations, iterations: 2}\n"
 
@@ -52,7 +52,8 @@ BAD = [
      ["tournament.format = 'swiss'", "round-robin, gauntlet"]),
     ("key of the other format", "tournament: {format: round-robin, agents: [vanilla, random], agent: vanilla}\n",
      ["unknown key tournament.agent", "allowed: format, agents"]),
-    ("missing opponents", "tournament: {format: gauntlet, agent: vanilla}\n", ["needs agent, opponents", "missing opponents"]),
+    ("missing opponents", "tournament: {format: gauntlet, agent: vanilla}\n",
+     ["needs agent, opponents", "missing opponents"]),
     ("one agent", "tournament: {format: round-robin, agents: [vanilla]}\n", ["tournament.agents", "at least 2"]),
     ("unknown agent", "tournament: {format: round-robin, agents: [vanilla, alphazero]}\n",
      ["tournament.agents[1]", "unknown agent 'alphazero'"]),

@@ -14,14 +14,12 @@ import pytest
 from click.testing import CliRunner
 from conftest import DEMO_CONFIG, fake_play_game
 
-from boopexp.play import calibrate, match, throttle
-
 from boopexp.experiments import runner
-from boopexp.interfaces.cli import main
 from boopexp.experiments.config import load_yaml, parse_config
-from boopexp.errors import ConfigError
 from boopexp.experiments.runner import Progress, run_plan
 from boopexp.experiments.store import GameStore
+from boopexp.interfaces.cli import main
+from boopexp.play import calibrate, match, throttle
 
 TESTS = Path(__file__).resolve().parent
 REPO = TESTS.parent
@@ -433,7 +431,8 @@ def test_replay_no_game_message_names_the_settings_hash(one_stored_game):
     line = one_error_line(_replay(folder, "--pairing", "mcts-co vs random", "--game", "0", "--config-hash", "zzzz"), 2)
     assert "with a settings hash starting 'zzzz'" in line and record["config_hash"] in line
     negative = _replay(folder, "--pairing", "mcts-co vs random", "--game", "-1")  # click's usage error
-    assert negative.exit_code == 2 and "Error: Invalid value for '--game': -1 is not in the range x>=0" in negative.stderr
+    assert negative.exit_code == 2
+    assert "Error: Invalid value for '--game': -1 is not in the range x>=0" in negative.stderr
 
 
 @pytest.mark.parametrize(

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -83,7 +84,7 @@ COST_FIELDS: tuple[str, ...] = ("node", "random_ply", "solver_call", "solver_mov
 SOLVER_SCALE = "solver_scale"
 SOLVER_COSTS: tuple[str, ...] = ("solver_call", "solver_move")
 
-def device_costs(profile: "str | DeviceProfile") -> np.ndarray:
+def device_costs(profile: str | DeviceProfile) -> np.ndarray:
     """The cost vector of a device profile (or its name), laid out as :mod:`boopexp.engine.costs` says."""
     p = DEVICE_PROFILES[profile] if isinstance(profile, str) else profile
     costs = np.empty(6, dtype=np.float64)
@@ -132,7 +133,9 @@ class Budget:
         costs = {}
         for name, value in items:
             if name not in COST_FIELDS:
-                raise ConfigError(f"unknown key budget.costs.{name} (value {value!r}); allowed: {', '.join(COST_FIELDS)}")
+                raise ConfigError(
+                    f"unknown key budget.costs.{name} (value {value!r}); allowed: {', '.join(COST_FIELDS)}"
+                )
             if not _positive_finite(value):
                 raise ConfigError(f"budget.costs.{name} = {value!r} must be a positive number of device-microseconds")
             if float(value) != getattr(base, name):
@@ -157,7 +160,7 @@ class Budget:
         return {"mode": "iterations", "iterations": self.iterations}
 
     @classmethod
-    def from_mapping(cls, data: Mapping[str, Any] | None, where: str = "budget") -> "Budget":
+    def from_mapping(cls, data: Mapping[str, Any] | None, where: str = "budget") -> Budget:
         """Parse a YAML ``budget:`` mapping; a key the mode does not use raises ConfigError naming it."""
         if data is None:
             return cls()

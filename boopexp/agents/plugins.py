@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import importlib
 import sys
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from boopexp.agents.specs import AgentSpec
 from boopexp.errors import ConfigError
@@ -84,7 +85,8 @@ def check_plugin(spec: AgentSpec, where: str = "agents") -> None:
         raise ConfigError(f"{where}: {spec.plugin}(**{dict(spec.kwargs or {})!r}) raised {one_line(exc)}") from None
     if not callable(getattr(agent, REQUIRED_METHOD, None)):
         raise ConfigError(
-            f"{where}: {spec.plugin} returned {type(agent).__name__!s}, which has no {REQUIRED_METHOD}(position, rng) method"
+            f"{where}: {spec.plugin} returned {type(agent).__name__!s}, "
+            f"which has no {REQUIRED_METHOD}(position, rng) method"
         )
 
 

@@ -18,11 +18,12 @@ module is imported by :mod:`boopexp.agents.plugins` when the config is checked.
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from boopexp.agents.specs import (
-    ALIASES,
     AGENT_NAMES,
+    ALIASES,
     BASELINES,
     MCTS_PARAMETERS,
     AgentSpec,
@@ -58,7 +59,9 @@ def canonical(name: Any, declared: Mapping[str, Mapping[str, Any]]) -> str:
         raise ConfigError(f"unknown agent {name!r}; valid agents: {valid}") from None
 
 
-def parse_agents(data: Any, preset: str, params: Mapping[str, Any], directory: str | None = None) -> dict[str, dict[str, Any]]:
+def parse_agents(
+    data: Any, preset: str, params: Mapping[str, Any], directory: str | None = None
+) -> dict[str, dict[str, Any]]:
     """Validate an ``agents:`` block; returns {name: declaration} with built-in names canonical.
 
     Every declared agent is resolved once (so a bad parameter, an unknown base, a cycle of bases,
@@ -100,13 +103,16 @@ def parse_agents(data: Any, preset: str, params: Mapping[str, Any], directory: s
             if shadows:
                 what = f"plugin {decl[PLUGIN_KEY]!r}" if PLUGIN_KEY in decl else f"base {base!r}"
                 raise ConfigError(
-                    f"agents.{raw_name}: {what} would shadow the built-in agent {builtin!r}; give the new agent its own name"
+                    f"agents.{raw_name}: {what} would shadow the built-in agent {builtin!r}; "
+                    "give the new agent its own name"
                 )
             decl.pop(BASE_KEY, None)  # {base: itself} is a plain override
         if name in out:
             raise ConfigError(f"agents: {raw_name!r} and another entry both name agent {name!r}")
         if PLUGIN_KEY in decl and not isinstance(decl[PLUGIN_KEY], str):
-            raise ConfigError(f"agents.{raw_name}.plugin = {_show(decl[PLUGIN_KEY])} must be a string \"module:callable\"")
+            raise ConfigError(
+                f"agents.{raw_name}.plugin = {_show(decl[PLUGIN_KEY])} must be a string \"module:callable\""
+            )
         out[name] = decl
     specs = [resolve(name, out, preset, params, directory) for name in out]
     plugins = [spec for spec in specs if spec.kind == "plugin"]

@@ -8,8 +8,9 @@ configuration can be validated and hashed without compiling anything.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping, TypeVar
+from typing import Any, TypeVar
 
 from boopexp.errors import ConfigError
 
@@ -182,7 +183,8 @@ AGENT_NAMES: tuple[str, ...] = tuple(_MCTS_SWITCHES) + BASELINES
 PAPER_PARAMS: dict[str, Param] = {
     p.name: p
     for p in (
-        Param("k", int, None, 1, 10_000, "playout solver plies and playout depth of the P agents (21 in code-0.6.2, 20 in paper)",
+        Param("k", int, None, 1, 10_000,
+              "playout solver plies and playout depth of the P agents (21 in code-0.6.2, 20 in paper)",
               tune=TuneRange(5, 40), sets=("co_playout_plies", "playout_depth")),
         Param("m", int, MCTS_PARAMS["preselect_m"].default, 1, 72, "pre-selected moves of the S agents",
               tune=TuneRange(1, 12), sets=("preselect_m",)),
@@ -255,7 +257,7 @@ class AgentSpec:
         return out
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "AgentSpec":
+    def from_dict(cls, data: Mapping[str, Any]) -> AgentSpec:
         """The inverse of :meth:`to_dict` (e.g. the ``p1_spec`` of a game record).
 
         Raises:
@@ -280,7 +282,9 @@ class AgentSpec:
             raise ConfigError(f"agent {name!r}: an MCTS agent description needs its params")
         unknown = set(params) - set(MCTS_PARAMETERS)
         if unknown:
-            raise ConfigError(f"agent {name!r}: unknown parameters {sorted(unknown)}; valid: {', '.join(MCTS_PARAMETERS)}")
+            raise ConfigError(
+                f"agent {name!r}: unknown parameters {sorted(unknown)}; valid: {', '.join(MCTS_PARAMETERS)}"
+            )
         return cls(name=name, kind=kind, mcts=MCTSConfig(**params), base=base)
 
 

@@ -83,7 +83,8 @@ def rows(folders: list[str | Path], agent: str) -> list[Row]:
                 t["losses"] += 1
             for m in r["telemetry"]:
                 (t["it"] if m["agent"] == agent else t["op_it"]).append(m["iterations"])
-    return [Row(agent, opponent, budget[0], budget[1], t["wins"], t["losses"], t["no_winner"], t["blue"][0], t["blue"][1],
+    return [Row(agent, opponent, budget[0], budget[1], t["wins"], t["losses"], t["no_winner"],
+                t["blue"][0], t["blue"][1],
                 t["red"][0], t["red"][1], float(statistics.median(t["it"])), float(statistics.median(t["op_it"])))
             for (opponent, budget), t in tally.items()]
 
@@ -139,10 +140,12 @@ def check_table(folders: list[str | Path], agent: str) -> str:
                 s[2] += m["lookahead_replies"]
                 s[3] += m["solver_calls"] * p.solver_call + steps * p.solver_move * p.lookahead_ratio
                 s[4] += m["device_seconds"] * 1e6
-    lines = ["| budget / move | moves examined per check | replies tested per check | checks' share of its device time |",
+    lines = ["| budget / move | moves examined per check | replies tested per check "
+             "| checks' share of its device time |",
              "|---|---|---|---|"]
     for (label, _), (checks, moves, replies, check_us, device_us) in sorted(sums.items(), key=lambda kv: kv[0][1]):
-        lines.append(f"| {label} | {moves / checks:.1f} | {replies / checks:,.0f} | {100 * check_us / device_us:.1f} % |")
+        lines.append(f"| {label} | {moves / checks:.1f} | {replies / checks:,.0f} "
+                     f"| {100 * check_us / device_us:.1f} % |")
     return "\n".join(lines) + "\n"
 
 

@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
-from boopexp.errors import ConfigError, StoreError
 from boopexp.analysis import figures, render
-from boopexp.analysis.records import GameData, ReportWarning, load_results
 from boopexp.analysis.paper_tables import game_length, table1, table2
+from boopexp.analysis.records import GameData, ReportWarning, load_results
 from boopexp.analysis.run_tables import pairwise, telemetry
 from boopexp.analysis.sweep import sweep_figure, sweep_table
 from boopexp.analysis.tables import Table
+from boopexp.errors import ConfigError, StoreError
 
 
 @dataclass(frozen=True)

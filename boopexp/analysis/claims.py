@@ -35,8 +35,8 @@ from __future__ import annotations
 import functools
 import gc
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Sequence
 
 import numpy as np
 

@@ -15,7 +15,6 @@ from typing import Any
 
 import pandas as pd
 
-from boopexp.play.contract import MAX_PLIES
 from boopexp.analysis.paper import (
     FOCUS_AGENT,
     TABLE1_OPPONENTS,
@@ -42,8 +41,8 @@ from boopexp.analysis.tables import (
     pairing_counts,
     ratio,
 )
+from boopexp.play.contract import MAX_PLIES
 from boopexp.play.identity import pairing_agents, pairing_name
-
 
 HEURISTIC_AGENTS = frozenset({"heuristics", "random"})
 

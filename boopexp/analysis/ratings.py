@@ -27,8 +27,8 @@ Games without a winner (stopped at the ply cap) are left out of the fit and coun
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 

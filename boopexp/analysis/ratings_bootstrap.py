@@ -22,8 +22,8 @@ and bootstrap p-values ``(1 + #{resamples on the wrong side}) / (B + 1)``.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Mapping, Sequence
 
 import numpy as np
 

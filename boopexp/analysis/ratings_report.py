@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from boopexp.errors import StoreError
 from boopexp.analysis import render
 from boopexp.analysis.ratings import Ratings, fit_ratings
 from boopexp.analysis.records import GameData
 from boopexp.analysis.tables import Table, agent_order
+from boopexp.errors import StoreError
 
 #: ``boopexp tables`` writes ratings when the games hold at least this many agents.
 MIN_AGENTS_FOR_TABLES = 3

@@ -4,7 +4,8 @@ Rules (docs/tables.md):
 
 * **Reading.** A results directory holds its games (sealed segments ``games-NNNN.jsonl.gz`` and
   the live log ``games.jsonl``, one JSON record per line, docs/runner.md) and ``config.yaml``.
-  Blank lines are ignored. An invalid *last* line of the log is skipped with a :class:`ReportWarning` (a run may be appending to it right now); an invalid
+  Blank lines are ignored. An invalid *last* line of the log is skipped with a
+  :class:`ReportWarning` (a run may be appending to it right now); an invalid
   line anywhere else, or a record lacking a required key, raises :class:`StoreError` naming the
   file and the line number.
 * **No winner.** ``winner`` is ``"p1"``, ``"p2"`` or ``null``: null is a game that
@@ -32,15 +33,23 @@ from __future__ import annotations
 import json
 import math
 import warnings
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import pandas as pd
 
-from boopexp.experiments.config import plan_entries
 from boopexp.errors import ConfigError, StoreError
-from boopexp.experiments.store import CONFIG_FILE, GAMES_FILE, GameStore, decode_record, has_games_files, read_store_files
+from boopexp.experiments.config import plan_entries
+from boopexp.experiments.store import (
+    CONFIG_FILE,
+    GAMES_FILE,
+    GameStore,
+    decode_record,
+    has_games_files,
+    read_store_files,
+)
 from boopexp.play.identity import PAIRING_SEPARATOR, pairing_agents, record_key
 
 #: Keys a record must have to be counted (the rest is optional for the tables).

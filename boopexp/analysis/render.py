@@ -6,7 +6,7 @@ Everything here is a pure function of the table, so rebuilding gives identical b
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from boopexp.analysis.tables import Table
 

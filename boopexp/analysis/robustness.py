@@ -27,16 +27,16 @@ from __future__ import annotations
 import json
 import math
 import warnings
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Iterable, Sequence
 
 import numpy as np
 import pandas as pd
 
-from boopexp.errors import ConfigError, StoreError
 from boopexp.analysis import claims as cl
 from boopexp.analysis.records import ReportWarning, read_plan
+from boopexp.errors import ConfigError, StoreError
 from boopexp.experiments.store import has_games_files, read_store_files
 from boopexp.play.identity import pairing_agents, pairing_name, record_key
 

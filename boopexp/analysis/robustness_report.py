@@ -10,21 +10,41 @@ differing mirror cell) and writes them with the figures of
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 import pandas as pd
 
-from boopexp.errors import StoreError
 from boopexp.analysis import claims as cl
 from boopexp.analysis.robustness import (
-    A9_AGENT, ABLATIONS, BUDGETS, CAP_FLAG, CLAIMS_COLUMNS, FOCUS, SCALES, STORES, TABLE1_OPPONENTS,
-    RatingsResult, StudyGames, has_pairing, has_mirror, at_point, c8, d1_ratings, direct_claim, judge_all,
-    load_study, mirror_count, pair_count, profile_games, rating_claims,
+    A9_AGENT,
+    ABLATIONS,
+    BUDGETS,
+    CAP_FLAG,
+    CLAIMS_COLUMNS,
+    FOCUS,
+    SCALES,
+    STORES,
+    TABLE1_OPPONENTS,
+    RatingsResult,
+    StudyGames,
+    at_point,
+    c8,
+    d1_ratings,
+    direct_claim,
+    has_mirror,
+    has_pairing,
+    judge_all,
+    load_study,
+    mirror_count,
+    pair_count,
+    profile_games,
+    rating_claims,
 )
 from boopexp.analysis.stats import boschloo_exact, fisher_exact
 from boopexp.analysis.tables import DASH, Table, fmt_p, fmt_rate_ci, is_missing
+from boopexp.errors import StoreError
 from boopexp.play.identity import pairing_name
 
 # ---------------------------------------------------------------------------------------------

@@ -6,7 +6,6 @@ import math
 
 import pandas as pd
 
-from boopexp.play.contract import MAX_PLIES
 from boopexp.analysis.paper import equivalent_moves_reference
 from boopexp.analysis.records import GameData
 from boopexp.analysis.stats import wilson_interval
@@ -23,6 +22,7 @@ from boopexp.analysis.tables import (
     outcome_counts,
     ratio,
 )
+from boopexp.play.contract import MAX_PLIES
 
 
 def pairwise(data: GameData) -> Table:

@@ -6,13 +6,13 @@ the folder's games of the planned settings, in identity order — as the runner 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import pandas as pd
 
-from boopexp.experiments.config import plan_entries
 from boopexp.analysis.tables import Table
+from boopexp.experiments.config import plan_entries
 from boopexp.experiments.sprt import parse_sprt, plan_tests
 from boopexp.experiments.store import GameStore
 from boopexp.play.identity import pairing_name

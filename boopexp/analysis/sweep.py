@@ -120,4 +120,6 @@ def sweep_figure(table: Table) -> Any:
 
 def _sort_key(column: pd.Series) -> pd.Series:
     """Numbers by value, anything else by its text (an axis may hold profile names)."""
-    return column.map(lambda v: (0, float(v), "") if isinstance(v, (int, float)) and not isinstance(v, bool) else (1, 0.0, str(v)))
+    return column.map(
+        lambda v: (0, float(v), "") if isinstance(v, (int, float)) and not isinstance(v, bool) else (1, 0.0, str(v))
+    )

@@ -21,9 +21,8 @@ from typing import Any
 import pandas as pd
 
 from boopexp.agents.specs import AGENT_NAMES
-from boopexp.play.contract import MAX_PLIES
 from boopexp.experiments.tally import PairingScore
-
+from boopexp.play.contract import MAX_PLIES
 
 DASH = "—"
 

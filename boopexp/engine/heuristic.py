@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
-
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from boopexp.engine.bits import popcount
@@ -30,8 +29,8 @@ from boopexp.engine.luts import (
     LINE_SQUARES,
     N_LINES,
     PAIR_START,
-    RING_MASK,
     RING,
+    RING_MASK,
     SCAN_CORNER,
     SCAN_RING2,
     SCAN_S,
@@ -378,7 +377,7 @@ def _line_tables():
     kind_off = []
     off = 0
     for kind, rep in enumerate(reps):
-        diag = any(l >= 12 for l, k in enumerate(kind_of) if k == kind)  # carries only there
+        diag = any(li >= 12 for li, k in enumerate(kind_of) if k == kind)  # carries only there
         n_cin = 2 if diag else 1
         t = np.empty(n_cin * 5 ** len(LINE_SQUARES[rep]), dtype=np.int64)
         _fill_kind_table(np.array(LINE_SQUARES[rep], dtype=np.int64),
@@ -387,14 +386,14 @@ def _line_tables():
         kind_off.append(off)
         off += t.shape[0]
     table = np.concatenate(parts)
-    # LINE_START[l]: the offset of line l's carry-in-0 table plus the index of an empty line
-    # (all digits 2); LINE_CIN[l]: the distance to its carry-in-1 table (5 ** length)
+    # LINE_START[li]: the offset of line li's carry-in-0 table plus the index of an empty line
+    # (all digits 2); LINE_CIN[li]: the distance to its carry-in-1 table (5 ** length)
     start = np.zeros(N_LINES + 1, dtype=np.int64)
     cin = np.zeros(N_LINES + 1, dtype=np.int64)
-    for l in range(N_LINES):
-        n_idx = 5 ** int(LINE_LEN[l])
-        start[l] = kind_off[kind_of[l]] + (n_idx - 1) // 2
-        cin[l] = n_idx
+    for li in range(N_LINES):
+        n_idx = 5 ** int(LINE_LEN[li])
+        start[li] = kind_off[kind_of[li]] + (n_idx - 1) // 2
+        cin[li] = n_idx
     return table, start, cin
 
 
@@ -414,7 +413,7 @@ UR_LINES = np.int64(((1 << 21) - 1) ^ ((1 << 12) - 1))
 DR_LINES = np.int64(((1 << 30) - 1) ^ ((1 << 21) - 1))
 #: SQUARE_LINES[sq]: the scanned lines through sq, as a bit mask over line numbers
 SQUARE_LINES = np.array(
-    [sum(1 << int(l) for l in LINE_OF[sq] if l != DUMMY_LINE) for sq in range(36)], dtype=np.int64
+    [sum(1 << int(li) for li in LINE_OF[sq] if li != DUMMY_LINE) for sq in range(36)], dtype=np.int64
 )
 
 
@@ -430,8 +429,8 @@ def set_square_lines(lines, off, sq, delta):
 def line_context(st, me, lines):
     """Fill ``lines[:31]`` with the line indices of ``st`` seen from ``me``; return the board
     part of MAT (HEURISTIC.md §2, pools excluded: :func:`pool_material` adds them)."""
-    for l in range(N_LINES + 1):
-        lines[l] = LINE_START[l]
+    for li in range(N_LINES + 1):
+        lines[li] = LINE_START[li]
     mat = 0
     for sq in range(36):
         v = st[sq]
@@ -451,30 +450,30 @@ def pool_material(st, me):
 
 @njit(cache=True, _nrt=False)
 def line_entries(lines, entries, carries):
-    """The packed LINE of the line indices ``lines``: fill ``entries[l]`` with the table entry
-    each line contributes and ``carries[l]`` with its carry-in; return the packed sum.
+    """The packed LINE of the line indices ``lines``: fill ``entries[li]`` with the table entry
+    each line contributes and ``carries[li]`` with its carry-in; return the packed sum.
 
     The diagonals are chained by their carries (QUIRK-H5: a skip crosses into the next
     diagonal of the list); rows and columns start with no carry.
     """
     packed = 0
-    for l in range(N_LINES):
+    for li in range(N_LINES):
         carry = 0
-        if l == 12 or l == 21:  # the first diagonal of a family
+        if li == 12 or li == 21:  # the first diagonal of a family
             carry = 0
-        elif l > 12:
-            carry = entries[l - 1] & 1
-        t = LINE_TABLE[lines[l] + carry * LINE_CIN[l]]
-        entries[l] = t
-        carries[l] = carry
+        elif li > 12:
+            carry = entries[li - 1] & 1
+        t = LINE_TABLE[lines[li] + carry * LINE_CIN[li]]
+        entries[li] = t
+        carries[li] = carry
         packed += t >> 1
     return packed
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def changed_lines_packed(packed, changed, ctx, lines, deltas, entries, carries):
-    """The packed LINE after the lines in the bit mask ``changed`` moved by ``ctx[deltas + l]``
-    (the indices ``ctx[lines + l]`` of a position whose entries / carries are at offsets
+    """The packed LINE after the lines in the bit mask ``changed`` moved by ``ctx[deltas + li]``
+    (the indices ``ctx[lines + li]`` of a position whose entries / carries are at offsets
     ``entries`` / ``carries`` and whose packed sum is ``packed``).
 
     A changed row or column swaps one entry. In a diagonal family the carry chain is followed
@@ -482,30 +481,30 @@ def changed_lines_packed(packed, changed, ctx, lines, deltas, entries, carries):
     """
     m = changed & ROWCOL_LINES
     while m != 0:
-        l = trailing_zeros(m)
+        li = trailing_zeros(m)
         m &= m - 1
-        packed += (LINE_TABLE[ctx[lines + l] + ctx[deltas + l]] >> 1) - (ctx[entries + l] >> 1)
+        packed += (LINE_TABLE[ctx[lines + li] + ctx[deltas + li]] >> 1) - (ctx[entries + li] >> 1)
     for fam in (UR_LINES, DR_LINES):
         m = changed & fam
         if m == 0:
             continue
-        l = trailing_zeros(m)
+        li = trailing_zeros(m)
         end = 21 if fam == UR_LINES else 30
-        carry = ctx[carries + l]
-        while l < end:
-            if (m >> l) & 1 == 0 and carry == ctx[carries + l]:
+        carry = ctx[carries + li]
+        while li < end:
+            if (m >> li) & 1 == 0 and carry == ctx[carries + li]:
                 # unchanged line, unchanged carry-in: the chain agrees again up to the next
                 # changed line
-                rest = m & -(np.int64(1) << np.int64(l))
+                rest = m & -(np.int64(1) << np.int64(li))
                 if rest == 0:
                     break
-                l = trailing_zeros(rest)
-                carry = ctx[carries + l]
+                li = trailing_zeros(rest)
+                carry = ctx[carries + li]
                 continue
-            t = LINE_TABLE[ctx[lines + l] + ctx[deltas + l] + carry * LINE_CIN[l]]
-            packed += (t >> 1) - (ctx[entries + l] >> 1)
+            t = LINE_TABLE[ctx[lines + li] + ctx[deltas + li] + carry * LINE_CIN[li]]
+            packed += (t >> 1) - (ctx[entries + li] >> 1)
             carry = t & 1
-            l += 1
+            li += 1
     return packed
 
 

@@ -25,8 +25,8 @@ from numba import njit
 from boopexp.engine.buffers import Work, new_work
 from boopexp.engine.costs import C_ITERATION, C_LOOKAHEAD_RATIO, C_NODE, C_RANDOM_PLY, C_SOLVER_CALL, C_SOLVER_MOVE
 from boopexp.engine.heuristic import heuristic
-from boopexp.engine.luts import RING
 from boopexp.engine.lookahead import N_LEGAL, N_REPLIES, lookahead_mask
+from boopexp.engine.luts import RING
 from boopexp.engine.objective import best_m_moves_masked_ws, best_m_moves_ws, context_value, solve
 from boopexp.engine.params import (  # the vector's layout (the parameters' table: agents.specs.MCTSConfig)
     N_PARAMS,

@@ -30,7 +30,14 @@ from boopexp.engine.heuristic import (
 )
 from boopexp.engine.luts import ANCHOR_LINE1, ANCHOR_LINE2, BOARD_MASK, CENTRE, PUSH_T, PUSH_V, RING
 from boopexp.engine.rng import rand_below, shuffle_prefix
-from boopexp.engine.rules import PROMO_HEURISTIC, has_three_in_row, legal_move_codes, place_and_push, pool_index, promote_step
+from boopexp.engine.rules import (
+    PROMO_HEURISTIC,
+    has_three_in_row,
+    legal_move_codes,
+    place_and_push,
+    pool_index,
+    promote_step,
+)
 from boopexp.engine.state import TO_MOVE
 
 NEG_INF = -np.inf
@@ -106,8 +113,8 @@ def objective_context(st, ctx):
     ctx[CTX_MAT] = line_context(st, mover, lines)
     ctx[CTX_PACKED] = line_entries(lines, ctx[CTX_ENTRIES:CTX_ENTRIES + _LINES_WIDTH],
                                    ctx[CTX_CARRIES:CTX_CARRIES + _LINES_WIDTH])
-    for l in range(_LINES_WIDTH):
-        ctx[CTX_DELTAS + l] = 0
+    for li in range(_LINES_WIDTH):
+        ctx[CTX_DELTAS + li] = 0
     mine = np.int64(0)
     occ = np.int64(0)
     small = np.int64(0)
@@ -214,8 +221,8 @@ def _finish(ctx, changed, mat, my_large, op_large):
     packed = changed_lines_packed(ctx[CTX_PACKED], changed, ctx, CTX_LINES, CTX_DELTAS, CTX_ENTRIES, CTX_CARRIES)
     # leave the deltas at 0 for the next move (all of them: a straight run of stores is faster
     # than visiting the changed ones)
-    for l in range(_LINES_WIDTH):
-        ctx[CTX_DELTAS + l] = 0
+    for li in range(_LINES_WIDTH):
+        ctx[CTX_DELTAS + li] = 0
     mat += 25 * (my_large - op_large)
     return clip_score(unpack_line(packed, my_large > 0, op_large > 0) + mat)
 

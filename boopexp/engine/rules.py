@@ -350,7 +350,8 @@ def apply_move_inplace(st, size, sq, variant, promo, rng, groups, scores, ties):
     n = 0
     chosen = -1
     if winner == 0:
-        n, chosen = promote_step(st, mover, variant == SIM, promo, rng, groups, scores, ties, blue if mover < 0 else red)
+        n, chosen = promote_step(st, mover, variant == SIM, promo, rng, groups, scores, ties,
+                                 blue if mover < 0 else red)
     if variant != SIM:
         st[TO_MOVE] = -mover
     return winner, n, chosen

@@ -13,19 +13,16 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any
 
 import yaml
 
 from boopexp import __version__
-
-from boopexp.play import identity
-
 from boopexp.agents import roster
-from boopexp.experiments.sweep import Sweep, apply_point, label, parse_sweep
-from boopexp.experiments.tournament import Tournament, parse_tournament
+from boopexp.agents.budget import Budget
 from boopexp.agents.specs import (
     DEFAULT_PRESET,
     PAPER_PARAMS,
@@ -34,11 +31,13 @@ from boopexp.agents.specs import (
     canonical_name,
     resolve_agent,
 )
-from boopexp.agents.budget import Budget
-from boopexp.play.contract import GameTask, check_max_plies
 from boopexp.errors import ConfigError
 from boopexp.errors import show_value as _show
 from boopexp.experiments.sprt import SprtSpec, parse_sprt
+from boopexp.experiments.sweep import Sweep, apply_point, label, parse_sweep
+from boopexp.experiments.tournament import Tournament, parse_tournament
+from boopexp.play import identity
+from boopexp.play.contract import GameTask, check_max_plies
 
 #: Top-level keys of a config file, and which of them must be present.
 CONFIG_KEYS: tuple[str, ...] = (
@@ -171,7 +170,7 @@ class ExperimentConfig:
     sprt: SprtSpec | None = None
     tournament: Tournament | None = None
     sweep: Sweep | None = None
-    points: tuple["ExperimentConfig", ...] = ()
+    points: tuple[ExperimentConfig, ...] = ()
     point: tuple[tuple[str, Any], ...] = ()
     source: str = "<config>"
     directory: str | None = field(default=None, compare=False)
@@ -273,7 +272,7 @@ class ExperimentConfig:
         return out
 
     def with_pairings(self, pairings: tuple[tuple[str, str], ...], games_per_side: int,
-                      agents: Mapping[str, dict[str, Any]] | None = None) -> "ExperimentConfig":
+                      agents: Mapping[str, dict[str, Any]] | None = None) -> ExperimentConfig:
         """A copy that plays ``pairings`` (canonical names), ``games_per_side`` each way, with
         ``agents`` declared on top of the config's; at every point of a sweep.
 
@@ -282,13 +281,13 @@ class ExperimentConfig:
         """
         _positive_int(self.source, "games_per_side", games_per_side)
 
-        def replan(config: "ExperimentConfig") -> "ExperimentConfig":
+        def replan(config: ExperimentConfig) -> ExperimentConfig:
             return dataclasses.replace(config, agents={**config.agents, **(agents or {})}, pairings=tuple(pairings),
                                        games_per_side=games_per_side, tournament=None)
 
         return dataclasses.replace(replan(self), points=tuple(replan(p) for p in self.points))
 
-    def with_games_per_side(self, games_per_side: int) -> "ExperimentConfig":
+    def with_games_per_side(self, games_per_side: int) -> ExperimentConfig:
         """A copy with another ``games_per_side`` (validated)."""
         _positive_int(self.source, "games_per_side", games_per_side)
         points = tuple(dataclasses.replace(p, games_per_side=games_per_side) for p in self.points)
@@ -394,7 +393,9 @@ def _parse(data: Any, source: str, directory: str | None, settings_only: bool) -
         raise ConfigError(f"{src}: the config must be a mapping of keys, got {_show(data)}")
     for key, value in data.items():
         if key not in CONFIG_KEYS:
-            raise ConfigError(f"{src}: unknown key {_show(key)} (value {_show(value)}); allowed: {', '.join(CONFIG_KEYS)}")
+            raise ConfigError(
+                f"{src}: unknown key {_show(key)} (value {_show(value)}); allowed: {', '.join(CONFIG_KEYS)}"
+            )
         if settings_only and key in PLANNING_KEYS:
             raise ConfigError(f"{src}: {key} = {_show(value)} has no place here (the games are planned by the command)")
     if "sweep" in data:
@@ -490,7 +491,9 @@ def plan_entries(resolved: Mapping[str, Any], source: str = "config.yaml") -> tu
                 )
             )
         except (KeyError, TypeError, ValueError):
-            raise ConfigError(f"{source}: plan item {i} = {_show(item)} lacks pairing/p1/p2/config_hash/games") from None
+            raise ConfigError(
+                f"{source}: plan item {i} = {_show(item)} lacks pairing/p1/p2/config_hash/games"
+            ) from None
     return tuple(out)
 
 
@@ -575,7 +578,9 @@ def _parse_params(src: str, data: Any, preset: str) -> dict[str, Any]:
         raise ConfigError(f"{src}: params = {_show(data)} must be a mapping like {{k: 21, m: 5, d: 0.9}}")
     for key, value in data.items():
         if key not in PAPER_PARAMS:
-            raise ConfigError(f"{src}: unknown key params.{key} (value {_show(value)}); allowed: {', '.join(PAPER_PARAMS)}")
+            raise ConfigError(
+                f"{src}: unknown key params.{key} (value {_show(value)}); allowed: {', '.join(PAPER_PARAMS)}"
+            )
     # Record the values in effect, not only those written: k's default depends on the preset.
     params = {
         "k": data.get("k", PRESETS[preset]["k"]),
@@ -605,7 +610,9 @@ def _parse_pairings(src: str, data: Any, declared: Mapping[str, Any]) -> tuple[t
     seen: dict[str, int] = {}
     for i, item in enumerate(data):
         if not isinstance(item, list) or len(item) != 2 or not all(isinstance(n, str) for n in item):
-            raise ConfigError(f"{src}: pairings[{i}] = {_show(item)} must be a list of two agent names like [mcts-co, vanilla]")
+            raise ConfigError(
+                f"{src}: pairings[{i}] = {_show(item)} must be a list of two agent names like [mcts-co, vanilla]"
+            )
         try:
             a, b = roster.canonical(item[0], declared), roster.canonical(item[1], declared)
         except ConfigError as exc:

@@ -24,17 +24,18 @@ import signal
 import threading
 import time
 import traceback
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any
 
-from boopexp.experiments.config import ExperimentConfig, PlannedPairing
-from boopexp.play.contract import GameTask
 from boopexp.errors import BoopError, ConfigError
+from boopexp.experiments.config import ExperimentConfig, PlannedPairing
 from boopexp.experiments.sprt import SprtSpec, plan_tests
 from boopexp.experiments.store import GameStore, check_record
 from boopexp.experiments.tally import PairingScore, forfeits, score
-from boopexp.play.identity import GameKey, record_key
+from boopexp.play.contract import GameTask
+from boopexp.play.identity import record_key
 
 BACKENDS: tuple[str, ...] = ("loky", "dask")
 
@@ -262,7 +263,9 @@ def run_plan(
             progress.message(f"the truncated bytes were moved to {writer.moved_tail}", True)
         backup = store.write_config(config.resolved(plan))
         if backup is not None:
-            progress.message(f"{store.config_path} was written by other settings; the old one is kept as {backup}", False)
+            progress.message(
+                f"{store.config_path} was written by other settings; the old one is kept as {backup}", False
+            )
 
         selected = tuple(p for p in plan if pairings is None or p.pairing in pairings)
         done = writer.scan_before.keys
@@ -409,7 +412,7 @@ class _Interrupts:
         else:
             raise KeyboardInterrupt
 
-    def __enter__(self) -> "_Interrupts":
+    def __enter__(self) -> _Interrupts:
         if threading.current_thread() is threading.main_thread():
             for signum in (signal.SIGINT, signal.SIGTERM):
                 self._previous[signum] = signal.signal(signum, self._handler)

@@ -31,8 +31,9 @@ Pure Python (``math`` only): the runner imports it.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from boopexp.errors import ConfigError
 from boopexp.play.identity import pairing_name

@@ -7,12 +7,13 @@ never creates, locks or changes anything, and it does not import the engine.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
-from boopexp.experiments.config import PlanEntry, PlannedPairing, plan_entries
 from boopexp.errors import ConfigError
+from boopexp.experiments.config import PlanEntry, PlannedPairing, plan_entries
 from boopexp.experiments.sprt import PairingTest, parse_sprt, plan_tests
 from boopexp.experiments.store import GameStore, has_games_files
 from boopexp.experiments.tally import PairingScore, forfeits, score, unplanned

@@ -26,16 +26,17 @@ import re
 import signal
 import time
 import zlib
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any
 
 import yaml
 
+from boopexp.errors import ConfigError, StoreError
 from boopexp.experiments.config import load_yaml
 from boopexp.play.contract import pack_record, unpack_record
 from boopexp.play.identity import GameKey, record_key
-from boopexp.errors import ConfigError, StoreError
 
 try:  # POSIX advisory locks; without them two runs into one folder are merely not prevented
     import fcntl
@@ -266,7 +267,9 @@ def parse_line(path: Path, number: int, raw: bytes) -> dict[str, Any]:
     try:
         record = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise StoreError(f"{path} line {number}: not valid JSON ({exc}): {_show(raw)}; repair or remove that line") from None
+        raise StoreError(
+            f"{path} line {number}: not valid JSON ({exc}): {_show(raw)}; repair or remove that line"
+        ) from None
     problem = check_record(record)
     if problem:
         raise StoreError(f"{path} line {number}: invalid game record ({problem}); repair or remove that line")
@@ -390,7 +393,7 @@ class GameStore:
             _atomic_write(self.config_path, text.encode("utf-8"))
         return backup
 
-    def open(self) -> "StoreWriter":
+    def open(self) -> StoreWriter:
         """Lock the store for appending and set a truncated last line aside.
 
         Raises:
@@ -450,7 +453,7 @@ class StoreWriter:
             os.close(self._lock_fd)
             self._lock_fd = None  # type: ignore[assignment]
 
-    def __enter__(self) -> "StoreWriter":
+    def __enter__(self) -> StoreWriter:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -658,7 +661,9 @@ def writable_folder(directory: Path) -> Iterator[None]:
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
         where = f" ({exc.filename})" if exc.filename and str(exc.filename) != str(directory) else ""
-        raise StoreError(f"cannot write the results folder {str(directory)!r}: {reason}{where}; choose another --out") from None
+        raise StoreError(
+            f"cannot write the results folder {str(directory)!r}: {reason}{where}; choose another --out"
+        ) from None
 
 
 def _lock(path: Path, hint: str) -> int:

@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import copy
 import itertools
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from boopexp.agents.budget import BUDGET_KEYS, COST_FIELDS, SOLVER_SCALE
 from boopexp.agents.specs import PAPER_PARAMS

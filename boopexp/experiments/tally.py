@@ -8,8 +8,9 @@ The store (:mod:`boopexp.experiments.store`) keeps files; this module scores wha
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from boopexp.errors import StoreError
 from boopexp.experiments.config import PlanEntry
@@ -27,7 +28,7 @@ class PairingScore:
     no_winner: int = 0
 
     @classmethod
-    def blank(cls) -> "PairingScore":
+    def blank(cls) -> PairingScore:
         """A tally of no pairing in particular (to count a list of winners)."""
         return cls(PlanEntry("", "", "", "", 0))
 
@@ -60,7 +61,7 @@ class PairingScore:
         """The pairing string, with its sweep point in brackets if it has one."""
         return self.entry.label
 
-    def with_game(self, winner: str | None) -> "PairingScore":
+    def with_game(self, winner: str | None) -> PairingScore:
         """This score and one more game done, won by ``winner`` (``"p1"``, ``"p2"`` or None: the
         ply cap). The one win tally of a pairing."""
         if winner not in ("p1", "p2", None):

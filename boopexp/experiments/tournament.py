@@ -11,8 +11,9 @@ of the same pairings written out under ``pairings:``.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from boopexp.errors import ConfigError
 from boopexp.errors import show_value as _show
@@ -59,7 +60,8 @@ def parse_tournament(data: Any, canonical: Callable[[Any], str]) -> Tournament:
     Raises:
         ConfigError: one line naming ``tournament.KEY``, the value and what is allowed.
     """
-    example = "{format: round-robin, agents: [vanilla, mcts-co]} or {format: gauntlet, agent: mcts-co, opponents: [vanilla]}"
+    example = ("{format: round-robin, agents: [vanilla, mcts-co]} "
+               "or {format: gauntlet, agent: mcts-co, opponents: [vanilla]}")
     if not isinstance(data, Mapping):
         raise ConfigError(f"tournament = {_show(data)} must be a mapping like {example}")
     fmt = data.get("format")
@@ -68,7 +70,10 @@ def parse_tournament(data: Any, canonical: Callable[[Any], str]) -> Tournament:
     allowed = FORMATS[fmt]
     for key, value in data.items():
         if key not in allowed:
-            raise ConfigError(f"unknown key tournament.{key} (value {_show(value)}) for format {fmt}; allowed: {', '.join(allowed)}")
+            raise ConfigError(
+                f"unknown key tournament.{key} (value {_show(value)}) for format {fmt}; "
+                f"allowed: {', '.join(allowed)}"
+            )
     for key in allowed:
         if key not in data:
             raise ConfigError(f"tournament: format {fmt} needs {', '.join(allowed[1:])} (missing {key})")
@@ -81,7 +86,9 @@ def parse_tournament(data: Any, canonical: Callable[[Any], str]) -> Tournament:
         raise ConfigError(f"tournament.agent: {exc}") from None
     opponents = _names("tournament.opponents", data["opponents"], canonical, minimum=1)
     if head in opponents:
-        raise ConfigError(f"tournament.opponents = {_show(data['opponents'])} contains the gauntlet's own agent {head!r}")
+        raise ConfigError(
+            f"tournament.opponents = {_show(data['opponents'])} contains the gauntlet's own agent {head!r}"
+        )
     return Tournament(fmt, (head, *opponents))
 
 

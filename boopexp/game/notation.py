@@ -25,7 +25,6 @@ import re
 
 import numpy as np
 
-from boopexp.errors import InvalidMoveError, InvalidPositionError
 from boopexp.engine.state import (
     L_BLUE,
     L_RED,
@@ -37,6 +36,7 @@ from boopexp.engine.state import (
     STATE_SIZE,
     TO_MOVE,
 )
+from boopexp.errors import InvalidMoveError, InvalidPositionError
 
 FILES = "abcdef"
 _CELL_CHARS = {0: ".", -1: "b", -2: "B", 1: "r", 2: "R"}
@@ -148,7 +148,9 @@ def parse_position(text: str) -> np.ndarray:
     if len(fields) == 6:
         lb, lr = _pair(fields[4], "the large counters", text)
         if not (owned[0] <= lb <= 8 and owned[1] <= lr <= 8):
-            raise InvalidPositionError(f"{text!r}: large counters {fields[4]!r} must be >= the larges owned {owned} and <= 8")
+            raise InvalidPositionError(
+                f"{text!r}: large counters {fields[4]!r} must be >= the larges owned {owned} and <= 8"
+            )
         if not fields[5].isdigit():
             raise InvalidPositionError(f"{text!r}: move number {fields[5]!r} must be a non-negative integer")
         st[L_BLUE], st[L_RED] = lb, lr

@@ -6,16 +6,14 @@ choice (promotion tie-breaks, solver tie-breaks) draws from a generator the call
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 import numpy as np
 
 from boopexp.engine import heuristic as _h
-from boopexp.game import notation
 from boopexp.engine import objective, rules
 from boopexp.engine.buffers import new_work, solver_buffers
-from boopexp.errors import ConfigError, IllegalMoveError, InvalidMoveError, InvalidPositionError, show_value
 from boopexp.engine.rng import new_rng_state
 from boopexp.engine.state import (
     BLUE,
@@ -32,6 +30,8 @@ from boopexp.engine.state import (
     TO_MOVE,
     initial_state,
 )
+from boopexp.errors import ConfigError, IllegalMoveError, InvalidMoveError, InvalidPositionError, show_value
+from boopexp.game import notation
 
 COLOUR_NAMES = {BLUE: "blue", RED: "red"}
 
@@ -73,11 +73,11 @@ class Move:
         return (self.size - 1) * 36 + self.square
 
     @classmethod
-    def from_code(cls, code: int) -> "Move":
+    def from_code(cls, code: int) -> Move:
         return cls(size=int(code) // 36 + 1, square=int(code) % 36)
 
     @classmethod
-    def parse(cls, text: str) -> "Move":
+    def parse(cls, text: str) -> Move:
         size, square, _ = notation.parse_move(text)
         return cls(size, square)
 
@@ -89,7 +89,7 @@ class Move:
 class MoveResult:
     """What :meth:`Position.play` did: the new position, a winner (or None), the groups."""
 
-    position: "Position"
+    position: Position
     winner: str | None
     groups: tuple[tuple[int, ...], ...]
     chosen: int | None
@@ -125,11 +125,11 @@ class Position:
 
     # construction / text ------------------------------------------------------------------
     @classmethod
-    def initial(cls) -> "Position":
+    def initial(cls) -> Position:
         return cls()
 
     @classmethod
-    def from_string(cls, text: str) -> "Position":
+    def from_string(cls, text: str) -> Position:
         """Parse a one-line position string (:mod:`boopexp.game.notation`)."""
         return cls(notation.parse_position(text))
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from boopexp.game.position import Position
 from boopexp.engine.rng import new_rng_state
+from boopexp.game.position import Position
 
 #: the seed of the benchmark position set (fixed: the set is identical on every run)
 SAMPLE_SEED = 20240611

@@ -21,8 +21,8 @@ import platform
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numba
 import numpy as np
@@ -30,13 +30,13 @@ from numba import njit
 
 from boopexp import __version__
 from boopexp.engine.buffers import new_work, solver_buffers
-from boopexp.errors import BoopError, ConfigError
 from boopexp.engine.heuristic import heuristic
 from boopexp.engine.objective import best_move_ws, new_context, objective_context, objective_inc, objective_promotion
-from boopexp.game.positions import PLY_RANGE, SAMPLE_SEED, sample_positions
 from boopexp.engine.rng import new_rng_state
 from boopexp.engine.rules import PROMO_HEURISTIC, TREE, apply_move_inplace, legal_move_codes, random_move
 from boopexp.engine.state import N_MOVE_CODES, N_SQUARES, STATE_SIZE, TO_MOVE
+from boopexp.errors import BoopError, ConfigError
+from boopexp.game.positions import PLY_RANGE, SAMPLE_SEED, sample_positions
 from boopexp.play.throttle import host_iteration_rate
 
 #: the fraction of ``seconds`` a calibration run should last before the timed run is sized

@@ -23,26 +23,35 @@ import re
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, TextIO
+from typing import TextIO
 
 import numpy as np
 
-from boopexp.engine import mcts, rules
-
-from boopexp.game import notation
-from boopexp.agents.specs import AgentSpec, resolve_agent
 from boopexp.agents.budget import Budget
+from boopexp.agents.specs import AgentSpec, resolve_agent
+from boopexp.engine import mcts, rules
 from boopexp.engine.buffers import new_work
-from boopexp.play.contract import GameTask, build_record
-from boopexp.errors import BoopError, IllegalMoveError, InvalidMoveError, StoreError
-from boopexp.game.position import Move, Position
-from boopexp.play.identity import game_key, pairing_hash
 from boopexp.engine.luts import PUSH_T, PUSH_V
-from boopexp.play.match import Forfeit, make_player
-from boopexp.engine.state import BLUE, MOVE_NUMBER, N_SQUARES, POOL_BASE_BLUE, POOL_BASE_RED, RED, TO_MOVE, initial_state
+from boopexp.engine.state import (
+    BLUE,
+    MOVE_NUMBER,
+    N_SQUARES,
+    POOL_BASE_BLUE,
+    POOL_BASE_RED,
+    RED,
+    TO_MOVE,
+    initial_state,
+)
+from boopexp.errors import BoopError, IllegalMoveError, InvalidMoveError, StoreError
 from boopexp.experiments.store import GameStore
+from boopexp.game import notation
+from boopexp.game.position import Move, Position
+from boopexp.play.contract import GameTask, build_record
+from boopexp.play.identity import game_key, pairing_hash
+from boopexp.play.match import Forfeit, make_player
 
 #: The human's agent description in game records (``p1_spec`` / ``p2_spec``).
 HUMAN = AgentSpec(name="human", kind="human")
@@ -234,7 +243,8 @@ class PlaySession:
             return None
         if code < 0:
             raise BoopError(f"agent {self.agent.name} found no move in {notation.format_position(st)!r}")
-        view = self._apply(code // N_SQUARES + 1, code % N_SQUARES, self._player.promotion, self._player.rng, self.agent.name)
+        view = self._apply(code // N_SQUARES + 1, code % N_SQUARES, self._player.promotion, self._player.rng,
+                           self.agent.name)
         view.telemetry.update(tel)
         return view
 
@@ -428,7 +438,7 @@ class Spinner:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
-    def __enter__(self) -> "Spinner":
+    def __enter__(self) -> Spinner:
         if _isatty(self.stream):
             self._thread = threading.Thread(target=self._spin, daemon=True)
             self._thread.start()

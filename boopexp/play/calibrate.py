@@ -13,17 +13,17 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from boopexp.agents.budget import Budget, DeviceProfile
 from boopexp.agents.specs import resolve_agent
 from boopexp.engine.buffers import new_work
-from boopexp.agents.budget import Budget, DeviceProfile
-from boopexp.play.contract import GameTask
-from boopexp.errors import ConfigError
 from boopexp.engine.lookahead import N_LEGAL, N_REPLIES, lookahead_mask
-from boopexp.play.match import play_game
 from boopexp.engine.objective import solve
+from boopexp.errors import ConfigError
 from boopexp.game.positions import sample_positions
-from boopexp.play.throttle import PAPER_VANILLA_ITERATIONS_PER_S
+from boopexp.play.contract import GameTask
 from boopexp.play.identity import pairing_name
+from boopexp.play.match import play_game
+from boopexp.play.throttle import PAPER_VANILLA_ITERATIONS_PER_S
 
 #: The paper's figures the device profile is calibrated against (EXPERIMENTS.md §2, §5–6);
 #: its vanilla rate is :data:`boopexp.play.throttle.PAPER_VANILLA_ITERATIONS_PER_S`.
@@ -77,7 +77,8 @@ def measure_primitives(agent: str, opponent: str, iterations: int, games: int, s
     tel = []
     for g in range(games):
         p1, p2 = (a, b) if g % 2 == 0 else (b, a)
-        task = GameTask("calibration", "c" * 16, pairing_name(p1.name, p2.name), g, p1, p2, budget, "code-0.6.2", seed + g)
+        task = GameTask("calibration", "c" * 16, pairing_name(p1.name, p2.name), g, p1, p2, budget, "code-0.6.2",
+                        seed + g)
         rec = play_game(task)
         if rec["winner"] is None:
             continue  # a position cycle (docs/agents.md); its repeated moves would skew the means

@@ -8,12 +8,13 @@ record in a compact form, schema 2 (:func:`pack_record`, :func:`unpack_record`, 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from boopexp import __version__
-from boopexp.agents.specs import AgentSpec
 from boopexp.agents.budget import Budget
+from boopexp.agents.specs import AgentSpec
 from boopexp.errors import ConfigError
 from boopexp.play.identity import GameKey, game_key, game_seed, pairing_name
 
@@ -78,7 +79,7 @@ class GameTask:
 
     @classmethod
     def new(cls, experiment: str, config_hash: str, p1: AgentSpec, p2: AgentSpec, game_index: int,
-            budget: Budget, preset: str, max_plies: int | None = None, sweep: tuple = ()) -> "GameTask":
+            budget: Budget, preset: str, max_plies: int | None = None, sweep: tuple = ()) -> GameTask:
         """Game ``game_index`` of the pairing ``p1 vs p2`` whose settings hash is ``config_hash``
         (:func:`boopexp.play.identity.pairing_hash`): its pairing name and its seed follow from them."""
         return cls(experiment, config_hash, pairing_name(p1.name, p2.name), game_index, p1, p2, budget, preset,

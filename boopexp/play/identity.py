@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import TYPE_CHECKING, Any, Mapping
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -78,7 +79,7 @@ def game_seed(config_hash: str, game_index: int) -> int:
     return int((int(hi) << 32 | int(lo)) & 0x7FFF_FFFF_FFFF_FFFF)
 
 
-def pairing_hash(seed: int, budget: "Budget", preset: str, p1: "AgentSpec", p2: "AgentSpec",
+def pairing_hash(seed: int, budget: Budget, preset: str, p1: AgentSpec, p2: AgentSpec,
                  max_plies: int | None = None) -> str:
     """The settings hash of the pairing ``p1 vs p2`` (resolved agents) under these settings."""
     return settings_hash(seed, budget.to_dict(), preset, p1.to_dict(), p2.to_dict(), max_plies)

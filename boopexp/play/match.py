@@ -12,18 +12,17 @@ import time
 
 import numpy as np
 
-from boopexp.engine import mcts, rules
-
-from boopexp.game import notation
-from boopexp.agents.specs import AgentSpec
-from boopexp.engine.buffers import new_work
 from boopexp.agents.budget import Budget, device_costs
-from boopexp.play.contract import MAX_PLIES, GameTask, build_record
-from boopexp.errors import ConfigError, IllegalMoveError, InvalidMoveError
-from boopexp.game.position import Move, Position
 from boopexp.agents.plugins import build_agent, one_line
+from boopexp.agents.specs import AgentSpec
+from boopexp.engine import mcts, rules
+from boopexp.engine.buffers import new_work
 from boopexp.engine.rng import new_rng_state
 from boopexp.engine.state import N_SQUARES, TO_MOVE, initial_state
+from boopexp.errors import ConfigError, IllegalMoveError, InvalidMoveError
+from boopexp.game import notation
+from boopexp.game.position import Move, Position
+from boopexp.play.contract import MAX_PLIES, GameTask, build_record
 from boopexp.play.throttle import resolve_throttle
 
 __all__ = ["MAX_PLIES", "Forfeit", "GameTask", "Player", "PluginPlayer", "make_player", "play_game"]

@@ -5,14 +5,14 @@
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from boopexp.agents.specs import ALIASES
-from boopexp.play.contract import FORFEITS, task_from_record, without_host_timing
 from boopexp.errors import BoopError, ConfigError, StoreError, show_value
 from boopexp.game.position import Position
-from boopexp.play.match import play_game
+from boopexp.play.contract import FORFEITS, task_from_record, without_host_timing
 from boopexp.play.identity import PAIRING_SEPARATOR, pairing_name
+from boopexp.play.match import play_game
 
 #: ``on_ply(ply, move_text, position_after)``
 OnPly = Callable[[int, str, Position], None]
@@ -47,7 +47,9 @@ def find_game(records: Iterable[Mapping], pairing: str, game_index: int, config_
         raise ConfigError(f"no game {pairing!r} #{game_index} in {where}; pairings there: {', '.join(pairings)}")
     if len(found) > 1:
         hashes = ", ".join(str(r.get("config_hash")) for r in found)
-        raise ConfigError(f"{pairing!r} #{game_index} exists under several settings; choose --config-hash from: {hashes}")
+        raise ConfigError(
+            f"{pairing!r} #{game_index} exists under several settings; choose --config-hash from: {hashes}"
+        )
     return dict(found[0])
 
 

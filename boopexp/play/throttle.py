@@ -10,12 +10,12 @@ import time
 
 import numpy as np
 
-from boopexp.engine import mcts
-from boopexp.agents.specs import resolve_agent
-from boopexp.engine.buffers import new_work
 from boopexp.agents.budget import Budget, device_costs
-from boopexp.game.positions import sample_positions
+from boopexp.agents.specs import resolve_agent
+from boopexp.engine import mcts
+from boopexp.engine.buffers import new_work
 from boopexp.engine.rng import new_rng_state
+from boopexp.game.positions import sample_positions
 
 #: The paper's vanilla rate on its device (EXPERIMENTS.md §2): the cpu mode's ``auto`` throttle
 #: and the device profile are both set so that vanilla gets this many iterations per second.

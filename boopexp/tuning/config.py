@@ -23,22 +23,24 @@ A tune config is an experiment config (``name``, ``seed``, ``budget``, ``preset`
 A parameter written without a range (``uct_c:``), or a space given as a list of names
 (``space: [k, preselect_m, discount, uct_c]``), is searched over the tuner's range of its row in
 the parameter table (:data:`boopexp.agents.specs.MCTS_PARAMS`, ``PAPER_PARAMS``; docs/agents.md):
-the list above is the ranges written out. Every mistake raises :class:`~boopexp.errors.ConfigError`: one line naming the file, the key
+the list above is the ranges written out. Every mistake raises :class:`~boopexp.errors.ConfigError`:
+one line naming the file, the key
 (``tune.space.uct_c.low``), the value and what is allowed.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
-from boopexp.play import identity
 from boopexp.agents.specs import MCTS_PARAMS, PAPER_PARAMS, Param
-from boopexp.experiments.config import CONFIG_KEYS, PLANNING_KEYS, ExperimentConfig, parse_settings, read_config_file
 from boopexp.errors import ConfigError
 from boopexp.errors import show_value as _show
+from boopexp.experiments.config import CONFIG_KEYS, PLANNING_KEYS, ExperimentConfig, parse_settings, read_config_file
+from boopexp.play import identity
 
 TUNE_KEY = "tune"
 _PLANS_ITS_OWN = "the tuner plans its own games; set tune.opponents and tune.games_per_trial"
@@ -244,7 +246,8 @@ def parse_tune_config(data: Any, source: str = "<config>", directory: str | None
     agent = _agent_name(src, exp, "tune.agent", tune["agent"])
     spec = exp.agent(agent)
     if spec.kind != "mcts":
-        raise ConfigError(f"{src}: tune.agent = {_show(tune['agent'])} is a {spec.kind} agent with no parameters to tune;"
+        raise ConfigError(f"{src}: tune.agent = {_show(tune['agent'])} is a {spec.kind} agent "
+                          "with no parameters to tune;"
                           " tune an MCTS agent or a variant of one")
     space = _parse_space(src, exp, agent, tune["space"])
 
@@ -276,7 +279,9 @@ def parse_tune_config(data: Any, source: str = "<config>", directory: str | None
     names = {_trial_prefix(agent)}
     clash = [n for n in exp.agents if any(n.startswith(p) for p in names)]
     if clash:
-        raise ConfigError(f"{src}: agents.{clash[0]}: names starting with {agent}. are the tuner's own (trial and candidate agents)")
+        raise ConfigError(
+            f"{src}: agents.{clash[0]}: names starting with {agent}. are the tuner's own (trial and candidate agents)"
+        )
     return TuneConfig(
         experiment=exp,
         agent=agent,
@@ -319,7 +324,8 @@ def _parse_space(src: str, exp: ExperimentConfig, agent: str, data: Any) -> tupl
         data = named
     if not isinstance(data, Mapping) or not data:
         raise ConfigError(
-            f"{src}: tune.space = {_show(data)} must be a non-empty mapping like {{uct_c: {{low: 0.05, high: 2.0, log: true}}}}"
+            f"{src}: tune.space = {_show(data)} must be a non-empty mapping "
+            "like {uct_c: {low: 0.05, high: 2.0, log: true}}"
             " or a list of parameters like [k, uct_c] (searched over their ranges in docs/agents.md)"
         )
     out: list[SearchParam] = []
@@ -339,7 +345,8 @@ def _parse_space(src: str, exp: ExperimentConfig, agent: str, data: Any) -> tupl
             assert row.tune is not None
             rng = {"low": row.tune.low, "high": row.tune.high, "log": row.tune.log}
         if not isinstance(rng, Mapping):
-            raise ConfigError(f"{src}: {key} = {_show(rng)} must be a mapping like {{low: 1, high: 12}} (optionally log: true),"
+            raise ConfigError(f"{src}: {key} = {_show(rng)} must be a mapping like {{low: 1, high: 12}} "
+                              "(optionally log: true),"
                               " or nothing for the range in docs/agents.md")
         for k, v in rng.items():
             if k not in RANGE_KEYS:
@@ -377,7 +384,9 @@ def _parse_confirm(src: str, exp: ExperimentConfig, agent: str, data: Any) -> Co
         raise ConfigError(f"{src}: tune.confirm = {_show(data)} must be a mapping with keys {', '.join(CONFIRM_KEYS)}")
     for key, value in data.items():
         if key not in CONFIRM_KEYS:
-            raise ConfigError(f"{src}: unknown key tune.confirm.{key} (value {_show(value)}); allowed: {', '.join(CONFIRM_KEYS)}")
+            raise ConfigError(
+                f"{src}: unknown key tune.confirm.{key} (value {_show(value)}); allowed: {', '.join(CONFIRM_KEYS)}"
+            )
     # More than the distinct settings tried is not an error: every one of them is confirmed.
     top = _positive_int(src, "tune.confirm.top", data.get("top", DEFAULT_TOP))
     games = _positive_int(src, "tune.confirm.games", data.get("games", DEFAULT_CONFIRM_GAMES))

@@ -14,9 +14,10 @@ Games without a winner (the ply cap) count for neither side, as in the objective
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from boopexp.experiments.runner import GameOutcome, PlayFunction, run_plan
 from boopexp.tuning.config import TuneConfig

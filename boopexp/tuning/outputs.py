@@ -9,8 +9,9 @@ from __future__ import annotations
 import csv
 import io
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import yaml
 
@@ -77,7 +78,8 @@ def confirmed_yaml(config: TuneConfig, report: ConfirmReport | None) -> str:
     c = config.confirm
     lines = [
         f"# boopexp tune {config.name}: candidates for {config.agent} re-played against {c.baseline},",
-        f"# {c.games} fresh games each (both seats); one-sided exact binomial test on decided games, Holm, alpha {c.alpha}.",
+        f"# {c.games} fresh games each (both seats); one-sided exact binomial test on decided games, "
+        f"Holm, alpha {c.alpha}.",
     ]
     agents: dict[str, Any] = {}
     if report is None or not report.verdicts:
@@ -109,10 +111,12 @@ def summary_line(config: TuneConfig, search: SearchReport, confirm: ConfirmRepor
         return head + "; not confirmed yet"
     winners = confirm.confirmed
     if not winners:
-        return head + f"; confirmation: none of {len(confirm.verdicts)} candidate(s) beats {confirm.baseline} (no improvement)"
+        return head + (f"; confirmation: none of {len(confirm.verdicts)} candidate(s) beats {confirm.baseline} "
+                       "(no improvement)")
     v = winners[0]
     return head + (f"; confirmation: {len(winners)} of {len(confirm.verdicts)} candidate(s) beat {confirm.baseline}, "
-                   f"best trial {v.trial.slot} {v.games.score:.1%} of {v.games.decided} decided, Holm p = {v.p_holm:.3g}"
+                   f"best trial {v.trial.slot} {v.games.score:.1%} of {v.games.decided} decided, "
+                   f"Holm p = {v.p_holm:.3g}"
                    f" -> {tuned_name(config, 0)} in {CONFIRMED_YAML}")
 
 

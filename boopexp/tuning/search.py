@@ -24,9 +24,10 @@ import contextlib
 import os
 import signal
 import warnings
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -163,7 +164,7 @@ def stored_score(plan, directory: str | Path, name: str) -> CandidateScore:
     return candidate_score(score([p.entry() for p in plan], records), name)
 
 
-def distributions(config: TuneConfig) -> dict[str, "optuna.distributions.BaseDistribution"]:
+def distributions(config: TuneConfig) -> dict[str, optuna.distributions.BaseDistribution]:
     """Optuna's distribution of every search dimension."""
     from optuna.distributions import FloatDistribution, IntDistribution
 
@@ -179,14 +180,14 @@ def sampler_seed(config: TuneConfig, slot: int) -> int:
     return int(np.random.SeedSequence([config.experiment.seed, slot]).generate_state(1, dtype=np.uint32)[0])
 
 
-def make_sampler(config: TuneConfig, slot: int) -> "optuna.samplers.BaseSampler":
+def make_sampler(config: TuneConfig, slot: int) -> optuna.samplers.BaseSampler:
     """A fresh TPE sampler for trial ``slot`` (its proposal depends only on the seed and history)."""
     import optuna
 
     return optuna.samplers.TPESampler(seed=sampler_seed(config, slot), n_startup_trials=config.startup_trials)
 
 
-def open_study(config: TuneConfig, out_dir: str | Path) -> "optuna.Study":
+def open_study(config: TuneConfig, out_dir: str | Path) -> optuna.Study:
     """Create or load the study in ``OUT/study.sqlite3``.
 
     Raises:
@@ -206,7 +207,8 @@ def open_study(config: TuneConfig, out_dir: str | Path) -> "optuna.Study":
         found = study.user_attrs.get(SEARCH_HASH_ATTR)
         if found is not None and found != config.search_hash():
             raise ConfigError(
-                f"{path} holds a study made with other search settings (hash {found}, this config {config.search_hash()});"
+                f"{path} holds a study made with other search settings "
+                f"(hash {found}, this config {config.search_hash()});"
                 " only tune.trials and tune.confirm may change on a resume: use another --out"
             )
         if found is None and study.get_trials(deepcopy=False):
@@ -219,7 +221,7 @@ def open_study(config: TuneConfig, out_dir: str | Path) -> "optuna.Study":
     return study
 
 
-def completed_trials(config: TuneConfig, study: "optuna.Study", out_dir: str | Path) -> tuple[TrialResult, ...]:
+def completed_trials(config: TuneConfig, study: optuna.Study, out_dir: str | Path) -> tuple[TrialResult, ...]:
     """The study's COMPLETE trials in order, with their games read back from their stores."""
     from optuna.trial import TrialState
 
@@ -236,7 +238,7 @@ def trial_experiment(config: TuneConfig, slot: int, params: Mapping[str, Any]):
     return config.with_candidates({trial_agent(config, slot): params}, config.opponents, config.games_per_side)
 
 
-def importances(study: "optuna.Study") -> dict[str, float] | None:
+def importances(study: optuna.Study) -> dict[str, float] | None:
     """Optuna's parameter importances (PED-ANOVA), or None when it cannot say."""
     import optuna
     from optuna.trial import TrialState
@@ -263,11 +265,13 @@ def describe(config: TuneConfig, out_dir: str | Path) -> list[str]:
     space = ", ".join(f"{p.name} {p.low}..{p.high}{' (log)' if p.log else ''}" for p in config.space)
     c = config.confirm
     lines = [
-        f"Dry run (nothing is played or written): tune {config.name}, agent {config.agent}, seed {config.experiment.seed}",
+        f"Dry run (nothing is played or written): tune {config.name}, agent {config.agent}, "
+        f"seed {config.experiment.seed}",
         f"Space: {space}",
         f"Trials: {config.trials} x {config.games_per_trial} games against {', '.join(config.opponents)} (both seats); "
         f"search settings hash {config.search_hash()}",
-        f"Confirmation: top {c.top} x {c.games} games against {c.baseline}, one-sided exact binomial, Holm, alpha {c.alpha}",
+        f"Confirmation: top {c.top} x {c.games} games against {c.baseline}, one-sided exact binomial, "
+        f"Holm, alpha {c.alpha}",
     ]
     path = Path(out_dir) / STUDY_FILE
     if not path.exists():
@@ -304,7 +308,6 @@ def run_search(
         ConfigError: the study in ``out_dir`` was made under other search settings.
         StoreError: a store cannot be read, or another process tunes into ``out_dir``.
     """
-    import optuna
     from optuna.trial import TrialState
 
     progress = progress or TuneProgress()

@@ -24,7 +24,13 @@ def bench(as_json: bool, seconds: float, repeats: int, compare: str | None) -> N
     With --compare FILE.json, the ratio of each metric to that saved run (after the table;
     with --json, under the key "compare").
     """
-    from boopexp.interfaces.bench import compare_ratios, format_comparison, format_report, load_report, run_bench  # compiles
+    from boopexp.interfaces.bench import (  # compiles
+        compare_ratios,
+        format_comparison,
+        format_report,
+        load_report,
+        run_bench,
+    )
 
     saved = load_report(compare) if compare else None  # a bad file fails before the long run
 

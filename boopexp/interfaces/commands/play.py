@@ -9,8 +9,8 @@ from pathlib import Path
 
 import click
 
-from boopexp.agents.specs import AGENT_NAMES, DEFAULT_PRESET, MCTS_PARAMETERS, PRESETS, resolve_agent
 from boopexp.agents.budget import BUDGET_MODES, DEFAULT_PROFILE, DEVICE_PROFILES, Budget
+from boopexp.agents.specs import AGENT_NAMES, DEFAULT_PRESET, MCTS_PARAMETERS, PRESETS, resolve_agent
 from boopexp.errors import ConfigError, StoreError
 from boopexp.play.contract import check_max_plies
 from boopexp.play.identity import check_seed, pairing_hash
@@ -48,7 +48,8 @@ _SETTINGS_OPTIONS = [
                       "machine; cpu = host CPU seconds x --throttle; wall = real seconds; iterations = a fixed "
                       "count (docs/budget.md)."),
     click.option("--seconds", type=float, default=1.0, show_default=True, help="Seconds per move (device/cpu/wall)."),
-    click.option("--iterations", type=int, default=80, show_default=True, help="Iterations per move (iterations mode)."),
+    click.option("--iterations", type=int, default=80, show_default=True,
+                 help="Iterations per move (iterations mode)."),
     click.option("--profile", default=DEFAULT_PROFILE, show_default=True, type=click.Choice(sorted(DEVICE_PROFILES)),
                  help="device mode: the emulated device, i.e. the cost of each primitive (node, playout ply, solver "
                       "call), calibrated to the paper's ~80 vanilla playouts/s (docs/budget.md)."),
@@ -82,7 +83,8 @@ def game(p1, p2, seed, mode, seconds, iterations, profile, throttle, preset, max
     from boopexp.play.match import play_game
 
     settings = _settings(
-        [("--p1", p1, _parse_overrides(p1_param, "--p1-param")), ("--p2", p2, _parse_overrides(p2_param, "--p2-param"))],
+        [("--p1", p1, _parse_overrides(p1_param, "--p1-param")),
+         ("--p2", p2, _parse_overrides(p2_param, "--p2-param"))],
         seed, mode, seconds, iterations, profile, throttle, preset, config_path, max_plies,
     )
     experiment, preset, seed, budget = settings.experiment, settings.preset, settings.seed, settings.budget
@@ -212,8 +214,8 @@ _BUDGET_OPTION = {"mode": "--budget", "seconds": "--seconds", "iterations": "--i
               help="Only measure r, the two-stage check's cost per step in objective evaluations.")
 def calibrate(seconds, fit_device, games, lookahead_only):
     """Measure this host's MCTS rates and the cpu-mode throttle (docs/budget.md)."""
-    from boopexp.play import calibrate as cal
     from boopexp.agents.budget import LOOKAHEAD_RATIO
+    from boopexp.play import calibrate as cal
     from boopexp.play.throttle import PAPER_VANILLA_ITERATIONS_PER_S, host_iteration_rate
 
     if seconds <= 0 or games < 1:
@@ -259,7 +261,8 @@ def _forfeit_note(record: dict) -> str:
     forfeit = record.get("forfeit")
     if not isinstance(forfeit, dict):
         return ""
-    return f" by forfeit: {forfeit.get('agent')} ({forfeit.get('player')}) {record.get('termination')}: {forfeit.get('error')}"
+    return (f" by forfeit: {forfeit.get('agent')} ({forfeit.get('player')}) {record.get('termination')}: "
+            f"{forfeit.get('error')}")
 
 
 @click.command("replay")
@@ -273,12 +276,12 @@ def _forfeit_note(record: dict) -> str:
                    "(device and iterations budgets are exactly reproducible).")
 def replay(results_dir, pairing, game_index, config_hash, show, search):
     """Replay a stored game: walk its moves on the board (checking every one), or re-play it."""
-    from boopexp.game import notation
     from boopexp.agents.specs import ALIASES
     from boopexp.experiments.config import parse_pairing
-    from boopexp.play.replay import check_searchable, find_game, first_difference, moves_problem, walk
     from boopexp.experiments.status import require_results_folder
     from boopexp.experiments.store import GameStore, has_games_files, record_key
+    from boopexp.game import notation
+    from boopexp.play.replay import check_searchable, find_game, first_difference, moves_problem, walk
 
     require_results_folder(results_dir)  # exit code 2, as in status and tables
     if not has_games_files(results_dir):
@@ -307,7 +310,8 @@ def replay(results_dir, pairing, game_index, config_hash, show, search):
     if "forfeit" in record:
         outcome = f"{record['winner']} ({record['winner_agent']}) wins{_forfeit_note(record)}"
     else:
-        outcome = "no winner (ply limit)" if winner is None else f"{record['winner']} ({record['winner_agent']}, {winner}) wins"
+        outcome = ("no winner (ply limit)" if winner is None
+                   else f"{record['winner']} ({record['winner_agent']}, {winner}) wins")
     click.echo(f"{pairing} #{game_index}: {len(record['moves'])} legal moves replayed; {outcome}, as recorded.")
     if search:
         mode = record.get("budget", {}).get("mode")
@@ -345,8 +349,8 @@ def play(agent_name, human_first, seed, mode, seconds, iterations, profile, thro
     """
     import sys
 
-    from boopexp.interfaces import interactive
     from boopexp.engine.state import BLUE, RED
+    from boopexp.interfaces import interactive
 
     settings = _settings([("--agent", agent_name, _parse_overrides(param, "--param"))],
                          seed, mode, seconds, iterations, profile, throttle, preset, config_path, max_plies)

@@ -1,6 +1,7 @@
 """``boopexp run``, ``boopexp mirror`` and ``boopexp status``: play a config's games and follow them.
 
-The library does the work (:mod:`boopexp.experiments.config`, :mod:`boopexp.experiments.store`, :mod:`boopexp.experiments.runner`);
+The library does the work (:mod:`boopexp.experiments.config`, :mod:`boopexp.experiments.store`,
+:mod:`boopexp.experiments.runner`);
 this module parses options, shows progress and prints the summary. Exit codes: 0 all planned
 games stored, 1 some games failed, 2 usage or config error, 130 interrupted by Ctrl-C, 143 by
 SIGTERM.
@@ -13,8 +14,9 @@ import os
 import shlex
 import signal
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -87,7 +89,9 @@ def run(config_path: Path, games_per_side: int | None, pairings: tuple[str, ...]
             except ConfigError as exc:
                 raise ConfigError(f"--pairing: {exc}") from None
             if pairing not in names:
-                raise ConfigError(f"--pairing {text!r} is not planned by {config_path}; its pairings: {', '.join(names)}")
+                raise ConfigError(
+                    f"--pairing {text!r} is not planned by {config_path}; its pairings: {', '.join(names)}"
+                )
             only.append(pairing)
     _execute(config, plan, only, out, jobs, backend, scheduler, quiet, dry_run)
 
@@ -144,7 +148,7 @@ def status(directory: Path | None, as_json: bool) -> None:
 # run / mirror
 
 
-def _execute(config: "ExperimentConfig", plan: Sequence["PlannedPairing"], only: Sequence[str] | None,
+def _execute(config: ExperimentConfig, plan: Sequence[PlannedPairing], only: Sequence[str] | None,
              out: Path | None, jobs: int | None, backend: str, scheduler: str | None, quiet: bool,
              dry_run: bool = False) -> None:
     from boopexp.experiments.runner import check_backend, run_plan
@@ -177,7 +181,7 @@ def _execute(config: "ExperimentConfig", plan: Sequence["PlannedPairing"], only:
         sys.exit(EXIT_FAILED)
 
 
-def _dry_run(config: "ExperimentConfig", plan: Sequence["PlannedPairing"], only: Sequence[str] | None,
+def _dry_run(config: ExperimentConfig, plan: Sequence[PlannedPairing], only: Sequence[str] | None,
              out_dir: Path, jobs: int, backend: str, scheduler: str | None) -> None:
     from boopexp.experiments.runner import pool_size
     from boopexp.experiments.status import describe_settings, plan_status
@@ -192,7 +196,8 @@ def _dry_run(config: "ExperimentConfig", plan: Sequence["PlannedPairing"], only:
         click.echo(f"  {s.pairing:<{width}}  {s.config_hash:<16}  {s.planned:>9}  {s.done:>9}  {s.planned - s.done:>9}")
     planned, done = sum(s.planned for s in scores), sum(s.done for s in scores)
     click.echo(f"  {'total':<{width}}  {'':<16}  {planned:>9}  {done:>9}  {planned - done:>9}")
-    where = f"the dask cluster at {scheduler}" if scheduler else f"{pool_size(jobs, planned - done)} {backend} worker(s)"
+    where = (f"the dask cluster at {scheduler}" if scheduler
+             else f"{pool_size(jobs, planned - done)} {backend} worker(s)")
     click.echo(f"{planned - done} game(s) to play on {where}.")
 
 
@@ -216,7 +221,7 @@ def resume_command() -> str:
     return shlex.join(words)
 
 
-def _score_table(scores: Sequence["PairingScore"], tests: Sequence[Any] = ()) -> None:
+def _score_table(scores: Sequence[PairingScore], tests: Sequence[Any] = ()) -> None:
     """Games done/planned and wins per pairing; a "no winner" column only if a game hit the ply limit.
 
     With SPRT ``tests``, a pairing whose test has decided is marked "stopped (H1)" or "stopped
@@ -225,7 +230,8 @@ def _score_table(scores: Sequence["PairingScore"], tests: Sequence[Any] = ()) ->
     width = max([len(s.label) for s in scores] + [len("pairing")])
     extra = any(s.no_winner for s in scores)
     stopped = {p: t.state.decision for t in tests if t.state.decided for p in t.pairings}
-    click.echo(f"  {'pairing':<{width}}  {'games':>9}  {'p1 wins':>7}  {'p2 wins':>7}" + ("  no winner" if extra else ""))
+    click.echo(f"  {'pairing':<{width}}  {'games':>9}  {'p1 wins':>7}  {'p2 wins':>7}"
+               + ("  no winner" if extra else ""))
     for s in scores:
         row = f"  {s.label:<{width}}  {f'{s.done}/{s.planned}':>9}  {s.p1_wins:>7}  {s.p2_wins:>7}"
         row += f"  {s.no_winner:>9}" if extra else ""
@@ -254,7 +260,7 @@ def _forfeit_lines(forfeited: dict[str, dict[str, int]]) -> None:
         click.echo(f"  forfeits: {agent} {sum(kinds.values())} ({detail})")
 
 
-def _summary(report: "RunReport") -> None:
+def _summary(report: RunReport) -> None:
     click.echo(f"Results: {report.games_path} (settings: {report.out_dir / 'config.yaml'})")
     _score_table(report.scores, report.sprt)
     _sprt_lines(report.sprt)
@@ -287,10 +293,10 @@ class _ProgressBase:
     def _write(self, text: str, err: bool = False) -> None:
         click.echo(text, err=err)
 
-    def start(self, planned: int, skipped: int, scores: Sequence["PairingScore"]) -> None:
+    def start(self, planned: int, skipped: int, scores: Sequence[PairingScore]) -> None:
         pass
 
-    def game(self, outcome: "GameOutcome", finished: int, planned: int, scores: Sequence["PairingScore"]) -> None:
+    def game(self, outcome: GameOutcome, finished: int, planned: int, scores: Sequence[PairingScore]) -> None:
         pass
 
     def close(self) -> None:
@@ -304,11 +310,11 @@ class QuietProgress(_ProgressBase):
 class LineProgress(_ProgressBase):
     """One plain line per finished game (for logs and pipes)."""
 
-    def start(self, planned: int, skipped: int, scores: Sequence["PairingScore"]) -> None:
+    def start(self, planned: int, skipped: int, scores: Sequence[PairingScore]) -> None:
         todo = planned - skipped
         click.echo(f"{planned} games planned, {skipped} already stored, {todo} to play.")
 
-    def game(self, outcome: "GameOutcome", finished: int, planned: int, scores: Sequence["PairingScore"]) -> None:
+    def game(self, outcome: GameOutcome, finished: int, planned: int, scores: Sequence[PairingScore]) -> None:
         click.echo(f"[{finished:>{len(str(planned))}}/{planned}] {_describe(outcome)}")
 
 
@@ -324,13 +330,13 @@ class BarProgress(_ProgressBase):
         else:
             self.bar.write(text, file=sys.stderr if err else sys.stdout)
 
-    def start(self, planned: int, skipped: int, scores: Sequence["PairingScore"]) -> None:
+    def start(self, planned: int, skipped: int, scores: Sequence[PairingScore]) -> None:
         from tqdm import tqdm
 
         self.bar = tqdm(total=planned, initial=skipped, unit="game", dynamic_ncols=True, file=sys.stdout,
                         smoothing=0.05)
 
-    def game(self, outcome: "GameOutcome", finished: int, planned: int, scores: Sequence["PairingScore"]) -> None:
+    def game(self, outcome: GameOutcome, finished: int, planned: int, scores: Sequence[PairingScore]) -> None:
         if not outcome.ok:
             self._write(f"Warning: {_describe(outcome)}", err=True)
         self.bar.update(1)
@@ -345,7 +351,7 @@ class BarProgress(_ProgressBase):
             self.bar = None
 
 
-def _describe(outcome: "GameOutcome") -> str:
+def _describe(outcome: GameOutcome) -> str:
     task = outcome.task
     head = f"{task.pairing} #{task.game_index}"
     if not outcome.ok:
@@ -364,7 +370,7 @@ def _describe(outcome: "GameOutcome") -> str:
 # status
 
 
-def _print_status(state: "FolderStatus") -> None:
+def _print_status(state: FolderStatus) -> None:
     from boopexp.experiments.status import describe_settings
 
     for text in state.warnings:

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import signal
 import sys
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import click
 
@@ -19,9 +20,9 @@ from boopexp.interfaces.commands.runs import (
     EXIT_SIGNAL_BASE,
     RESULTS_DIR,
     BarProgress,
-    default_jobs,
     LineProgress,
     QuietProgress,
+    default_jobs,
     resume_command,
     run_options,
 )
