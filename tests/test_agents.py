@@ -4,6 +4,7 @@ agents: determinism, legality (replayed with Position.play in REAL) and the devi
 from __future__ import annotations
 
 import dataclasses
+import re
 import statistics
 from pathlib import Path
 
@@ -545,3 +546,14 @@ def test_ply_limit_is_recorded_as_an_outcome(monkeypatch):
 
 def test_ply_limit_default():
     assert MAX_PLIES == 1000
+
+
+def test_the_readmes_agent_list_is_the_registry():
+    """README's "Agents:" sentence names every built-in agent and alias, and nothing else (it once
+    omitted mcts-co2)."""
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    sentence = " ".join(readme.split("\nAgents: ", 1)[1].split("Presets:", 1)[0].split())
+    aliases = dict(re.findall(r"`([^`]+)`\s*\(alias `([^`]+)`\)", sentence))
+    names = re.findall(r"`([^`]+)`", re.sub(r"\(alias `[^`]+`\)", "", sentence))
+    assert names == list(AGENT_NAMES)
+    assert {alias: name for name, alias in aliases.items()} == ALIASES
