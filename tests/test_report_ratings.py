@@ -147,6 +147,21 @@ def test_cli_writes_csv_md_and_figure(three_agents, tmp_path):
         assert (again / name).read_bytes() == (out / name).read_bytes()
 
 
+def test_cli_says_where_it_wrote_in_one_line(three_agents, tmp_path, monkeypatch):
+    """Without --out the files go to results/ratings/ under the current folder: the last line says
+    so, naming the folder, the option and the files."""
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["ratings", str(three_agents)])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[-1] == (
+        "Wrote 4 files to results/ratings/ (the default --out): ratings.md, ratings.csv, ratings.png, ratings.svg")
+    assert sorted(p.name for p in (tmp_path / "results" / "ratings").iterdir()) == [
+        "ratings.csv", "ratings.md", "ratings.png", "ratings.svg"]
+    out = tmp_path / "mine"
+    result = CliRunner().invoke(main, ["ratings", str(three_agents), "--out", str(out)])
+    assert result.stdout.splitlines()[-1].startswith(f"Wrote 4 files to {out}/: ratings.md, ")
+
+
 def test_cli_anchor_option_and_unknown_anchor(three_agents, tmp_path):
     result = CliRunner().invoke(main, ["ratings", str(three_agents), "--anchor", "vanilla", "--out", str(tmp_path)])
     assert result.exit_code == 0 and "| vanilla (anchor) | 0 |" in result.output

@@ -20,7 +20,8 @@ def ratings(results_dirs: tuple[Path, ...], anchor: str | None, out_dir: Path) -
     """Fit Bradley–Terry ratings with a first-move term to every decided game in RESULTS_DIR....
 
     Games without a winner are left out and counted; 95% intervals from the likelihood's
-    curvature. Prints the ratings as Markdown and the files written.
+    curvature. Prints the ratings as Markdown, then one line naming the files written to --out
+    (default results/ratings/, under the current folder).
     """
     from boopexp.analysis import ReportWarning, load_results, render
     from boopexp.analysis.ratings_report import ratings_from_data, ratings_table, write_ratings
@@ -35,6 +36,8 @@ def ratings(results_dirs: tuple[Path, ...], anchor: str | None, out_dir: Path) -
     fit = ratings_from_data(data, anchor=anchor)
     paths = write_ratings(fit, out_dir)
     click.echo(render.markdown_document([ratings_table(fit)]), nl=False)
-    click.echo(f"Wrote {len(paths)} files to {out_dir}/:")
-    for path in paths:
-        click.echo(f"  {path}")
+    # One line, last: where the files went, and whether that was the default folder (relative to
+    # the current one), so a user who gave no --out knows what appeared under results/.
+    default = click.get_current_context().get_parameter_source("out_dir") == click.core.ParameterSource.DEFAULT
+    click.echo(f"Wrote {len(paths)} files to {out_dir}/{' (the default --out)' if default else ''}: "
+               + ", ".join(p.name for p in paths))
