@@ -227,9 +227,23 @@ def test_mirror_shares_games_with_run(workdir, fake):
     assert "mcts-co vs mcts-co" in status.stdout and "2/2" in status.stdout
 
 
-def test_mirror_errors(workdir, fake):
+def test_mirror_without_config_uses_the_checkouts_from_any_folder(workdir):
+    """From a folder without configs/mirror.yaml, the default is the one beside the package."""
+    result = invoke("mirror", "--agent", "vanilla", "--games", "2", "--dry-run")
+    assert result.exit_code == 0, result.output
+    assert result.stderr.startswith(f"Using the mirror config {REPO / 'configs' / 'mirror.yaml'} (no configs/mirror.yaml in")
+    assert "vanilla vs vanilla" in result.stdout and not (workdir / "results").exists()
+
+
+def test_mirror_errors(workdir, fake, monkeypatch):
+    from boopexp.interfaces.commands import runs
+
+    monkeypatch.setattr(runs, "SOURCE_ROOT", workdir / "elsewhere")  # an installed package: no configs/ beside it
     result = invoke("mirror", "--agent", "vanilla")
-    assert result.exit_code == 2 and "configs/mirror.yaml not found" in result.stderr
+    assert result.exit_code == 2
+    assert result.stderr.strip().splitlines() == [
+        f"Error: no mirror config: looked for configs/mirror.yaml in {workdir} and in {workdir / 'elsewhere'};"
+        " pass --config FILE (the paper's is configs/mirror.yaml of the boopexp repository)"]
     result = invoke("mirror", "--agent", "alphago", "--config", "configs/demo.yaml")
     assert result.exit_code == 2 and "--agent: unknown agent 'alphago'; valid agents:" in result.stderr
     assert invoke("mirror").exit_code == 2

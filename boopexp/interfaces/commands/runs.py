@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+import boopexp
 from boopexp.errors import ConfigError
 
 if TYPE_CHECKING:  # the runner pulls in the engine; import it only when a run starts
@@ -30,6 +31,8 @@ if TYPE_CHECKING:  # the runner pulls in the engine; import it only when a run s
 
 RESULTS_DIR = Path("results")
 DEFAULT_MIRROR_CONFIG = Path("configs/mirror.yaml")
+#: The folder holding the package: a checkout's root, where configs/ is (an installed wheel has none).
+SOURCE_ROOT = Path(boopexp.__file__).resolve().parent.parent
 EXIT_FAILED = 1
 EXIT_SIGNAL_BASE = 128  # the shell convention: 130 stopped by SIGINT (Ctrl-C), 143 by SIGTERM
 
@@ -100,23 +103,42 @@ def run(config_path: Path, games_per_side: int | None, pairings: tuple[str, ...]
 @click.option("--agent", "agent", required=True, help="The agent that plays against itself (e.g. mcts-co).")
 @click.option("--games", type=click.IntRange(min=1), default=100, show_default=True,
               help="Games to have in total (game indices 0..N-1).")
-@click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path),
-              default=DEFAULT_MIRROR_CONFIG, show_default=True,
-              help="The mirror config whose settings (seed, budget, preset, params) and store are used.")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="The mirror config whose settings (seed, budget, preset, params) and store are used "
+                   f"(default: {DEFAULT_MIRROR_CONFIG} of the current folder, else of the boopexp checkout).")
 @run_options
-def mirror(agent: str, games: int, config_path: Path, out: Path | None, jobs: int | None, backend: str,
+def mirror(agent: str, games: int, config_path: Path | None, out: Path | None, jobs: int | None, backend: str,
            scheduler: str | None, quiet: bool, dry_run: bool) -> None:
     """Play the mirror games of one agent, sharing the mirror config's settings and results folder."""
     from boopexp.experiments.config import load_config
     from boopexp.play.identity import pairing_name
 
-    config = load_config(config_path)
+    config = load_config(config_path if config_path is not None else default_mirror_config())
     try:
         agent = config.canonical(agent)
     except ConfigError as exc:
         raise ConfigError(f"--agent: {exc}") from None
     plan = config.mirror_plan(agent, games)
     _execute(config, plan, [pairing_name(agent, agent)], out, jobs, backend, scheduler, quiet, dry_run)
+
+
+def default_mirror_config() -> Path:
+    """configs/mirror.yaml of the current folder, else of the checkout the package runs from
+    (said on stderr: the games then follow another folder's settings).
+
+    Raises:
+        ConfigError: neither exists (one line: both places and how to pass --config).
+    """
+    here = Path.cwd()
+    if (here / DEFAULT_MIRROR_CONFIG).is_file():
+        return DEFAULT_MIRROR_CONFIG
+    beside = SOURCE_ROOT / DEFAULT_MIRROR_CONFIG
+    if beside.is_file():
+        click.echo(f"Using the mirror config {beside} (no {DEFAULT_MIRROR_CONFIG} in {here}; --config FILE for another)",
+                   err=True)
+        return beside
+    raise ConfigError(f"no mirror config: looked for {DEFAULT_MIRROR_CONFIG} in {here} and in {SOURCE_ROOT};"
+                      f" pass --config FILE (the paper's is {DEFAULT_MIRROR_CONFIG} of the boopexp repository)")
 
 
 @click.command("status")
