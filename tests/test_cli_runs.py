@@ -271,6 +271,29 @@ def test_status_of_one_folder_and_of_all(workdir, fake):
     assert invoke("status", "results/none").exit_code == 2
 
 
+def test_status_lists_nested_stores_and_goes_on_past_a_damaged_one(workdir, fake):
+    """Every folder holding a store, at any depth (results/robustness/d1, ...); a damaged store is
+    one line on stderr, the others are listed, and the exit is non-zero."""
+    import shutil
+
+    invoke("run", "configs/demo.yaml", "-q", "-j", "1", "--games-per-side", "1")
+    results = workdir / "results"
+    shutil.copytree(results / "demo", results / "study" / "d1")
+    shutil.copytree(results / "demo", results / "study" / "deeper" / "d2")
+    shutil.copytree(results / "demo", results / "broken")
+    (results / "broken" / "config.yaml").write_bytes(b"\xff\xfe not utf-8")
+    result = invoke("status")
+    assert result.exit_code == 1, result.output
+    heads = [line.split(":")[0] for line in result.stdout.splitlines() if line and not line.startswith(" ")]
+    assert heads == [str(Path("results") / p) for p in ("demo", "study/d1", "study/deeper/d2")]
+    [line] = result.stderr.splitlines()
+    assert line.startswith(f"Error: {Path('results/broken/config.yaml')}: not UTF-8 text (byte 0xff at offset 0")
+    as_json = invoke("status", "--json")
+    assert as_json.exit_code == 1 and [d["folder"] for d in json.loads(as_json.stdout)] == heads
+    shutil.rmtree(results / "broken")
+    assert invoke("status").exit_code == 0
+
+
 def test_bar_progress_shows_the_running_score(capsys):
     c = load_config(REPO / "configs" / "smoke.yaml")
     task = c.tasks(c.plan())[0]

@@ -7,6 +7,7 @@ never creates, locks or changes anything, and it does not import the engine.
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,8 +67,9 @@ def require_results_folder(folder: str | Path) -> Path:
 
 
 def results_folders(root: str | Path) -> list[Path]:
-    """The folders under ``root`` that hold a store (a live log or sealed segments), sorted."""
-    return sorted(p for p in Path(root).glob("*") if p.is_dir() and has_games_files(p))
+    """The folders under ``root``, at any depth, that hold a store (a live log or sealed
+    segments), sorted: studies keep theirs nested (results/robustness/d1, a tuning's trials)."""
+    return sorted(Path(d) for d, _, _ in os.walk(root) if has_games_files(d))
 
 
 def folder_status(folder: str | Path) -> FolderStatus:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 import boopexp
-from boopexp.errors import ConfigError
+from boopexp.errors import BoopError, ConfigError
 
 if TYPE_CHECKING:  # the runner pulls in the engine; import it only when a run starts
     from boopexp.experiments.config import ExperimentConfig, PlannedPairing
@@ -146,24 +146,31 @@ def default_mirror_config() -> Path:
 @click.option("--json", "as_json", is_flag=True,
               help="Print one JSON document (a list of folders, each with its settings and per-pairing counts).")
 def status(directory: Path | None, as_json: bool) -> None:
-    """Games done / planned and wins so far, per pairing (default: every folder under results/)."""
+    """Games done / planned and wins so far, per pairing (default: every store under results/, at
+    any depth; a damaged one is one line on stderr, the others are listed, exit 1)."""
     from boopexp.experiments.status import folder_status, require_results_folder, results_folders
 
     if directory is not None:
-        folders = [require_results_folder(directory)]
+        states = [folder_status(require_results_folder(directory))]
+        damaged = 0
     else:
-        folders = results_folders(RESULTS_DIR)
-    states = [folder_status(folder) for folder in folders]
+        states, damaged = [], 0
+        for folder in results_folders(RESULTS_DIR):
+            try:
+                states.append(folder_status(folder))
+            except BoopError as exc:  # one damaged store must not hide the others
+                click.echo(f"Error: {exc}", err=True)
+                damaged += 1
     if as_json:
         click.echo(json.dumps([s.to_dict() for s in states], indent=1))
-        return
-    if not states:
-        click.echo(f"No results under {RESULTS_DIR}/ (no {RESULTS_DIR}/*/games.jsonl).")
-        return
-    for i, state in enumerate(states):
+    elif not states and not damaged:
+        click.echo(f"No results under {RESULTS_DIR}/ (no folder holding games.jsonl or sealed segments).")
+    for i, state in enumerate([] if as_json else states):
         if i:
             click.echo("")
         _print_status(state)
+    if damaged:
+        sys.exit(EXIT_FAILED)
 
 
 # --------------------------------------------------------------------------------------------
