@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import subprocess
@@ -231,7 +232,8 @@ def test_mirror_without_config_uses_the_checkouts_from_any_folder(workdir):
     """From a folder without configs/mirror.yaml, the default is the one beside the package."""
     result = invoke("mirror", "--agent", "vanilla", "--games", "2", "--dry-run")
     assert result.exit_code == 0, result.output
-    assert result.stderr.startswith(f"Using the mirror config {REPO / 'configs' / 'mirror.yaml'} (no configs/mirror.yaml in")
+    mirror_yaml = REPO / "configs" / "mirror.yaml"
+    assert result.stderr.startswith(f"Using the mirror config {mirror_yaml} (no configs/mirror.yaml in")
     assert "vanilla vs vanilla" in result.stdout and not (workdir / "results").exists()
 
 

@@ -134,8 +134,8 @@ def default_mirror_config() -> Path:
         return DEFAULT_MIRROR_CONFIG
     beside = SOURCE_ROOT / DEFAULT_MIRROR_CONFIG
     if beside.is_file():
-        click.echo(f"Using the mirror config {beside} (no {DEFAULT_MIRROR_CONFIG} in {here}; --config FILE for another)",
-                   err=True)
+        click.echo(f"Using the mirror config {beside} (no {DEFAULT_MIRROR_CONFIG} in {here};"
+                   " --config FILE for another)", err=True)
         return beside
     raise ConfigError(f"no mirror config: looked for {DEFAULT_MIRROR_CONFIG} in {here} and in {SOURCE_ROOT};"
                       f" pass --config FILE (the paper's is {DEFAULT_MIRROR_CONFIG} of the boopexp repository)")
