@@ -201,3 +201,38 @@ def test_a_broken_plugin_is_a_config_error_before_any_game(workdir, agents, need
     result = CliRunner().invoke(main, ["run", "p.yaml", "--quiet"])
     assert result.exit_code == 2 and len(result.stderr.strip().splitlines()) == 1, result.stderr
     assert not (workdir / "results").exists()
+
+
+def test_the_move_time_limit_is_hashed_only_when_set_to_another_value(workdir):
+    default = load_config(write_config(workdir, "bot: {plugin: 'my_agents:make'}")).plan()[0]
+    sixty = load_config(write_config(workdir, "bot: {plugin: 'my_agents:make', move_timeout_s: 60}")).plan()[0]
+    five = load_config(write_config(workdir, "bot: {plugin: 'my_agents:make', move_timeout_s: 5}")).plan()[0]
+    assert default.config_hash == sixty.config_hash != five.config_hash
+    assert "move_timeout_s" not in default.p1_spec.to_dict() and default.p1_spec.kwargs == {}
+    assert five.p1_spec.to_dict()["move_timeout_s"] == 5 and five.p1_spec.kwargs == {}
+    assert AgentSpec.from_dict(five.p1_spec.to_dict()) == five.p1_spec
+    # a variant of the plugin inherits it, and may set its own
+    variant = load_config(write_config(workdir, "bot: {plugin: 'my_agents:make', move_timeout_s: 5}\n"
+                                                "fast: {base: bot, move_timeout_s: 1}\n"
+                                                "same: {base: bot}", "[[fast, same]]")).plan()[0]
+    assert (variant.p1_spec.move_timeout_s, variant.p2_spec.move_timeout_s) == (1, 5)
+
+
+BAD_TIMEOUTS = [
+    ("zero", "bot: {plugin: 'my_agents:make', move_timeout_s: 0}", "agents.bot.move_timeout_s = 0 must be"),
+    ("negative", "bot: {plugin: 'my_agents:make', move_timeout_s: -1}", "agents.bot.move_timeout_s = -1 must be"),
+    ("text", "bot: {plugin: 'my_agents:make', move_timeout_s: soon}", "agents.bot.move_timeout_s = 'soon' must be"),
+    ("bool", "bot: {plugin: 'my_agents:make', move_timeout_s: true}", "agents.bot.move_timeout_s = True must be"),
+    ("nan", "bot: {plugin: 'my_agents:make', move_timeout_s: .nan}", "agents.bot.move_timeout_s = nan must be"),
+    ("too long", "bot: {plugin: 'my_agents:make', move_timeout_s: 1.0e+9}", "at most 86400"),
+    ("built-in", "mcts-co: {move_timeout_s: 5}", "agents.mcts-co.move_timeout_s: only plugin agents"),
+    ("variant", "co: {base: vanilla, move_timeout_s: 5}", "agents.co.move_timeout_s: only plugin agents"),
+]
+
+
+@pytest.mark.parametrize("agents,needle", [b[1:] for b in BAD_TIMEOUTS], ids=[b[0] for b in BAD_TIMEOUTS])
+def test_a_bad_move_time_limit_is_a_config_error(workdir, agents, needle):
+    path = write_config(workdir, agents, "[[bot, random]]" if "bot" in agents else "[[random, heuristics]]")
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    assert needle in str(info.value) and "\n" not in str(info.value), str(info.value)

@@ -8,7 +8,7 @@ A config's ``agents:`` block maps a name to a declaration:
   (``co-wide: {base: mcts-co, uct_c: 1.0, preselect_m: 8}``); the base's parameters come first,
   the variant's own last;
 * a new name with ``plugin: "module:callable"`` declares a Python agent (docs/agents.md); the other
-  keys are the callable's keyword arguments.
+  keys are the callable's keyword arguments, except ``move_timeout_s`` (its time limit per move).
 
 A declared name is a first-class agent name: it plays in pairings, it is the name in game
 records, hashes and tables. This module knows names and numbers only (no engine): a plugin's
@@ -26,8 +26,10 @@ from boopexp.agents.specs import (
     ALIASES,
     BASELINES,
     MCTS_PARAMETERS,
+    MOVE_TIMEOUT_KEY,
     AgentSpec,
     canonical_name,
+    check_move_timeout,
     resolve_agent,
 )
 from boopexp.errors import ConfigError
@@ -36,6 +38,8 @@ from boopexp.errors import show_value as _show
 #: The keys of a declaration that are not parameters.
 BASE_KEY = "base"
 PLUGIN_KEY = "plugin"
+#: What a plugin's factory is not given (``move_timeout_s``: its time limit per move).
+_NOT_PARAMETERS = (BASE_KEY, PLUGIN_KEY, MOVE_TIMEOUT_KEY)
 
 # A declared name appears in pairing strings "<p1> vs <p2>" and in file names of tables.
 _AGENT_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*$")
@@ -141,16 +145,24 @@ def resolve(
     chain = _chain(name, declared)
     root = chain[-1]
     overrides: dict[str, Any] = {}
+    timeout = None
     for link in reversed(chain):  # the root's parameters first, the agent's own last
-        overrides.update({k: v for k, v in declared.get(link, {}).items() if k not in (BASE_KEY, PLUGIN_KEY)})
+        overrides.update({k: v for k, v in declared.get(link, {}).items() if k not in _NOT_PARAMETERS})
+        if MOVE_TIMEOUT_KEY in declared.get(link, {}):
+            where = f"agents.{link}.{MOVE_TIMEOUT_KEY}"
+            if root in AGENT_NAMES:
+                raise ConfigError(f"{where}: only plugin agents have a move time limit "
+                                  f"({root!r} is built in: its budget limits its moves)")
+            timeout = check_move_timeout(declared[link][MOVE_TIMEOUT_KEY], where)
     own = declared.get(name, {})
     base = own.get(BASE_KEY)
     if root not in AGENT_NAMES:  # a plugin
         target = declared[root][PLUGIN_KEY]
-        return AgentSpec(name=name, kind="plugin", base=base, plugin=target, kwargs=overrides, directory=directory)
+        return AgentSpec(name=name, kind="plugin", base=base, plugin=target, kwargs=overrides, directory=directory,
+                         move_timeout_s=timeout)
     for link in chain:
         for key, value in declared.get(link, {}).items():
-            if key in (BASE_KEY, PLUGIN_KEY):
+            if key in _NOT_PARAMETERS:
                 continue
             if root in BASELINES:
                 raise ConfigError(

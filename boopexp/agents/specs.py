@@ -8,6 +8,7 @@ configuration can be validated and hashed without compiling anything.
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -212,6 +213,33 @@ LOG_LABELS: dict[str, str] = {
 #: The kinds of agent: MCTS_GHOST, the two baselines, and any Python agent (docs/agents.md).
 AGENT_KINDS: tuple[str, ...] = ("mcts", "heuristics", "random", "plugin")
 
+#: A plugin agent's time limit per move (and per call of its factory) when its config sets none:
+#: past it the plugin forfeits the game (docs/agents.md). Generous on purpose: it is there to end
+#: a hung plugin, not to budget a working one.
+DEFAULT_MOVE_TIMEOUT_S = 60.0
+#: The longest limit a config may set (one day).
+MAX_MOVE_TIMEOUT_S = 86_400.0
+#: The config key of that limit (``agents.NAME.move_timeout_s``; not passed to the factory).
+MOVE_TIMEOUT_KEY = "move_timeout_s"
+
+
+def check_move_timeout(value: Any, where: str = MOVE_TIMEOUT_KEY) -> float | None:
+    """A plugin's move time limit from a config key or a record: None for the default
+    (:data:`DEFAULT_MOVE_TIMEOUT_S`, so that the settings hash and the records of a plugin that
+    leaves it alone stay as they always were), else a number of seconds in (0, 86400].
+
+    Raises:
+        ConfigError: ``"<where> = <value> must be a positive number of seconds (at most 86400; default 60)"``.
+    """
+    if value is None:
+        return None
+    if (isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value)
+            or not 0 < value <= MAX_MOVE_TIMEOUT_S):
+        raise ConfigError(f"{where} = {value!r} must be a positive number of seconds "
+                          f"(at most {MAX_MOVE_TIMEOUT_S:g}; default {DEFAULT_MOVE_TIMEOUT_S:g})")
+    # a float, so that 5 and 5.0 are one setting (one hash)
+    return None if value == DEFAULT_MOVE_TIMEOUT_S else float(value)
+
 
 @dataclass(frozen=True)
 class AgentSpec:
@@ -226,6 +254,8 @@ class AgentSpec:
         kwargs: the keyword arguments the plugin's callable is called with.
         directory: a folder where the plugin's module may also be found (the config's folder);
             where a file lives does not change a game, so it is in neither hash nor record.
+        move_timeout_s: a plugin's time limit per move in seconds; None is the default
+            (:data:`DEFAULT_MOVE_TIMEOUT_S`), and only another value is in the hash and record.
     """
 
     name: str
@@ -235,6 +265,12 @@ class AgentSpec:
     plugin: str | None = None
     kwargs: Mapping[str, Any] | None = field(default=None, hash=False)
     directory: str | None = field(default=None, compare=False, hash=False)
+    move_timeout_s: float | None = None
+
+    @property
+    def move_timeout(self) -> float:
+        """The time limit in effect for a plugin's move: ``move_timeout_s`` or the default."""
+        return DEFAULT_MOVE_TIMEOUT_S if self.move_timeout_s is None else float(self.move_timeout_s)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready description, used in hashes and game records.
@@ -254,6 +290,8 @@ class AgentSpec:
         if self.plugin is not None:
             out["plugin"] = self.plugin
             out["kwargs"] = dict(self.kwargs or {})
+        if self.move_timeout_s is not None:  # the default is not written (hashes stay as they were)
+            out[MOVE_TIMEOUT_KEY] = self.move_timeout_s
         return out
 
     @classmethod
@@ -275,7 +313,8 @@ class AgentSpec:
             plugin, kwargs = data.get("plugin"), data.get("kwargs", {})
             if not isinstance(plugin, str) or not isinstance(kwargs, Mapping):
                 raise ConfigError(f"agent {name!r}: a plugin agent description needs plugin and kwargs")
-            return cls(name=name, kind=kind, base=base, plugin=plugin, kwargs=dict(kwargs))
+            timeout = check_move_timeout(data.get(MOVE_TIMEOUT_KEY), f"agent {name!r}: {MOVE_TIMEOUT_KEY}")
+            return cls(name=name, kind=kind, base=base, plugin=plugin, kwargs=dict(kwargs), move_timeout_s=timeout)
         if kind != "mcts":
             return cls(name=name, kind=kind, base=base)
         if not isinstance(params, Mapping):
