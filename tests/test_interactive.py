@@ -257,27 +257,32 @@ def test_play_a_variant_declared_in_a_config(tmp_path):
     assert unknown.exit_code == 2 and "unknown agent 'nobody'" in unknown.output
 
 
-def test_a_plugin_agent_that_fails_forfeits_and_the_game_is_saved(tmp_path):
-    (tmp_path / "broken_agent.py").write_text(
-        "class Broken:\n"
-        "    def choose(self, position, rng):\n"
-        "        raise RuntimeError('no idea')\n\n"
-        "def make():\n"
-        "    return Broken()\n"
-    )
+BROKEN_AGENTS = [
+    ("raises", "    def choose(self, position, rng):\n        raise RuntimeError('no idea')\n",
+     "RuntimeError: no idea", None),
+    # sys.exit() too is the plugin's forfeit, not the end of the session; its prints stay in the record
+    ("prints then exits", "    def choose(self, position, rng):\n        print('giving up')\n"
+                          "        raise SystemExit('bye')\n", "SystemExit: bye", {"p2": "giving up\n"}),
+]
+
+
+@pytest.mark.parametrize("choose,error,output", [b[1:] for b in BROKEN_AGENTS], ids=[b[0] for b in BROKEN_AGENTS])
+def test_a_plugin_agent_that_fails_forfeits_and_the_game_is_saved(tmp_path, choose, error, output):
+    module = f"broken_agent_{len(error)}"  # one module name per case: a module is imported once per process
+    (tmp_path / f"{module}.py").write_text(f"class Broken:\n{choose}\ndef make():\n    return Broken()\n")
     config = tmp_path / "c.yaml"
     config.write_text("name: c\nseed: 5\ngames_per_side: 1\nbudget: {mode: iterations, iterations: 2}\n"
-                      "agents: {broken: {plugin: \"broken_agent:make\"}}\npairings: [[broken, random]]\n")
+                      f"agents: {{broken: {{plugin: \"{module}:make\"}}}}\npairings: [[broken, random]]\n")
     out = tmp_path / "s"
     result = CliRunner().invoke(main, ["play", "--config", str(config), "--agent", "broken", "--out", str(out)],
                                 input="c3\n")
     assert result.exit_code == 0, result.output
-    assert "broken forfeits (agent_error): RuntimeError: no idea" in result.output
-    assert "You win in 1 plies." in result.output
-    from boopexp.experiments.store import GameStore
+    assert f"broken forfeits (agent_error): {error}" in result.output
+    assert "You win in 1 plies." in result.output and "giving up" not in result.output
 
     (record,) = GameStore(out).scan().records
     assert record["winner"] == "p1" and record["termination"] == "agent_error" and record["moves"] == ["c3"]
+    assert record.get("plugin_output") == output
 
 
 def test_the_ply_cap_ends_the_game_and_is_recorded(tmp_path):

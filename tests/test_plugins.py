@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 import textwrap
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -203,6 +207,190 @@ def test_a_broken_plugin_is_a_config_error_before_any_game(workdir, agents, need
     assert not (workdir / "results").exists()
 
 
+# ---------------------------------------------------------------------------------------------
+# A plugin that exits, prints or hangs (issue 20, items 3, 6 and 7): its game, not the run.
+
+UNRULY = textwrap.dedent('''
+    import sys
+    import time
+
+    class Unruly:
+        """Plays a random legal move; on its move number `at` it does `kind` instead."""
+
+        def __init__(self, kind="none", at=1):
+            self.kind, self.at, self.n = kind, at, 0
+
+        def choose(self, position, rng):
+            self.n += 1
+            if self.kind == "print":
+                print(f"move {self.n}: thinking")
+                print("a warning", file=sys.stderr)
+            if self.n == self.at:
+                if self.kind == "exit":
+                    sys.exit()
+                if self.kind == "exit-text":
+                    raise SystemExit("x")
+                if self.kind == "sleep":
+                    time.sleep(3600)
+                if self.kind == "spin":
+                    while True:
+                        pass
+                if self.kind in ("swallow", "late"):  # a plugin that catches everything, the time limit too
+                    try:
+                        time.sleep(3600)
+                    except BaseException:
+                        if self.kind == "swallow":
+                            time.sleep(3600)  # and hangs again
+            moves = position.legal_moves()
+            return moves[int(rng.integers(len(moves)))]
+
+    def make(**kwargs):
+        return Unruly(**kwargs)
+
+    def exits(**kwargs):
+        sys.exit("no agent today")
+
+    def chatty(**kwargs):
+        print("building")
+        return Unruly(**kwargs)
+
+    def slow(**kwargs):
+        time.sleep(3600)
+''')
+
+UNRULY_AGENTS = """\
+quitter: {plugin: 'unruly:make', kind: exit, at: 2}
+exiter: {plugin: 'unruly:make', kind: exit-text}
+talker: {plugin: 'unruly:chatty', kind: print}
+sleeper: {plugin: 'unruly:make', kind: sleep, move_timeout_s: 0.3}
+spinner: {plugin: 'unruly:make', kind: spin, move_timeout_s: 0.3}
+"""
+UNRULY_PAIRINGS = "[[quitter, random], [exiter, random], [talker, random], [sleeper, random], [spinner, random], " \
+                  "[heuristics, random]]"
+
+
+@pytest.fixture
+def unruly(tmp_path, monkeypatch):
+    """A folder with unruly.py and p.yaml (every unruly agent against random), as the current directory."""
+    (tmp_path / "unruly.py").write_text(UNRULY)
+    write_config(tmp_path, UNRULY_AGENTS, UNRULY_PAIRINGS)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return tmp_path
+
+
+def boopexp_process(*args: str, cwd: Path, timeout: float = 240) -> subprocess.CompletedProcess:
+    """``python -m boopexp ARGS`` in a fresh interpreter (a plugin's sys.exit() reaches no CliRunner there)."""
+    return subprocess.run([sys.executable, "-m", "boopexp", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=timeout, env={**os.environ, "PYTHONPATH": str(cwd)})
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_plugin_that_exits_prints_or_hangs_forfeits_its_game_and_the_run_goes_on(unruly, jobs):
+    result = boopexp_process("run", "p.yaml", "--jobs", jobs, cwd=unruly)
+    assert result.returncode == 0, result.stderr
+    records = {r["pairing"]: r for r in records_of(unruly / "results/p")}
+    assert len(records) == 12  # every game stored: the forfeits and the others
+    errors = {
+        "quitter": "SystemExit",
+        "exiter": "SystemExit: x",
+        "sleeper": "move_timeout: plugin 'sleeper' took longer than 0.3 s (move_timeout_s)",
+        "spinner": "move_timeout: plugin 'spinner' took longer than 0.3 s (move_timeout_s)",
+    }
+    for agent, error in errors.items():
+        for pairing in (f"{agent} vs random", f"random vs {agent}"):
+            r = records[pairing]
+            assert r["termination"] == "agent_error" and r["winner_agent"] == "random", (pairing, r)
+            assert r["forfeit"]["agent"] == agent and r["forfeit"]["error"] == error
+            assert "plugin_output" not in r
+        assert f"forfeits: {agent} 2 (2 agent_error)" in result.stdout
+    assert records["quitter vs random"]["plies"] == 2  # its second move: p1, p2, then p1's exit
+    # what the plugin printed (its factory, then choose: stdout and stderr) is kept with its game
+    for pairing, side in (("talker vs random", "p1"), ("random vs talker", "p2")):
+        r = records[pairing]
+        assert r["termination"] in ("victory", "ply_limit") and "forfeit" not in r
+        output = r["plugin_output"]
+        assert set(output) == {side}
+        assert output[side].startswith("building\nmove 1: thinking\na warning\nmove 2: thinking\n")
+    # and none of it on the run's stdout or stderr
+    for text in ("building", "thinking", "a warning"):
+        assert text not in result.stdout and text not in result.stderr
+    for pairing in ("heuristics vs random", "random vs heuristics"):
+        assert "forfeit" not in records[pairing] and "plugin_output" not in records[pairing]
+
+
+def test_game_json_stays_json_and_a_forfeit_by_exit_or_timeout_is_a_result(unruly):
+    talk = boopexp_process("game", "--config", "p.yaml", "--p1", "talker", "--p2", "random", "--json", cwd=unruly)
+    assert talk.returncode == 0, talk.stderr
+    record = json.loads(talk.stdout)
+    assert record["plugin_output"]["p1"].startswith("building\nmove 1: thinking\n")
+    # relayed on stderr, each line marked with the agent that printed it
+    assert "talker (p1): move 1: thinking" in talk.stderr and "talker (p1): a warning" in talk.stderr
+    quit_ = boopexp_process("game", "--config", "p.yaml", "--p1", "random", "--p2", "quitter", cwd=unruly)
+    assert quit_.returncode == 0, quit_.stderr
+    assert "random vs quitter: p1 (random, blue) wins in 3 plies by forfeit: quitter (p2) agent_error: SystemExit" \
+        in quit_.stdout
+    sleep = boopexp_process("game", "--config", "p.yaml", "--p1", "sleeper", "--p2", "random", "--json", cwd=unruly)
+    assert sleep.returncode == 0, sleep.stderr
+    record = json.loads(sleep.stdout)
+    assert record["winner"] == "p2" and record["termination"] == "agent_error"
+    assert record["forfeit"]["error"] == "move_timeout: plugin 'sleeper' took longer than 0.3 s (move_timeout_s)"
+
+
+@pytest.mark.parametrize("factory,error", [
+    ("exits", "SystemExit: no agent today"),
+    ("slow", "move_timeout: plugin 'bot' took longer than 0.3 s to build (move_timeout_s)"),
+])
+def test_a_factory_that_exits_or_hangs_in_the_worker_forfeits_at_its_first_move(unruly, factory, error):
+    bot = AgentSpec(name="bot", kind="plugin", plugin=f"unruly:{factory}", kwargs={}, move_timeout_s=0.3)
+    task = GameTask("p", "0123456789abcdef", "random vs bot", 0, resolve_agent("random"), bot,
+                    Budget(mode="iterations", iterations=2), "code-0.6.2", 5)
+    record = match.play_game(task)
+    assert (record["winner"], record["termination"], record["plies"]) == ("p1", "agent_error", 1)
+    assert record["forfeit"] == {"player": "p2", "agent": "bot", "error": error}
+
+
+@pytest.mark.parametrize("kind", ["swallow", "late"])
+def test_a_plugin_that_catches_the_time_limit_still_forfeits(unruly, kind):
+    """Caught, the interruption comes again (swallow); a move given after it is too late (late)."""
+    bot = AgentSpec(name="bot", kind="plugin", plugin="unruly:make", kwargs={"kind": kind}, move_timeout_s=0.2)
+    task = GameTask("p", "0123456789abcdef", "bot vs random", 0, bot, resolve_agent("random"),
+                    Budget(mode="iterations", iterations=2), "code-0.6.2", 5)
+    record = match.play_game(task)
+    assert record["forfeit"]["error"] == "move_timeout: plugin 'bot' took longer than 0.2 s (move_timeout_s)"
+
+
+@pytest.mark.parametrize("kind", ["spin", "print"])
+def test_the_time_limit_and_the_capture_work_off_the_main_thread_too(unruly, kind):
+    """A dask worker plays its games in a thread, where no signal handler can be set."""
+    bot = AgentSpec(name="bot", kind="plugin", plugin="unruly:make", kwargs={"kind": kind}, move_timeout_s=0.2)
+    task = GameTask("p", "0123456789abcdef", "bot vs random", 0, bot, resolve_agent("random"),
+                    Budget(mode="iterations", iterations=2), "code-0.6.2", 5)
+    out: list = []
+    thread = threading.Thread(target=lambda: out.append(match.play_game(task)))
+    thread.start()
+    thread.join(60)
+    assert not thread.is_alive()
+    (record,) = out
+    if kind == "spin":
+        assert record["forfeit"]["error"] == "move_timeout: plugin 'bot' took longer than 0.2 s (move_timeout_s)"
+    else:
+        assert "forfeit" not in record and record["plugin_output"]["p1"].startswith("move 1: thinking\na warning\n")
+
+
+def test_what_a_plugin_prints_is_capped():
+    from boopexp.agents.plugins import OUTPUT_LIMIT, PluginOutput
+
+    output = PluginOutput()
+    for i in range(100_000):
+        output.write(f"line {i}\n")
+    text = output.text()
+    assert len(text) <= OUTPUT_LIMIT + 100
+    assert text.startswith("line 0\nline 1\n") and text.endswith("line 99999\n")
+    assert "characters left out" in text
+    assert PluginOutput().text() == ""
+
+
 def test_the_move_time_limit_is_hashed_only_when_set_to_another_value(workdir):
     default = load_config(write_config(workdir, "bot: {plugin: 'my_agents:make'}")).plan()[0]
     sixty = load_config(write_config(workdir, "bot: {plugin: 'my_agents:make', move_timeout_s: 60}")).plan()[0]
@@ -236,3 +424,13 @@ def test_a_bad_move_time_limit_is_a_config_error(workdir, agents, needle):
     with pytest.raises(ConfigError) as info:
         load_config(path)
     assert needle in str(info.value) and "\n" not in str(info.value), str(info.value)
+
+
+def test_a_factory_that_exits_or_hangs_when_the_config_is_read_is_a_config_error(unruly):
+    for factory, needle in (("exits", "raised SystemExit: no agent today"),
+                            ("slow", "took longer than 0.3 s to build (move_timeout_s)")):
+        write_config(unruly, f"bot: {{plugin: 'unruly:{factory}', move_timeout_s: 0.3}}")
+        result = CliRunner().invoke(main, ["run", "p.yaml", "--quiet"])
+        assert result.exit_code == 2 and len(result.stderr.strip().splitlines()) == 1, result.stderr
+        assert "agents.bot" in result.stderr and needle in result.stderr, result.stderr
+        assert not (unruly / "results").exists()

@@ -324,3 +324,27 @@ class Position:
         out = np.empty(N_MOVE_CODES, dtype=np.int64)
         k = objective.best_m_moves_ws(self._st, int(m), _rng(rng), *solver_buffers(new_work()), out)
         return [Move.from_code(c) for c in out[:k]]
+
+
+_compiled = False
+
+
+def compile_position_api() -> None:
+    """Call once in this process each kernel behind :class:`Position`'s methods, so that numba's
+    first compilation of them (about 10 s on a fresh machine; a fraction of a second from its
+    cache) is paid here and not inside a plugin agent's first move, against its time limit."""
+    global _compiled
+    if _compiled:
+        return
+    position = Position.initial()
+    move = position.legal_moves()[0]
+    position.play(move, rng=0)
+    position.promotion_choices(move)
+    position.candidate_groups()
+    position.promotion_scores([(0, 1, 2)])
+    position.has_won("blue")
+    position.heuristic("blue")
+    position.objective(move, rng=0)
+    position.best_move(rng=0)
+    position.best_m_moves(2, rng=0)
+    _compiled = True

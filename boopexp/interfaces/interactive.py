@@ -51,7 +51,7 @@ from boopexp.game import notation
 from boopexp.game.position import Move, Position
 from boopexp.play.contract import GameTask, build_record
 from boopexp.play.identity import game_key, pairing_hash
-from boopexp.play.match import Forfeit, make_player
+from boopexp.play.match import Forfeit, make_player, plugin_output
 
 #: The human's agent description in game records (``p1_spec`` / ``p2_spec``).
 HUMAN = AgentSpec(name="human", kind="human")
@@ -298,8 +298,9 @@ class PlaySession:
         winner = self.winner
         side = None if winner == 0 else ("p1" if winner == BLUE else "p2")
         telemetry = [dict(p.view.telemetry) for p in self._plies]
+        players = (None, self._player) if self.human_colour == BLUE else (self._player, None)
         return build_record(self.task, side, self.moves, telemetry, time.process_time() - self._cpu0,
-                            forfeit=self.forfeit)
+                            forfeit=self.forfeit, plugin_output=plugin_output(players))
 
 
 def next_game_index(directory: str | Path, config_hash: str, pairing: str) -> int:

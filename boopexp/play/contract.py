@@ -111,7 +111,8 @@ def task_from_record(record: dict) -> GameTask:
 
 
 def build_record(task: GameTask, winner: str | None, moves: list[str], telemetry: list[dict],
-                 host_seconds: float, version: str = __version__, forfeit: dict | None = None) -> dict:
+                 host_seconds: float, version: str = __version__, forfeit: dict | None = None,
+                 plugin_output: Mapping[str, str] | None = None) -> dict:
     """The game record of docs/architecture.md; measured seconds rounded as the store keeps them
     (:data:`DEVICE_SECONDS_DIGITS`, :data:`HOST_SECONDS_DIGITS`), so a game played again and the
     game read back compare equal. The store writes it as schema 2 (:func:`pack_record`).
@@ -120,6 +121,8 @@ def build_record(task: GameTask, winner: str | None, moves: list[str], telemetry
         winner: ``"p1"``, ``"p2"`` or None (a game stopped at its ply cap).
         forfeit: a plugin agent forfeited (docs/agents.md): ``{"termination": "illegal_move" |
             "agent_error", "player", "agent", "error"[, "move"]}``; ``winner`` is its opponent.
+        plugin_output: what plugin agents printed, by side (``{"p1": text}``, capped:
+            :data:`boopexp.agents.plugins.OUTPUT_LIMIT`); written only when a side printed something.
     """
     record = {
         "experiment": task.experiment,
@@ -149,6 +152,9 @@ def build_record(task: GameTask, winner: str | None, moves: list[str], telemetry
         record["forfeit"] = {k: v for k, v in forfeit.items() if k != "termination"}
     if task.sweep:  # only swept games: other records stay exactly as they were
         record["sweep"] = dict(task.sweep)
+    output = {side: text for side, text in (plugin_output or {}).items() if text}
+    if output:  # only games where a plugin printed: other records stay exactly as they were
+        record["plugin_output"] = output
     return record
 
 

@@ -9,11 +9,12 @@ workers or the order in which games finish.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 
 import numpy as np
 
 from boopexp.agents.budget import Budget, device_costs
-from boopexp.agents.plugins import build_agent, one_line
+from boopexp.agents.plugins import PluginFailure, PluginOutput, build_agent, call_plugin, one_line, timeout_error
 from boopexp.agents.specs import AgentSpec
 from boopexp.engine import mcts, rules
 from boopexp.engine.buffers import new_work
@@ -21,7 +22,7 @@ from boopexp.engine.rng import new_rng_state
 from boopexp.engine.state import N_SQUARES, TO_MOVE, initial_state
 from boopexp.errors import ConfigError, IllegalMoveError, InvalidMoveError
 from boopexp.game import notation
-from boopexp.game.position import Move, Position
+from boopexp.game.position import Move, Position, compile_position_api
 from boopexp.play.contract import MAX_PLIES, GameTask, build_record
 from boopexp.play.throttle import resolve_throttle
 
@@ -97,6 +98,9 @@ class PluginPlayer(Player):
 
     The agent gets an immutable :class:`~boopexp.game.position.Position` and its own numpy Generator; what
     it returns is checked here, and anything but a legal move ends the game as a :class:`Forfeit`.
+    Every call into the agent goes through :func:`boopexp.agents.plugins.call_plugin`: an exception of
+    any kind (``sys.exit()`` too) or a move slower than the agent's ``move_timeout_s`` forfeits
+    (``agent_error``), and what it prints is kept in :attr:`output`, not printed.
     """
 
     def __init__(self, spec: AgentSpec, budget: Budget, seed_seq: np.random.SeedSequence, costs: np.ndarray,
@@ -107,22 +111,31 @@ class PluginPlayer(Player):
         self.generator = np.random.default_rng(agent_ss)
         self.promotion = rules.PROMO_HEURISTIC
         self.agent, self.error = None, None
+        #: What the agent printed in this game (its factory's prints included).
+        self.output = PluginOutput()
+        compile_position_api()  # numba's first compilation is not the agent's thinking time
         try:
-            self.agent = build_agent(spec)
+            self.agent = build_agent(spec, self.output)
         except ConfigError:
             raise  # the module cannot be imported here: a failed game (rerun retries), not a forfeit
-        except Exception as exc:  # noqa: BLE001 - the plugin's own failure: it forfeits
-            self.error = one_line(exc)
+        except PluginFailure as exc:  # the plugin's own failure: it forfeits
+            self.error = exc.error
+
+    def _call(self, fn, *args, deadline: float):
+        """``fn(*args)`` through the plugin boundary, with the time left of this move."""
+        try:
+            return call_plugin(fn, *args, seconds=max(deadline - time.monotonic(), 1e-3), output=self.output,
+                               timeout_error=timeout_error(self.spec))
+        except PluginFailure as exc:
+            raise Forfeit("agent_error", exc.error) from None
 
     def select(self, st):
         cpu0 = time.process_time()
         if self.agent is None:
             raise Forfeit("agent_error", self.error or "the agent could not be built")
+        deadline = time.monotonic() + self.spec.move_timeout  # choose and promote: one move, one limit
         position = Position(st)
-        try:
-            answer = self.agent.choose(position, self.generator)
-        except Exception as exc:  # noqa: BLE001 - any exception of the agent forfeits the game
-            raise Forfeit("agent_error", one_line(exc)) from None
+        answer = self._call(self.agent.choose, position, self.generator, deadline=deadline)
         shown = answer if isinstance(answer, str) else (str(answer) if isinstance(answer, Move) else repr(answer))
         try:
             if isinstance(answer, Move) and not all(
@@ -138,10 +151,7 @@ class PluginPlayer(Player):
             # The mover's candidate groups once the move has pushed, in the order the rules index them.
             groups = position._groups_after(move, rules.REAL)
             if len(groups) >= 2:
-                try:
-                    index = promote(position, list(groups), self.generator)
-                except Exception as exc:  # noqa: BLE001
-                    raise Forfeit("agent_error", one_line(exc)) from None
+                index = self._call(promote, position, list(groups), self.generator, deadline=deadline)
                 if isinstance(index, bool) or not isinstance(index, (int, np.integer)) or not 0 <= index < len(groups):
                     raise Forfeit("illegal_move", f"promotion index {index!r} after {move}: there are "
                                   f"{len(groups)} candidate groups", shown)
@@ -210,7 +220,19 @@ def play_game(task: GameTask, on_ply=None) -> dict:
     win_side = None if winner == 0 else ("p1" if winner < 0 else "p2")
     if forfeit is not None:  # a decided game: the opponent of the forfeiting agent wins
         win_side = "p2" if forfeit["player"] == "p1" else "p1"
-    return build_record(task, win_side, moves, telemetry, time.process_time() - cpu0, forfeit=forfeit)
+    return build_record(task, win_side, moves, telemetry, time.process_time() - cpu0, forfeit=forfeit,
+                        plugin_output=plugin_output(players))
+
+
+def plugin_output(players: Sequence[Player | None]) -> dict[str, str]:
+    """What each plugin player printed, by side (``{"p1": text}``); sides that printed nothing
+    are left out. Players in p1, p2 order."""
+    out = {}
+    for side, player in zip(("p1", "p2"), players):
+        text = player.output.text() if isinstance(player, PluginPlayer) else ""
+        if text:
+            out[side] = text
+    return out
 
 
 def _same_fields(telemetry: list[dict]) -> list[dict]:

@@ -104,6 +104,7 @@ def game(p1, p2, seed, mode, seconds, iterations, profile, throttle, preset, max
     if not engine_is_compiled():
         click.echo("compiling the engine (first run only, ~1 min)", err=True)
     record = play_game(task, on_ply=on_ply)
+    _relay_plugin_output(record)
     if as_json:
         click.echo(json.dumps(record, indent=1))
         return
@@ -120,6 +121,14 @@ def game(p1, p2, seed, mode, seconds, iterations, profile, throttle, preset, max
         its = sorted(t["iterations"] for t in mcts_moves)
         click.echo(f"MCTS iterations per move: median {its[len(its) // 2]}, min {its[0]}, max {its[-1]}")
     click.echo(f"seed {record['seed']}, host CPU {record['host_seconds']:.2f} s")
+
+
+def _relay_plugin_output(record: dict) -> None:
+    """What plugin agents printed (kept in the record's ``plugin_output``), on stderr, each line
+    marked with the agent and side that printed it: stdout is the command's own."""
+    for side, text in record.get("plugin_output", {}).items():
+        for line in text.splitlines():
+            click.echo(f"{record[side]} ({side}): {line}", err=True)
 
 
 @dataclass(frozen=True)
