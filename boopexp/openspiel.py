@@ -11,7 +11,7 @@ The game, as OpenSpiel sees it:
 
 * two players, 0 = Blue (moves first, boopexp's p1) and 1 = Red; sequential, deterministic,
   perfect information, zero-sum, terminal rewards +1 / -1;
-* actions 0..71 place a piece: ``(size - 1) * 36 + square`` (boopexp's move code), written in the
+* actions 0..71 place a piece: boopexp's move code ``(size - 1) * 36 + square`` (``Move.code``), written in the
   project's notation (``c3`` small, ``C3`` large);
 * when a placement lines up two or more candidate groups (RULES.md §5-6), the same player takes a
   further decision, the group to promote: action ``72 + square`` for a single piece (written
@@ -36,20 +36,31 @@ import pyspiel
 
 from boopexp.engine import rules
 from boopexp.engine.luts import ANCHOR_LINE1, ANCHOR_LINE2
-from boopexp.engine.state import BLUE, L_BLUE, L_RED, POOL_BASE_BLUE, POOL_BASE_RED, TO_MOVE, initial_state
+from boopexp.engine.state import (
+    BLUE,
+    L_BLUE,
+    L_RED,
+    N_MOVE_CODES,
+    N_SQUARES,
+    POOL_BASE_BLUE,
+    POOL_BASE_RED,
+    TO_MOVE,
+    decode_move,
+    initial_state,
+)
 from boopexp.game import notation
 from boopexp.game.position import Move, Position
 from boopexp.play.contract import MAX_PLIES
 
 SHORT_NAME = "python_boop"
-N_PLACEMENTS = 72
+N_PLACEMENTS = N_MOVE_CODES
 #: The lines of three, in the engine's anchor order (row-major anchor, then UR, RT, DR, DN).
 LINES: tuple[tuple[int, int, int], ...] = tuple(
     (sq, int(ANCHOR_LINE1[sq, k]), int(ANCHOR_LINE2[sq, k]))
-    for sq in range(36) for k in range(4) if ANCHOR_LINE1[sq, k] >= 0
+    for sq in range(N_SQUARES) for k in range(4) if ANCHOR_LINE1[sq, k] >= 0
 )
 SINGLE_BASE = N_PLACEMENTS  # 72 + square: promote one piece
-LINE_BASE = SINGLE_BASE + 36  # 108 + line index: promote a line of three
+LINE_BASE = SINGLE_BASE + N_SQUARES  # 108 + line index: promote a line of three
 N_ACTIONS = LINE_BASE + len(LINES)
 _LINE_INDEX = {line: i for i, line in enumerate(LINES)}
 
@@ -196,7 +207,7 @@ class BoopState(pyspiel.State):
         if self._pending < 0:
             return self._st
         st = self._st.copy()
-        rules.place_and_push(st, self._pending // 36 + 1, self._pending % 36)
+        rules.place_and_push(st, *decode_move(self._pending))
         return st
 
 # Work buffers of the engine's promotion step (read right after each call).
@@ -210,7 +221,7 @@ def _engine_move(st: np.ndarray, code: int, promo: int) -> tuple[np.ndarray, int
     """REAL move ``code`` on a copy of ``st`` promoting candidate group ``promo`` (an explicit
     index: the engine's random tie-break is never drawn). Returns (state, winner, n groups)."""
     st = st.copy()
-    winner, n, _ = rules.apply_move_inplace(st, code // 36 + 1, code % 36, rules.REAL, promo, _NO_RNG,
+    winner, n, _ = rules.apply_move_inplace(st, *decode_move(code), rules.REAL, promo, _NO_RNG,
                                             _GROUPS, _SCORES, _TIES)
     return st, int(winner), int(n)
 

@@ -327,6 +327,29 @@ def test_legal_moves_order_smalls_then_larges_row_major():
     assert parse_square("a6") not in {m.square for m in moves}
 
 
+def test_move_code_layout_has_one_definition():
+    """state.encode_move/decode_move are the layout; rules' compiled twins and Move agree with
+    them on every code, and no module of the package spells the layout out by hand again."""
+    import re
+    from pathlib import Path
+
+    from boopexp.engine import rules, state
+
+    for code in range(state.N_MOVE_CODES):
+        size, square = state.decode_move(code)
+        assert (size, square) == (1 + code // 36, code % 36)  # smalls first, squares row-major
+        assert state.encode_move(size, square) == rules.encode_move(size, square) == code
+        assert rules.decode_move(code) == (size, square)
+        assert Move.from_code(code) == Move(size, square) and Move(size, square).code == code
+    # code // 36, code % 36, (size - 1) * 36 + ... in code (prose in ``...`` and comments aside)
+    by_hand = re.compile(r"(//|%)\s*(36|N_SQUARES)\b|1\)\s*\*\s*(36|N_SQUARES)\b")
+    package = Path(rules.__file__).resolve().parent.parent
+    found = [f"{p.relative_to(package)}:{i}" for p in sorted(package.rglob("*.py")) if p.name != "state.py"
+             for i, line in enumerate(p.read_text().splitlines(), 1)
+             if by_hand.search(line.split("#")[0]) and "``" not in line]
+    assert found == []
+
+
 def test_play_does_not_change_the_position():
     p = Position.from_string(EX8)
     before = p.to_string()

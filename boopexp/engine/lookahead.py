@@ -33,6 +33,7 @@ from boopexp.engine.rules import (
     PROMO_HEURISTIC,
     REAL,
     apply_move_inplace,
+    encode_move,
     has_won,
     place_and_push,
     pool_index,
@@ -67,7 +68,7 @@ def winning_reply(st, reply):
             place_and_push(reply, size, sq)
             tested += 1
             if has_won(reply, mover):
-                return (size - 1) * N_SQUARES + sq, tested
+                return encode_move(size, sq), tested
     return -1, tested
 
 
@@ -95,7 +96,7 @@ def unsafe_moves(st, mask, rng, after, reply, rng_copy, groups, scores, ties, un
         if st[base + size - 1] <= 0:
             continue
         for sq in range(N_SQUARES):
-            code = (size - 1) * N_SQUARES + sq
+            code = encode_move(size, sq)
             if st[sq] != 0 or mask[code]:
                 continue
             n_legal += 1

@@ -47,6 +47,7 @@ from boopexp.engine.rules import (
     PROMO_HEURISTIC,
     TREE,
     apply_move_inplace,
+    decode_move,
     has_won,
     legal_move_codes,
     random_move,
@@ -198,9 +199,8 @@ def create_node(tree, parent_id, code, rng, work, acc, acc_us, costs):
     mover = pst[TO_MOVE]
     # place, push, moveNumber += 1; QUIRK-A3: victory of both colours, Blue first; else the
     # promotion heuristic picks a group (the single group too: same result as automatic).
-    winner, _, _ = apply_move_inplace(
-        st, code // N_SQUARES + 1, code % N_SQUARES, TREE, PROMO_HEURISTIC, rng, work.groups, work.scores, work.ties
-    )
+    size, sq = decode_move(code)
+    winner, _, _ = apply_move_inplace(st, size, sq, TREE, PROMO_HEURISTIC, rng, work.groups, work.scores, work.ties)
     tree.parent[nid] = parent_id
     tree.move[nid] = code
     tree.player[nid] = mover
@@ -278,9 +278,9 @@ def playout(tree, e_id, params, rng, work, acc, acc_us, costs):
             code = random_move(st, no_mask, rng, work.squares)
             solver = False
         mover = st[TO_MOVE]
+        size, sq = decode_move(code)
         winner, n_groups, _ = apply_move_inplace(
-            st, code // N_SQUARES + 1, code % N_SQUARES, TREE, PROMO_HEURISTIC, rng, work.groups, work.scores,
-            work.ties,
+            st, size, sq, TREE, PROMO_HEURISTIC, rng, work.groups, work.scores, work.ties
         )
         n += 1
         acc[ACC_PLIES] += 1
@@ -448,7 +448,7 @@ def init_root(tree, root_state, params, rng, work, acc, acc_us, costs):
     else:
         c = tree.first_child[ROOT]
         while c != NO_NODE:
-            tree.masked[c] = RING[tree.move[c] % N_SQUARES] == 1  # QUIRK-A5 early border mask
+            tree.masked[c] = RING[decode_move(tree.move[c])[1]] == 1  # QUIRK-A5 early border mask
             c = tree.next_sibling[c]
 
 

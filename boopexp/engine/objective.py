@@ -32,6 +32,8 @@ from boopexp.engine.luts import ANCHOR_LINE1, ANCHOR_LINE2, BOARD_MASK, CENTRE, 
 from boopexp.engine.rng import rand_below, shuffle_prefix
 from boopexp.engine.rules import (
     PROMO_HEURISTIC,
+    decode_move,
+    encode_move,
     has_three_in_row,
     legal_move_codes,
     place_and_push,
@@ -356,7 +358,8 @@ def score_moves(st, mask, rng, ctx, groups, scores, ties, codes, values):
         if mask[code]:
             continue
         codes[n] = code  # n <= i: compacting in place
-        value = objective_inc(st, ctx, code // 36 + 1, code % 36)
+        size, sq = decode_move(code)
+        value = objective_inc(st, ctx, size, sq)
         if value != value:  # the promotion step may run
             value = objective_promotion(ctx, rng, groups, scores, ties)
         values[n] = value
@@ -387,7 +390,7 @@ def solve(st, mask, rng, ctx, groups, scores, ties, tie_moves):
             sq = trailing_zeros(m)
             m &= m - 1
             n_legal += 1
-            code = (size - 1) * 36 + sq
+            code = encode_move(size, sq)
             if mask[code]:
                 continue
             value = objective_inc(st, ctx, size, sq)

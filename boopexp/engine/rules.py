@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from boopexp.engine import state
 from boopexp.engine.luts import (
     ANCHOR_LINE1,
     ANCHOR_LINE2,
@@ -54,6 +55,11 @@ PROMO_HEURISTIC = -1  # maximal promotion-heuristic score, uniform among ties (e
 PROMO_RANDOM = -2  # a uniformly random candidate (the random agent, AGENTS.md §C.3)
 
 MAX_GROUPS = 48
+
+# The move-code layout, compiled from its one definition in state.py (inlined: the kernels'
+# generated code is what the hand-written ``(size - 1) * 36 + sq`` gave).
+encode_move = njit(cache=True, _nrt=False, inline="always")(state.encode_move)
+decode_move = njit(cache=True, _nrt=False, inline="always")(state.decode_move)
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -374,7 +380,7 @@ def apply_move(st_in, size, sq, variant, promo, rng):
 
 @njit(cache=True, _nrt=False)
 def legal_move_codes(st, out):
-    """Fill ``out`` with the legal move codes ``(size-1)*36 + sq`` of the side to move; return n.
+    """Fill ``out`` with the legal move codes (:func:`encode_move`) of the side to move; return n.
 
     The solver's order (AGENTS.md §A.1): smalls then larges, squares row-major. A size is legal
     when the mover has one in the pool, a square when it is empty.
@@ -386,7 +392,7 @@ def legal_move_codes(st, out):
             continue
         for sq in range(N_SQUARES):
             if st[sq] == 0:
-                out[n] = (size - 1) * N_SQUARES + sq
+                out[n] = encode_move(size, sq)
                 n += 1
     return n
 
@@ -417,12 +423,11 @@ def random_move(st, banned, rng, squares):
     ns = st[base]
     nl = st[base + 1]
     size = 1 if rand_below(rng, ns + nl) < ns else 2
-    off = (size - 1) * N_SQUARES
     n = 0
     for sq in range(N_SQUARES):
-        if st[sq] == 0 and not banned[off + sq]:
+        if st[sq] == 0 and not banned[encode_move(size, sq)]:
             squares[n] = sq
             n += 1
     if n == 0:  # unreachable under the fully-expanded rule (B.5); the original would throw
         return -1
-    return off + squares[rand_below(rng, n)]
+    return encode_move(size, squares[rand_below(rng, n)])

@@ -35,8 +35,23 @@ L_RED = 41
 TO_MOVE = 42
 MOVE_NUMBER = 43
 PIECES_PER_PLAYER = 8
-#: moves are coded ``(size - 1) * 36 + square``: the solver's enumeration order (AGENTS.md §A.1)
-N_MOVE_CODES = 72
+#: moves are coded ``(size - 1) * 36 + square`` (:func:`encode_move`): the solver's enumeration
+#: order (AGENTS.md §A.1), smalls then larges, squares row-major
+N_MOVE_CODES = 2 * N_SQUARES
+
+
+def encode_move(size: int, square: int) -> int:
+    """The move code of placing ``size`` (1 small, 2 large) on ``square``: **the** move-code layout.
+
+    Plain Python, so that the game layer reads it without numba; the kernels call its compiled
+    twin :func:`boopexp.engine.rules.encode_move` (the same function, ``njit(inline="always")``).
+    """
+    return (size - 1) * N_SQUARES + square
+
+
+def decode_move(code: int) -> tuple[int, int]:
+    """``(size, square)`` of a move code (the inverse of :func:`encode_move`; compiled twin in rules)."""
+    return code // N_SQUARES + 1, code % N_SQUARES
 
 
 def initial_state() -> np.ndarray:

@@ -28,6 +28,8 @@ from boopexp.engine.state import (
     STATE_DTYPE,
     STATE_SIZE,
     TO_MOVE,
+    decode_move,
+    encode_move,
     initial_state,
 )
 from boopexp.errors import ConfigError, IllegalMoveError, InvalidMoveError, InvalidPositionError, show_value
@@ -69,12 +71,13 @@ class Move:
 
     @property
     def code(self) -> int:
-        """The solver's move code ``(size-1)*36 + square``."""
-        return (self.size - 1) * 36 + self.square
+        """The solver's move code (:func:`boopexp.engine.state.encode_move`)."""
+        return encode_move(self.size, self.square)
 
     @classmethod
     def from_code(cls, code: int) -> Move:
-        return cls(size=int(code) // 36 + 1, square=int(code) % 36)
+        size, square = decode_move(int(code))
+        return cls(size=size, square=square)
 
     @classmethod
     def parse(cls, text: str) -> Move:

@@ -33,8 +33,8 @@ from boopexp.engine.buffers import new_work, solver_buffers
 from boopexp.engine.heuristic import heuristic
 from boopexp.engine.objective import best_move_ws, new_context, objective_context, objective_inc, objective_promotion
 from boopexp.engine.rng import new_rng_state
-from boopexp.engine.rules import PROMO_HEURISTIC, TREE, apply_move_inplace, legal_move_codes, random_move
-from boopexp.engine.state import N_MOVE_CODES, N_SQUARES, STATE_SIZE, TO_MOVE
+from boopexp.engine.rules import PROMO_HEURISTIC, TREE, apply_move_inplace, decode_move, legal_move_codes, random_move
+from boopexp.engine.state import N_MOVE_CODES, STATE_SIZE, TO_MOVE
 from boopexp.errors import BoopError, ConfigError
 from boopexp.game.positions import PLY_RANGE, SAMPLE_SEED, sample_positions
 from boopexp.play.throttle import host_iteration_rate
@@ -50,8 +50,9 @@ def all_legal_moves(states: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndar
     for i, s in enumerate(states):
         n = legal_move_codes(s, codes)
         pidx += [i] * n
-        sizes += [int(c) // N_SQUARES + 1 for c in codes[:n]]
-        squares += [int(c) % N_SQUARES for c in codes[:n]]
+        moves = [decode_move(int(c)) for c in codes[:n]]
+        sizes += [size for size, _ in moves]
+        squares += [sq for _, sq in moves]
     return (np.array(pidx, dtype=np.int64), np.array(sizes, dtype=np.int64), np.array(squares, dtype=np.int64))
 
 
@@ -118,7 +119,7 @@ def random_plies_loop(states, n_plies, rng, work, groups, scores, ties, mask, sq
     acc = 0.0
     for _ in range(n_plies):
         code = random_move(work, mask, rng, squares)
-        size, sq = code // N_SQUARES + 1, code % N_SQUARES
+        size, sq = decode_move(code)
         winner, _, _ = apply_move_inplace(work, size, sq, TREE, PROMO_HEURISTIC, rng, groups, scores, ties)
         if winner != 0:
             acc += winner

@@ -38,11 +38,11 @@ from boopexp.engine.luts import PUSH_T, PUSH_V
 from boopexp.engine.state import (
     BLUE,
     MOVE_NUMBER,
-    N_SQUARES,
     POOL_BASE_BLUE,
     POOL_BASE_RED,
     RED,
     TO_MOVE,
+    decode_move,
     initial_state,
 )
 from boopexp.errors import BoopError, IllegalMoveError, InvalidMoveError, StoreError
@@ -243,7 +243,7 @@ class PlaySession:
             return None
         if code < 0:
             raise BoopError(f"agent {self.agent.name} found no move in {notation.format_position(st)!r}")
-        view = self._apply(code // N_SQUARES + 1, code % N_SQUARES, self._player.promotion, self._player.rng,
+        view = self._apply(*decode_move(code), self._player.promotion, self._player.rng,
                            self.agent.name)
         view.telemetry.update(tel)
         return view

@@ -19,7 +19,7 @@ from boopexp.agents.specs import AgentSpec
 from boopexp.engine import mcts, rules
 from boopexp.engine.buffers import new_work
 from boopexp.engine.rng import new_rng_state
-from boopexp.engine.state import N_SQUARES, TO_MOVE, initial_state
+from boopexp.engine.state import TO_MOVE, decode_move, encode_move, initial_state
 from boopexp.errors import ConfigError, IllegalMoveError, InvalidMoveError
 from boopexp.game import notation
 from boopexp.game.position import Move, Position, compile_position_api
@@ -156,7 +156,7 @@ class PluginPlayer(Player):
                     raise Forfeit("illegal_move", f"promotion index {index!r} after {move}: there are "
                                   f"{len(groups)} candidate groups", shown)
                 self.promotion = int(index)
-        code = (int(move.size) - 1) * 36 + int(move.square)
+        code = encode_move(int(move.size), int(move.square))
         return code, mcts.move_telemetry(np.zeros(mcts.N_ACC, dtype=np.int64), 0.0, 0, cpu0)
 
 
@@ -205,7 +205,7 @@ def play_game(task: GameTask, on_ply=None) -> dict:
         # An invariant, not a user error: a running game always has a legal move, and every
         # built-in player returns one (the heuristics player falls back to a random move).
         assert code >= 0, f"agent {player.spec.name} found no move in {notation.format_position(st)!r}"
-        size, sq = code // N_SQUARES + 1, code % N_SQUARES
+        size, sq = decode_move(code)
         st = st.copy()
         winner, n, chosen = rules.apply_move_inplace(st, size, sq, rules.REAL, player.promotion, player.rng,
                                                      w.groups, w.scores, w.ties)
