@@ -44,6 +44,8 @@ from boopexp.engine.state import (
     N_SQUARES,
     POOL_BASE_BLUE,
     POOL_BASE_RED,
+    POOL_LARGE_BLUE,
+    POOL_LARGE_RED,
     TO_MOVE,
     decode_move,
     initial_state,
@@ -65,7 +67,7 @@ N_ACTIONS = LINE_BASE + len(LINES)
 _LINE_INDEX = {line: i for i, line in enumerate(LINES)}
 
 _PLANES = 5  # empty, Blue small, Blue large, Red small, Red large
-OBSERVATION_SHAPE = (_PLANES * 36 + 4 + 2 + 2 + 1,)
+OBSERVATION_SHAPE = (_PLANES * N_SQUARES + 4 + 2 + 2 + 1,)
 _CELL_PLANE = {0: 0, -1: 1, -2: 2, 1: 3, 2: 4}
 
 _GAME_TYPE = pyspiel.GameType(
@@ -235,8 +237,8 @@ class BoardObserver:
         if params:
             raise ValueError(f"python_boop observations take no parameters; got {params}")
         self.tensor = np.zeros(OBSERVATION_SHAPE, np.float32)
-        board = self.tensor[: _PLANES * 36]
-        rest = self.tensor[_PLANES * 36:]
+        board = self.tensor[: _PLANES * N_SQUARES]
+        rest = self.tensor[_PLANES * N_SQUARES:]
         self.dict = {
             "board": board.reshape(_PLANES, 6, 6),
             "pools": rest[0:4],
@@ -249,10 +251,10 @@ class BoardObserver:
         st = state.board_state()
         self.tensor.fill(0)
         board = self.dict["board"]
-        for sq in range(36):
+        for sq in range(N_SQUARES):
             board[_CELL_PLANE[int(st[sq])], sq // 6, sq % 6] = 1
-        self.dict["pools"][:] = np.array([st[POOL_BASE_BLUE], st[POOL_BASE_BLUE + 1], st[POOL_BASE_RED],
-                                          st[POOL_BASE_RED + 1]], dtype=np.float32) / 8
+        self.dict["pools"][:] = np.array([st[POOL_BASE_BLUE], st[POOL_LARGE_BLUE], st[POOL_BASE_RED],
+                                          st[POOL_LARGE_RED]], dtype=np.float32) / 8
         self.dict["large_counters"][:] = np.array([st[L_BLUE], st[L_RED]], dtype=np.float32) / 8
         if not state.is_terminal():
             self.dict["to_move"][0 if int(st[TO_MOVE]) == BLUE else 1] = 1

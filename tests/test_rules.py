@@ -350,6 +350,21 @@ def test_move_code_layout_has_one_definition():
     assert found == []
 
 
+def test_state_fields_are_named_not_numbered():
+    """st[37] or st[:36] in code reads as nothing: every field has its name in engine/state.py."""
+    import re
+    from pathlib import Path
+
+    from boopexp.engine import rules
+
+    numbered = re.compile(r"\b(st|s|_st|work|state)\[\s*:?\s*\d{2}|POOL_BASE_(BLUE|RED)\s*\+\s*1\b")
+    package = Path(rules.__file__).resolve().parent.parent
+    found = [f"{p.relative_to(package)}:{i}" for p in sorted(package.rglob("*.py"))
+             for i, line in enumerate(p.read_text().splitlines(), 1)
+             if numbered.search(line.split("#")[0]) and "``" not in line and "POOL_LARGE_" not in line]
+    assert found == []
+
+
 def test_play_does_not_change_the_position():
     p = Position.from_string(EX8)
     before = p.to_string()

@@ -40,7 +40,7 @@ from boopexp.engine.luts import (
     SCAN_SEG,
     SCAN_SP,
 )
-from boopexp.engine.state import POOL_BASE_BLUE, POOL_BASE_RED, STATE_SIZE
+from boopexp.engine.state import N_SQUARES, POOL_LARGE_BLUE, POOL_LARGE_RED, STATE_SIZE
 
 
 @njit(cache=True, _nrt=False)
@@ -52,7 +52,7 @@ def _material(st, me):
     ring_large = 0
     ctr_small = 0
     ctr_large = 0
-    for i in range(36):
+    for i in range(N_SQUARES):
         v = st[i]
         if v == 0:
             continue
@@ -66,9 +66,9 @@ def _material(st, me):
             ring_large -= sgn * RING[i]
             ctr_large += sgn * CENTRE[i]
     if me < 0:
-        pool_large = st[37] - st[39]
+        pool_large = st[POOL_LARGE_BLUE] - st[POOL_LARGE_RED]
     else:
-        pool_large = st[39] - st[37]
+        pool_large = st[POOL_LARGE_RED] - st[POOL_LARGE_BLUE]
     tot_large = n_large + pool_large
     return 25 * tot_large + 9 * n_large + 3 * (ctr_large + ring_large) + 3 * n_small + (ctr_small + ring_small)
 
@@ -141,8 +141,8 @@ def _pattern(st, e, me, my_large_pool, op_large_pool):
 @njit(cache=True, _nrt=False)
 def _pools(st, me):
     if me < 0:
-        return st[37] > 0, st[39] > 0
-    return st[39] > 0, st[37] > 0
+        return st[POOL_LARGE_BLUE] > 0, st[POOL_LARGE_RED] > 0
+    return st[POOL_LARGE_RED] > 0, st[POOL_LARGE_BLUE] > 0
 
 
 @njit(cache=True, _nrt=False)
@@ -174,7 +174,7 @@ def bitboards(st):
     bl = np.int64(0)
     rs = np.int64(0)
     rl = np.int64(0)
-    for i in range(36):
+    for i in range(N_SQUARES):
         v = st[i]
         if v != 0:
             bit = np.int64(1) << np.int64(i)
@@ -234,10 +234,10 @@ def _material_bb(st, me, bs, bl, rs, rl):
     """MAT (HEURISTIC.md §2) from bitboards."""
     if me < 0:
         ms, ml, os_, ol = bs, bl, rs, rl
-        pool_large = st[37] - st[39]
+        pool_large = st[POOL_LARGE_BLUE] - st[POOL_LARGE_RED]
     else:
         ms, ml, os_, ol = rs, rl, bs, bl
-        pool_large = st[39] - st[37]
+        pool_large = st[POOL_LARGE_RED] - st[POOL_LARGE_BLUE]
     n_large = popcount(ml) - popcount(ol)
     n_small = popcount(ms) - popcount(os_)
     # QUIRK-H1: fewer of my pieces on the ring than the opponent is rewarded.
@@ -444,7 +444,7 @@ def line_context(st, me, lines):
 @njit(cache=True, _nrt=False, inline="always")
 def pool_material(st, me):
     """The pool part of MAT: 25 per large in my pool, -25 per large in the opponent's."""
-    d = st[POOL_BASE_RED + 1] - st[POOL_BASE_BLUE + 1]
+    d = st[POOL_LARGE_RED] - st[POOL_LARGE_BLUE]
     return 25 * d if me > 0 else -25 * d
 
 

@@ -40,7 +40,7 @@ from boopexp.engine.rules import (
     pool_index,
     promote_step,
 )
-from boopexp.engine.state import TO_MOVE
+from boopexp.engine.state import N_SQUARES, TO_MOVE
 
 NEG_INF = -np.inf
 
@@ -120,7 +120,7 @@ def objective_context(st, ctx):
     mine = np.int64(0)
     occ = np.int64(0)
     small = np.int64(0)
-    for i in range(36):
+    for i in range(N_SQUARES):
         v = st[i]
         if v != 0:
             bit = np.int64(1) << np.int64(i)

@@ -3,14 +3,18 @@
 Layout of a state ``s`` (``STATE_SIZE`` = 44 entries):
 
 ====================  ==========================================================
-``s[0:36]``           the board, index ``6*row + col``; 0 empty, -1/-2 Blue small/large,
-                      +1/+2 Red small/large (RULES.md §1)
-``s[36]``, ``s[37]``  Blue's pool: smalls, larges
-``s[38]``, ``s[39]``  Red's pool: smalls, larges
-``s[40]``, ``s[41]``  large-piece counters L of Blue and Red (RULES.md §2; victory V2)
-``s[42]``             side to move: -1 Blue, +1 Red (the sign of its pieces)
-``s[43]``             ``moveNumber``: plies played so far (RULES.md §8)
+``s[0:36]``           the board (``s[:N_SQUARES]``), index ``6*row + col``; 0 empty,
+                      -1/-2 Blue small/large, +1/+2 Red small/large (RULES.md §1)
+``s[36]``, ``s[37]``  Blue's pool: smalls, larges (``POOL_BASE_BLUE``, ``POOL_LARGE_BLUE``)
+``s[38]``, ``s[39]``  Red's pool: smalls, larges (``POOL_BASE_RED``, ``POOL_LARGE_RED``)
+``s[40]``, ``s[41]``  large-piece counters L of Blue and Red (``L_BLUE``, ``L_RED``;
+                      RULES.md §2; victory V2)
+``s[42]``             side to move (``TO_MOVE``): -1 Blue, +1 Red (the sign of its pieces)
+``s[43]``             ``moveNumber`` (``MOVE_NUMBER``): plies played so far (RULES.md §8)
 ====================  ==========================================================
+
+Code names the fields, never their numbers; a colour's pool is ``pool_index(colour)`` (rules.py)
+and its larges one entry after its smalls.
 
 Only counts of the pools matter for play and for the heuristic (HEURISTIC.md §7); the order in
 which the C++ code keeps its pool vectors is not modelled (see docs/engine.md).
@@ -28,8 +32,10 @@ STATE_DTYPE = np.int16
 BLUE = -1
 RED = 1
 N_SQUARES = 36
-POOL_BASE_BLUE = 36
+POOL_BASE_BLUE = 36  # Blue's smalls; a pool's larges follow its smalls
+POOL_LARGE_BLUE = POOL_BASE_BLUE + 1
 POOL_BASE_RED = 38
+POOL_LARGE_RED = POOL_BASE_RED + 1
 L_BLUE = 40
 L_RED = 41
 TO_MOVE = 42
@@ -81,9 +87,9 @@ def make_state(
     g = np.asarray(grid, dtype=STATE_DTYPE).reshape(-1)
     if g.size != N_SQUARES:
         raise InvalidPositionError(f"a grid has 36 cells, got {g.size}: {grid!r}")
-    s[:36] = g
-    s[POOL_BASE_BLUE], s[POOL_BASE_BLUE + 1] = blue_pool
-    s[POOL_BASE_RED], s[POOL_BASE_RED + 1] = red_pool
+    s[:N_SQUARES] = g
+    s[POOL_BASE_BLUE], s[POOL_LARGE_BLUE] = blue_pool
+    s[POOL_BASE_RED], s[POOL_LARGE_RED] = red_pool
     if blue_l is None:
         blue_l = int(np.sum(g == -2)) + blue_pool[1]
     if red_l is None:

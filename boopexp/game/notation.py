@@ -29,9 +29,12 @@ from boopexp.engine.state import (
     L_BLUE,
     L_RED,
     MOVE_NUMBER,
+    N_SQUARES,
     PIECES_PER_PLAYER,
     POOL_BASE_BLUE,
     POOL_BASE_RED,
+    POOL_LARGE_BLUE,
+    POOL_LARGE_RED,
     STATE_DTYPE,
     STATE_SIZE,
     TO_MOVE,
@@ -51,7 +54,7 @@ def cell_char(value: int) -> str:
 
 def square_name(index: int) -> str:
     """``a6`` for index 0 … ``f1`` for index 35."""
-    if not 0 <= index < 36:
+    if not 0 <= index < N_SQUARES:
         raise InvalidMoveError(f"square index {index!r} is off the board (0..35)")
     r, c = divmod(index, 6)
     return f"{FILES[c]}{6 - r}"
@@ -100,7 +103,7 @@ def format_position(st: np.ndarray) -> str:
     rows = "/".join("".join(_CELL_CHARS[int(v)] for v in st[6 * r : 6 * r + 6]) for r in range(6))
     side = "b" if st[TO_MOVE] < 0 else "r"
     return (
-        f"{rows} {st[POOL_BASE_BLUE]},{st[POOL_BASE_BLUE + 1]} {st[POOL_BASE_RED]},{st[POOL_BASE_RED + 1]} "
+        f"{rows} {st[POOL_BASE_BLUE]},{st[POOL_LARGE_BLUE]} {st[POOL_BASE_RED]},{st[POOL_LARGE_RED]} "
         f"{side} {st[L_BLUE]},{st[L_RED]} {st[MOVE_NUMBER]}"
     )
 
@@ -131,20 +134,21 @@ def parse_position(text: str) -> np.ndarray:
             if ch not in _CHAR_CELLS:
                 raise InvalidPositionError(f"{text!r}: {ch!r} is not a cell; allowed: . b B r R")
             st[6 * r + c] = _CHAR_CELLS[ch]
-    st[POOL_BASE_BLUE : POOL_BASE_BLUE + 2] = _pair(fields[1], "Blue's pool", text)
-    st[POOL_BASE_RED : POOL_BASE_RED + 2] = _pair(fields[2], "Red's pool", text)
+    st[[POOL_BASE_BLUE, POOL_LARGE_BLUE]] = _pair(fields[1], "Blue's pool", text)
+    st[[POOL_BASE_RED, POOL_LARGE_RED]] = _pair(fields[2], "Red's pool", text)
     if fields[3] not in ("b", "r"):
         raise InvalidPositionError(f"{text!r}: side to move {fields[3]!r} must be 'b' (Blue) or 'r' (Red)")
     st[TO_MOVE] = -1 if fields[3] == "b" else 1
-    grid = st[:36]
-    for colour, name, base in ((-1, "Blue", POOL_BASE_BLUE), (1, "Red", POOL_BASE_RED)):
+    grid = st[:N_SQUARES]
+    for colour, name, small, large in ((-1, "Blue", POOL_BASE_BLUE, POOL_LARGE_BLUE),
+                                       (1, "Red", POOL_BASE_RED, POOL_LARGE_RED)):
         on_board = int(np.sum(grid * colour > 0))
-        total = on_board + int(st[base]) + int(st[base + 1])
+        total = on_board + int(st[small]) + int(st[large])
         if total != PIECES_PER_PLAYER:
             raise InvalidPositionError(
                 f"{text!r}: {name} has {total} pieces (board {on_board} + pool), a player owns exactly 8"
             )
-    owned = (int(np.sum(grid == -2)) + int(st[POOL_BASE_BLUE + 1]), int(np.sum(grid == 2)) + int(st[POOL_BASE_RED + 1]))
+    owned = (int(np.sum(grid == -2)) + int(st[POOL_LARGE_BLUE]), int(np.sum(grid == 2)) + int(st[POOL_LARGE_RED]))
     if len(fields) == 6:
         lb, lr = _pair(fields[4], "the large counters", text)
         if not (owned[0] <= lb <= 8 and owned[1] <= lr <= 8):
@@ -168,8 +172,8 @@ def render(st: np.ndarray) -> str:
         lines.append(f"  {6 - r}  {cells}")
     side = "Blue" if st[TO_MOVE] < 0 else "Red"
     lines.append(
-        f"  Blue pool: {st[POOL_BASE_BLUE]} small, {st[POOL_BASE_BLUE + 1]} large   "
-        f"Red pool: {st[POOL_BASE_RED]} small, {st[POOL_BASE_RED + 1]} large"
+        f"  Blue pool: {st[POOL_BASE_BLUE]} small, {st[POOL_LARGE_BLUE]} large   "
+        f"Red pool: {st[POOL_BASE_RED]} small, {st[POOL_LARGE_RED]} large"
     )
     lines.append(f"  ply {st[MOVE_NUMBER]}, {side} to move")
     return "\n".join(lines)

@@ -24,6 +24,8 @@ from boopexp.engine.state import (
     N_SQUARES,
     POOL_BASE_BLUE,
     POOL_BASE_RED,
+    POOL_LARGE_BLUE,
+    POOL_LARGE_RED,
     RED,
     STATE_DTYPE,
     STATE_SIZE,
@@ -162,7 +164,7 @@ class Position:
 
     @property
     def grid(self) -> tuple[int, ...]:
-        return tuple(int(v) for v in self._st[:36])
+        return tuple(int(v) for v in self._st[:N_SQUARES])
 
     @property
     def to_move(self) -> str:
@@ -174,8 +176,8 @@ class Position:
 
     def pool(self, colour) -> tuple[int, int]:
         """(smalls, larges) in ``colour``'s pool."""
-        base = POOL_BASE_BLUE if _colour(colour) == BLUE else POOL_BASE_RED
-        return int(self._st[base]), int(self._st[base + 1])
+        small, large = (POOL_BASE_BLUE, POOL_LARGE_BLUE) if _colour(colour) == BLUE else (POOL_BASE_RED, POOL_LARGE_RED)
+        return int(self._st[small]), int(self._st[large])
 
     def large_counter(self, colour) -> int:
         return int(self._st[L_BLUE if _colour(colour) == BLUE else L_RED])
@@ -195,7 +197,7 @@ class Position:
         if isinstance(move, str):
             move = Move.parse(move)
         shown = text if text is not None else str(move)
-        if move.size not in (1, 2) or not 0 <= move.square < 36:
+        if move.size not in (1, 2) or not 0 <= move.square < N_SQUARES:
             raise IllegalMoveError(f"{shown!r}: size must be 1 or 2 and the square 0..35")
         if self._st[move.square] != 0:
             raise IllegalMoveError(f"{shown!r} is illegal in {self.to_string()!r}: the square is occupied")

@@ -40,6 +40,8 @@ from boopexp.engine.state import (
     MOVE_NUMBER,
     POOL_BASE_BLUE,
     POOL_BASE_RED,
+    POOL_LARGE_BLUE,
+    POOL_LARGE_RED,
     RED,
     TO_MOVE,
     decode_move,
@@ -388,8 +390,8 @@ def render_board(st: np.ndarray, last: PlyView | None = None) -> str:
                 cells.append(f" {ch} ")
         lines.append(f"  {6 - r}  " + "".join(cells))
     lines.append(
-        f"  Blue pool: {st[POOL_BASE_BLUE]} small, {st[POOL_BASE_BLUE + 1]} large   "
-        f"Red pool: {st[POOL_BASE_RED]} small, {st[POOL_BASE_RED + 1]} large"
+        f"  Blue pool: {st[POOL_BASE_BLUE]} small, {st[POOL_LARGE_BLUE]} large   "
+        f"Red pool: {st[POOL_BASE_RED]} small, {st[POOL_LARGE_RED]} large"
     )
     return "\n".join(lines)
 
