@@ -68,7 +68,11 @@ def new_work() -> Work:
     )
 
 
-def solver_buffers(work: Work) -> tuple:
+#: ctx, groups, scores, ties, codes, values, tie_moves
+SolverBuffers = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+
+def solver_buffers(work: Work) -> SolverBuffers:
     """The buffers the objective's solver kernels take after ``(st, mask, rng)``, in their order:
     ``best_move_ws(st, mask, rng, *solver_buffers(work))``."""
     return (work.ctx, work.groups, work.scores, work.ties, work.codes, work.values, work.tie_moves)

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
-from numba.cpython.unsafe.numbers import trailing_zeros
 
-from boopexp.engine.bits import popcount
+from boopexp.engine.bits import popcount, trailing_zeros
 from boopexp.engine.luts import (
     BOARD_MASK,
     CENTRE,
@@ -311,8 +310,8 @@ _PACK_C = 3 * _PACK_N  # shift of the constant part
 def _line_kinds():
     """Group the 30 lines by what their scan looks at: (length, ring pairs, corner entries)."""
     kinds: dict[tuple, int] = {}
-    kind_of = []
-    reps = []
+    kind_of: list[int] = []
+    reps: list[int] = []
     for sqs, ents in zip(LINE_SQUARES, LINE_ENTRIES):
         sig = (len(sqs), tuple(int(SCAN_RING2[e]) for e in ents), tuple(int(SCAN_CORNER[e]) for e in ents))
         if sig not in kinds:

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
-from numba.cpython.unsafe.numbers import trailing_zeros
 
+from boopexp.engine.bits import trailing_zeros
 from boopexp.engine.heuristic import (
     MAT_SQ,
     SQUARE_LINES,

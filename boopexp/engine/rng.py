@@ -18,6 +18,7 @@ from numba import njit, uint64
 
 def new_rng_state(seed_or_gen) -> np.ndarray:
     """A fresh generator state from an int seed, a SeedSequence or a numpy Generator."""
+    words: np.ndarray
     if isinstance(seed_or_gen, np.random.Generator):
         words = seed_or_gen.integers(0, 2**64, size=4, dtype=np.uint64, endpoint=False)
     else:

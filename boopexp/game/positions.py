@@ -36,7 +36,9 @@ def sample_positions(n: int = N_POSITIONS, seed: int = SAMPLE_SEED) -> np.ndarra
                 if len(out) == n:
                     break
             if gen.random() < SOLVER_PROB:
-                mv, _ = pos.best_move(rng=rng)
+                best, _ = pos.best_move(rng=rng)
+                assert best is not None  # None only when every move is masked; none is
+                mv = best
             else:
                 moves = pos.legal_moves()
                 mv = moves[int(gen.integers(len(moves)))]
