@@ -61,7 +61,7 @@ def rows(folders: list[str | Path], agent: str) -> list[Row]:
     """``agent``'s rows in the stores of ``folders`` (planned or not; a game counted once), one per
     opponent and budget, in order of first appearance."""
     seen: set[tuple] = set()
-    tally: dict[tuple[str, float], dict] = {}
+    tally: dict[tuple[str, tuple[str, float]], dict] = {}  # (opponent, (mode, seconds)) -> counts
     for folder in folders:
         for r in GameStore(folder).scan().records:
             key = record_key(r)

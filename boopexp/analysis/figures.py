@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import matplotlib
 import numpy as np
@@ -18,13 +19,16 @@ from matplotlib.figure import Figure
 from boopexp.analysis.records import GameData
 from boopexp.analysis.tables import Table, agent_order
 
+if TYPE_CHECKING:
+    from matplotlib.typing import RcKeyType
+
 DPI = 100
 FIGSIZE = (7.0, 4.5)
 FORMATS = ("png", "svg")
 
 #: The matplotlib rc every report figure is drawn under (fixed font, SVG hash salt), so that
 #: figures rebuild byte for byte; the other report modules draw under it too.
-STYLE = {
+STYLE: dict[RcKeyType, Any] = {
     "svg.hashsalt": "boopexp",
     "svg.fonttype": "path",  # glyphs as paths: no dependence on fonts installed where it is read
     "font.family": "DejaVu Sans",  # shipped with matplotlib

@@ -136,7 +136,7 @@ def table1(data: GameData) -> Table:
     records = []
     for opponent in TABLE1_OPPONENTS:
         paper = reference[opponent]
-        sides = []  # (our wins, decided games, paper wins, paper games, config_hash, no winner): P1 then P2
+        sides: list[_Side] = []  # P1 then P2
         for pairing, winner_col, paper_wins, paper_games in (
             (pairing_name(FOCUS_AGENT, opponent), "p1_wins", paper.p1_wins, paper.n1),
             (pairing_name(opponent, FOCUS_AGENT), "p2_wins", paper.p2_wins, paper.n2),
@@ -201,10 +201,15 @@ def table1(data: GameData) -> Table:
     )
 
 
-def _comparison_row(opponent: str, sides: list[tuple], paper: PaperCounts) -> dict[str, Any]:
+#: one side of a Table I row: (our wins, decided games, paper wins, paper games, config_hash, no winner);
+#: our wins and no winner are None when the side was not played
+_Side = tuple[int | None, int, int, int, str, int | None]
+
+
+def _comparison_row(opponent: str, sides: list[_Side], paper: PaperCounts) -> dict[str, Any]:
     """One Table I row from the (ours, paper) counts of both sides (n = decided games)."""
     (w1, n1, pw1, pn1, h1, u1), (w2, n2, pw2, pn2, h2, u2) = sides
-    present = [(w, n, pw, pn) for w, n, pw, pn, _, _ in sides if n > 0]
+    present = [(w, n, pw, pn) for w, n, pw, pn, _, _ in sides if w is not None and n > 0]
     run = [u for _, _, _, _, _, u in sides if u is not None]
     wins = sum(s[0] for s in present)
     games = sum(s[1] for s in present)
@@ -228,8 +233,8 @@ def _comparison_row(opponent: str, sides: list[tuple], paper: PaperCounts) -> di
         "paper_win_rate": paper_rate,
         "difference": rate - paper_rate,
         "p_value": p,
-        "p_value_p1": _fisher_or_nan(w1, n1, pw1, pn1) if n1 else math.nan,
-        "p_value_p2": _fisher_or_nan(w2, n2, pw2, pn2) if n2 else math.nan,
+        "p_value_p1": _fisher_or_nan(w1 or 0, n1, pw1, pn1),  # NaN when n1 = 0 (w1 None)
+        "p_value_p2": _fisher_or_nan(w2 or 0, n2, pw2, pn2),
         "p_value_boschloo": _boschloo_or_nan([[wins, games - wins], [paper_wins, paper_games - paper_wins]],
                                              games),
         "verdict": verdict(p),
@@ -272,7 +277,8 @@ def table2(data: GameData) -> Table:
         low, high = wilson_interval(p2 or 0, n_decided)
         share = ratio(p2 or 0, n_decided)
         paper_share = paper.p2_wins / paper_games
-        p = fisher_exact([[p1, p2], [paper.p1_wins, paper.p2_wins]]) if n_decided else math.nan
+        decided = [p1 or 0, p2 or 0]  # None only when nothing was played (n_decided = 0)
+        p = fisher_exact([decided, [paper.p1_wins, paper.p2_wins]]) if n_decided else math.nan
         records.append({
             "agent": agent,
             "status": _status([games], [paper_games]),
@@ -282,7 +288,7 @@ def table2(data: GameData) -> Table:
             "paper_p2_share": paper_share,
             "difference": share - paper_share,
             "p_value": p,
-            "p_value_boschloo": _boschloo_or_nan([[p1, p2], [paper.p1_wins, paper.p2_wins]], n_decided),
+            "p_value_boschloo": _boschloo_or_nan([decided, [paper.p1_wins, paper.p2_wins]], n_decided),
             "verdict": verdict(p),
             "config_hash": config_hash,
         })

@@ -30,6 +30,7 @@ import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -38,6 +39,9 @@ from boopexp.analysis import claims as cl
 from boopexp.analysis.records import ReportWarning, read_plan
 from boopexp.errors import ConfigError, StoreError
 from boopexp.experiments.store import has_games_files, read_store_files
+
+if TYPE_CHECKING:  # for the annotations only: d1_ratings imports it where it fits
+    from boopexp.analysis.ratings_bootstrap import BootstrapRatings
 from boopexp.play.identity import pairing_agents, pairing_name, record_key
 
 #: The six stores of the study, under the study folder.
@@ -282,7 +286,7 @@ def c8(ladder: pd.DataFrame, opponent: str, claim: str = "C8") -> cl.Outcome:
 class RatingsResult:
     """D1's Bradley–Terry fit with its bootstrap, the factorial effects and the per-pairing deviance."""
 
-    boot: object  # ratings_bootstrap.BootstrapRatings
+    boot: BootstrapRatings
     factorial: pd.DataFrame
     deviance: pd.DataFrame
     direct: pd.DataFrame
@@ -329,7 +333,7 @@ def d1_ratings(d1: pd.DataFrame, resamples: int, seed: int) -> RatingsResult | N
     return RatingsResult(boot=boot, factorial=factorial, deviance=deviance, direct=direct)
 
 
-def _deviance(games: pd.DataFrame, boot) -> pd.DataFrame:
+def _deviance(games: pd.DataFrame, boot: BootstrapRatings) -> pd.DataFrame:
     """Per unordered pair of agents: observed and expected wins of the first (both seats) and the deviance."""
     from boopexp.analysis.ratings import ELO_SCALE
 
@@ -337,7 +341,7 @@ def _deviance(games: pd.DataFrame, boot) -> pd.DataFrame:
     first_move = float(boot.point[-1])
     rows = []
     order = {a: i for i, a in enumerate(D1_AGENTS)}
-    pairs = sorted({tuple(sorted((a, b), key=order.get)) for a, b in zip(games["p1"], games["p2"]) if a != b},
+    pairs = sorted({tuple(sorted((a, b), key=order.__getitem__)) for a, b in zip(games["p1"], games["p2"]) if a != b},
                    key=lambda t: (order[t[0]], order[t[1]]))
     for a, b in pairs:
         dev = expected = 0.0
@@ -366,7 +370,7 @@ def rating_claims(ratings: RatingsResult | None, d1: pd.DataFrame) -> dict[str, 
     n = int(d1["winner"].notna().sum())
     none = int(d1["winner"].isna().sum())
 
-    def diff(a: str, b: str):
+    def diff(a: str, b: str) -> tuple[float, np.ndarray]:
         return boot.contrast({a: 1.0, b: -1.0})
 
     out: dict[str, cl.Outcome] = {}

@@ -13,6 +13,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -52,7 +53,7 @@ from boopexp.play.identity import pairing_name
 
 
 def claims_table(judged: Sequence[cl.Judged]) -> Table:
-    rows = [{
+    rows: list[dict[str, Any]] = [{
         "claim": j.outcome.claim, "condition": j.condition, "estimate": j.outcome.estimate,
         "ci_low": j.outcome.ci_low, "ci_high": j.outcome.ci_high, "p_value": j.outcome.p_value,
         "p_holm": j.p_holm, "verdict": j.verdict, "n": j.outcome.n, "no_winner": j.outcome.no_winner,

@@ -27,10 +27,12 @@ def sprt_table(sources: Sequence[Path]) -> Table | None:
     for folder in sources:
         store = GameStore(folder)
         doc = store.read_config()
-        if not doc or doc.get("sprt") is None:
+        if not doc:
             continue
         source = str(store.config_path)
-        spec = parse_sprt(source, doc["sprt"])
+        spec = parse_sprt(source, doc.get("sprt"))
+        if spec is None:
+            continue
         for test in plan_tests(spec, plan_entries(doc, source), store.scan().records):
             s = test.state
             records.append({

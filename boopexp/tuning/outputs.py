@@ -135,7 +135,8 @@ def search_figure(config: TuneConfig, search: SearchReport):
     with matplotlib.rc_context(figures.STYLE):
         fig = Figure(figsize=(9.0, 4.0), dpi=figures.DPI, layout="constrained")
         FigureCanvasAgg(fig)
-        with_importance = bool(search.importances)
+        importances = search.importances or {}  # None when Optuna could not rank the parameters
+        with_importance = bool(importances)
         axes = fig.subplots(1, 2, width_ratios=[2, 1]) if with_importance else [fig.add_subplot()]
         ax = axes[0]
         x = [t.slot for t in search.trials]
@@ -153,7 +154,7 @@ def search_figure(config: TuneConfig, search: SearchReport):
         ax.set_title(f"Tuning {config.agent}: {config.games_per_trial} games per trial")
         ax.legend(loc="lower right")
         if with_importance:
-            imp = sorted(search.importances.items(), key=lambda kv: kv[1])
+            imp = sorted(importances.items(), key=lambda kv: kv[1])
             axes[1].barh([k for k, _ in imp], [v for _, v in imp], color=figures.OURS_COLOUR)
             axes[1].set_xlabel("importance (Optuna, PED-ANOVA)")
             axes[1].set_title("parameter importance")
