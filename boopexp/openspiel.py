@@ -64,7 +64,7 @@ LINES: tuple[tuple[int, int, int], ...] = tuple(
 SINGLE_BASE = N_PLACEMENTS  # 72 + square: promote one piece
 LINE_BASE = SINGLE_BASE + N_SQUARES  # 108 + line index: promote a line of three
 N_ACTIONS = LINE_BASE + len(LINES)
-_LINE_INDEX = {line: i for i, line in enumerate(LINES)}
+_LINE_INDEX: dict[tuple[int, ...], int] = {line: i for i, line in enumerate(LINES)}
 
 _PLANES = 5  # empty, Blue small, Blue large, Red small, Red large
 OBSERVATION_SHAPE = (_PLANES * N_SQUARES + 4 + 2 + 2 + 1,)

@@ -144,7 +144,8 @@ class Budget:
 
     def device_profile(self) -> DeviceProfile:
         """The named profile with this budget's cost overrides applied."""
-        return dataclasses.replace(DEVICE_PROFILES[self.profile], **dict(self.costs))
+        overrides: dict[str, Any] = dict(self.costs)  # cost fields only (checked in __post_init__)
+        return dataclasses.replace(DEVICE_PROFILES[self.profile], **overrides)
 
     def to_dict(self) -> dict[str, Any]:
         """The keys that matter for the mode (used in hashes and records)."""

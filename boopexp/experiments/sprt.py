@@ -236,9 +236,14 @@ def sequential(
     left_out = 0
     llr = 0.0
     last = -1
+
+    def state(decision: str) -> SprtState:
+        pairs = (counts[0], counts[1], counts[2])
+        return SprtState(llr, spec.lower, spec.upper, decision, sum(pairs), pairs, left_out, last)
+
     for i in range(max_index):
         if i not in forward or i not in backward:
-            return SprtState(llr, spec.lower, spec.upper, RUNNING, sum(counts), tuple(counts), left_out, last)
+            return state(RUNNING)
         last = i
         a, b = forward[i], backward[i]
         if a is None or b is None:
@@ -247,9 +252,8 @@ def sequential(
         counts[int(round(a + b))] += 1
         llr = llr_logistic(counts, PAIR_SCORES, spec.elo0, spec.elo1)
         if llr >= spec.upper or llr <= spec.lower:
-            decision = H1 if llr >= spec.upper else H0
-            return SprtState(llr, spec.lower, spec.upper, decision, sum(counts), tuple(counts), left_out, last)
-    return SprtState(llr, spec.lower, spec.upper, MAX_REACHED, sum(counts), tuple(counts), left_out, last)
+            return state(H1 if llr >= spec.upper else H0)
+    return state(MAX_REACHED)
 
 
 def pairing_groups(pairings: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
@@ -284,7 +288,7 @@ def state_from_records(
     ahead, behind = pairing_name(first, second), pairing_name(second, first)
     for r in records:
         pairing, winner = r.get("pairing"), r.get("winner")
-        if hashes is not None and r.get("config_hash") != hashes.get(pairing):
+        if hashes is not None and (pairing is None or r.get("config_hash") != hashes.get(pairing)):
             continue
         if pairing == ahead:
             forward[int(r["game_index"])] = None if winner is None else float(winner == "p1")

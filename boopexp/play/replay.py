@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 from boopexp.agents.specs import ALIASES
 from boopexp.errors import BoopError, ConfigError, StoreError, show_value
@@ -46,9 +47,9 @@ def find_game(records: Iterable[Mapping], pairing: str, game_index: int, config_
         pairings = sorted({str(r.get("pairing")) for r in records})
         raise ConfigError(f"no game {pairing!r} #{game_index} in {where}; pairings there: {', '.join(pairings)}")
     if len(found) > 1:
-        hashes = ", ".join(str(r.get("config_hash")) for r in found)
+        choices = ", ".join(str(r.get("config_hash")) for r in found)
         raise ConfigError(
-            f"{pairing!r} #{game_index} exists under several settings; choose --config-hash from: {hashes}"
+            f"{pairing!r} #{game_index} exists under several settings; choose --config-hash from: {choices}"
         )
     return dict(found[0])
 
@@ -112,11 +113,10 @@ def check_counted_fields(record: Mapping, colour: str | None) -> None:
         # opponent of the forfeiting side wins.
         if colour is not None:
             raise StoreError(f"{_name(record)}: the record says a forfeit, but {colour} won on the board")
-        side = "p2" if forfeit.get("player") == "p1" else "p1"
-        colour = "blue" if side == "p1" else "red"
-        termination = record.get("termination") if record.get("termination") in FORFEITS else "a forfeit"
+        colour = "red" if forfeit.get("player") == "p1" else "blue"
+        termination = record["termination"] if record.get("termination") in FORFEITS else "a forfeit"
     side = None if colour is None else ("p1" if colour == "blue" else "p2")
-    names = {s: (record.get(f"{s}_spec") or {}).get("name", record.get(s)) for s in ("p1", "p2")}
+    names: dict[str, Any] = {s: (record.get(f"{s}_spec") or {}).get("name", record.get(s)) for s in ("p1", "p2")}
     expected = {
         "winner": side,
         "winner_colour": colour,
