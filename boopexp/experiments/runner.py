@@ -24,10 +24,10 @@ import signal
 import threading
 import time
 import traceback
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypedDict
 
 from boopexp.errors import BoopError, ConfigError
 from boopexp.experiments.config import ExperimentConfig, PlannedPairing
@@ -117,6 +117,19 @@ class RunReport:
         return all(s.done == s.planned or s.pairing in stopped for s in self.scores)
 
 
+class RunEvents(Protocol):
+    """What :func:`run_plan` reports to: :class:`Progress` or any class with its four methods
+    (the CLI's progress classes have them without importing this module)."""
+
+    def message(self, text: str, warning: bool = True) -> None: ...
+
+    def start(self, planned: int, skipped: int, scores: Sequence[PairingScore]) -> None: ...
+
+    def game(self, outcome: GameOutcome, finished: int, planned: int, scores: Sequence[PairingScore]) -> None: ...
+
+    def close(self) -> None: ...
+
+
 class Progress:
     """Receives the events of a run; this base class ignores them (subclass to display)."""
 
@@ -173,6 +186,20 @@ def check_backend(backend: str, scheduler: str | None = None) -> None:
             ) from None
 
 
+def _drop_message(text: str, warning: bool = True) -> None:
+    """The default ``on_message`` of :func:`iter_outcomes`: nothing is shown."""
+
+
+class _Pool(TypedDict):
+    """The keyword arguments of :func:`iter_outcomes` that :func:`run_plan` passes through."""
+
+    jobs: int
+    backend: str
+    scheduler: str | None
+    play: PlayFunction | None
+    on_message: Callable[[str, bool], None] | None
+
+
 def iter_outcomes(
     tasks: Iterable[GameTask],
     *,
@@ -181,7 +208,7 @@ def iter_outcomes(
     scheduler: str | None = None,
     play: PlayFunction | None = None,
     on_message: Callable[[str, bool], None] | None = None,
-) -> Iterator[GameOutcome]:
+) -> Generator[GameOutcome, None, None]:
     """Play ``tasks`` and yield each outcome as soon as it is known (completion order).
 
     ``tasks`` is consumed lazily: at most one game per worker is taken from it at a time, so a
@@ -204,7 +231,7 @@ def iter_outcomes(
 
         play = match.play_game
     fn = play
-    say = on_message or (lambda text, warning=True: None)
+    say = on_message or _drop_message
     pending = iter(tasks)
     first = next(pending, None)
     if first is None:
@@ -228,7 +255,7 @@ def run_plan(
     jobs: int = 1,
     backend: str = "loky",
     scheduler: str | None = None,
-    progress: Progress | None = None,
+    progress: RunEvents | None = None,
     play: PlayFunction | None = None,
     pairings: Sequence[str] | None = None,
 ) -> RunReport:
@@ -287,8 +314,8 @@ def run_plan(
         finished = skipped
         failed: list[GameOutcome] = []
         interrupts = _Interrupts()
-        pool = {"jobs": workers, "backend": backend, "scheduler": scheduler, "play": play,
-                "on_message": progress.message}
+        pool: _Pool = {"jobs": workers, "backend": backend, "scheduler": scheduler, "play": play,
+                       "on_message": progress.message}
         new_records: list[dict[str, Any]] = []
         if config.sprt is None:
             outcomes = iter_outcomes(todo, **pool)
@@ -617,7 +644,7 @@ def _sprt_outcomes(
     todo: Iterable[GameTask],
     stored: Sequence[dict[str, Any]],
     **pool: Any,
-) -> Iterator[GameOutcome]:
+) -> Generator[GameOutcome, None, None]:
     """Play ``todo`` in rounds so that each tested pairing stops at its SPRT decision.
 
     A pairing played both ways is played block by block: a block is ``spec.batch`` consecutive

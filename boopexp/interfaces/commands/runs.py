@@ -187,6 +187,7 @@ def _execute(config: ExperimentConfig, plan: Sequence[PlannedPairing], only: Seq
     if dry_run:
         _dry_run(config, plan, only, out_dir, jobs or default_jobs(), backend, scheduler)
         return
+    progress: _ProgressBase
     if quiet:
         progress = QuietProgress()
     elif sys.stdout.isatty():
@@ -235,11 +236,11 @@ def resume_command() -> str:
     ctx = click.get_current_context()
     words = ["boopexp", ctx.info_name or ctx.command.name or ""]
     for param in ctx.command.params:
-        value = ctx.params.get(param.name)  # type: ignore[arg-type]
+        value = ctx.params.get(param.name)
         if isinstance(param, click.Argument):
             words.append(str(value))
             continue
-        if ctx.get_parameter_source(param.name) in (None, click.core.ParameterSource.DEFAULT):  # type: ignore[arg-type]
+        if ctx.get_parameter_source(param.name) in (None, click.core.ParameterSource.DEFAULT):
             continue
         flag = param.opts[0] if param.opts[0].startswith("--") else max(param.opts, key=len)
         if getattr(param, "is_flag", False):
@@ -307,7 +308,7 @@ def _summary(report: RunReport) -> None:
 class _ProgressBase:
     """Warnings go to stderr in every mode; notices only when not quiet.
 
-    Same methods as :class:`boopexp.experiments.runner.Progress`, which is not subclassed so that importing
+    The methods of :class:`boopexp.experiments.runner.RunEvents`; not a subclass of its Progress so that importing
     the CLI does not import the runner (and the engine behind it).
     """
 
