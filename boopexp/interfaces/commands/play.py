@@ -172,6 +172,7 @@ def _settings(agents: list[tuple[str, str, dict]], seed, mode, seconds, iteratio
     typed_budget = {key: value for key, value in budget_options.items() if given(key)}
     budget = _budget_from_options(mode, typed_budget)
     experiment = ctx.command.name
+    assert experiment is not None  # a command of the group always has its name
     if config_path is None:
         specs = tuple(resolve_agent(name, preset, overrides=over) for _, name, over in agents)
         return _Settings(experiment, preset, seed, budget, specs, max_plies)
