@@ -53,7 +53,7 @@ from boopexp.game import notation
 from boopexp.game.position import Move, Position
 from boopexp.play.contract import GameTask, build_record
 from boopexp.play.identity import game_key, pairing_hash
-from boopexp.play.match import Forfeit, make_player, plugin_output
+from boopexp.play.match import Forfeit, Player, make_player, plugin_output
 
 #: The human's agent description in game records (``p1_spec`` / ``p2_spec``).
 HUMAN = AgentSpec(name="human", kind="human")
@@ -142,7 +142,7 @@ class PlaySession:
         p1_ss, p2_ss, hint_ss = np.random.SeedSequence(self.task.seed).spawn(3)
         self._player = make_player(agent, self.budget, p2_ss if human_colour == BLUE else p1_ss, throttle)
         self._hint_ss = hint_ss
-        self._hinter = None
+        self._hinter: Player | None = None
         self._throttle = throttle
         self._plies: list[_Ply] = []
         self._work = new_work()
@@ -220,7 +220,7 @@ class PlaySession:
         cpu0 = time.process_time()
         # An explicit index even for a single group: the heuristic's tie-break would draw from the
         # agent's generator, and the human's moves must not change the agent's random choices.
-        promo = 0 if not choices else int(choice)
+        promo = 0 if not choices or choice is None else int(choice)  # None: no choice was needed
         view = self._apply(move.size, move.square, promo, self._player.rng, "you")
         view.telemetry.update(mcts.move_telemetry(np.zeros(mcts.N_ACC, dtype=np.int64), 0.0, 0, cpu0))
         return view
@@ -505,6 +505,7 @@ def run_dialogue(session: PlaySession, read: Callable[[str], str], write: Callab
             with Spinner(spinner_stream or sys.stderr, f"{agent} is thinking..."):
                 view = session.play_agent()
             if view is None:
+                assert session.forfeit is not None  # play_agent returns None only after setting it
                 write(f"{agent} forfeits ({session.forfeit['termination']}): {session.forfeit['error']}")
                 break
             _show_ply(session, view, write)
