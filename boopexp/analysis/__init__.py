@@ -1,9 +1,17 @@
-"""The paper's tables from raw game records: pandas aggregation, exact statistics, figures.
+"""Results from the stored game records: tables, exact statistics, ratings and figures.
 
-Data flow: ``records`` (games.jsonl → frames, dedup, selection) → ``tables`` (Table I, Table II,
-telemetry, game length, pairwise) → ``render`` (Markdown, CSV, LaTeX) and ``figures`` (PNG, SVG),
-driven by ``builder.build_report``. Reference numbers: ``paper``; statistics: ``stats``.
-See docs/tables.md.
+``boopexp tables`` (docs/tables.md): ``records`` (the stores → frames: dedup, planned settings,
+selection) → the tables, each a ``Table`` of ``tables`` (with the cell formats and shared counts):
+``paper_tables`` (Tables I, II and game length, against the paper's numbers in ``paper``),
+``run_tables`` (pairwise, telemetry), ``sprt_table`` and ``sweep`` → ``render`` (Markdown, CSV,
+LaTeX) and ``figures`` (PNG, SVG), driven by ``builder`` (``build_report``); ``defaults`` holds
+where it reads and writes. Statistics: ``stats`` (Wilson, Fisher, Boschloo).
+
+Ratings (``boopexp ratings``): ``ratings`` (the Bradley–Terry fit), ``ratings_bootstrap`` (its
+bootstrap) and ``ratings_report`` (its files). The robustness study (``boopexp robustness``,
+docs/robustness.md): ``claims`` (the tests and verdicts, on counts), ``robustness`` (the stores →
+every claim's test), ``robustness_report`` and ``robustness_figures`` (its files). ``beyond``:
+the rows of docs/beyond.md.
 
 The names below are loaded on first use (PEP 562), so that importing a light submodule such as
 :mod:`boopexp.analysis.defaults` (the CLI's option defaults) does not load pandas or matplotlib.

@@ -1,4 +1,5 @@
-"""Figures of the report (PNG and SVG): Table I win rates, Table II sides, iterations per move.
+"""Figures of the report (PNG and SVG): Table I win rates, Table II sides, iterations per move;
+``STYLE``, the rc every report figure is drawn under (here, ratings, robustness, tune), and ``save``.
 
 Reproducible bytes: figures are drawn on a bare :class:`matplotlib.figure.Figure` with the Agg
 canvas (no pyplot, no global backend switch), at a fixed size and dpi, with fixed rc settings,

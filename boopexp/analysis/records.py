@@ -1,4 +1,5 @@
-"""Read ``games.jsonl`` files into pandas frames: one row per game, one row per telemetry ply.
+"""Read results folders (sealed segments and ``games.jsonl``) into pandas frames: one row per game,
+one row per telemetry ply.
 
 Rules (docs/tables.md):
 

@@ -35,7 +35,8 @@ def main() -> None:
 
 
 def _register() -> None:
-    # Each command lives in the module of the concept it drives; this is the one place they meet.
+    # The commands live in boopexp/interfaces/commands/, one module per family (its registry says
+    # which); this is the one place they meet the group.
     from boopexp.interfaces.commands import register
 
     register(main)

@@ -1,4 +1,5 @@
-"""``boopexp game`` (one game between two agents) and ``boopexp calibrate`` (host rates)."""
+"""``boopexp game`` (one game between two agents), ``boopexp calibrate`` (host rates), ``boopexp replay``
+(a stored game walked or played again) and ``boopexp play`` (a human against an agent)."""
 
 from __future__ import annotations
 
