@@ -10,6 +10,7 @@ import copy
 import gzip
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -22,7 +23,21 @@ import pytest
 from boopexp.analysis.builder import build_report
 from boopexp.errors import StoreError
 from boopexp.experiments.store import FAULT_ENV, GameStore, encode_record, migrate, seal
-from boopexp.play.contract import RECORD_SCHEMA, pack_record, task_from_record, unpack_record, without_host_timing
+from boopexp.game.sides import Colour, Side
+from boopexp.play.contract import (
+    FORFEITS,
+    RECORD_SCHEMA,
+    TELEMETRY_ORDER,
+    ForfeitInfo,
+    GameRecord,
+    MoveTelemetry,
+    Termination,
+    build_record,
+    pack_record,
+    task_from_record,
+    unpack_record,
+    without_host_timing,
+)
 from boopexp.play.identity import record_key
 
 SCHEMA1 = Path(__file__).parent / "data" / "schema1_games.jsonl"
@@ -164,3 +179,138 @@ def test_unpack_does_not_change_its_argument():
     unpack_record(record)
     pack_record(record)
     assert record == copied
+    # equal is not enough: a member equals its string; the argument keeps JSON's plain strings
+    assert type(record["winner"]) is str and type(record["telemetry"][0]["player"]) is str
+
+
+# ---------------------------------------------------------------------------------------------
+# the record's type and vocabularies (contract.GameRecord, game/sides.py) against the stored JSON
+
+
+def test_unpack_gives_the_vocabularies_as_members_equal_to_the_stored_strings():
+    for stored in (schema1_records()[0], json.loads(encode_record(schema1_records()[0]))):  # schema 1 and 2
+        record = unpack_record(stored)
+        assert record["winner"] is Side.P1 and record["winner_colour"] is Colour.BLUE
+        assert record["termination"] is Termination.VICTORY
+        assert {type(m["player"]) for m in record["telemetry"]} == {Side}
+        assert record["winner"] == "p1" and record["termination"] == "victory"
+        assert record["telemetry"][1]["player"] == "p2"
+    forfeited = unpack_record({**schema1_records()[0], "winner": "p2", "termination": "agent_error",
+                               "forfeit": {"player": "p1", "agent": "x", "error": "boom"}})
+    assert forfeited["termination"] is Termination.AGENT_ERROR and forfeited["forfeit"]["player"] is Side.P1
+    damaged = unpack_record({**schema1_records()[0], "winner": "p3", "termination": 7})
+    assert type(damaged["winner"]) is str and damaged["termination"] == 7  # left for the checks to name
+
+
+def test_build_record_writes_members_and_takes_a_side_s_string():
+    task = task_from_record(schema1_records()[0])
+    record = build_record(task, "p2", ["c3"], [], 0.0)
+    assert record["winner"] is Side.P2 and record["winner_colour"] is Colour.RED
+    assert record["winner_agent"] == task.p2.name and record["termination"] is Termination.VICTORY
+    assert build_record(task, None, ["c3"], [], 0.0)["termination"] is Termination.PLY_LIMIT
+    with pytest.raises(ValueError):
+        build_record(task, "p3", ["c3"], [], 0.0)  # once recorded as a red win
+
+
+def test_members_are_stored_byte_for_byte_as_their_strings():
+    """The stored JSON is what it was before the enums: members and their strings encode alike,
+    in the store (compact) and in ``play --json`` (indented)."""
+    raw = schema1_records()[2]
+    members = unpack_record(raw)
+    strings = json.loads(json.dumps(members))
+    assert type(members["winner"]) is Side and type(strings["winner"]) is str
+    assert encode_record(members) == encode_record(strings) == encode_record(unpack_record(strings))
+    assert json.dumps(members, indent=1) == json.dumps(strings, indent=1)
+    # a member the store keeps (not derived from the rest) is written as its string
+    assert b',"termination":"agent_error",' in encode_record({**members, "termination": Termination.AGENT_ERROR})
+
+
+def test_a_member_reads_as_its_string():
+    for member, text in ((Side.P1, "p1"), (Colour.RED, "red"), (Termination.PLY_LIMIT, "ply_limit")):
+        assert member == text and hash(member) == hash(text) and {text: 1}[member] == 1
+        assert str(member) == f"{member}" == "%s" % member == text  # noqa: UP031 - %-formatting too
+        assert repr(member) == repr(text)
+        assert f"{member:>10}" == f"{text:>10}"
+    assert Side.P1.colour is Colour.BLUE and Colour.RED.side is Side.P2 and Side.P2.opponent is Side.P1
+    assert Colour.of(-1) is Colour.BLUE and Colour.of(1) is Colour.RED and Colour.RED.code == 1
+    assert [s.seat for s in Side] == [0, 1]
+    with pytest.raises(ValueError):
+        Colour.of(0)
+    assert "agent_error" in FORFEITS and "victory" not in FORFEITS
+
+
+ARCHITECTURE = Path(__file__).resolve().parent.parent / "docs" / "architecture.md"
+
+
+def _record_block() -> str:
+    """The JSON-with-comments block of docs/architecture.md's "The game record"."""
+    section = ARCHITECTURE.read_text(encoding="utf-8").split("## The game record", 1)[1]
+    return section.split("```json\n", 1)[1].split("\n```", 1)[0]
+
+
+def _documented(block: str) -> tuple[dict[tuple[str, ...], list[tuple[str, bool]]], dict[str, str]]:
+    """The keys the block shows: ``{path of the keys holding it: [(key, optional), ...]}`` in order
+    (a commented-out key, ``// "max_plies": 200``, is optional), and each top-level key's comment
+    (with its continuation lines, ``// | ...``)."""
+    keys: dict[tuple[str, ...], list[tuple[str, bool]]] = {}
+    comments: dict[str, str] = {}
+    stack: list[str | None] = []
+    last: str | None = None
+    last_top = ""
+    for line in block.splitlines():
+        text, optional = line.strip(), False
+        if text.startswith("//"):
+            if not text[2:].lstrip().startswith('"'):  # a comment: the previous key's, if it goes on
+                if text[2:].lstrip().startswith("|") and last_top in comments:
+                    comments[last_top] += " " + text[2:]
+                continue
+            text, optional = text[2:], True  # a key commented out: shown, but optional
+        # the code, and its comment after the first // outside a string
+        cut = re.sub(r'"[^"]*"', lambda m: "_" * len(m.group()), text).find("//")
+        code, comment = (text, "") if cut < 0 else (text[:cut], text[cut + 2:])
+        for token in re.finditer(r'"([^"]*)"\s*(:)?|[{\[]|[}\]]', code):
+            if token.group(0) in ("{", "["):
+                stack.append(last)
+                last = None
+            elif token.group(0) in ("}", "]"):
+                stack.pop()
+            elif token.group(2):
+                last = token.group(1)
+                path = tuple(k for k in stack if k is not None)
+                keys.setdefault(path, []).append((last, optional))
+                if path == ():
+                    last_top = last
+                    comments[last] = comment
+    return keys, comments
+
+
+def _keys(typed_dict) -> list[tuple[str, bool]]:
+    return [(k, k in typed_dict.__optional_keys__) for k in typed_dict.__annotations__]
+
+
+def test_the_documented_record_is_GameRecord():
+    """docs/architecture.md shows the record that contract.GameRecord declares: the same keys in
+    the same order, the same optional keys (commented out in the doc), per move and per forfeit too."""
+    keys, _ = _documented(_record_block())
+    assert keys[()] == _keys(GameRecord)
+    assert keys[("telemetry",)] == _keys(MoveTelemetry)
+    assert [k for k, _ in keys[("telemetry",)]] == list(TELEMETRY_ORDER)
+    assert {k for k, _ in keys[("forfeit",)]} == set(ForfeitInfo.__annotations__)
+
+
+def test_the_documented_vocabularies_are_the_enums():
+    _, comments = _documented(_record_block())
+
+    def listed(key: str) -> set[str | None]:
+        words = re.findall(r'"(\w+)"|\b(null)\b', comments[key])
+        return {None if null else word for word, null in words}
+
+    assert listed("winner") == {*Side, None}
+    assert listed("winner_colour") == {*Colour, None}
+    assert listed("termination") == set(Termination)
+
+
+def test_the_doc_reader_sees_what_it_should():
+    keys, comments = _documented('{\n  "a": 1,  // "x" | "y"\n  // | "z"\n  "b": {"c": [{"d": 2}]},\n  // "e": 3\n}')
+    assert keys == {(): [("a", False), ("b", False), ("e", True)], ("b",): [("c", False)], ("b", "c"): [("d", False)]}
+    assert "z" in comments["a"]

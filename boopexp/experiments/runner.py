@@ -34,12 +34,13 @@ from boopexp.experiments.config import ExperimentConfig, PlannedPairing
 from boopexp.experiments.sprt import SprtSpec, plan_tests
 from boopexp.experiments.store import GameStore, check_record
 from boopexp.experiments.tally import PairingScore, forfeits, score
-from boopexp.play.contract import GameTask
+from boopexp.play.contract import GameRecord, GameTask
 from boopexp.play.identity import record_key
 
 BACKENDS: tuple[str, ...] = ("loky", "dask")
 
-PlayFunction = Callable[[GameTask], dict]
+#: What the pool maps: :func:`boopexp.play.match.play_game` (or a test's stand-in).
+PlayFunction = Callable[[GameTask], GameRecord]
 
 # Every worker runs one game at a time on one core: nested thread pools would only oversubscribe.
 _ONE_THREAD = {
@@ -66,7 +67,7 @@ class GameOutcome:
     """
 
     task: GameTask
-    record: dict[str, Any] | None = None
+    record: GameRecord | None = None
     error: str | None = None
     detail: str = ""
     seconds: float = 0.0

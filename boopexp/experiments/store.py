@@ -29,7 +29,7 @@ import zlib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import yaml
 
@@ -321,12 +321,13 @@ def _scan_files(directory: Path, files: list[StoreFile]) -> StoreScan:
 
 def decode_record(record: dict[str, Any]) -> dict[str, Any]:
     """A stored record of schema 1 or 2 as the rest of the code reads it: the record of
-    docs/architecture.md (:func:`boopexp.play.contract.unpack_record`).
+    docs/architecture.md (:func:`boopexp.play.contract.unpack_record`), typed as a plain dict:
+    a line read from a file is checked by its reader (:func:`check_record`, the tables), not here.
 
     Raises:
         ValueError: a schema this version does not know.
     """
-    return unpack_record(record)
+    return cast(dict[str, Any], unpack_record(record))
 
 
 class GameStore:

@@ -1,8 +1,9 @@
 """The game as Python values: ``Position``/``Move`` (``position``), ``notation`` (a1…f6, move
-strings, board rendering) and ``positions`` (the seeded sample bench and calibration measure on).
+strings, board rendering), ``positions`` (the seeded sample bench and calibration measure on) and
+``sides`` (the players' names as enums: ``Colour`` blue/red, ``Side`` p1/p2).
 
-``boopexp.game.Position``, ``Move`` and ``MoveResult`` are served lazily (PEP 562): importing this
-package, or ``boopexp.game.notation``, loads no numba.
+``boopexp.game.Position``, ``Move``, ``MoveResult``, ``Colour`` and ``Side`` are served lazily
+(PEP 562): importing this package, ``boopexp.game.notation`` or ``boopexp.game.sides`` loads no numba.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-_LAZY = {"Move": "position", "MoveResult": "position", "Position": "position"}
+_LAZY = {"Colour": "sides", "Move": "position", "MoveResult": "position", "Position": "position", "Side": "sides"}
 
 __all__ = list(_LAZY)
 

@@ -51,7 +51,8 @@ from boopexp.errors import BoopError, IllegalMoveError, InvalidMoveError, StoreE
 from boopexp.experiments.store import GameStore
 from boopexp.game import notation
 from boopexp.game.position import Move, Position
-from boopexp.play.contract import GameTask, build_record
+from boopexp.game.sides import Colour
+from boopexp.play.contract import ForfeitNotice, GameRecord, GameTask, build_record
 from boopexp.play.identity import game_key, pairing_hash
 from boopexp.play.match import Forfeit, Player, make_player, plugin_output
 
@@ -148,7 +149,7 @@ class PlaySession:
         self._work = new_work()
         self._cpu0 = time.process_time()
         #: why the plugin agent forfeited (the record's ``forfeit``), or None
-        self.forfeit: dict | None = None
+        self.forfeit: ForfeitNotice | None = None
         self.undos = 0
         self.hints = 0
 
@@ -239,9 +240,7 @@ class PlaySession:
         try:
             code, tel = self._player.select(st)
         except Forfeit as exc:  # a plugin agent raised or returned an illegal move: it loses
-            side = "p1" if self.human_colour == RED else "p2"
-            self.forfeit = {"termination": exc.termination, "player": side, "agent": self.agent.name,
-                            **({"move": exc.move} if exc.move is not None else {}), "error": exc.error}
+            self.forfeit = exc.notice(Colour.of(self.human_colour).side.opponent, self.agent.name)
             return None
         if code < 0:
             raise BoopError(f"agent {self.agent.name} found no move in {notation.format_position(st)!r}")
@@ -287,7 +286,7 @@ class PlaySession:
         text = notation.format_move(size, square, group if n >= 2 else None)
         after.setflags(write=False)
         ply = len(self._plies) + 1
-        side = "p1" if mover == BLUE else "p2"
+        side = Colour.of(mover).side
         name = HUMAN.name if who == "you" else self.agent.name
         view = PlyView(ply, mover, who, text, square, pushes, group, int(winner),
                        {"ply": ply, "player": side, "agent": name})
@@ -295,10 +294,10 @@ class PlaySession:
         return view
 
     # the record -----------------------------------------------------------------------------
-    def record(self) -> dict:
+    def record(self) -> GameRecord:
         """The finished game's record (docs/architecture.md), the human as agent ``human``."""
         winner = self.winner
-        side = None if winner == 0 else ("p1" if winner == BLUE else "p2")
+        side = None if winner == 0 else Colour.of(winner).side
         telemetry = [dict(p.view.telemetry) for p in self._plies]
         players = (None, self._player) if self.human_colour == BLUE else (self._player, None)
         return build_record(self.task, side, self.moves, telemetry, time.process_time() - self._cpu0,
@@ -329,7 +328,7 @@ def new_session(agent: AgentSpec, human_colour: int, budget: Budget, preset: str
     return probe if index == 0 else PlaySession(agent, human_colour, budget, preset, seed, index, throttle, max_plies)
 
 
-def save(session: PlaySession, out: str | Path) -> dict:
+def save(session: PlaySession, out: str | Path) -> GameRecord:
     """Append the finished game's record to the store at ``out`` and return it.
 
     If another session stored the same game index meanwhile, the record takes the next free one

@@ -8,7 +8,9 @@ same on every machine; only the host rates and the throttle depend on the host.
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numba import njit
@@ -74,7 +76,7 @@ def measure_primitives(agent: str, opponent: str, iterations: int, games: int, s
     """
     budget = Budget(mode="iterations", iterations=iterations)
     a, b = resolve_agent(agent), resolve_agent(opponent)
-    tel = []
+    tel: list[Mapping[str, Any]] = []
     for g in range(games):
         p1, p2 = (a, b) if g % 2 == 0 else (b, a)
         task = GameTask("calibration", "c" * 16, pairing_name(p1.name, p2.name), g, p1, p2, budget, "code-0.6.2",

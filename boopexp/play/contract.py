@@ -2,20 +2,23 @@
 
 Engine-free on purpose: the runner, the config, the store, the report and the CLI share these
 names without loading numba or the compiled MCTS. :mod:`boopexp.play.match` plays a task and builds
-its record here; the record's fields are documented in docs/architecture.md. The store keeps a
-record in a compact form, schema 2 (:func:`pack_record`, :func:`unpack_record`, docs/runner.md).
+its record here. The record is :class:`GameRecord` (its keys, their types and meanings; docs/architecture.md
+shows it, and a test holds the two equal), its closed vocabularies are enums: :class:`Side` and
+:class:`Colour` (:mod:`boopexp.game.sides`) and :class:`Termination`. The store keeps a record in a
+compact form, schema 2 (:func:`pack_record`, :func:`unpack_record`, docs/runner.md).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, TypedDict, cast, get_args
 
 from boopexp import __version__
 from boopexp.agents.budget import Budget
 from boopexp.agents.specs import AgentSpec
 from boopexp.errors import ConfigError
+from boopexp.game.sides import Colour, Side, TextEnum
 from boopexp.play.identity import GameKey, game_key, game_seed, pairing_name
 
 #: A safety net, not a rule: the engine has no move limit (RULES.md §7) and every logged game of
@@ -43,8 +46,27 @@ def check_max_plies(value: object, where: str = "max_plies") -> int | None:
     return None if value == MAX_PLIES else value
 
 
-#: The terminations of a forfeited game: a plugin agent's illegal move or exception (docs/agents.md).
-FORFEITS: tuple[str, ...] = ("illegal_move", "agent_error")
+class Termination(TextEnum):
+    """How a game ended: the record's ``termination``."""
+
+    #: a player won on the board (RULES.md §7)
+    VICTORY = "victory"
+    #: no winner: the game stopped at its ply cap (:data:`MAX_PLIES`; a position cycle, docs/agents.md)
+    PLY_LIMIT = "ply_limit"
+    #: a plugin agent forfeited: it returned a move (or promotion) that is not legal there
+    ILLEGAL_MOVE = "illegal_move"
+    #: a plugin agent forfeited: it raised, or could not be built (docs/agents.md)
+    AGENT_ERROR = "agent_error"
+
+
+#: The termination of a forfeited game (a plugin agent's illegal move or exception, docs/agents.md).
+ForfeitKind = Literal[Termination.ILLEGAL_MOVE, Termination.AGENT_ERROR]
+#: The forfeit terminations, for ``record["termination"] in FORFEITS``.
+FORFEITS: tuple[ForfeitKind, ...] = get_args(ForfeitKind)
+#: A record's ``winner``: a side, or None (no winner: the game stopped at its ply cap).
+WINNERS: tuple[Side | None, ...] = (Side.P1, Side.P2, None)
+#: :data:`WINNERS` as messages name them.
+WINNERS_TEXT = "'p1', 'p2' or null"
 
 
 @dataclass(frozen=True)
@@ -72,6 +94,10 @@ class GameTask:
         """The cap in effect: ``max_plies``, or :data:`MAX_PLIES` when it is the default."""
         return MAX_PLIES if self.max_plies is None else self.max_plies
 
+    def player(self, side: Side) -> AgentSpec:
+        """The agent that plays ``side``."""
+        return self.p1 if side == Side.P1 else self.p2
+
     @property
     def key(self) -> GameKey:
         """The game's identity ``(config_hash, pairing, game_index)``."""
@@ -84,6 +110,102 @@ class GameTask:
         (:func:`boopexp.play.identity.pairing_hash`): its pairing name and its seed follow from them."""
         return cls(experiment, config_hash, pairing_name(p1.name, p2.name), game_index, p1, p2, budget, preset,
                    game_seed(config_hash, game_index), max_plies, sweep)
+
+
+# ---------------------------------------------------------------------------------------------
+# The record (docs/architecture.md, "The game record", shows it; a test holds that section's keys,
+# and which of them are optional, to these TypedDicts). Optional keys are in ``total=False`` parts:
+# a record carries them only when they apply, so that every other record stays as it always was.
+
+
+class _MoveCounts(TypedDict):
+    ply: int  # 1-based, in the order of the moves
+    player: Side  # the side that moved (p1 on odd plies)
+    agent: str  # its agent's name
+    iterations: int  # MCTS iterations of the move's search (0 for a move without search)
+    solver_calls: int  # CO solver calls (best_move / best_m_moves)
+    equivalent_moves: int  # solver calls with >= 2 optimal moves (tie events)
+    equivalent_candidates: int  # the moves in those ties (docs/budget.md)
+    tree_nodes: int  # the search tree's size: the root and the nodes created (0 without search)
+    nodes_created: int  # nodes the search created
+    playout_plies: int  # plies played in playouts
+    solver_moves: int  # moves the solver scored
+
+
+class _MoveLookahead(TypedDict, total=False):
+    # Only in a game with an agent that has co_lookahead (its opponent's moves: 0; docs/beyond.md).
+    lookahead_moves: int  # moves the two-stage check tested
+    lookahead_replies: int  # the opponent's replies it tried
+
+
+class MoveTelemetry(_MoveCounts, _MoveLookahead):
+    """One move's telemetry: an entry of ``record["telemetry"]``, keys in this order (docs/budget.md)."""
+
+    device_seconds: float  # charged on the device clock (every mode), rounded to DEVICE_SECONDS_DIGITS
+    host_cpu_seconds: float  # the host's CPU time of the move, rounded to HOST_SECONDS_DIGITS
+
+
+class _ForfeitWho(TypedDict):
+    player: Side  # the side that forfeited: the other side wins
+    agent: str  # its agent's name
+
+
+class _ForfeitMove(TypedDict, total=False):
+    move: str  # what the agent returned, as text (an illegal move only)
+
+
+class ForfeitInfo(_ForfeitWho, _ForfeitMove):
+    """A forfeited game's ``record["forfeit"]``: a plugin agent lost by its own move (docs/agents.md)."""
+
+    error: str  # one line: the exception, or why the move is not legal
+
+
+class ForfeitNotice(ForfeitInfo):
+    """What a game's player hands :func:`build_record` when its agent forfeits: the record's
+    ``forfeit`` and the game's ``termination``."""
+
+    termination: ForfeitKind
+
+
+class _RecordFields(TypedDict):
+    experiment: str  # the config's name
+    config_hash: str  # the pairing's settings hash (identity.pairing_hash)
+    pairing: str  # "<p1> vs <p2>": p1 is Blue and moves first
+    game_index: int  # 0-based within the pairing
+    p1: str  # the agents' registry names
+    p2: str
+    p1_spec: dict[str, Any]  # AgentSpec.to_dict()
+    p2_spec: dict[str, Any]
+    winner: Side | None  # None: no winner, the game stopped at its ply cap
+    winner_agent: str | None  # the winner's agent name
+    winner_colour: Colour | None  # the winner's colour
+    termination: Termination
+    plies: int  # the number of moves
+    moves: list[str]  # notation.py move strings, in order
+    seed: int  # identity.game_seed(config_hash, game_index)
+    budget: dict[str, Any]  # Budget.to_dict(): the keys of its mode (docs/budget.md)
+    preset: str  # the agents' preset
+    telemetry: list[MoveTelemetry]  # one entry per move, in order
+    host_seconds: float  # the host's CPU seconds of the whole game, rounded to HOST_SECONDS_DIGITS
+    version: str  # the boopexp version that played it
+
+
+class GameRecord(_RecordFields, total=False):
+    """One game's record: what :func:`boopexp.play.match.play_game` returns, the store keeps
+    (compacted: :func:`pack_record`) and every reader gets back (:func:`unpack_record`).
+
+    The vocabularies (``winner``, ``winner_colour``, ``termination``, a move's and a forfeit's
+    ``player``) are :class:`~boopexp.game.sides.TextEnum` members: JSON holds their strings and
+    :func:`unpack_record` turns those back into members. Keys added by other features pass
+    through the store unchanged.
+    """
+
+    max_plies: int  # only when the config set a ply cap other than MAX_PLIES
+    forfeit: ForfeitInfo  # only when a plugin agent forfeited (termination in FORFEITS; winner: its opponent)
+    sweep: dict[str, Any]  # only for a swept config: the game's grid point {axis: value}
+    # only when a plugin agent printed: what it printed, by side ("p1"/"p2"), at most
+    # agents.plugins.OUTPUT_LIMIT characters each (docs/agents.md)
+    plugin_output: dict[str, str]
 
 
 def task_from_record(record: dict) -> GameTask:
@@ -110,21 +232,24 @@ def task_from_record(record: dict) -> GameTask:
         raise ConfigError(f"game record {record.get('pairing')!r} #{record.get('game_index')} has no {exc}") from None
 
 
-def build_record(task: GameTask, winner: str | None, moves: list[str], telemetry: list[dict],
-                 host_seconds: float, version: str = __version__, forfeit: dict | None = None,
-                 plugin_output: Mapping[str, str] | None = None) -> dict:
-    """The game record of docs/architecture.md; measured seconds rounded as the store keeps them
+def build_record(task: GameTask, winner: Side | None, moves: list[str], telemetry: Sequence[Mapping[str, Any]],
+                 host_seconds: float, version: str = __version__, forfeit: ForfeitNotice | None = None,
+                 plugin_output: Mapping[str, str] | None = None) -> GameRecord:
+    """The game record (:class:`GameRecord`); measured seconds rounded as the store keeps them
     (:data:`DEVICE_SECONDS_DIGITS`, :data:`HOST_SECONDS_DIGITS`), so a game played again and the
     game read back compare equal. The store writes it as schema 2 (:func:`pack_record`).
 
     Args:
-        winner: ``"p1"``, ``"p2"`` or None (a game stopped at its ply cap).
-        forfeit: a plugin agent forfeited (docs/agents.md): ``{"termination": "illegal_move" |
-            "agent_error", "player", "agent", "error"[, "move"]}``; ``winner`` is its opponent.
+        winner: the winning side (or its string, ``"p1"``), or None (a game stopped at its ply cap).
+        forfeit: a plugin agent forfeited (docs/agents.md); ``winner`` is its opponent.
         plugin_output: what plugin agents printed, by side (``{"p1": text}``, capped:
             :data:`boopexp.agents.plugins.OUTPUT_LIMIT`); written only when a side printed something.
+
+    Raises:
+        ValueError: ``winner`` is not a side.
     """
-    record = {
+    winner = None if winner is None else Side(winner)
+    record: GameRecord = {
         "experiment": task.experiment,
         "config_hash": task.config_hash,
         "pairing": task.pairing,
@@ -134,9 +259,9 @@ def build_record(task: GameTask, winner: str | None, moves: list[str], telemetry
         "p1_spec": task.p1.to_dict(),
         "p2_spec": task.p2.to_dict(),
         "winner": winner,
-        "winner_agent": None if winner is None else (task.p1.name if winner == "p1" else task.p2.name),
-        "winner_colour": None if winner is None else ("blue" if winner == "p1" else "red"),
-        "termination": forfeit["termination"] if forfeit else ("victory" if winner is not None else "ply_limit"),
+        "winner_agent": None if winner is None else task.player(winner).name,
+        "winner_colour": None if winner is None else winner.colour,
+        "termination": forfeit["termination"] if forfeit is not None else termination_of(winner),
         "plies": len(moves),
         "moves": moves,
         "seed": task.seed,
@@ -149,7 +274,7 @@ def build_record(task: GameTask, winner: str | None, moves: list[str], telemetry
     if task.max_plies is not None:  # the default cap is not written (records stay as they were)
         record["max_plies"] = task.max_plies
     if forfeit is not None:
-        record["forfeit"] = {k: v for k, v in forfeit.items() if k != "termination"}
+        record["forfeit"] = cast(ForfeitInfo, {k: v for k, v in forfeit.items() if k != "termination"})
     if task.sweep:  # only swept games: other records stay exactly as they were
         record["sweep"] = dict(task.sweep)
     output = {side: text for side, text in (plugin_output or {}).items() if text}
@@ -158,7 +283,12 @@ def build_record(task: GameTask, winner: str | None, moves: list[str], telemetry
     return record
 
 
-def without_host_timing(record: dict) -> dict:
+def termination_of(winner: Side | None) -> Termination:
+    """The termination of a game that no agent forfeited: a victory, or the ply cap without a winner."""
+    return Termination.VICTORY if winner is not None else Termination.PLY_LIMIT
+
+
+def without_host_timing(record: Mapping[str, Any]) -> dict[str, Any]:
     """A copy of a game record without the fields that measure the host (``host_seconds``, and
     ``host_cpu_seconds`` per move): what remains is a pure function of the game's identity in
     device and iterations modes, so two plays of one game compare equal."""
@@ -181,18 +311,16 @@ RECORD_SCHEMA = 2
 DEVICE_SECONDS_DIGITS = 7
 HOST_SECONDS_DIGITS = 4
 
-#: Per-move telemetry fields in their record order (``match``); columns of other names are kept.
-TELEMETRY_ORDER = ("ply", "player", "agent", "iterations", "solver_calls", "equivalent_moves",
-                   "equivalent_candidates", "tree_nodes", "nodes_created", "playout_plies", "solver_moves",
-                   "lookahead_moves", "lookahead_replies", "device_seconds", "host_cpu_seconds")
+#: Per-move telemetry fields in their record order (:class:`MoveTelemetry`); columns of other names are kept.
+TELEMETRY_ORDER: tuple[str, ...] = tuple(MoveTelemetry.__annotations__)
 _ROUNDED = {"device_seconds": DEVICE_SECONDS_DIGITS, "host_cpu_seconds": HOST_SECONDS_DIGITS}
 
 
-def rounded_telemetry(telemetry: list[dict]) -> list[dict]:
+def rounded_telemetry(telemetry: Sequence[Mapping[str, Any]]) -> list[MoveTelemetry]:
     """Per-move telemetry with its measured seconds rounded (:data:`DEVICE_SECONDS_DIGITS`,
     :data:`HOST_SECONDS_DIGITS`): what a record keeps of them."""
-    return [{k: _round(v, _ROUNDED[k]) if k in _ROUNDED else v for k, v in move.items()}
-            if isinstance(move, dict) else move for move in telemetry]
+    return cast(list[MoveTelemetry], [{k: _round(v, _ROUNDED[k]) if k in _ROUNDED else v for k, v in move.items()}
+                                      if isinstance(move, dict) else move for move in telemetry])
 
 
 def pack_record(record: Mapping[str, Any]) -> dict[str, Any]:
@@ -216,8 +344,9 @@ def pack_record(record: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def unpack_record(stored: Mapping[str, Any]) -> dict[str, Any]:
-    """A stored record of schema 1 or 2 as :func:`build_record` returns it (measured floats rounded).
+def unpack_record(stored: Mapping[str, Any]) -> GameRecord:
+    """A stored record of schema 1 or 2 as :func:`build_record` returns it (measured floats rounded,
+    the vocabularies' strings turned back into their members: :func:`with_members`).
 
     Raises:
         ValueError: the record's schema is newer than this version knows.
@@ -229,7 +358,7 @@ def unpack_record(stored: Mapping[str, Any]) -> dict[str, Any]:
             record["telemetry"] = rounded_telemetry(record["telemetry"])
         if "host_seconds" in record:
             record["host_seconds"] = _round(record["host_seconds"], HOST_SECONDS_DIGITS)
-        return record
+        return _with_members(record)
     if schema != RECORD_SCHEMA:
         raise ValueError(f"record schema {schema!r} is not 1 or {RECORD_SCHEMA} (written by a newer boopexp?)")
     derived = _derived_fields(stored)
@@ -244,29 +373,57 @@ def unpack_record(stored: Mapping[str, Any]) -> dict[str, Any]:
             record[key] = value
     if isinstance(record.get("telemetry"), dict):
         record["telemetry"] = _unpack_telemetry(record["telemetry"], record)
-    return record
+    return _with_members(record)
 
 
-#: Top-level keys in the order build_record writes them.
-_RECORD_ORDER = ("experiment", "config_hash", "pairing", "game_index", "p1", "p2", "p1_spec", "p2_spec", "winner",
-                 "winner_agent", "winner_colour", "termination", "plies", "moves", "seed", "budget", "preset",
-                 "telemetry", "host_seconds", "version")
+#: Top-level keys in the order build_record writes them (the optional ones follow).
+_RECORD_ORDER: tuple[str, ...] = tuple(_RecordFields.__annotations__)
+_SIDES: dict[str, Side] = {s.value: s for s in Side}
+_COLOURS: dict[str, Colour] = {c.value: c for c in Colour}
+_TERMINATIONS: dict[str, Termination] = {t.value: t for t in Termination}
+
+
+def _member(value: Any, members: Mapping[str, TextEnum]) -> Any:
+    """The member whose string ``value`` is, else ``value`` as it is (a damaged record's value is
+    left for the reader that checks it to name)."""
+    return members.get(value, value) if isinstance(value, str) else value
+
+
+def _with_members(record: dict[str, Any]) -> GameRecord:
+    """``record`` (a fresh top-level copy, changed in place) with the vocabularies' strings read
+    from JSON turned into their members, as :func:`build_record` writes them; a nested dict
+    whose value changes is copied, never changed."""
+    for key, members in (("winner", _SIDES), ("winner_colour", _COLOURS), ("termination", _TERMINATIONS)):
+        if key in record:
+            record[key] = _member(record[key], members)
+    forfeit = record.get("forfeit")
+    if isinstance(forfeit, dict) and isinstance(forfeit.get("player"), str):
+        record["forfeit"] = {**forfeit, "player": _member(forfeit["player"], _SIDES)}
+    telemetry = record.get("telemetry")
+    if isinstance(telemetry, list):
+        record["telemetry"] = [
+            {**move, "player": _member(move["player"], _SIDES)}
+            if isinstance(move, dict) and isinstance(move.get("player"), str) and not isinstance(move["player"], Side)
+            else move
+            for move in telemetry
+        ]
+    return cast(GameRecord, record)
 
 
 def _derived_fields(record: Mapping[str, Any]) -> dict[str, Any]:
     """The top-level fields that the rest of ``record`` determines, as build_record sets them."""
     out: dict[str, Any] = {}
     names = {}
-    for side in ("p1", "p2"):
-        spec = record.get(f"{side}_spec")
+    for side in Side:
+        spec = record.get(f"{side.value}_spec")
         if isinstance(spec, Mapping) and isinstance(spec.get("name"), str):
-            names[side] = out[side] = spec["name"]
+            names[side] = out[side.value] = spec["name"]
     if "winner" in record:
-        winner = record["winner"]
+        winner = _member(record["winner"], _SIDES)
         if winner is None:
-            out.update(winner_agent=None, winner_colour=None, termination="ply_limit")
-        elif winner in ("p1", "p2"):
-            out.update(winner_colour="blue" if winner == "p1" else "red", termination="victory")
+            out.update(winner_agent=None, winner_colour=None, termination=termination_of(None))
+        elif isinstance(winner, Side):
+            out.update(winner_colour=winner.colour, termination=termination_of(winner))
             if winner in names:
                 out["winner_agent"] = names[winner]
     if isinstance(record.get("moves"), list):
@@ -279,9 +436,9 @@ def _derived_columns(n: int, columns: Mapping[str, list], names: Mapping[str, An
     alternate), agent (the side's name), tree_nodes (a search's tree is the root plus the nodes
     it created; 0 for a move without search)."""
     out: dict[str, list] = {"ply": list(range(1, n + 1))}
-    players = columns.get("player") or ["p1" if i % 2 == 0 else "p2" for i in range(n)]
+    players = columns.get("player") or [Side.P1 if i % 2 == 0 else Side.P2 for i in range(n)]
     out["player"] = players
-    if "p1" in names and "p2" in names:
+    if Side.P1.value in names and Side.P2.value in names:
         out["agent"] = [names.get(p) for p in players]
     if "nodes_created" in columns and "iterations" in columns:
         out["tree_nodes"] = [c + 1 if it > 0 else 0 for it, c in zip(columns["iterations"], columns["nodes_created"])]
@@ -320,7 +477,12 @@ def _unpack_telemetry(columns: Mapping[str, list], record: Mapping[str, Any]) ->
 
 
 def _same(derived: Any, stored: Any) -> bool:
-    # Same type first: numpy values (compared element-wise) and True == 1 are never "the same".
+    # Same type first: numpy values (compared element-wise) and True == 1 are never "the same";
+    # a vocabulary's member and its string (a record read back from JSON) are.
+    if isinstance(derived, TextEnum):
+        derived = derived.value
+    if isinstance(stored, TextEnum):
+        stored = stored.value
     return type(derived) is type(stored) and derived == stored
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from typing import cast
 
 import numpy as np
 
@@ -23,7 +24,16 @@ from boopexp.engine.state import TO_MOVE, decode_move, encode_move, initial_stat
 from boopexp.errors import ConfigError, IllegalMoveError, InvalidMoveError
 from boopexp.game import notation
 from boopexp.game.position import Move, Position, compile_position_api
-from boopexp.play.contract import MAX_PLIES, GameTask, build_record
+from boopexp.game.sides import Colour, Side
+from boopexp.play.contract import (
+    MAX_PLIES,
+    ForfeitKind,
+    ForfeitNotice,
+    GameRecord,
+    GameTask,
+    Termination,
+    build_record,
+)
 from boopexp.play.throttle import resolve_throttle
 
 __all__ = ["MAX_PLIES", "Forfeit", "GameTask", "Player", "PluginPlayer", "make_player", "play_game"]
@@ -83,14 +93,20 @@ class Forfeit(Exception):
     """A plugin agent lost the game by its own move: an exception, or not a legal move here.
 
     Attributes:
-        termination: ``"agent_error"`` or ``"illegal_move"`` (the record's ``termination``).
+        termination: the record's ``termination`` (:data:`~boopexp.play.contract.FORFEITS`).
         error: one line: the exception, or why the move is not legal.
         move: what the agent returned, as text (illegal moves only).
     """
 
-    def __init__(self, termination: str, error: str, move: str | None = None):
+    def __init__(self, termination: ForfeitKind, error: str, move: str | None = None):
         super().__init__(error)
         self.termination, self.error, self.move = termination, error, move
+
+    def notice(self, player: Side, agent: str) -> ForfeitNotice:
+        """What the game's record says of this forfeit (:func:`~boopexp.play.contract.build_record`):
+        ``player`` (the side of the agent named ``agent``) lost by it."""
+        return cast(ForfeitNotice, {"termination": self.termination, "player": player, "agent": agent,
+                                    **({"move": self.move} if self.move is not None else {}), "error": self.error})
 
 
 class PluginPlayer(Player):
@@ -127,12 +143,12 @@ class PluginPlayer(Player):
             return call_plugin(fn, *args, seconds=max(deadline - time.monotonic(), 1e-3), output=self.output,
                                timeout_error=timeout_error(self.spec))
         except PluginFailure as exc:
-            raise Forfeit("agent_error", exc.error) from None
+            raise Forfeit(Termination.AGENT_ERROR, exc.error) from None
 
     def select(self, st):
         cpu0 = time.process_time()
         if self.agent is None:
-            raise Forfeit("agent_error", self.error or "the agent could not be built")
+            raise Forfeit(Termination.AGENT_ERROR, self.error or "the agent could not be built")
         deadline = time.monotonic() + self.spec.move_timeout  # choose and promote: one move, one limit
         position = Position(st)
         answer = self._call(self.agent.choose, position, self.generator, deadline=deadline)
@@ -144,7 +160,7 @@ class PluginPlayer(Player):
                 raise InvalidMoveError(f"{answer!r}: size and square must be integers")
             move = position.check_legal(answer)
         except (InvalidMoveError, IllegalMoveError) as exc:
-            raise Forfeit("illegal_move", one_line(exc), shown) from None
+            raise Forfeit(Termination.ILLEGAL_MOVE, one_line(exc), shown) from None
         self.promotion = rules.PROMO_HEURISTIC
         promote = getattr(self.agent, "promote", None)
         if promote is not None:
@@ -153,7 +169,7 @@ class PluginPlayer(Player):
             if len(groups) >= 2:
                 index = self._call(promote, position, list(groups), self.generator, deadline=deadline)
                 if isinstance(index, bool) or not isinstance(index, (int, np.integer)) or not 0 <= index < len(groups):
-                    raise Forfeit("illegal_move", f"promotion index {index!r} after {move}: there are "
+                    raise Forfeit(Termination.ILLEGAL_MOVE, f"promotion index {index!r} after {move}: there are "
                                   f"{len(groups)} candidate groups", shown)
                 self.promotion = int(index)
         code = encode_move(int(move.size), int(move.square))
@@ -171,7 +187,7 @@ def make_player(spec: AgentSpec, budget: Budget, seed_seq: np.random.SeedSequenc
     return _PLAYERS[spec.kind](spec, budget, new_rng_state(seed_seq), costs, throttle)
 
 
-def play_game(task: GameTask, on_ply=None) -> dict:
+def play_game(task: GameTask, on_ply=None) -> GameRecord:
     """Play one game and return its record (docs/architecture.md).
 
     Args:
@@ -190,17 +206,15 @@ def play_game(task: GameTask, on_ply=None) -> dict:
     moves: list[str] = []
     telemetry: list[dict] = []
     winner = 0
-    forfeit = None
+    forfeit: ForfeitNotice | None = None
     cap = task.ply_cap
     while winner == 0 and len(moves) < cap:
-        side = 0 if st[TO_MOVE] < 0 else 1
-        player = players[side]
+        side = Colour.of(st[TO_MOVE]).side
+        player = players[side.seat]
         try:
             code, tel = player.select(st)
         except Forfeit as exc:
-            forfeit = {"termination": exc.termination, "player": "p1" if side == 0 else "p2",
-                       "agent": player.spec.name, **({"move": exc.move} if exc.move is not None else {}),
-                       "error": exc.error}
+            forfeit = exc.notice(side, player.spec.name)
             break
         # An invariant, not a user error: a running game always has a legal move, and every
         # built-in player returns one (the heuristics player falls back to a random move).
@@ -212,14 +226,14 @@ def play_game(task: GameTask, on_ply=None) -> dict:
         group = tuple(int(q) for q in w.groups[chosen] if q >= 0) if n >= 2 else None
         text = notation.format_move(size, sq, group)
         moves.append(text)
-        tel = {"ply": len(moves), "player": "p1" if side == 0 else "p2", "agent": player.spec.name, **tel}
+        tel = {"ply": len(moves), "player": side, "agent": player.spec.name, **tel}
         telemetry.append(tel)
         if on_ply is not None:
             on_ply(len(moves), st, text, winner)
     telemetry = _same_fields(telemetry)
-    win_side = None if winner == 0 else ("p1" if winner < 0 else "p2")
+    win_side = None if winner == 0 else Colour.of(winner).side
     if forfeit is not None:  # a decided game: the opponent of the forfeiting agent wins
-        win_side = "p2" if forfeit["player"] == "p1" else "p1"
+        win_side = forfeit["player"].opponent
     return build_record(task, win_side, moves, telemetry, time.process_time() - cpu0, forfeit=forfeit,
                         plugin_output=plugin_output(players))
 
@@ -228,10 +242,10 @@ def plugin_output(players: Sequence[Player | None]) -> dict[str, str]:
     """What each plugin player printed, by side (``{"p1": text}``); sides that printed nothing
     are left out. Players in p1, p2 order."""
     out = {}
-    for side, player in zip(("p1", "p2"), players):
+    for side, player in zip(Side, players):
         text = player.output.text() if isinstance(player, PluginPlayer) else ""
         if text:
-            out[side] = text
+            out[side.value] = text
     return out
 
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -124,7 +126,7 @@ def game(p1, p2, seed, mode, seconds, iterations, profile, throttle, preset, max
     click.echo(f"seed {record['seed']}, host CPU {record['host_seconds']:.2f} s")
 
 
-def _relay_plugin_output(record: dict) -> None:
+def _relay_plugin_output(record: Mapping[str, Any]) -> None:
     """What plugin agents printed (kept in the record's ``plugin_output``), on stderr, each line
     marked with the agent and side that printed it: stdout is the command's own."""
     for side, text in record.get("plugin_output", {}).items():
@@ -267,7 +269,7 @@ def calibrate(seconds, fit_device, games, lookahead_only):
 __all__ = ["game", "calibrate", "replay", "play"]
 
 
-def _forfeit_note(record: dict) -> str:
+def _forfeit_note(record: Mapping[str, Any]) -> str:
     """`` by forfeit: greedy (p1) illegal_move: ...`` for a forfeited game, else ""."""
     forfeit = record.get("forfeit")
     if not isinstance(forfeit, dict):

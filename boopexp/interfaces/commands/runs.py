@@ -14,7 +14,7 @@ import os
 import shlex
 import signal
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -386,7 +386,7 @@ def _describe(outcome: GameOutcome) -> str:
     head = f"{task.pairing} #{task.game_index}"
     if not outcome.ok:
         return f"{head}: FAILED: {outcome.error}"
-    record = outcome.record or {}
+    record: Mapping[str, Any] = outcome.record or {}
     winner = record["winner"]
     if winner is None:
         why = record.get("termination", "no winner")
