@@ -321,7 +321,7 @@ class OpenSpielMCTS:
 
 def position_player(position: Position) -> int:
     """The OpenSpiel player to move in a boopexp position: 0 = Blue, 1 = Red."""
-    return 0 if position.to_move == "blue" else 1
+    return position.to_move.side.seat
 
 
 def mcts_bot(max_simulations: int = 80, uct_c: float = 0.3, solve: bool = False, n_rollouts: int = 1) -> OpenSpielMCTS:

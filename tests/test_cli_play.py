@@ -95,6 +95,9 @@ def test_replay_detects_a_tampered_record(tmp_path):
     (tmp_path / "r" / "games.jsonl").write_text(json.dumps(record) + "\n")
     result = CliRunner().invoke(main, ["replay", str(tmp_path / "r"), "--pairing", "mcts-co vs random", "--game", "0"])
     assert result.exit_code == 1 and "the record says" in result.output
+    # the values as stored and as replayed, quoted as strings (Side and Colour members read as their strings)
+    said, replayed = (record["winner"], "p2" if record["winner"] == "p1" else "p1")
+    assert f"the record says winner = {said!r}; its moves and agents give {replayed!r}" in result.output
 
 
 def test_replay_unknown_game_lists_the_pairings(tmp_path):

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -16,6 +19,7 @@ from boopexp.game.notation import (
     square_name,
 )
 from boopexp.game.position import Move, Position
+from boopexp.game.sides import Colour
 
 
 @pytest.mark.parametrize("name, index", [("a6", 0), ("f6", 5), ("a1", 30), ("f1", 35), ("c3", 20), ("b5", 7),
@@ -100,7 +104,7 @@ def test_position_string_round_trip():
 def test_position_string_optional_fields_default():
     p = Position.from_string("B...../....../....../....../....../...... 6,1 8,0 r")
     assert p.large_counter("blue") == 2  # the larges Blue owns: board + pool
-    assert p.move_number == 0 and p.to_move == "red"
+    assert p.move_number == 0 and p.to_move == "red" and p.to_move is Colour.RED
     assert p.to_string().endswith(" r 2,0 0")
 
 
@@ -153,3 +157,14 @@ def test_bad_colour_or_variant_is_a_boop_error():
         Position.initial().pool("green")
     with pytest.raises(ConfigError, match="variant"):
         Position.initial().play("c3", variant="FAST")
+
+
+def test_the_side_to_move_and_a_winner_are_colours():
+    """Position speaks the records' vocabulary: Colour members (equal to "blue"/"red"), p1 = Blue."""
+    record = json.loads((Path(__file__).parent / "data" / "schema1_games.jsonl").read_text().splitlines()[0])
+    position, winner = Position.initial(), None
+    for ply, text in enumerate(record["moves"], start=1):
+        assert position.to_move is (Colour.BLUE if ply % 2 == 1 else Colour.RED)
+        result = position.play(text)
+        position, winner = result.position, result.winner
+    assert winner is Colour(record["winner_colour"]) and winner.side == record["winner"]

@@ -36,16 +36,15 @@ from boopexp.engine.state import (
 )
 from boopexp.errors import ConfigError, IllegalMoveError, InvalidMoveError, InvalidPositionError, show_value
 from boopexp.game import notation
-
-COLOUR_NAMES = {BLUE: "blue", RED: "red"}
+from boopexp.game.sides import Colour, Side
 
 
 def _colour(value) -> int:
     if value in (BLUE, RED):
         return int(value)
-    if isinstance(value, str) and value.lower() in ("blue", "b", "p1"):
+    if isinstance(value, str) and value.lower() in (Colour.BLUE, "b", Side.P1):
         return BLUE
-    if isinstance(value, str) and value.lower() in ("red", "r", "p2"):
+    if isinstance(value, str) and value.lower() in (Colour.RED, "r", Side.P2):
         return RED
     raise ConfigError(f"{value!r} is not a colour; use 'blue' or 'red' (or -1 / +1)")
 
@@ -95,7 +94,7 @@ class MoveResult:
     """What :meth:`Position.play` did: the new position, a winner (or None), the groups."""
 
     position: Position
-    winner: str | None
+    winner: Colour | None
     groups: tuple[tuple[int, ...], ...]
     chosen: int | None
 
@@ -167,8 +166,8 @@ class Position:
         return tuple(int(v) for v in self._st[:N_SQUARES])
 
     @property
-    def to_move(self) -> str:
-        return COLOUR_NAMES[int(self._st[TO_MOVE])]
+    def to_move(self) -> Colour:
+        return Colour.of(int(self._st[TO_MOVE]))
 
     @property
     def move_number(self) -> int:
@@ -259,7 +258,7 @@ class Position:
         groups = tuple(self._groups_after(move, var)) if n else ()
         return MoveResult(
             position=Position(new),
-            winner=COLOUR_NAMES.get(int(winner)),
+            winner=None if winner == 0 else Colour.of(int(winner)),
             groups=groups,
             chosen=None if chosen < 0 else int(chosen),
         )

@@ -11,7 +11,8 @@ from typing import Any
 from boopexp.agents.specs import ALIASES
 from boopexp.errors import BoopError, ConfigError, StoreError, show_value
 from boopexp.game.position import Position
-from boopexp.play.contract import FORFEITS, task_from_record, without_host_timing
+from boopexp.game.sides import Colour, Side
+from boopexp.play.contract import FORFEITS, task_from_record, termination_of, without_host_timing
 from boopexp.play.identity import PAIRING_SEPARATOR, pairing_name
 from boopexp.play.match import play_game
 
@@ -94,38 +95,39 @@ def walk(record: Mapping, on_ply: OnPly | None = None) -> Position:
     return position
 
 
-def check_counted_fields(record: Mapping, colour: str | None) -> None:
+def check_counted_fields(record: Mapping, colour: Colour | None) -> None:
     """Check every field that ``status`` and the tables count against the game's moves and agents:
     the winner (side, colour, agent), the termination, the number of plies, the agent names and
     the pairing, and the telemetry's ply, player and agent per move. (The telemetry's counts come from the search:
     :func:`first_difference` checks them.)
 
     Args:
-        colour: the winner of the walked moves (``"blue"``, ``"red"`` or None).
+        colour: the winner of the walked moves, or None.
 
     Raises:
         StoreError: the first field that disagrees, with the recorded and the replayed values.
     """
-    termination = "victory" if colour is not None else "ply_limit"
+    side = None if colour is None else colour.side
+    termination: str = termination_of(side)
     forfeit = record.get("forfeit")
     if isinstance(forfeit, Mapping):
         # A plugin's forfeit (docs/agents.md) ends the game before any victory on the board; the
         # opponent of the forfeiting side wins.
         if colour is not None:
             raise StoreError(f"{_name(record)}: the record says a forfeit, but {colour} won on the board")
-        colour = "red" if forfeit.get("player") == "p1" else "blue"
+        side = Side.P2 if forfeit.get("player") == Side.P1 else Side.P1
+        colour = side.colour
         termination = record["termination"] if record.get("termination") in FORFEITS else "a forfeit"
-    side = None if colour is None else ("p1" if colour == "blue" else "p2")
-    names: dict[str, Any] = {s: (record.get(f"{s}_spec") or {}).get("name", record.get(s)) for s in ("p1", "p2")}
+    names: dict[Side, Any] = {s: (record.get(f"{s.value}_spec") or {}).get("name", record.get(s.value)) for s in Side}
     expected = {
         "winner": side,
         "winner_colour": colour,
         "winner_agent": None if side is None else names[side],
         "termination": termination,
         "plies": len(record["moves"]),
-        "p1": names["p1"],
-        "p2": names["p2"],
-        "pairing": pairing_name(names["p1"], names["p2"]),
+        "p1": names[Side.P1],
+        "p2": names[Side.P2],
+        "pairing": pairing_name(names[Side.P1], names[Side.P2]),
     }
     for key, want in expected.items():
         got = record.get(key)
@@ -139,7 +141,7 @@ def check_counted_fields(record: Mapping, colour: str | None) -> None:
         if len(telemetry) != len(record["moves"]):
             raise StoreError(f"{_name(record)}: {len(telemetry)} telemetry entries for {len(record['moves'])} moves")
         for ply, entry in enumerate(telemetry, start=1):
-            player = "p1" if ply % 2 == 1 else "p2"
+            player = Side.P1 if ply % 2 == 1 else Side.P2
             want = {"ply": ply, "player": player, "agent": names[player]}
             for key, value in want.items():
                 if isinstance(entry, Mapping) and key in entry and entry[key] != value:
