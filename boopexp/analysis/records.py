@@ -51,6 +51,7 @@ from boopexp.experiments.store import (
     has_games_files,
     read_store_files,
 )
+from boopexp.play.contract import WINNERS, WINNERS_TEXT
 from boopexp.play.identity import PAIRING_SEPARATOR, pairing_agents, record_key
 
 #: Keys a record must have to be counted (the rest is optional for the tables).
@@ -64,9 +65,6 @@ TELEMETRY_FIELDS: tuple[str, ...] = (
     "iterations", "solver_calls", "equivalent_moves", "equivalent_candidates", "tree_nodes", "device_seconds",
     "host_cpu_seconds",
 )
-
-#: Values of ``winner``: a side, or None for a game stopped at the ply limit without a victory.
-WINNERS: tuple[str | None, ...] = ("p1", "p2", None)
 
 GAME_COLUMNS: tuple[str, ...] = (
     "source", "line", "order", "experiment", "config_hash", "pairing", "game_index", "p1", "p2",
@@ -295,7 +293,7 @@ def _game_row(record: dict[str, Any], path: Path, line_no: int, default_experime
         raise StoreError(f"{where}: game_index {index!r} is not a non-negative integer")
     winner = record["winner"]
     if winner not in WINNERS:
-        raise StoreError(f"{where}: winner {winner!r} is not 'p1', 'p2' or null")
+        raise StoreError(f"{where}: winner {winner!r} is not {WINNERS_TEXT}")
     termination = record.get("termination")
     if not isinstance(termination, str) or not termination:
         # Older records have no "termination"; the only way a game ends without a winner is the cap.

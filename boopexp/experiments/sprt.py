@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from boopexp.errors import ConfigError
+from boopexp.game.sides import Side
 from boopexp.play.identity import pairing_name
 
 #: What a pair of games scores for the pairing's first agent (boop. has no draws).
@@ -291,9 +292,9 @@ def state_from_records(
         if hashes is not None and (pairing is None or r.get("config_hash") != hashes.get(pairing)):
             continue
         if pairing == ahead:
-            forward[int(r["game_index"])] = None if winner is None else float(winner == "p1")
+            forward[int(r["game_index"])] = None if winner is None else float(winner == Side.P1)
         elif pairing == behind:
-            backward[int(r["game_index"])] = None if winner is None else float(winner == "p2")
+            backward[int(r["game_index"])] = None if winner is None else float(winner == Side.P2)
     return sequential(forward, backward, spec, max_index)
 
 

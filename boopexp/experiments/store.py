@@ -35,7 +35,7 @@ import yaml
 
 from boopexp.errors import ConfigError, StoreError
 from boopexp.experiments.config import load_yaml
-from boopexp.play.contract import pack_record, unpack_record
+from boopexp.play.contract import WINNERS, WINNERS_TEXT, pack_record, unpack_record
 from boopexp.play.identity import GameKey, record_key
 
 try:  # POSIX advisory locks; without them two runs into one folder are merely not prevented
@@ -73,8 +73,8 @@ def check_record(record: Any) -> str | None:
         return "no 'winner' key"
     # null: the game hit contract.MAX_PLIES without a winner ("termination": "ply_limit"). It is a
     # finished game all the same: storing it keeps a rerun from replaying it forever.
-    if record["winner"] not in ("p1", "p2", None):
-        return f"winner = {record['winner']!r} is not 'p1', 'p2' or null"
+    if record["winner"] not in WINNERS:
+        return f"winner = {record['winner']!r} is not {WINNERS_TEXT}"
     return None
 
 

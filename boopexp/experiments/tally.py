@@ -14,7 +14,8 @@ from typing import Any
 
 from boopexp.errors import StoreError
 from boopexp.experiments.config import PlanEntry
-from boopexp.play.contract import FORFEITS
+from boopexp.game.sides import Side
+from boopexp.play.contract import FORFEITS, WINNERS, WINNERS_TEXT
 
 
 @dataclass(frozen=True)
@@ -62,15 +63,15 @@ class PairingScore:
         return self.entry.label
 
     def with_game(self, winner: str | None) -> PairingScore:
-        """This score and one more game done, won by ``winner`` (``"p1"``, ``"p2"`` or None: the
-        ply cap). The one win tally of a pairing."""
-        if winner not in ("p1", "p2", None):
-            raise StoreError(f"winner {winner!r} of a {self.pairing!r} game is not 'p1', 'p2' or null")
+        """This score and one more game done, won by ``winner`` (a :class:`~boopexp.game.sides.Side`
+        or its string as read from JSON, or None: the ply cap). The one win tally of a pairing."""
+        if winner not in WINNERS:
+            raise StoreError(f"winner {winner!r} of a {self.pairing!r} game is not {WINNERS_TEXT}")
         return dataclasses.replace(
             self,
             done=self.done + 1,
-            p1_wins=self.p1_wins + (winner == "p1"),
-            p2_wins=self.p2_wins + (winner == "p2"),
+            p1_wins=self.p1_wins + (winner == Side.P1),
+            p2_wins=self.p2_wins + (winner == Side.P2),
             no_winner=self.no_winner + (winner is None),
         )
 
@@ -108,7 +109,7 @@ def forfeits(entries: Iterable[PlanEntry], records: Iterable[Mapping[str, Any]])
     for r in records:
         if r.get("termination") not in FORFEITS or r["game_index"] >= limit.get((r["config_hash"], r["pairing"]), 0):
             continue
-        agent = str((r.get("forfeit") or {}).get("agent") or (r.get("p2") if r["winner"] == "p1" else r.get("p1")))
+        agent = str((r.get("forfeit") or {}).get("agent") or (r.get("p2") if r["winner"] == Side.P1 else r.get("p1")))
         slot = out.setdefault(agent, {})
         slot[r["termination"]] = slot.get(r["termination"], 0) + 1
     return out

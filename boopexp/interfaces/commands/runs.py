@@ -391,7 +391,7 @@ def _describe(outcome: GameOutcome) -> str:
     if winner is None:
         why = record.get("termination", "no winner")
         return f"{head}: no winner ({why}) after {record.get('plies', '?')} plies, {outcome.seconds:.1f} s"
-    agent = task.p1.name if winner == "p1" else task.p2.name
+    agent = task.player(winner).name
     how = f" by forfeit ({record.get('termination')})" if "forfeit" in record else ""
     return f"{head}: {winner} ({agent}) wins{how} in {record.get('plies', '?')} plies, {outcome.seconds:.1f} s"
 
