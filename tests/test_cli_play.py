@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from click.testing import CliRunner
 
 from boopexp.interfaces.cli import main
@@ -124,3 +125,28 @@ def test_agent_spec_round_trips_through_its_record_form():
         except ConfigError:
             continue
         raise AssertionError(f"{bad} was accepted")
+
+
+#: each budget mode with a budget of a few milliseconds per move (cpu: 0.1 emulated s x 0.01)
+TINY_BUDGETS = {
+    "device": ("--seconds", "0.05"),
+    "cpu": ("--seconds", "0.1", "--throttle", "0.01"),
+    "wall": ("--seconds", "0.002"),
+    "iterations": ("--iterations", "3"),
+}
+
+
+def test_every_budget_mode_is_tried_below():
+    from boopexp.agents.budget import BUDGET_MODES
+
+    assert set(TINY_BUDGETS) == set(BUDGET_MODES)
+
+
+@pytest.mark.parametrize("mode", sorted(TINY_BUDGETS))
+def test_game_in_every_budget_mode(mode):
+    result = invoke("game", "--p1", "vanilla", "--p2", "mcts-co", "--seed", "2", "--budget", mode,
+                    *TINY_BUDGETS[mode], "--json")
+    assert result.exit_code == 0, result.output
+    record = json.loads(result.output)
+    assert record["budget"]["mode"] == mode and record["winner"] in ("p1", "p2", None)
+    assert all(t["iterations"] >= 1 for t in record["telemetry"])

@@ -11,6 +11,7 @@ import time
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from test_cli_play import TINY_BUDGETS
 
 from boopexp.agents.budget import Budget
 from boopexp.agents.specs import resolve_agent
@@ -308,3 +309,14 @@ def test_the_ply_cap_ends_the_game_and_is_recorded(tmp_path):
     assert default.task.config_hash != session.task.config_hash and default.task.ply_cap == 1000
     bad = CliRunner().invoke(main, ["play", "--max-plies", "0", "--out", str(tmp_path / "x")])
     assert bad.exit_code == 2 and "--max-plies 0" in bad.output
+
+
+@pytest.mark.parametrize("mode", sorted(TINY_BUDGETS))
+def test_play_in_every_budget_mode(tmp_path, mode):
+    """``play --budget cpu`` was an ImportError (the throttle was looked up where it no longer lives)."""
+    out = tmp_path / "store"
+    result = CliRunner().invoke(main, ["play", "--agent", "vanilla", "--budget", mode, *TINY_BUDGETS[mode],
+                                       "--out", str(out)], input="c3\nquit\n")
+    assert result.exit_code == 0, result.output
+    assert "ply 2: Red (vanilla) plays" in result.output and "  vanilla: " in result.output
+    assert "Game abandoned after 2 plies; not saved." in result.output

@@ -55,6 +55,7 @@ from boopexp.game.sides import Colour
 from boopexp.play.contract import ForfeitNotice, GameRecord, GameTask, build_record
 from boopexp.play.identity import game_key, pairing_hash
 from boopexp.play.match import Forfeit, Player, make_player, plugin_output
+from boopexp.play.throttle import resolve_throttle
 
 #: The human's agent description in game records (``p1_spec`` / ``p2_spec``).
 HUMAN = AgentSpec(name="human", kind="human")
@@ -318,11 +319,7 @@ def new_session(agent: AgentSpec, human_colour: int, budget: Budget, preset: str
     Raises:
         StoreError: the store cannot be read.
     """
-    throttle = 1.0
-    if budget.mode == "cpu":
-        from boopexp.play.calibrate import resolve_throttle
-
-        throttle = resolve_throttle(budget.throttle)
+    throttle = resolve_throttle(budget.throttle) if budget.mode == "cpu" else 1.0
     probe = PlaySession(agent, human_colour, budget, preset, seed, 0, throttle, max_plies)
     index = next_game_index(out, probe.task.config_hash, probe.task.pairing)
     return probe if index == 0 else PlaySession(agent, human_colour, budget, preset, seed, index, throttle, max_plies)
