@@ -197,7 +197,7 @@ def test_a_dead_worker_retries_only_the_games_it_was_playing(tmp_path):
 def test_a_signal_during_the_storing_of_a_game_is_held_until_it_is_counted():
     """The signal may reach any thread (a pool's); its handler runs in the main thread at once:
     the flag, not a signal mask, keeps it out of the store-and-count step."""
-    interrupts = runner._Interrupts()
+    interrupts = runner.Interrupts()
     steps = []
     with pytest.raises(KeyboardInterrupt):
         with interrupts:

@@ -502,6 +502,24 @@ def params_vector(cfg) -> np.ndarray:
     return params
 
 
+#: host seconds a kernel call of a device/iterations search may run before the driver returns to
+#: Python (where Ctrl-C and SIGTERM are handled); ~4,000 dispatches of ~12 us per host second
+RESPONSIVE_S = 0.05
+#: iterations of a search's first kernel call: the whole search at the paper's budget (~80-90
+#: iterations per device-s), ~0.15 s for the slowest agent (mcts-co2, ~1 ms an iteration); the
+#: next calls are sized from the measured rate
+FIRST_CHUNK = 128
+
+
+def next_chunk(chunk: int, ran: int, seconds: float) -> int:
+    """The iterations of the next kernel call: about :data:`RESPONSIVE_S` host seconds at the
+    rate the last call ran (``ran`` iterations in ``seconds``), at most 4 times the last chunk
+    (an iteration's cost drifts as the tree deepens), at least one."""
+    if ran <= 0 or seconds <= 0.0:
+        return chunk
+    return max(1, min(4 * chunk, int(ran * RESPONSIVE_S / seconds)))
+
+
 def search(root_state: np.ndarray, cfg, budget, costs: np.ndarray, rng: np.ndarray, work: Work | None = None,
            throttle: float = 1.0) -> tuple[int, dict]:
     """select_move (AGENTS.md §B.4): the chosen move code and this move's telemetry.
@@ -527,9 +545,17 @@ def search(root_state: np.ndarray, cfg, budget, costs: np.ndarray, rng: np.ndarr
     if mode in ("device", "iterations"):
         budget_us = float(budget.seconds) * 1e6 if mode == "device" else np.inf
         max_iters = int(budget.iterations) if mode == "iterations" else np.iinfo(np.int64).max
+        # In chunks of about RESPONSIVE_S host seconds: a compiled call does not look at Python's
+        # signals, and one call running until the tree is full (minutes, in a long search) left
+        # Ctrl-C and SIGTERM waiting. The kernel checks the same budget before each iteration
+        # whatever the chunk, so the chunks never change a game.
+        chunk = FIRST_CHUNK
         while acc[ACC_ITER] < max_iters and acc_us[0] < budget_us:
             tree = _with_room(tree)
-            run_iterations(tree, params, rng, work, acc, acc_us, costs, max_iters - acc[ACC_ITER], budget_us)
+            start = time.perf_counter()
+            ran = run_iterations(tree, params, rng, work, acc, acc_us, costs, min(chunk, max_iters - acc[ACC_ITER]),
+                                 budget_us)
+            chunk = next_chunk(chunk, ran, time.perf_counter() - start)
     else:
         limit = float(budget.seconds) * (throttle if mode == "cpu" else 1.0)
         clock = time.process_time if mode == "cpu" else time.perf_counter

@@ -15,12 +15,14 @@ reschedules a dead worker's game itself. See docs/runner.md.
 
 from __future__ import annotations
 
+import _thread
 import contextlib
 import dataclasses
 import itertools
 import os
 import re
 import signal
+import sys
 import threading
 import time
 import traceback
@@ -314,7 +316,7 @@ def run_plan(
         played = 0
         finished = skipped
         failed: list[GameOutcome] = []
-        interrupts = _Interrupts()
+        interrupts = Interrupts()
         pool: _Pool = {"jobs": workers, "backend": backend, "scheduler": scheduler, "play": play,
                        "on_message": progress.message}
         new_records: list[dict[str, Any]] = []
@@ -340,12 +342,18 @@ def run_plan(
                                 for kind, n in kinds.items():
                                     forfeited.setdefault(agent, {})
                                     forfeited[agent][kind] = forfeited[agent].get(kind, 0) + n
+                    elif interrupts.signum is not None:
+                        raise KeyboardInterrupt  # a game cut by the signal (the engine's compile, say)
                     else:
                         failed.append(outcome)
                     finished += 1
                     progress.game(outcome, finished, planned, tuple(scores.values()))
         except KeyboardInterrupt:
             interrupts.stopped = True
+        except Exception:
+            if interrupts.signum is None:
+                raise
+            interrupts.stopped = True  # numba, cut by the signal while compiling the engine, fails after it
         finally:
             with contextlib.suppress(KeyboardInterrupt):
                 outcomes.close()  # stops the pool: games in flight are dropped, not stored
@@ -416,40 +424,83 @@ def _checked(outcome: GameOutcome) -> GameOutcome:
     return dataclasses.replace(outcome, record=None, error=f"play_game returned a bad record: {problem}")
 
 
-class _Interrupts:
+class Interrupts:
     """While a run plays: SIGINT (Ctrl-C) and SIGTERM (``kill``, a batch scheduler pre-empting
     the job) stop it by raising KeyboardInterrupt in the main thread, except inside
     :meth:`held`, where the signal is remembered and raised as soon as the section ends.
+    ``boopexp game`` and ``boopexp play`` stop the same way (:attr:`signum` says which signal).
 
     A flag rather than ``pthread_sigmask``: a mask only holds the signal off the main thread,
     and the kernel then hands it to one of the pool's threads, whose Python handler still runs
     in the main thread at once, in the middle of the section.
+
+    A KeyboardInterrupt raised while the main thread is in a C library's callback into Python
+    (numba compiling the engine calls back from LLVM) is dropped by the library: until the block
+    is left, the signal is raised again every :data:`REMIND_S` seconds, and the dropped one is not
+    printed as a traceback.
     """
+
+    #: seconds between two raises of a signal that has not stopped the block yet
+    REMIND_S = 1.0
 
     def __init__(self) -> None:
         self.signum: int | None = None
         self.stopped = False
         self._holding = False
         self._pending = False
+        self._leaving = False
+        self._left = threading.Event()
+        self._reminder: threading.Thread | None = None
         self._previous: dict[int, Any] = {}
+        self._unraisable: Any = None
 
     def _handler(self, signum: int, frame: Any) -> None:
         self.signum = signum
+        if self._leaving:  # a reminder after the block raised: it is already stopping
+            return
         if self._holding:
             self._pending = True
-        else:
-            raise KeyboardInterrupt
+            return
+        self._remind(signum)
+        raise KeyboardInterrupt
 
-    def __enter__(self) -> _Interrupts:
+    def _remind(self, signum: int) -> None:
+        if self._reminder is not None or not self._previous:
+            return
+        left = self._left
+
+        def again() -> None:
+            while not left.wait(self.REMIND_S):
+                _thread.interrupt_main(signal.Signals(signum))  # runs _handler in the main thread, as the signal did
+
+        self._reminder = threading.Thread(target=again, name="boopexp-interrupt-reminder", daemon=True)
+        self._reminder.start()
+
+    def _quiet_unraisable(self, unraisable: Any) -> None:
+        if self.signum is not None and unraisable.exc_type is KeyboardInterrupt:
+            return  # the signal's KeyboardInterrupt, dropped by a C callback: the reminder raises it again
+        self._unraisable(unraisable)
+
+    def __enter__(self) -> Interrupts:
+        self._leaving = False
+        self._left = threading.Event()
+        self._reminder = None
         if threading.current_thread() is threading.main_thread():
             for signum in (signal.SIGINT, signal.SIGTERM):
                 self._previous[signum] = signal.signal(signum, self._handler)
+            self._unraisable, sys.unraisablehook = sys.unraisablehook, self._quiet_unraisable
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self._leaving = True
+        self._left.set()
+        if self._reminder is not None:
+            self._reminder.join()
         for signum, previous in self._previous.items():
             signal.signal(signum, previous)
         self._previous.clear()
+        if self._unraisable is not None:
+            sys.unraisablehook, self._unraisable = self._unraisable, None
 
     @contextlib.contextmanager
     def held(self) -> Iterator[None]:

@@ -488,7 +488,8 @@ def run_dialogue(session: PlaySession, read: Callable[[str], str], write: Callab
                  spinner_stream: TextIO | None = None, hint_every_move: bool = False) -> Outcome:
     """Play ``session`` to its end through ``read(prompt) -> line`` and ``write(text)``.
 
-    End of input (EOFError) or Ctrl-C (KeyboardInterrupt) while reading is a quit.
+    End of input (EOFError) while reading is a quit; Ctrl-C (KeyboardInterrupt, also raised for
+    SIGTERM by ``boopexp play``) is left to the caller, which says what is kept and exits 130/143.
     """
     agent = session.agent.name
     you = COLOUR_WORDS[session.human_colour]
@@ -511,7 +512,7 @@ def run_dialogue(session: PlaySession, read: Callable[[str], str], write: Callab
             _hint(session, write, spinner_stream)
         try:
             line = read(f"{you} to move (ply {int(session.state[MOVE_NUMBER]) + 1}) > ").strip()
-        except (EOFError, KeyboardInterrupt):
+        except EOFError:
             write("")
             return Outcome(False, plies=len(session.moves))
         command = line.lower()
@@ -584,7 +585,7 @@ def _ask_group(move: Move, choices: list[tuple[int, ...]], read: Callable[[str],
     while True:
         try:
             answer = read(f"group [1-{len(choices)}, or back] > ").strip().lower()
-        except (EOFError, KeyboardInterrupt):
+        except EOFError:
             write("")
             return None
         if answer in ("quit", "exit", "q"):

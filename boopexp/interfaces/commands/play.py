@@ -3,12 +3,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
-from collections.abc import Mapping
+import signal
+import sys
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -17,6 +20,10 @@ from boopexp.agents.specs import AGENT_NAMES, DEFAULT_PRESET, MCTS_PARAMETERS, P
 from boopexp.errors import ConfigError, StoreError
 from boopexp.play.contract import check_max_plies
 from boopexp.play.identity import check_seed, pairing_hash
+
+if TYPE_CHECKING:
+    from boopexp.experiments.runner import Interrupts
+    from boopexp.play.contract import GameRecord
 
 
 def _parse_overrides(items: tuple[str, ...], option: str) -> dict:
@@ -81,9 +88,9 @@ _SETTINGS_OPTIONS = [
 def game(p1, p2, seed, mode, seconds, iterations, profile, throttle, preset, max_plies, p1_param, p2_param, config_path,
          show, as_json):
     """Play one game between two agents (p1 = Blue moves first) and print the result."""
+    from boopexp.experiments.runner import Interrupts, engine_is_compiled
     from boopexp.game import notation
     from boopexp.play.contract import GameTask
-    from boopexp.play.match import play_game
 
     settings = _settings(
         [("--p1", p1, _parse_overrides(p1_param, "--p1-param")),
@@ -102,11 +109,22 @@ def game(p1, p2, seed, mode, seconds, iterations, profile, throttle, preset, max
             click.echo(f"ply {ply}: {who} plays {text}", err=as_json)
             click.echo(notation.render(st) + "\n", err=as_json)
 
-    from boopexp.experiments.runner import engine_is_compiled
-
     if not engine_is_compiled():
         click.echo("compiling the engine (first run only, ~1 min)", err=True)
-    record = play_game(task, on_ply=on_ply)
+    plies = [0]
+
+    def counted(ply, st, text, winner):
+        plies[0] = ply
+        on_ply(ply, st, text, winner)
+
+    def stopped() -> str:
+        return (f"during ply {plies[0] + 1} of {task.pairing!r}: nothing is stored (game keeps no record); the same "
+                "command plays the game again from its first move.")
+
+    with _stopping(Interrupts(), stopped):
+        from boopexp.play.match import play_game  # loads the engine (compiles it on a first run)
+
+        record = play_game(task, on_ply=counted)
     _relay_plugin_output(record)
     if as_json:
         click.echo(json.dumps(record, indent=1))
@@ -132,6 +150,32 @@ def _relay_plugin_output(record: Mapping[str, Any]) -> None:
     for side, text in record.get("plugin_output", {}).items():
         for line in text.splitlines():
             click.echo(f"{record[side]} ({side}): {line}", err=True)
+
+
+@contextlib.contextmanager
+def _stopping(stop: Interrupts, what: Callable[[], str]) -> Iterator[None]:
+    """SIGINT and SIGTERM stop the block: one line (``what()``: when, what is stored, how to go
+    on) and the run's exit codes, 130 for Ctrl-C and 143 for SIGTERM.
+
+    An exception once a signal has come is the signal's doing, not a bug to show: numba, cut
+    in the middle of compiling the engine, fails on the half-built kernel.
+    """
+    from boopexp.interfaces.commands.runs import EXIT_SIGNAL_BASE
+
+    try:
+        with stop:
+            yield
+    except KeyboardInterrupt:
+        pass
+    except Exception:
+        if stop.signum is None:
+            raise
+    else:
+        return
+    signum = stop.signum or signal.SIGINT
+    name = "Ctrl-C" if signum == signal.SIGINT else signal.Signals(signum).name
+    click.echo(f"Interrupted by {name} {what()}", err=True)
+    sys.exit(EXIT_SIGNAL_BASE + signum)
 
 
 @dataclass(frozen=True)
@@ -360,21 +404,54 @@ def play(agent_name, human_first, seed, mode, seconds, iterations, profile, thro
     Type moves as c3 (a small piece) or C3 (a large one); undo, hint, moves, help and quit are
     commands.
     """
-    import sys
-
     from boopexp.engine.state import BLUE, RED
-    from boopexp.interfaces import interactive
+    from boopexp.experiments.runner import Interrupts
 
     settings = _settings([("--agent", agent_name, _parse_overrides(param, "--param"))],
                          seed, mode, seconds, iterations, profile, throttle, preset, config_path, max_plies)
     spec, budget, preset, seed = settings.agents[0], settings.budget, settings.preset, settings.seed
-    session = interactive.new_session(spec, BLUE if human_first else RED, budget, preset, seed, out,
-                                      settings.max_plies)
-    outcome = interactive.run_dialogue(session, input, click.echo, sys.stderr, hint_every_move)
+    stop = Interrupts()
+    session: interactive.PlaySession | None = None
+    saved: GameRecord | None = None
+
+    def save() -> GameRecord:
+        nonlocal saved
+        assert session is not None
+        with stop.held():  # a signal during the save waits for it
+            record = saved = interactive.save(session, out)
+        return record
+
+    def stopped() -> str:
+        """What a signal left: a finished game is saved even when the signal came after its last move."""
+        if session is None:
+            return f"before the first move: nothing is saved ({out} is untouched)."
+        if session.over:
+            if saved is None:
+                with contextlib.suppress(KeyboardInterrupt), stop:  # a second signal waits for the save
+                    save()
+            assert saved is not None
+            return f"after the last move: the finished game is saved in {out} as {_game_name(saved)}."
+        ply = len(session.moves) + 1
+        when = (f"at your move (ply {ply})" if session.human_to_move
+                else f"during ply {ply} ({session.agent.name} was thinking)")
+        return (f"{when}: the unfinished game is not saved ({out} is untouched); run the same command to start a "
+                "new game.")
+
+    with _stopping(stop, stopped):
+        from boopexp.interfaces import interactive  # loads the engine (compiles it on a first run)
+
+        session = interactive.new_session(spec, BLUE if human_first else RED, budget, preset, seed, out,
+                                          settings.max_plies)
+        outcome = interactive.run_dialogue(session, input, click.echo, sys.stderr, hint_every_move)
     if not outcome.finished:
         click.echo(f"Game abandoned after {outcome.plies} plies; not saved.")
         return
-    record = interactive.save(session, out)
-    click.echo(f"Saved in {out} as {record['pairing']!r} #{record['game_index']}; watch it again with:")
+    with _stopping(stop, stopped):
+        record = save()
+    click.echo(f"Saved in {out} as {_game_name(record)}; watch it again with:")
     click.echo(f"  boopexp replay {out} --pairing {record['pairing']!r} --game {record['game_index']} "
                f"--config-hash {record['config_hash']} --show")
+
+
+def _game_name(record: Mapping[str, Any]) -> str:
+    return f"{record['pairing']!r} #{record['game_index']}"
