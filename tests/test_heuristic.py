@@ -212,7 +212,7 @@ def test_bitboard_heuristic_equals_the_literal_scan_on_random_dense_boards():
     """The fast path (bitboards, only pair starts visited) against the spec's scan written out
     literally (every entry in order, skip rule, per-square material) on 200,000 random boards:
     dense ones stress the pattern table and QUIRK-H5's cross-diagonal skips."""
-    from boopexp.engine.heuristic import heuristic_reference
+    from oracles import heuristic_reference
 
     rng = np.random.default_rng(20241122)
     n = 100_000

@@ -1,11 +1,11 @@
 """The incremental CO objective against the from-scratch one (HEURISTIC.md §7).
 
 The solver scores every candidate move from one context per position (line indices, MAT,
-masks) and updates only what a placement and its pushes change; ``objective_scratch`` plays the
-SIM move on a copy and evaluates H from the whole board. On every legal move of many positions
-(reachable ones, and random boards that stress ejections, pool flags, empty pools and
-promotions) both must give the same float AND leave the rng in the same state (QUIRK-H9: the
-promotion tie-break draws from it). A term that is not updated (a line index, MAT, a pool
+masks) and updates only what a placement and its pushes change; ``objective_scratch`` (the
+oracle, tests/oracles.py) plays the SIM move on a copy and evaluates H from the whole board. On
+every legal move of many positions (reachable ones, and random boards that stress ejections, pool
+flags, empty pools and promotions) both must give the same float AND leave the rng in the same
+state (QUIRK-H9: the promotion tie-break draws from it). A term that is not updated (a line index, MAT, a pool
 count, a carry between diagonals, a delta left over from the previous move) fails here.
 """
 
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from oracles import line_term_reference, material_reference, objective_scratch
 
 from boopexp.engine import heuristic, objective
 from boopexp.engine.buffers import new_work, solver_buffers
@@ -86,7 +87,7 @@ def test_solver_scores_every_move_as_from_scratch(kind):
         moves = legal(st)
         assert [(c // 36 + 1, c % 36) for c in codes] == moves
         for (size, sq), value in zip(moves, values):
-            ref = objective.objective_scratch(st, size, sq, rng_ref, *ws[:4])
+            ref = objective_scratch(st, size, sq, rng_ref, *ws[:4])
             assert value == ref, (kind, i, size, sq, Position(st).to_string())
         assert (rng_inc == rng_ref).all(), (kind, i, "the promotion tie-breaks drew differently")
         n_moves += n
@@ -106,7 +107,7 @@ def test_single_move_objective_matches_from_scratch():
     for i, st in enumerate(POSITIONS["random_boards"][:150]):
         for size, sq in legal(st):
             a, b = new_rng_state(i), new_rng_state(i)
-            assert objective.objective_ws(st, size, sq, a, *ws[:4]) == objective.objective_scratch(
+            assert objective.objective_ws(st, size, sq, a, *ws[:4]) == objective_scratch(
                 st, size, sq, b, *ws[:4]
             )
             assert (a == b).all()
@@ -136,5 +137,5 @@ def test_line_tables_match_the_scan():
     boards = POSITIONS["random_boards"] + POSITIONS["games"][::3]
     for st in boards:
         for me in (-1, 1):
-            ref = heuristic.line_term_reference(st, me) + heuristic._material(st, me)
+            ref = line_term_reference(st, me) + material_reference(st, me)
             assert heuristic.heuristic_raw_lines(st, me, lines, entries, carries) == ref

@@ -36,40 +36,9 @@ from boopexp.engine.luts import (
     SCAN_S1,
     SCAN_S2,
     SCAN_S3,
-    SCAN_SEG,
     SCAN_SP,
 )
 from boopexp.engine.state import N_SQUARES, POOL_LARGE_BLUE, POOL_LARGE_RED, STATE_SIZE
-
-
-@njit(cache=True, _nrt=False)
-def _material(st, me):
-    """MAT (HEURISTIC.md §2) from ``me``'s point of view."""
-    n_small = 0  # (mine - theirs) for each count
-    n_large = 0
-    ring_small = 0  # (theirs - mine): QUIRK-H1, fewer of my pieces on the ring is rewarded
-    ring_large = 0
-    ctr_small = 0
-    ctr_large = 0
-    for i in range(N_SQUARES):
-        v = st[i]
-        if v == 0:
-            continue
-        sgn = 1 if (v > 0) == (me > 0) else -1
-        if v == 1 or v == -1:
-            n_small += sgn
-            ring_small -= sgn * RING[i]
-            ctr_small += sgn * CENTRE[i]
-        else:
-            n_large += sgn
-            ring_large -= sgn * RING[i]
-            ctr_large += sgn * CENTRE[i]
-    if me < 0:
-        pool_large = st[POOL_LARGE_BLUE] - st[POOL_LARGE_RED]
-    else:
-        pool_large = st[POOL_LARGE_RED] - st[POOL_LARGE_BLUE]
-    tot_large = n_large + pool_large
-    return 25 * tot_large + 9 * n_large + 3 * (ctr_large + ring_large) + 3 * n_small + (ctr_small + ring_small)
 
 
 @njit(cache=True, _nrt=False)
@@ -145,28 +114,6 @@ def _pools(st, me):
 
 
 @njit(cache=True, _nrt=False)
-def line_term_reference(st, me):
-    """LINE (HEURISTIC.md §3) exactly as the spec's scan is written: every entry, in order.
-
-    The oracle for :func:`_line_term_bb`, which visits only the entries that can score.
-    """
-    my_large_pool, op_large_pool = _pools(st, me)
-    total = 0
-    for seg in range(SCAN_SEG.shape[0] - 1):
-        e = SCAN_SEG[seg]
-        end = SCAN_SEG[seg + 1]
-        while e < end:
-            skip = 0
-            if st[SCAN_S[e]] != 0:
-                value, skip = _pattern(st, e, me, my_large_pool, op_large_pool)
-                total += value
-            # QUIRK-H5: the skip counts scan ENTRIES; on the diagonals (one segment per family)
-            # it can jump over the first start square(s) of the next diagonal.
-            e += 1 + skip
-    return total
-
-
-@njit(cache=True, _nrt=False)
 def bitboards(st):
     """(blue smalls, blue larges, red smalls, red larges) as 36-bit masks, bit = square."""
     bs = np.int64(0)
@@ -200,7 +147,8 @@ def _shift(x, k):
 def _line_term_bb(st, me, blue, red):
     """LINE from bitboards: only entries whose first two squares hold same-colour pieces can
     score (every other entry is row G: 0, skip 0), so only those are visited, in scan order,
-    with the skip rule applied inside each segment exactly as in :func:`line_term_reference`.
+    with the skip rule applied inside each segment exactly as in the spec's literal scan
+    (``line_term_reference`` in tests/oracles.py, its oracle).
     """
     my_large_pool, op_large_pool = _pools(st, me)
     total = 0
@@ -281,12 +229,6 @@ def clip_score(raw):
 def heuristic(st, me):
     """H(grid, me, pools) in [-1, 1] (HEURISTIC.md §1, §4); ``me`` is -1 Blue or +1 Red."""
     return clip_score(heuristic_raw(st, me))
-
-
-@njit(cache=True, _nrt=False)
-def heuristic_reference(st, me):
-    """H computed by the literal scan and a per-square material loop (the test oracle)."""
-    return clip_score(line_term_reference(st, me) + _material(st, me))
 
 
 # ------------------------------------------------------------------------------------------

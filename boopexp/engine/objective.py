@@ -19,10 +19,8 @@ from boopexp.engine.bits import trailing_zeros
 from boopexp.engine.heuristic import (
     MAT_SQ,
     SQUARE_LINES,
-    bitboards,
     changed_lines_packed,
     clip_score,
-    heuristic_raw_bb,
     line_context,
     line_entries,
     set_square_lines,
@@ -31,37 +29,15 @@ from boopexp.engine.heuristic import (
 from boopexp.engine.luts import ANCHOR_LINE1, ANCHOR_LINE2, BOARD_MASK, CENTRE, PUSH_T, PUSH_V, RING
 from boopexp.engine.rng import rand_below, shuffle_prefix
 from boopexp.engine.rules import (
-    PROMO_HEURISTIC,
     decode_move,
     encode_move,
     has_three_in_row,
     legal_move_codes,
-    place_and_push,
     pool_index,
-    promote_step,
 )
 from boopexp.engine.state import N_SQUARES, TO_MOVE
 
 NEG_INF = -np.inf
-
-
-@njit(cache=True, _nrt=False)
-def objective_scratch(st, size, sq, rng, work, groups, scores, ties):
-    """f(size, row, col) computed from scratch: ``apply_move_inplace(SIM)`` + ``heuristic``,
-    with the board's bitboards built once and shared by the promotion test and H.
-
-    The oracle of the incremental :func:`objective_inc` (same value, same draws from ``rng``).
-    """
-    for i in range(st.shape[0]):
-        work[i] = st[i]
-    mover = st[TO_MOVE]
-    place_and_push(work, size, sq)  # SIM: no victory test, the side to move is kept
-    bs, bl, rs, rl = bitboards(work)
-    mine = (bs | bl) if mover < 0 else (rs | rl)
-    n, _ = promote_step(work, mover, True, PROMO_HEURISTIC, rng, groups, scores, ties, mine)
-    if n > 0:
-        bs, bl, rs, rl = bitboards(work)  # pieces were removed
-    return clip_score(heuristic_raw_bb(work, mover, bs, bl, rs, rl))
 
 
 # The context of a position, shared by all its candidate moves: one int64 buffer.
