@@ -175,35 +175,3 @@ def test_verdict_threshold():
     assert verdict(0.05) == "consistent"
     assert verdict(0.0499) == "differs"
     assert verdict(math.nan) == "—"
-
-
-def _cmh_by_hand(tables, correction=False):
-    """The Mantel–Haenszel chi-square from its definition (Agresti, Categorical Data Analysis §6.3)."""
-    dev = var = 0.0
-    for (a, b), (c, d) in tables:
-        n = a + b + c + d
-        r1, r2, c1, c2 = a + b, c + d, a + c, b + d
-        dev += a - r1 * c1 / n
-        var += r1 * r2 * c1 * c2 / (n * n * (n - 1))
-    return (abs(dev) - (0.5 if correction else 0.0)) ** 2 / var
-
-
-@pytest.mark.parametrize("correction", [False, True])
-def test_cmh_matches_its_definition(correction):
-    from boopexp.analysis.stats import cmh_test
-
-    tables = [[[31, 17], [30, 20]], [[48, 1], [50, 0]], [[12, 8], [5, 15]]]
-    stat, p, odds = cmh_test(tables, correction=correction)
-    assert stat == pytest.approx(_cmh_by_hand(tables, correction), rel=1e-9)
-    assert p == pytest.approx(math.erfc(math.sqrt(stat / 2)), rel=1e-9)  # chi-square, 1 df
-    num = sum(a * d / (a + b + c + d) for (a, b), (c, d) in tables)
-    den = sum(b * c / (a + b + c + d) for (a, b), (c, d) in tables)
-    assert odds == pytest.approx(num / den, rel=1e-9)
-
-
-def test_cmh_leaves_out_empty_strata():
-    from boopexp.analysis.stats import cmh_test
-
-    assert cmh_test([[[0, 0], [3, 4]], [[5, 0], [7, 0]]]) == pytest.approx((math.nan,) * 3, nan_ok=True)
-    one = cmh_test([[[12, 8], [5, 15]]])
-    assert cmh_test([[[12, 8], [5, 15]], [[0, 3], [0, 4]]]) == pytest.approx(one)

@@ -129,34 +129,3 @@ def verdict(p_value: float, alpha: float = ALPHA) -> str:
         return "—"
     return "consistent" if p_value >= alpha else "differs"
 
-
-def cmh_test(tables, correction: bool = False) -> tuple[float, float, float]:
-    """Cochran–Mantel–Haenszel test that several 2×2 tables share an odds ratio of 1.
-
-    For comparisons stratified by seat (one table per side, e.g. [[ours P1 wins, losses],
-    [paper P1 wins, losses]] and the same for P2): it pools the sides without letting the strong
-    first-move effect masquerade as a difference. ``statsmodels``' ``StratifiedTable``
-    (``test_null_odds``, the Mantel–Haenszel chi-square with one degree of freedom, and the
-    Mantel–Haenszel pooled odds ratio). Strata with fewer than two games or an empty margin
-    carry no information and are left out.
-
-    Args:
-        tables: 2×2 tables of non-negative integer counts, one per stratum.
-        correction: apply the continuity correction (as R's ``mantelhaen.test`` by default).
-
-    Returns:
-        (chi-square statistic, p-value, pooled odds ratio); (nan, nan, nan) if no stratum informs.
-
-    Raises:
-        ValueError: a table that is not 2×2 of non-negative integers.
-    """
-    import numpy as np
-
-    kept = [c for c in (_counts(t) for t in tables) if sum(c) >= 2 and not _degenerate(*c)]
-    if not kept:
-        return (math.nan, math.nan, math.nan)
-    from statsmodels.stats.contingency_tables import StratifiedTable
-
-    strata = StratifiedTable([np.array([[a, b], [c, d]], dtype=float) for a, b, c, d in kept])
-    result = strata.test_null_odds(correction=correction)
-    return (float(result.statistic), float(result.pvalue), float(strata.oddsratio_pooled))
