@@ -40,7 +40,6 @@ from boopexp.engine.state import (
     BLUE,
     L_BLUE,
     L_RED,
-    N_MOVE_CODES,
     N_SQUARES,
     POOL_BASE_BLUE,
     POOL_BASE_RED,
@@ -50,12 +49,12 @@ from boopexp.engine.state import (
     decode_move,
     initial_state,
 )
+from boopexp.engine.state import N_MOVE_CODES as N_PLACEMENTS  # placements: boopexp's move codes
 from boopexp.game import notation
 from boopexp.game.position import Move, Position
 from boopexp.play.contract import MAX_PLIES
 
 SHORT_NAME = "python_boop"
-N_PLACEMENTS = N_MOVE_CODES
 #: The lines of three, in the engine's anchor order (row-major anchor, then UR, RT, DR, DN).
 LINES: tuple[tuple[int, int, int], ...] = tuple(
     (sq, int(ANCHOR_LINE1[sq, k]), int(ANCHOR_LINE2[sq, k]))
