@@ -6,4 +6,9 @@ the MCTS parameter vector), ``rules``, ``buffers``, ``heuristic`` (H), ``objecti
 solver), ``lookahead`` (the two-stage constraint) and ``mcts`` (MCTS_GHOST with the S/E/P
 injections). Kernels import nothing above this folder (``boopexp.errors`` aside); importing this
 package compiles nothing: modules are imported by name.
+
+The kernels of ``rules``, ``heuristic``, ``objective``, ``mcts`` and ``rng`` are compiled without
+reference counting (``njit(cache=True, _nrt=False)``; docs/engine.md §9): they borrow their
+callers' arrays and neither allocate nor return one (the few that allocate keep the counting;
+``test_mcts.py::test_kernels_without_reference_counts_return_no_array`` holds the rule).
 """

@@ -2,8 +2,7 @@
 
 Every QUIRK-H of the reference C++ is kept; each is labelled where it acts.
 
-Kernels are compiled without reference counting (``_nrt=False``; docs/engine.md §9): they borrow
-their callers' arrays and neither allocate nor return one (the few that allocate keep the counting).
+Most kernels count no references (``_nrt=False``: :mod:`boopexp.engine`, docs/engine.md §9).
 """
 
 from __future__ import annotations

@@ -9,8 +9,7 @@ device-microseconds) with the costs of a :class:`boopexp.agents.budget.DevicePro
 driver (:func:`search`) decides when to stop from that clock, from an iteration count, or from
 the host's CPU / wall clock.
 
-Kernels are compiled without reference counting (``_nrt=False``; docs/engine.md §9): they borrow
-their callers' arrays and neither allocate nor return one (the few that allocate keep the counting).
+Most kernels count no references (``_nrt=False``: :mod:`boopexp.engine`, docs/engine.md §9).
 """
 
 from __future__ import annotations

@@ -6,8 +6,7 @@ A solver call is "enumerate every legal, unmasked move of the mover and score ea
 Work buffers are allocated once per caller (:func:`boopexp.engine.buffers.new_work`, the context
 ``ctx`` included) and reused: the hot loop allocates nothing.
 
-Kernels are compiled without reference counting (``_nrt=False``; docs/engine.md §9): they borrow
-their callers' arrays and neither allocate nor return one (the few that allocate keep the counting).
+Most kernels count no references (``_nrt=False``: :mod:`boopexp.engine`, docs/engine.md §9).
 """
 
 from __future__ import annotations

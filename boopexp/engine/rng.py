@@ -6,8 +6,7 @@ numba's own ``np.random`` is a hidden per-thread global; an explicit state keeps
 randomness a pure function of its seed, independent of threads, workers and call order, and
 bit-identical across numba versions.
 
-Kernels are compiled without reference counting (``_nrt=False``; docs/engine.md §9): they borrow
-their callers' arrays and neither allocate nor return one (the few that allocate keep the counting).
+Most kernels count no references (``_nrt=False``: :mod:`boopexp.engine`, docs/engine.md §9).
 """
 
 from __future__ import annotations

@@ -13,8 +13,7 @@ One engine, three variants selected by an explicit argument (RULES.md §10):
 
 Kernels work on explicit copies: the input state is never written.
 
-Kernels are compiled without reference counting (``_nrt=False``; docs/engine.md §9): they borrow
-their callers' arrays and neither allocate nor return one (the few that allocate keep the counting).
+Most kernels count no references (``_nrt=False``: :mod:`boopexp.engine`, docs/engine.md §9).
 """
 
 from __future__ import annotations
