@@ -25,14 +25,16 @@ from boopexp.engine.heuristic import (
     set_square_lines,
     unpack_line,
 )
-from boopexp.engine.luts import ANCHOR_LINE1, ANCHOR_LINE2, BOARD_MASK, CENTRE, PUSH_T, PUSH_V, RING
+from boopexp.engine.luts import ANCHOR_LINE1, ANCHOR_LINE2, BOARD_MASK, PUSH_T, PUSH_V
 from boopexp.engine.rng import rand_below, shuffle_prefix
 from boopexp.engine.rules import (
     decode_move,
     encode_move,
     has_three_in_row,
     legal_move_codes,
+    line_score,
     pool_index,
+    singleton_score,
 )
 from boopexp.engine.state import N_SQUARES, TO_MOVE
 
@@ -280,27 +282,13 @@ def _promotion_score(c0, c1, c2, mine, small, opp):
     if c1 < 0:
         if (small >> c0) & 1 == 0:
             return 0  # a large singleton
-        score = 5
-        if RING[c0] == 1:
-            score += 2
-        elif CENTRE[c0] == 1:
-            score -= 2
-        if NEIGHBOURS[c0] & mine != 0:
-            score -= 3
+        blocking = False
         for k in range(8):
             if opp & BLOCKING_PAIRS[c0, k] == BLOCKING_PAIRS[c0, k]:
-                score -= 10
+                blocking = True
                 break
-        return score
-    k = ((small >> c0) & 1) + ((small >> c1) & 1) + ((small >> c2) & 1)
-    score = k
-    if k == 3:
-        n_ring = RING[c0] + RING[c1] + RING[c2]
-        if n_ring == 3:
-            score += 10
-        elif n_ring >= 1:
-            score += 1
-    return score
+        return singleton_score(c0, NEIGHBOURS[c0] & mine != 0, blocking)
+    return line_score(((small >> c0) & 1) + ((small >> c1) & 1) + ((small >> c2) & 1), c0, c1, c2)
 
 
 @njit(cache=True, _nrt=False)

@@ -222,6 +222,40 @@ def candidate_groups(st, colour, exclude_all_large, groups):
     return n
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def singleton_score(sq, own_neighbour, blocking):
+    """HEURISTIC.md §6.2's score of a small singleton on ``sq``: 5, +2 on the ring or -2 in the
+    centre, -3 beside a piece of its own colour, -10 between two opponent pieces.
+
+    The rule's one statement: :func:`promotion_score` and the solver's bit-mask form
+    (``objective._promotion_score``) only find ``own_neighbour`` and ``blocking`` their own way.
+    """
+    score = 5
+    if RING[sq] == 1:
+        score += 2
+    elif CENTRE[sq] == 1:
+        score -= 2
+    if own_neighbour:
+        score -= 3
+    if blocking:
+        score -= 10
+    return score
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def line_score(smalls, c0, c1, c2):
+    """HEURISTIC.md §6.2's score of the line of three ``c0, c1, c2`` holding ``smalls`` small
+    pieces: that count, +10 when all three are smalls on the ring, +1 when some (not all) are."""
+    score = smalls
+    if smalls == 3:
+        n_ring = RING[c0] + RING[c1] + RING[c2]
+        if n_ring == 3:
+            score += 10
+        elif n_ring >= 1:
+            score += 1
+    return score
+
+
 @njit(cache=True, _nrt=False)
 def promotion_score(st, colour, c0, c1, c2):
     """Score of one candidate group (HEURISTIC.md §6.2); ``c1 == -1`` marks a singleton.
@@ -233,11 +267,6 @@ def promotion_score(st, colour, c0, c1, c2):
         v = st[c0]
         if v == 2 or v == -2:
             return 0
-        score = 5
-        if RING[c0] == 1:
-            score += 2
-        elif CENTRE[c0] == 1:
-            score -= 2
         own_neighbour = False
         blocking = False
         for k in range(8):
@@ -249,23 +278,12 @@ def promotion_score(st, colour, c0, c1, c2):
             b = PUSH_T[c0, k]
             if b >= 0 and st[a] * colour < 0 and st[b] * colour < 0:
                 blocking = True
-        if own_neighbour:
-            score -= 3
-        if blocking:
-            score -= 10
-        return score
+        return singleton_score(c0, own_neighbour, blocking)
     k = 0
     for q in (c0, c1, c2):
         if st[q] == 1 or st[q] == -1:
             k += 1
-    score = k
-    if k == 3:
-        n_ring = RING[c0] + RING[c1] + RING[c2]
-        if n_ring == 3:
-            score += 10
-        elif n_ring >= 1:
-            score += 1
-    return score
+    return line_score(k, c0, c1, c2)
 
 
 @njit(cache=True, _nrt=False)
