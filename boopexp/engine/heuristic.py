@@ -37,7 +37,8 @@ from boopexp.engine.luts import (
     SCAN_S3,
     SCAN_SP,
 )
-from boopexp.engine.state import N_SQUARES, POOL_LARGE_BLUE, POOL_LARGE_RED, STATE_SIZE
+from boopexp.engine.rules import colour_masks
+from boopexp.engine.state import POOL_LARGE_BLUE, POOL_LARGE_RED, STATE_SIZE
 
 
 @njit(cache=True, _nrt=False)
@@ -115,23 +116,8 @@ def _pools(st, me):
 @njit(cache=True, _nrt=False)
 def bitboards(st):
     """(blue smalls, blue larges, red smalls, red larges) as 36-bit masks, bit = square."""
-    bs = np.int64(0)
-    bl = np.int64(0)
-    rs = np.int64(0)
-    rl = np.int64(0)
-    for i in range(N_SQUARES):
-        v = st[i]
-        if v != 0:
-            bit = np.int64(1) << np.int64(i)
-            if v == -1:
-                bs |= bit
-            elif v == -2:
-                bl |= bit
-            elif v == 1:
-                rs |= bit
-            else:
-                rl |= bit
-    return bs, bl, rs, rl
+    blue, red, bl, rl = colour_masks(st)  # the one board scan (rules)
+    return blue ^ bl, bl, red ^ rl, rl
 
 
 @njit(cache=True, _nrt=False, inline="always")

@@ -28,6 +28,7 @@ from boopexp.engine.heuristic import (
 from boopexp.engine.luts import ANCHOR_LINE1, ANCHOR_LINE2, BOARD_MASK, PUSH_T, PUSH_V
 from boopexp.engine.rng import rand_below, shuffle_prefix
 from boopexp.engine.rules import (
+    colour_masks,
     decode_move,
     encode_move,
     has_three_in_row,
@@ -36,7 +37,7 @@ from boopexp.engine.rules import (
     pool_index,
     singleton_score,
 )
-from boopexp.engine.state import N_SQUARES, TO_MOVE
+from boopexp.engine.state import TO_MOVE
 
 NEG_INF = -np.inf
 
@@ -94,21 +95,10 @@ def objective_context(st, ctx):
                                    ctx[CTX_CARRIES:CTX_CARRIES + _LINES_WIDTH])
     for li in range(_LINES_WIDTH):
         ctx[CTX_DELTAS + li] = 0
-    mine = np.int64(0)
-    occ = np.int64(0)
-    small = np.int64(0)
-    for i in range(N_SQUARES):
-        v = st[i]
-        if v != 0:
-            bit = np.int64(1) << np.int64(i)
-            occ |= bit
-            if v * mover > 0:
-                mine |= bit
-            if v == 1 or v == -1:
-                small |= bit
-    ctx[CTX_MINE] = mine
-    ctx[CTX_OCC] = occ
-    ctx[CTX_SMALL] = small
+    blue, red, blue_l, red_l = colour_masks(st)
+    ctx[CTX_MINE] = blue if mover < 0 else red
+    ctx[CTX_OCC] = blue | red
+    ctx[CTX_SMALL] = (blue ^ blue_l) | (red ^ red_l)
 
 
 @njit(cache=True, _nrt=False, inline="always")
