@@ -26,7 +26,7 @@ from boopexp.engine.costs import C_ITERATION, C_LOOKAHEAD_RATIO, C_NODE, C_RANDO
 from boopexp.engine.heuristic import heuristic
 from boopexp.engine.lookahead import N_LEGAL, N_REPLIES, lookahead_mask
 from boopexp.engine.luts import RING
-from boopexp.engine.objective import best_m_moves_masked_ws, best_m_moves_ws, context_value, solve
+from boopexp.engine.objective import best_m_moves_masked_ws, best_m_moves_ws, context_value, keep_best, solve
 from boopexp.engine.params import (  # the vector's layout (the parameters' table: agents.specs.MCTSConfig)
     N_PARAMS,
     P_CO_EXPANSION,
@@ -41,7 +41,7 @@ from boopexp.engine.params import (  # the vector's layout (the parameters' tabl
     P_UCT_C,
     PARAM_NAMES,
 )
-from boopexp.engine.rng import rand_below
+from boopexp.engine.rng import pick
 from boopexp.engine.rules import (
     PROMO_HEURISTIC,
     TREE,
@@ -304,24 +304,6 @@ def playout(tree, e_id, params, rng, work, acc, acc_us, costs):
     return total / n
 
 
-@njit(cache=True, _nrt=False, inline="always")
-def _keep_best(value, node, best, nb, buf):
-    """Running argmax that keeps exact ties: the new (best, nb), the tied nodes in ``buf[:nb]``."""
-    if value > best:
-        best = value
-        nb = 0
-    if value == best:
-        buf[nb] = node
-        nb += 1
-    return best, nb
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def _pick(buf, nb, rng):
-    """One of ``buf[:nb]`` uniformly at random (no draw when there is a single one)."""
-    return buf[0] if nb == 1 else buf[rand_below(rng, nb)]
-
-
 @njit(cache=True, _nrt=False)
 def descend(tree, params, rng, work):
     """AGENTS.md §B.5 (``uct_descend``)."""
@@ -351,11 +333,11 @@ def descend(tree, params, rng, work):
                     u = UNVISITED_UCT
                 else:
                     u = tree.score[c] / tree.visits[c] + c_uct * math.sqrt(log_n / tree.visits[c])
-                best, nb = _keep_best(u, c, best, nb, work.best)
+                best, nb = keep_best(u, c, best, nb, work.best)
             c = tree.next_sibling[c]
         if nb == 0:
             return node
-        node = _pick(work.best, nb, rng)
+        node = pick(rng, work.best, nb)
 
 
 @njit(cache=True, _nrt=False)
@@ -477,11 +459,11 @@ def final_choice(tree, ai_colour, rng, work):
     c = tree.first_child[ROOT]
     while c != NO_NODE:
         if tree.visits[c] > 0:
-            best, nb = _keep_best(tree.score[c] / tree.visits[c], c, best, nb, work.best)
+            best, nb = keep_best(tree.score[c] / tree.visits[c], c, best, nb, work.best)
         c = tree.next_sibling[c]
     if nb == 0:
         return NO_MOVE
-    return tree.move[_pick(work.best, nb, rng)]
+    return tree.move[pick(rng, work.best, nb)]
 
 
 # ------------------------------------------------------------------------------------------

@@ -26,7 +26,7 @@ from boopexp.engine.heuristic import (
     unpack_line,
 )
 from boopexp.engine.luts import ANCHOR_LINE1, ANCHOR_LINE2, BOARD_MASK, PUSH_T, PUSH_V
-from boopexp.engine.rng import rand_below, shuffle_prefix
+from boopexp.engine.rng import pick, shuffle_prefix
 from boopexp.engine.rules import (
     colour_masks,
     decode_move,
@@ -254,7 +254,7 @@ def objective_promotion(ctx, rng, groups, scores, ties):
                 if scores[i] == best:
                     ties[nt] = i
                     nt += 1
-            chosen = ties[0] if nt == 1 else ties[rand_below(rng, nt)]
+            chosen = pick(rng, ties, nt)
         for j in range(3):
             q = groups[chosen, j]
             if q >= 0:
@@ -320,6 +320,19 @@ def score_moves(st, mask, rng, ctx, groups, scores, ties, codes, values):
     return n
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def keep_best(value, item, best, nb, buf):
+    """Running argmax that keeps exact ties: the new (best, nb), the tied items in ``buf[:nb]``
+    in the order they came (the solver's optimal moves, the search's UCT and final choices)."""
+    if value > best:
+        best = value
+        nb = 0
+    if value == best:
+        buf[nb] = item
+        nb += 1
+    return best, nb
+
+
 @njit(cache=True, _nrt=False)
 def solve(st, mask, rng, ctx, groups, scores, ties, tie_moves):
     """best_move with what a search charges for it: (move code or -1, number of optima, legal
@@ -349,17 +362,10 @@ def solve(st, mask, rng, ctx, groups, scores, ties, tie_moves):
             value = objective_inc(st, ctx, size, sq)
             if value != value:  # the promotion step may run
                 value = objective_promotion(ctx, rng, groups, scores, ties)
-            if value > best:
-                best = value
-                nt = 0
-            if value == best:
-                tie_moves[nt] = code
-                nt += 1
+            best, nt = keep_best(value, code, best, nt, tie_moves)
     if nt == 0:
         return -1, 0, n_legal, best  # QUIRK-A1: the original's failure code 42; callers fall back to random
-    if nt == 1:
-        return tie_moves[0], 1, n_legal, best
-    return tie_moves[rand_below(rng, nt)], nt, n_legal, best
+    return pick(rng, tie_moves, nt), nt, n_legal, best
 
 
 @njit(cache=True, _nrt=False)

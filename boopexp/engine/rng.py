@@ -55,6 +55,13 @@ def rand_below(st, n):
     return np.int64((x * uint64(n)) >> uint64(32))
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def pick(st, arr, n):
+    """One of ``arr[:n]`` (n >= 1) uniformly at random; a single entry is taken without a draw
+    (the reference draws only among two or more ties: the stream of draws depends on it)."""
+    return arr[0] if n == 1 else arr[rand_below(st, n)]
+
+
 @njit(cache=True, _nrt=False)
 def shuffle_prefix(st, arr, n):
     """Fisher-Yates shuffle of ``arr[:n]`` in place."""

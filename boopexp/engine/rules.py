@@ -33,7 +33,7 @@ from boopexp.engine.luts import (
     RING,
     TRIPLE_START,
 )
-from boopexp.engine.rng import rand_below
+from boopexp.engine.rng import pick, rand_below
 from boopexp.engine.state import (
     L_BLUE,
     L_RED,
@@ -308,9 +308,7 @@ def choose_group(st, colour, groups, n, rng, scores, ties):
         if scores[i] == best:
             ties[nt] = i
             nt += 1
-    if nt == 1:
-        return ties[0]
-    return ties[rand_below(rng, nt)]
+    return pick(rng, ties, nt)
 
 
 @njit(cache=True, _nrt=False)
