@@ -26,7 +26,7 @@ from boopexp.engine.heuristic import (
     unpack_line,
 )
 from boopexp.engine.luts import ANCHOR_LINE1, ANCHOR_LINE2, BOARD_MASK, PUSH_T, PUSH_V
-from boopexp.engine.rng import pick, shuffle_prefix
+from boopexp.engine.rng import pick, pick_max, shuffle_prefix
 from boopexp.engine.rules import (
     colour_masks,
     decode_move,
@@ -35,6 +35,7 @@ from boopexp.engine.rules import (
     legal_move_codes,
     line_score,
     pool_index,
+    put_group,
     singleton_score,
 )
 from boopexp.engine.state import TO_MOVE
@@ -220,10 +221,7 @@ def objective_promotion(ctx, rng, groups, scores, ties):
         sq = trailing_zeros(m)
         m &= m - 1
         if pool_empty:
-            groups[n, 0] = sq
-            groups[n, 1] = -1
-            groups[n, 2] = -1
-            n += 1
+            n = put_group(groups, n, sq, -1, -1)
         for k in range(4):
             a = ANCHOR_LINE1[sq, k]
             if a < 0:
@@ -233,28 +231,16 @@ def objective_promotion(ctx, rng, groups, scores, ties):
             if mine & line == line:
                 if small & line == 0:
                     continue  # an all-large line: not in the C++ list
-                groups[n, 0] = sq
-                groups[n, 1] = a
-                groups[n, 2] = b
-                n += 1
+                n = put_group(groups, n, sq, a, b)
     changed = ctx[CTX_CHANGED]
     mat = ctx[CTX_MOVE_MAT]
     my_large = ctx[CTX_MY_LARGE]
     if n > 0:
         chosen = 0
         if n > 1:  # rules.choose_group: one group is taken without scoring
-            best = -(1 << 30)
             for i in range(n):
-                sc = _promotion_score(groups[i, 0], groups[i, 1], groups[i, 2], mine, small, opp)
-                scores[i] = sc
-                if sc > best:
-                    best = sc
-            nt = 0
-            for i in range(n):
-                if scores[i] == best:
-                    ties[nt] = i
-                    nt += 1
-            chosen = pick(rng, ties, nt)
+                scores[i] = _promotion_score(groups[i, 0], groups[i, 1], groups[i, 2], mine, small, opp)
+            chosen = pick_max(rng, scores, n, ties)
         for j in range(3):
             q = groups[chosen, j]
             if q >= 0:

@@ -62,6 +62,22 @@ def pick(st, arr, n):
     return arr[0] if n == 1 else arr[rand_below(st, n)]
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def pick_max(st, scores, n, ties):
+    """An index of the largest of ``scores[:n]`` (n >= 1), exact ties drawn by :func:`pick`
+    among the tied indices in increasing order (``ties``: a work buffer of length >= n)."""
+    best = scores[0]
+    for i in range(1, n):
+        if scores[i] > best:
+            best = scores[i]
+    nt = 0
+    for i in range(n):
+        if scores[i] == best:
+            ties[nt] = i
+            nt += 1
+    return pick(st, ties, nt)
+
+
 @njit(cache=True, _nrt=False)
 def shuffle_prefix(st, arr, n):
     """Fisher-Yates shuffle of ``arr[:n]`` in place."""

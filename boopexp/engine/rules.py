@@ -33,7 +33,7 @@ from boopexp.engine.luts import (
     RING,
     TRIPLE_START,
 )
-from boopexp.engine.rng import pick, rand_below
+from boopexp.engine.rng import pick_max, rand_below
 from boopexp.engine.state import (
     L_BLUE,
     L_RED,
@@ -185,6 +185,16 @@ def has_three_in_row(mask):
     return False
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def put_group(groups, n, c0, c1, c2):
+    """Write the candidate group (c0, c1, c2) as row ``n`` of ``groups``; return n + 1. A
+    singleton is (square, -1, -1)."""
+    groups[n, 0] = c0
+    groups[n, 1] = c1
+    groups[n, 2] = c2
+    return n + 1
+
+
 @njit(cache=True, _nrt=False)
 def candidate_groups(st, colour, exclude_all_large, groups):
     """Fill ``groups[:n, :3]`` with ``colour``'s candidate groups in the app's order; return n.
@@ -203,10 +213,7 @@ def candidate_groups(st, colour, exclude_all_large, groups):
         if v * colour <= 0 or n > cap:
             continue
         if pool_empty:
-            groups[n, 0] = sq
-            groups[n, 1] = -1
-            groups[n, 2] = -1
-            n += 1
+            n = put_group(groups, n, sq, -1, -1)
         for k in range(4):
             a = ANCHOR_LINE1[sq, k]
             if a < 0:
@@ -215,10 +222,7 @@ def candidate_groups(st, colour, exclude_all_large, groups):
             if st[a] * colour > 0 and st[b] * colour > 0:
                 if exclude_all_large and v == st[a] and v == st[b] and (v == 2 or v == -2):
                     continue
-                groups[n, 0] = sq
-                groups[n, 1] = a
-                groups[n, 2] = b
-                n += 1
+                n = put_group(groups, n, sq, a, b)
     return n
 
 
@@ -297,18 +301,9 @@ def choose_group(st, colour, groups, n, rng, scores, ties):
         return -1
     if n == 1:
         return 0
-    best = -(1 << 30)
     for i in range(n):
-        sc = promotion_score(st, colour, groups[i, 0], groups[i, 1], groups[i, 2])
-        scores[i] = sc
-        if sc > best:
-            best = sc
-    nt = 0
-    for i in range(n):
-        if scores[i] == best:
-            ties[nt] = i
-            nt += 1
-    return pick(rng, ties, nt)
+        scores[i] = promotion_score(st, colour, groups[i, 0], groups[i, 1], groups[i, 2])
+    return pick_max(rng, scores, n, ties)
 
 
 @njit(cache=True, _nrt=False)
