@@ -38,7 +38,7 @@ from boopexp.engine.rules import (
     put_group,
     singleton_score,
 )
-from boopexp.engine.state import TO_MOVE
+from boopexp.engine.state import N_MOVE_CODES, TO_MOVE
 
 NEG_INF = -np.inf
 
@@ -373,7 +373,7 @@ def best_m_moves_ws(st, m, rng, ctx, groups, scores, ties, codes, values, tie_mo
     Repeatedly take the set T of best not-yet-chosen moves; append all of T if it fits, else a
     uniformly shuffled prefix. Stops when moves run out (QUIRK-A2 would loop forever).
     """
-    mask = np.zeros(72, dtype=np.bool_)
+    mask = np.zeros(N_MOVE_CODES, dtype=np.bool_)
     return best_m_moves_masked_ws(st, mask, m, rng, ctx, groups, scores, ties, codes, values, tie_moves, out)
 
 

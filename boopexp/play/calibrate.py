@@ -20,6 +20,7 @@ from boopexp.agents.specs import resolve_agent
 from boopexp.engine.buffers import new_work
 from boopexp.engine.lookahead import N_LEGAL, N_REPLIES, lookahead_mask
 from boopexp.engine.objective import solve
+from boopexp.engine.state import N_MOVE_CODES
 from boopexp.errors import ConfigError
 from boopexp.game.positions import sample_positions
 from boopexp.play.contract import GameTask
@@ -190,7 +191,7 @@ def measure_lookahead_ratio(rounds: int = 5, reps: int = 5) -> LookaheadRatio:
     times, the fastest round of each kept (the least disturbed by other processes)."""
     states = sample_positions()
     work = new_work()
-    mask = np.zeros(72, dtype=np.bool_)
+    mask = np.zeros(N_MOVE_CODES, dtype=np.bool_)
     rng = np.array([1, 2, 3, 4], dtype=np.uint64)
     _solver_pass(states[:2], 1, mask, rng, work)  # compile (or load) outside the timing
     _check_pass(states[:2], 1, mask, rng, work)
