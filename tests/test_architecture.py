@@ -155,11 +155,12 @@ def test_engine_free_modules_import_no_engine_module():
 # ---------------------------------------------------------------------------------------------
 # the layers (docs/architecture.md): each folder imports only the folders below it
 
-#: the layer folders, lowest first; the package root (``__version__``, lazy ``Position``) and
-#: ``boopexp.errors`` sit below them all; ``boopexp.openspiel`` (an adapter users import by that
-#: name) and ``__main__`` are interfaces.
+#: the layer folders, lowest first; the package root (``__version__``, lazy ``Position``),
+#: ``boopexp.errors`` and ``boopexp.schema`` (the checks every config parser shares) sit below
+#: them all; ``boopexp.openspiel`` (an adapter users import by that name) and ``__main__`` are
+#: interfaces.
 LAYERS = ("engine", "game", "agents", "play", "experiments", "analysis", "tuning", "interfaces")
-BASE = {"boopexp", "boopexp.errors"}
+BASE = {"boopexp", "boopexp.errors", "boopexp.schema"}
 TOP_LEVEL_INTERFACES = {"boopexp.openspiel", "boopexp.__main__"}
 
 
@@ -195,4 +196,4 @@ def test_at_most_six_modules_at_the_top_level():
 
 def test_layer_check_sees_an_upward_import():
     assert layer_of("boopexp.engine.mcts") < layer_of("boopexp.agents.budget") < layer_of("boopexp.interfaces.cli")
-    assert layer_of("boopexp.errors") < layer_of("boopexp.engine.state")
+    assert layer_of("boopexp.errors") == layer_of("boopexp.schema") < layer_of("boopexp.engine.state")

@@ -1,0 +1,193 @@
+"""The checks every config parser shares: unknown and missing keys, mappings, integers and
+numbers in a range, booleans and choices (one home for each; below every layer, like the errors).
+
+Each check returns the value it accepted, unchanged, or raises a
+:class:`~boopexp.errors.ConfigError` whose ``key`` (the dotted path from its document's root),
+``value`` and ``allowed`` are data, and whose message has one of the project's forms::
+
+    unknown key budget.secs (value 1) for mode 'device'; allowed: mode, seconds, profile, costs
+    missing required key tune.space; required: agent, space, trials, games_per_trial
+    games_per_side = 2.5 must be a positive integer
+    agents.x.uct_c = -1 must be a number in [0.0, 100.0]
+    preset = 'papr' is not allowed; allowed: code-0.6.2, paper
+
+A parser checks a block with keys relative to the document's root (``at="tune.confirm"``);
+:func:`within` puts the file (or option) in front of every error raised inside it, and
+:func:`under` moves the errors of a nested parser one level down (``uct_c`` → ``agents.x.uct_c``).
+A number is finite wherever one is wanted: NaN and infinities are refused by :func:`number`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from boopexp.errors import ConfigError, show_value
+
+__all__ = [
+    "check_keys", "require_keys", "key_path", "invalid", "mapping", "integer", "positive_int", "number",
+    "boolean", "choice", "range_words", "within", "under",
+]
+
+
+def key_path(prefix: str, key: Any) -> str:
+    """The dotted path of mapping key ``key`` below ``prefix`` (``agents`` + ``x`` →
+    ``agents.x``); a key that is not a plain word is shown as its repr (``agents.'a vs b'``)."""
+    segment = key if isinstance(key, str) and key and not any(c.isspace() for c in key) else show_value(key)
+    return f"{prefix}.{segment}" if prefix else segment
+
+
+def check_keys(data: Mapping[Any, Any], allowed: Sequence[str], at: str = "", *, note: str = "",
+               refused: Mapping[str, str] | None = None, place: str = "here") -> None:
+    """Refuse a key of ``data`` that is not in ``allowed``.
+
+    Args:
+        at: the path of ``data`` in its document (``""`` for the root).
+        note: said after the value, e.g. `` for mode 'device'`` (what ``allowed`` depends on); when
+            ``allowed`` is empty, why no key is (``; a baseline takes no parameters``).
+        refused: keys refused with a reason even if allowed elsewhere, e.g. ``{"sweep": "use sweep
+            with boopexp run"}``: ``sweep = … has no place <place> (<reason>)``.
+
+    Raises:
+        ConfigError: ``unknown key <at.key> (value <value>)<note>; allowed: <allowed>``.
+    """
+    for key, value in data.items():
+        if refused and isinstance(key, str) and key in refused:
+            raise ConfigError(template=f"{{key}} = {{value}} has no place {place} ({refused[key]})",
+                              key=key_path(at, key), value=value)
+        if key not in allowed:
+            tail = "; allowed: {allowed}" if allowed else ""  # none allowed: the note says why
+            raise ConfigError(template="unknown key {key} (value {value})" + note + tail,
+                              key=key_path(at, key), value=value, allowed=tuple(allowed))
+
+
+def require_keys(data: Mapping[Any, Any], required: Sequence[str], at: str = "", *, note: str = "",
+                 alternatives: Mapping[str, str] | None = None) -> None:
+    """Refuse ``data`` if a key of ``required`` is missing (or its alternative, when it has one).
+
+    Raises:
+        ConfigError: ``missing required key <at.key>[ (or <alternative>)]<note>; required: <required>``
+            (the list only when it has more than the one key).
+    """
+    for key in required:
+        other = (alternatives or {}).get(key)
+        if key not in data and (other is None or other not in data):
+            also = f" (or {other})" if other else ""
+            listed = "; required: {allowed}" if len(required) > 1 else ""  # not when it is the one key
+            raise ConfigError(template="missing required key {key}" + also + note + listed,
+                              key=key_path(at, key), allowed=tuple(required))
+
+
+def invalid(key: str, value: Any, want: str) -> ConfigError:
+    """The error ``<key> = <value> must be <want>`` (to raise), ``want`` being what is allowed."""
+    return ConfigError(template="{key} = {value} must be {allowed}", key=key, value=value, allowed=want)
+
+
+def mapping(value: Any, key: str, want: str) -> Mapping[Any, Any]:
+    """``value`` if it is a mapping, else ``<key> = <value> must be <want>`` (``want``: ``a mapping
+    like {k: 21}``)."""
+    if not isinstance(value, Mapping):
+        raise invalid(key, value, want)
+    return value
+
+
+def range_words(kind: type, low: float | None = None, high: float | None = None, *, open_low: bool = False,
+                open_high: bool = False) -> str:
+    """The values of an integer or number range in words: ``a positive integer``, ``an integer in
+    [0, 72]``, ``a number strictly between 0 and 1``, ``a finite number``."""
+    noun, article = ("integer", "an") if kind is int else ("number", "a")
+    if high is None:
+        if low is None:
+            return "an integer" if kind is int else "a finite number"
+        if low == 0 and open_low or kind is int and low == 1 and not open_low:
+            return f"a positive {noun}"
+        if low == 0:
+            return f"a non-negative {noun}"
+        return f"{article} {noun} {'above' if open_low else 'of at least'} {low}"
+    if low is None:
+        return f"{article} {noun} {'below' if open_high else 'of at most'} {high}"
+    if open_low and open_high:
+        return f"{article} {noun} strictly between {low} and {high}"
+    return f"{article} {noun} in {'(' if open_low else '['}{low}, {high}{')' if open_high else ']'}"
+
+
+def integer(value: Any, key: str, low: int | float | None = None, high: int | float | None = None, *,
+            want: str | None = None) -> int:
+    """``value`` if it is an integer (not a boolean) in ``[low, high]`` (an open end: None).
+
+    Raises:
+        ConfigError: ``<key> = <value> must be <want>`` (default: :func:`range_words`).
+    """
+    if (isinstance(value, bool) or not isinstance(value, int) or (low is not None and value < low)
+            or (high is not None and value > high)):
+        raise invalid(key, value, want or range_words(int, low, high))
+    return value
+
+
+def positive_int(value: Any, key: str) -> int:
+    """``value`` if it is an integer of at least 1 (``<key> = <value> must be a positive integer``)."""
+    return integer(value, key, 1)
+
+
+def number(value: Any, key: str, low: float | None = None, high: float | None = None, *, open_low: bool = False,
+           open_high: bool = False, want: str | None = None) -> float:
+    """``value`` if it is a finite number (an int or a float, not a boolean) in the range:
+    ``[low, high]``, an end excluded if ``open_low`` / ``open_high``, None for no bound. NaN and
+    infinities are refused here, for every number a config or an option gives.
+
+    Raises:
+        ConfigError: ``<key> = <value> must be <want>`` (default: :func:`range_words`).
+    """
+    # an int is finite (and math.isfinite would overflow on a big one)
+    ok = (not isinstance(value, bool) and isinstance(value, (int, float))
+          and (isinstance(value, int) or math.isfinite(value)))
+    if ok and low is not None:
+        ok = value > low if open_low else value >= low
+    if ok and high is not None:
+        ok = value < high if open_high else value <= high
+    if not ok:
+        raise invalid(key, value, want or range_words(float, low, high, open_low=open_low, open_high=open_high))
+    return value
+
+
+def boolean(value: Any, key: str) -> bool:
+    """``value`` if it is true or false (``1`` and ``"yes"`` are not)."""
+    if not isinstance(value, bool):
+        raise invalid(key, value, "true or false")
+    return value
+
+
+def choice(value: Any, key: str, choices: Sequence[str] | Mapping[str, Any]) -> str:
+    """``value`` if it is one of ``choices`` (a mapping: one of its keys).
+
+    Raises:
+        ConfigError: ``<key> = <value> is not allowed; allowed: <choices>``.
+    """
+    allowed = tuple(choices)
+    if not isinstance(value, str) or value not in allowed:
+        raise ConfigError(template="{key} = {value} is not allowed; allowed: {allowed}", key=key, value=value,
+                          allowed=allowed)
+    return value
+
+
+@contextmanager
+def within(where: str) -> Iterator[None]:
+    """Every ConfigError raised inside names ``where`` (a file, an option) first:
+    ``with within("t.yaml"): ...`` gives ``t.yaml: games_per_side = 0 must be …``."""
+    try:
+        yield
+    except ConfigError as exc:
+        raise exc.within(where) from None
+
+
+@contextmanager
+def under(prefix: str) -> Iterator[None]:
+    """Every ConfigError raised inside is one level down: its key becomes ``prefix.key`` (or
+    ``prefix`` when it had none: ``pairings[2]: unknown agent 'x'; …``)."""
+    try:
+        yield
+    except ConfigError as exc:
+        raise exc.under(prefix) from None
+
