@@ -48,7 +48,7 @@ def test_game_bad_input_is_one_line_and_exit_2():
         (("--p1", "vanilla", "--p2", "random", "--seconds", "-1"), "budget.seconds = -1.0"),
         (("--p1", "vanilla", "--p2", "random", "--seconds", "inf"), "budget.seconds = inf"),
         (("--p1", "vanilla", "--p2", "random", "--seconds", "nan"), "budget.seconds = nan"),
-        (("--p1", "vanilla", "--p2", "random", "--p1-param", "uct=1"), "unknown parameter 'uct'"),
+        (("--p1", "vanilla", "--p2", "random", "--p1-param", "uct=1"), "unknown key uct (value 1); allowed: "),
         (("--p1", "vanilla", "--p2", "random", "--p1-param", "uct_c"), "KEY=VALUE"),
         (("--p1", "heuristics", "--p2", "random", "--p1-param", "uct_c=1"), "takes no parameters"),
     ]

@@ -13,15 +13,14 @@ Modes:
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from boopexp import schema
 from boopexp.engine.costs import C_ITERATION, C_LOOKAHEAD_RATIO, C_NODE, C_RANDOM_PLY, C_SOLVER_CALL, C_SOLVER_MOVE
-from boopexp.errors import ConfigError
 
 BUDGET_MODES = ("device", "cpu", "wall", "iterations")
 #: the keys a ``budget:`` mapping may hold for each mode (the others would be silently ignored)
@@ -116,28 +115,19 @@ class Budget:
     costs: tuple[tuple[str, float], ...] = ()
 
     def __post_init__(self) -> None:
-        if self.mode not in BUDGET_MODES:
-            raise ConfigError(f"budget.mode = {self.mode!r} is not allowed; allowed: {', '.join(BUDGET_MODES)}")
-        if not _positive_finite(self.seconds):
-            raise ConfigError(f"budget.seconds = {self.seconds!r} must be a positive number of seconds")
-        if self.profile not in DEVICE_PROFILES:
-            raise ConfigError(
-                f"budget.profile = {self.profile!r} is unknown; allowed: {', '.join(DEVICE_PROFILES)}"
-            )
-        if self.throttle != "auto" and not _positive_finite(self.throttle):
-            raise ConfigError(f"budget.throttle = {self.throttle!r} must be a positive number or 'auto'")
-        if isinstance(self.iterations, bool) or not isinstance(self.iterations, int) or self.iterations < 1:
-            raise ConfigError(f"budget.iterations = {self.iterations!r} must be a positive integer")
-        items = self.costs.items() if isinstance(self.costs, Mapping) else self.costs
+        schema.choice(self.mode, "budget.mode", BUDGET_MODES)
+        schema.number(self.seconds, "budget.seconds", 0, open_low=True, want="a positive number of seconds")
+        schema.choice(self.profile, "budget.profile", DEVICE_PROFILES)
+        if self.throttle != "auto":
+            schema.number(self.throttle, "budget.throttle", 0, open_low=True, want="a positive number or 'auto'")
+        schema.positive_int(self.iterations, "budget.iterations")
+        items = dict(self.costs.items() if isinstance(self.costs, Mapping) else self.costs)
+        schema.check_keys(items, COST_FIELDS, "budget.costs")
         base = DEVICE_PROFILES[self.profile]
         costs = {}
-        for name, value in items:
-            if name not in COST_FIELDS:
-                raise ConfigError(
-                    f"unknown key budget.costs.{name} (value {value!r}); allowed: {', '.join(COST_FIELDS)}"
-                )
-            if not _positive_finite(value):
-                raise ConfigError(f"budget.costs.{name} = {value!r} must be a positive number of device-microseconds")
+        for name, value in items.items():
+            schema.number(value, f"budget.costs.{name}", 0, open_low=True,
+                          want="a positive number of device-microseconds")
             if float(value) != getattr(base, name):
                 costs[name] = float(value)
         object.__setattr__(self, "costs", tuple(sorted(costs.items())))
@@ -161,27 +151,17 @@ class Budget:
         return {"mode": "iterations", "iterations": self.iterations}
 
     @classmethod
-    def from_mapping(cls, data: Mapping[str, Any] | None, where: str = "budget") -> Budget:
+    def from_mapping(cls, data: Mapping[str, Any] | None) -> Budget:
         """Parse a YAML ``budget:`` mapping; a key the mode does not use raises ConfigError naming it."""
         if data is None:
             return cls()
-        if not isinstance(data, Mapping):
-            raise ConfigError(f"{where} = {data!r} must be a mapping like {{mode: device, seconds: 1.0}}")
-        mode = data.get("mode", cls.mode)
-        if not isinstance(mode, str) or mode not in BUDGET_MODES:
-            raise ConfigError(f"{where}.mode = {mode!r} is not allowed; allowed: {', '.join(BUDGET_MODES)}")
-        allowed = BUDGET_KEYS[mode]
-        for key, value in data.items():
-            if key not in allowed:
-                raise ConfigError(
-                    f"unknown key {where}.{key} (value {value!r}) for mode {mode!r}; allowed: {', '.join(allowed)}"
-                )
+        schema.mapping(data, "budget", "a mapping like {mode: device, seconds: 1.0}")
+        mode = schema.choice(data.get("mode", cls.mode), "budget.mode", BUDGET_MODES)
+        schema.check_keys(data, BUDGET_KEYS[mode], "budget", note=f" for mode {mode!r}")
         values = dict(data)
         if "costs" in values:
-            profile = values.get("profile", cls.profile)
-            if not isinstance(profile, str) or profile not in DEVICE_PROFILES:
-                raise ConfigError(f"{where}.profile = {profile!r} is unknown; allowed: {', '.join(DEVICE_PROFILES)}")
-            values["costs"] = effective_costs(values["costs"], DEVICE_PROFILES[profile], f"{where}.costs")
+            profile = schema.choice(values.get("profile", cls.profile), "budget.profile", DEVICE_PROFILES)
+            values["costs"] = effective_costs(values["costs"], DEVICE_PROFILES[profile])
         return cls(**values)
 
 
@@ -191,21 +171,13 @@ def effective_costs(data: Any, profile: DeviceProfile, where: str = "budget.cost
     Raises:
         ConfigError: not a mapping, an unknown cost, or a value that is not a positive number.
     """
-    if not isinstance(data, Mapping):
-        raise ConfigError(f"{where} = {data!r} must be a mapping like {{solver_move: 14.8}} or {{solver_scale: 2}}")
-    allowed = COST_FIELDS + (SOLVER_SCALE,)
+    schema.mapping(data, where, "a mapping like {solver_move: 14.8} or {solver_scale: 2}")
+    schema.check_keys(data, COST_FIELDS + (SOLVER_SCALE,), where)
     for key, value in data.items():
-        if key not in allowed:
-            raise ConfigError(f"unknown key {where}.{key} (value {value!r}); allowed: {', '.join(allowed)}")
-        if not _positive_finite(value):
-            raise ConfigError(f"{where}.{key} = {value!r} must be a positive number")
+        schema.number(value, f"{where}.{key}", 0, open_low=True)
     out = {k: float(v) for k, v in data.items() if k != SOLVER_SCALE}
     scale = data.get(SOLVER_SCALE)
     if scale is not None:
         for key in SOLVER_COSTS:
             out[key] = out.get(key, getattr(profile, key)) * float(scale)
     return out
-
-
-def _positive_finite(value: Any) -> bool:
-    return not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value) and value > 0

@@ -102,7 +102,7 @@ def check_plugin(spec: AgentSpec, where: str = "agents") -> None:
     try:
         agent = build_agent(spec, PluginOutput())
     except ConfigError as exc:
-        raise ConfigError(f"{where}: {exc}") from None
+        raise exc.within(where) from None
     except PluginFailure as exc:  # reported as a config error
         what = (f"took longer than {spec.move_timeout:g} s to build ({MOVE_TIMEOUT_KEY})" if exc.timed_out
                 else f"raised {exc.error}")

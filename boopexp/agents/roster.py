@@ -21,6 +21,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from boopexp import schema
 from boopexp.agents.specs import (
     AGENT_NAMES,
     ALIASES,
@@ -31,6 +32,7 @@ from boopexp.agents.specs import (
     canonical_name,
     check_move_timeout,
     resolve_agent,
+    unknown_agent,
 )
 from boopexp.errors import ConfigError
 from boopexp.errors import show_value as _show
@@ -59,8 +61,7 @@ def canonical(name: Any, declared: Mapping[str, Mapping[str, Any]]) -> str:
         extra = [n for n in declared if n not in AGENT_NAMES]
         if not extra:
             raise
-        valid = ", ".join(AGENT_NAMES + tuple(ALIASES) + tuple(extra))
-        raise ConfigError(f"unknown agent {name!r}; valid agents: {valid}") from None
+        raise unknown_agent(name, AGENT_NAMES + tuple(ALIASES) + tuple(extra)) from None
 
 
 def parse_agents(
@@ -76,15 +77,13 @@ def parse_agents(
     """
     if data is None:
         return {}
-    if not isinstance(data, Mapping):
-        raise ConfigError(f"agents = {_show(data)} must be a mapping like {{mcts-co: {{uct_c: 0.3}}}}")
+    schema.mapping(data, "agents", "a mapping like {mcts-co: {uct_c: 0.3}}")
     out: dict[str, dict[str, Any]] = {}
     for raw_name, decl in data.items():
         if decl is None:
             decl = {}
-        if not isinstance(decl, Mapping):
-            raise ConfigError(f"agents.{raw_name} = {_show(decl)} must be a mapping of parameters like {{uct_c: 0.3}}")
-        decl = dict(decl)
+        key = schema.key_path("agents", raw_name)
+        decl = dict(schema.mapping(decl, key, "a mapping of parameters like {uct_c: 0.3}"))
         builtin = _builtin(raw_name)
         if BASE_KEY in decl and PLUGIN_KEY in decl:
             raise ConfigError(f"agents.{raw_name}: give either base or plugin, not both")
@@ -161,24 +160,17 @@ def resolve(
         return AgentSpec(name=name, kind="plugin", base=base, plugin=target, kwargs=overrides, directory=directory,
                          move_timeout_s=timeout)
     for link in chain:
-        for key, value in declared.get(link, {}).items():
-            if key in _NOT_PARAMETERS:
-                continue
-            if root in BASELINES:
-                raise ConfigError(
-                    f"unknown key agents.{link}.{key} (value {value!r}); agent {link!r} "
-                    f"({'a variant of ' + root if link != root else 'a baseline'}) takes no parameters"
-                )
-            if key not in MCTS_PARAMETERS:
-                raise ConfigError(
-                    f"unknown key agents.{link}.{key} (value {value!r}); allowed: {', '.join(MCTS_PARAMETERS)}"
-                )
+        own_params = {k: v for k, v in declared.get(link, {}).items() if k not in _NOT_PARAMETERS}
+        if root in BASELINES:
+            what = f"a variant of {root}" if link != root else "a baseline"
+            schema.check_keys(own_params, (), f"agents.{link}", note=f"; agent {link!r} ({what}) takes no parameters")
+        else:
+            schema.check_keys(own_params, MCTS_PARAMETERS, f"agents.{link}")
     try:
         spec = resolve_agent(root, preset, params, overrides)
     except ConfigError as exc:
-        # MCTSConfig's message starts with the field name: make it the full key path.
-        message = str(exc).removeprefix(f"agent {root!r}: ")
-        raise ConfigError(f"agents.{name}.{message}") from None
+        # A parameter's check (keyed by the MCTSConfig field): the key is where it is in the config.
+        raise exc.replace(where=None).under(f"agents.{name}") from None
     if name == root:
         return spec
     return AgentSpec(name=name, kind=spec.kind, mcts=spec.mcts, base=base)
@@ -204,8 +196,9 @@ def _chain(name: str, declared: Mapping[str, Mapping[str, Any]]) -> list[str]:
         raw = decl[BASE_KEY]
         base = _builtin(raw) or (raw if isinstance(raw, str) and raw in declared else None)
         if base is None:
-            valid = ", ".join(AGENT_NAMES + tuple(n for n in declared if n not in AGENT_NAMES))
-            raise ConfigError(f"agents.{chain[-1]}.base = {raw!r} is not an agent; valid bases: {valid}")
+            valid = AGENT_NAMES + tuple(n for n in declared if n not in AGENT_NAMES)
+            raise ConfigError(template="{key} = {value} is not an agent; valid bases: {allowed}",
+                              key=f"agents.{chain[-1]}.base", value=raw, allowed=valid)
         if base in chain:
             cycle = " -> ".join(chain[chain.index(base):] + [base])
             raise ConfigError(f"agents.{chain[-1]}.base: the bases form a cycle ({cycle})")

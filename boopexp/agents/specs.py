@@ -8,11 +8,11 @@ configuration can be validated and hashed without compiling anything.
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from boopexp import schema
 from boopexp.errors import ConfigError
 
 
@@ -56,26 +56,22 @@ class Param:
 
     @property
     def allowed(self) -> str:
-        """The allowed values in words: ``integers in [0, 72]``, ``numbers in [0.0, 1.0]``, ``true or false``."""
+        """The allowed values in words: ``an integer in [0, 72]``, ``a number in [0.0, 1.0]``, ``true or false``."""
         if self.kind is bool:
             return "true or false"
-        return f"{'integers' if self.kind is int else 'numbers'} in [{self.low}, {self.high}]"
+        return schema.range_words(self.kind, self.low, self.high)
 
     def check(self, value: Any, key: str | None = None) -> None:
-        """Refuse a value of the wrong type or out of range (ConfigError naming ``key``, default
-        the name, the value and what is allowed); a float parameter takes an int (``uct_c: 1``)."""
+        """Refuse a value of the wrong type or out of range through the shared checks
+        (:mod:`boopexp.schema`): ConfigError ``<key> = <value> must be <allowed>``, ``key`` by default
+        the name; a float parameter takes an int (``uct_c: 1``), not NaN nor an infinity."""
         key = key or self.name
         if self.kind is bool:
-            if not isinstance(value, bool):
-                raise ConfigError(f"{key} = {value!r} must be true or false")
-            return
-        wanted = int if self.kind is int else (int, float)
-        if isinstance(value, bool) or not isinstance(value, wanted):
-            raise ConfigError(f"{key} = {value!r} must be {'an integer' if self.kind is int else 'a number'} "
-                              f"in [{self.low}, {self.high}]")
-        assert self.low is not None and self.high is not None  # a numeric row has both bounds
-        if not self.low <= value <= self.high:
-            raise ConfigError(f"{key} = {value!r} is out of range; allowed: {self.allowed}")
+            schema.boolean(value, key)
+        elif self.kind is int:
+            schema.integer(value, key, self.low, self.high)
+        else:
+            schema.number(value, key, self.low, self.high)
 
 
 _ROW = "boopexp.param"  # where a field's row lives in its dataclasses metadata
@@ -233,10 +229,8 @@ def check_move_timeout(value: Any, where: str = MOVE_TIMEOUT_KEY) -> float | Non
     """
     if value is None:
         return None
-    if (isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value)
-            or not 0 < value <= MAX_MOVE_TIMEOUT_S):
-        raise ConfigError(f"{where} = {value!r} must be a positive number of seconds "
-                          f"(at most {MAX_MOVE_TIMEOUT_S:g}; default {DEFAULT_MOVE_TIMEOUT_S:g})")
+    schema.number(value, where, 0, MAX_MOVE_TIMEOUT_S, open_low=True, want="a positive number of seconds "
+                  f"(at most {MAX_MOVE_TIMEOUT_S:g}; default {DEFAULT_MOVE_TIMEOUT_S:g})")
     # a float, so that 5 and 5.0 are one setting (one hash)
     return None if value == DEFAULT_MOVE_TIMEOUT_S else float(value)
 
@@ -307,35 +301,33 @@ class AgentSpec:
             base = data.get("base")
         except (KeyError, TypeError, AttributeError):
             raise ConfigError(f"{data!r} is not an agent description (needs name, kind)") from None
-        if kind not in AGENT_KINDS:
-            raise ConfigError(f"agent kind {kind!r} is unknown; allowed: {', '.join(AGENT_KINDS)}")
-        if kind == "plugin":
-            plugin, kwargs = data.get("plugin"), data.get("kwargs", {})
-            if not isinstance(plugin, str) or not isinstance(kwargs, Mapping):
-                raise ConfigError(f"agent {name!r}: a plugin agent description needs plugin and kwargs")
-            timeout = check_move_timeout(data.get(MOVE_TIMEOUT_KEY), f"agent {name!r}: {MOVE_TIMEOUT_KEY}")
-            return cls(name=name, kind=kind, base=base, plugin=plugin, kwargs=dict(kwargs), move_timeout_s=timeout)
-        if kind != "mcts":
-            return cls(name=name, kind=kind, base=base)
-        if not isinstance(params, Mapping):
-            raise ConfigError(f"agent {name!r}: an MCTS agent description needs its params")
-        unknown = set(params) - set(MCTS_PARAMETERS)
-        if unknown:
-            raise ConfigError(
-                f"agent {name!r}: unknown parameters {sorted(unknown)}; valid: {', '.join(MCTS_PARAMETERS)}"
-            )
-        return cls(name=name, kind=kind, mcts=MCTSConfig(**params), base=base)
+        with schema.within(f"agent {name!r}"):
+            schema.choice(kind, "kind", AGENT_KINDS)
+            if kind == "plugin":
+                plugin, kwargs = data.get("plugin"), data.get("kwargs", {})
+                if not isinstance(plugin, str) or not isinstance(kwargs, Mapping):
+                    raise ConfigError("a plugin agent description needs plugin and kwargs")
+                timeout = check_move_timeout(data.get(MOVE_TIMEOUT_KEY))
+                return cls(name=name, kind=kind, base=base, plugin=plugin, kwargs=dict(kwargs),
+                           move_timeout_s=timeout)
+            if kind != "mcts":
+                return cls(name=name, kind=kind, base=base)
+            mcts = schema.mapping(params, "params", "the MCTS parameters of the agent")
+            schema.check_keys(mcts, MCTS_PARAMETERS, "params")
+            return cls(name=name, kind=kind, mcts=MCTSConfig(**mcts), base=base)
 
 
-def canonical_name(name: str) -> str:
+def canonical_name(name: Any) -> str:
     """The registry name of ``name`` (resolving aliases), or ConfigError listing valid names."""
-    if not isinstance(name, str):
-        raise ConfigError(f"agent name {name!r} is not a string; valid agents: {', '.join(AGENT_NAMES)}")
-    name = ALIASES.get(name, name)
-    if name not in AGENT_NAMES:
-        valid = ", ".join(AGENT_NAMES + tuple(ALIASES))
-        raise ConfigError(f"unknown agent {name!r}; valid agents: {valid}")
-    return name
+    if not isinstance(name, str) or ALIASES.get(name, name) not in AGENT_NAMES:
+        raise unknown_agent(name, AGENT_NAMES + tuple(ALIASES))
+    return ALIASES.get(name, name)
+
+
+def unknown_agent(name: Any, valid: tuple[str, ...]) -> ConfigError:
+    """The error (to raise) for a name that is no agent: ``unknown agent 'x'; valid agents: …``,
+    with the name as its value and ``valid`` as what is allowed."""
+    return ConfigError(template="unknown agent {value}; valid agents: {allowed}", value=name, allowed=valid)
 
 
 def resolve_agent(
@@ -357,22 +349,16 @@ def resolve_agent(
         ConfigError: unknown agent, preset or parameter, or a value out of range.
     """
     name = canonical_name(name)
-    if preset not in PRESETS:
-        raise ConfigError(f"unknown preset {preset!r}; valid presets: {', '.join(PRESETS)}")
+    schema.choice(preset, "preset", PRESETS)
     params = dict(params or {})
-    for key in params:
-        if key not in PAPER_PARAMS:
-            raise ConfigError(f"unknown params key {key!r}; valid keys: {', '.join(PAPER_PARAMS)}")
+    schema.check_keys(params, tuple(PAPER_PARAMS), "params")
     overrides = dict(overrides or {})
     if name in BASELINES:
-        if overrides:
-            raise ConfigError(f"agent {name!r} takes no parameters (got {', '.join(sorted(overrides))})")
+        with schema.within(f"agent {name!r}"):
+            schema.check_keys(overrides, (), note="; a baseline takes no parameters")
         return AgentSpec(name=name, kind=name)
-    for key in overrides:
-        if key not in MCTS_PARAMETERS:
-            raise ConfigError(
-                f"unknown parameter {key!r} for agent {name!r}; valid parameters: {', '.join(MCTS_PARAMETERS)}"
-            )
+    with schema.within(f"agent {name!r}"):
+        schema.check_keys(overrides, MCTS_PARAMETERS)
     k = params.get("k", PRESETS[preset]["k"])
     m = params.get("m", PAPER_PARAMS["m"].default)
     d = params.get("d", PAPER_PARAMS["d"].default)
@@ -390,8 +376,6 @@ def resolve_agent(
     )
     values.update(_EXTRA_PARAMETERS.get(name, {}))
     values.update(overrides)
-    try:
+    with schema.within(f"agent {name!r}"):
         cfg = MCTSConfig(**values)
-    except ConfigError as exc:
-        raise ConfigError(f"agent {name!r}: {exc}") from None
     return AgentSpec(name=name, kind="mcts", mcts=cfg)
