@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypedDict, cast, get_args
 
-from boopexp import __version__
+from boopexp import __version__, schema
 from boopexp.agents.budget import Budget
 from boopexp.agents.specs import AgentSpec
 from boopexp.errors import ConfigError
@@ -40,9 +40,8 @@ def check_max_plies(value: object, where: str = "max_plies") -> int | None:
     """
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_PLIES_LIMIT:
-        raise ConfigError(f"{where} = {value!r} must be an integer from 1 to {MAX_PLIES_LIMIT}"
-                          f" (default {MAX_PLIES})")
+    value = schema.integer(value, where, 1, MAX_PLIES_LIMIT,
+                           want=f"an integer from 1 to {MAX_PLIES_LIMIT} (default {MAX_PLIES})")
     return None if value == MAX_PLIES else value
 
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from boopexp.errors import ConfigError
+from boopexp import schema
 
 if TYPE_CHECKING:
     from boopexp.agents.budget import Budget
@@ -45,11 +45,7 @@ def check_seed(seed: Any, where: str = "seed") -> int:
     Raises:
         ConfigError: ``"<where> = <value> must be an integer from 0 to 2^64-1"``.
     """
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
-        text = " ".join(repr(seed).split())
-        text = text if len(text) <= 60 else text[:57] + "..."
-        raise ConfigError(f"{where} = {text} must be an integer from 0 to 2^64-1 ({MAX_SEED})")
-    return seed
+    return schema.integer(seed, where, 0, MAX_SEED, want=f"an integer from 0 to 2^64-1 ({MAX_SEED})")
 
 
 def canonical_json(obj: Any) -> str:
