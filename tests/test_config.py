@@ -241,8 +241,8 @@ BAD = [
     ("pairing of numbers", BASE.replace("[mcts-co, vanilla]", "[1, 2]"), ["pairings[0]", "[1, 2]", "two agent names"]),
     ("repeated pairing", BASE + "  - [vanilla, mcts-co]\n", ["pairings[2]", "repeats pairings[0]"]),
     # missing required keys, document shape
-    ("missing seed", BASE.replace("seed: 5\n", ""), ["missing required key 'seed'", "name, seed, games_per_side"]),
-    ("missing pairings", BASE.split("pairings:")[0], ["missing required key 'pairings'"]),
+    ("missing seed", BASE.replace("seed: 5\n", ""), ["missing required key seed;", "name, seed, games_per_side"]),
+    ("missing pairings", BASE.split("pairings:")[0], ["missing required key pairings (or tournament)"]),
     ("empty file", "", ["t.yaml", "empty", "required keys"]),
     ("not a mapping", "- a\n- b\n", ["t.yaml", "mapping", "['a', 'b']"]),
     # malformed YAML

@@ -136,17 +136,19 @@ def test_parse_sprt_defaults_and_values():
 @pytest.mark.parametrize(
     ("data", "message"),
     [
-        ([0, 30], "sprt must be a mapping"),
-        ({"elo0": 0, "elo1": 30, "alpah": 0.1}, "unknown key sprt.alpah; allowed: elo0, elo1, alpha, beta, batch"),
-        ({"elo1": 30}, "sprt.elo0 is missing"),
-        ({"elo0": "0", "elo1": 30}, "sprt.elo0 must be a finite number, got '0'"),
-        ({"elo0": 0, "elo1": float("nan")}, "sprt.elo1 must be a finite number"),
+        ([0, 30], r"sprt = \[0, 30\] must be a mapping like \{elo0: 0"),
+        ({"elo0": 0, "elo1": 30, "alpah": 0.1},
+         r"unknown key sprt.alpah \(value 0.1\); allowed: elo0, elo1, alpha, beta, batch"),
+        ({"elo1": 30}, "missing required key sprt.elo0; required: elo0, elo1"),
+        ({"elo0": "0", "elo1": 30}, "sprt.elo0 = '0' must be a finite number"),
+        ({"elo0": 0, "elo1": float("nan")}, "sprt.elo1 = nan must be a finite number"),
+        ({"elo0": 0, "elo1": float("inf")}, "sprt.elo1 = inf must be a finite number"),
         ({"elo0": 30, "elo1": 0}, "sprt.elo0 must be less than sprt.elo1, got 30 and 0"),
-        ({"elo0": 0, "elo1": 30, "alpha": 0}, "sprt.alpha must be between 0 and 1"),
-        ({"elo0": 0, "elo1": 30, "beta": 1.5}, "sprt.beta must be between 0 and 1"),
+        ({"elo0": 0, "elo1": 30, "alpha": 0}, "sprt.alpha = 0 must be a number strictly between 0 and 1"),
+        ({"elo0": 0, "elo1": 30, "beta": 1.5}, "sprt.beta = 1.5 must be a number strictly between 0 and 1"),
         ({"elo0": 0, "elo1": 30, "alpha": 0.6, "beta": 0.5}, "alpha \\+ sprt.beta must be less than 1"),
-        ({"elo0": 0, "elo1": 30, "batch": 0}, "sprt.batch must be a positive integer, got 0"),
-        ({"elo0": 0, "elo1": 30, "batch": True}, "sprt.batch must be a positive integer"),
+        ({"elo0": 0, "elo1": 30, "batch": 0}, "sprt.batch = 0 must be a positive integer"),
+        ({"elo0": 0, "elo1": 30, "batch": True}, "sprt.batch = True must be a positive integer"),
     ],
 )
 def test_parse_sprt_errors_are_one_line(data, message):

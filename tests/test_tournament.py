@@ -53,7 +53,7 @@ BAD = [
     ("key of the other format", "tournament: {format: round-robin, agents: [vanilla, random], agent: vanilla}\n",
      ["unknown key tournament.agent", "allowed: format, agents"]),
     ("missing opponents", "tournament: {format: gauntlet, agent: vanilla}\n",
-     ["needs agent, opponents", "missing opponents"]),
+     ["missing required key tournament.opponents for format gauntlet; required: format, agent, opponents"]),
     ("one agent", "tournament: {format: round-robin, agents: [vanilla]}\n", ["tournament.agents", "at least 2"]),
     ("unknown agent", "tournament: {format: round-robin, agents: [vanilla, alphazero]}\n",
      ["tournament.agents[1]", "unknown agent 'alphazero'"]),
@@ -66,7 +66,7 @@ BAD = [
     ("both pairings and tournament",
      "pairings: [[vanilla, random]]\ntournament: {format: round-robin, agents: [vanilla, random]}\n",
      ["either pairings or tournament"]),
-    ("neither", "", ["missing required key 'pairings'", "tournament"]),
+    ("neither", "", ["missing required key pairings (or tournament)"]),
 ]
 
 

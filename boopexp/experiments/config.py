@@ -20,7 +20,7 @@ from typing import Any
 
 import yaml
 
-from boopexp import __version__
+from boopexp import __version__, schema
 from boopexp.agents import roster
 from boopexp.agents.budget import Budget
 from boopexp.agents.specs import (
@@ -29,7 +29,6 @@ from boopexp.agents.specs import (
     PRESETS,
     AgentSpec,
     canonical_name,
-    resolve_agent,
 )
 from boopexp.errors import ConfigError
 from boopexp.errors import show_value as _show
@@ -60,6 +59,9 @@ REQUIRED_KEYS: tuple[str, ...] = ("name", "seed", "games_per_side", "pairings")
 PLANNING_KEYS: tuple[str, ...] = ("games_per_side", "pairings", "tournament", "sweep", "sprt")
 #: Keys of which a config needs exactly one: the pairings written out, or a tournament that makes them.
 PAIRING_KEYS: tuple[str, ...] = ("pairings", "tournament")
+
+#: Why a command that plans the games itself (:func:`parse_settings`) refuses each planning key.
+_PLANNED_BY_THE_COMMAND: dict[str, str] = {key: "the games are planned by the command" for key in PLANNING_KEYS}
 
 # The name becomes a folder (results/<name>/), so keep it to characters safe in any shell.
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -279,7 +281,8 @@ class ExperimentConfig:
         The one way to re-plan a config: :meth:`plan` reads a sweep's points, so replacing only
         the top-level pairings would silently plan the points' old ones.
         """
-        _positive_int(self.source, "games_per_side", games_per_side)
+        with schema.within(self.source):
+            schema.positive_int(games_per_side, "games_per_side")
 
         def replan(config: ExperimentConfig) -> ExperimentConfig:
             return dataclasses.replace(config, agents={**config.agents, **(agents or {})}, pairings=tuple(pairings),
@@ -289,7 +292,8 @@ class ExperimentConfig:
 
     def with_games_per_side(self, games_per_side: int) -> ExperimentConfig:
         """A copy with another ``games_per_side`` (validated)."""
-        _positive_int(self.source, "games_per_side", games_per_side)
+        with schema.within(self.source):
+            schema.positive_int(games_per_side, "games_per_side")
         points = tuple(dataclasses.replace(p, games_per_side=games_per_side) for p in self.points)
         return dataclasses.replace(self, games_per_side=games_per_side, points=points)
 
@@ -391,64 +395,34 @@ def _parse(data: Any, source: str, directory: str | None, settings_only: bool) -
         raise ConfigError(f"{src}: the config is empty; required keys: {', '.join(REQUIRED_KEYS)}")
     if not isinstance(data, Mapping):
         raise ConfigError(f"{src}: the config must be a mapping of keys, got {_show(data)}")
-    for key, value in data.items():
-        if key not in CONFIG_KEYS:
-            raise ConfigError(
-                f"{src}: unknown key {_show(key)} (value {_show(value)}); allowed: {', '.join(CONFIG_KEYS)}"
-            )
-        if settings_only and key in PLANNING_KEYS:
-            raise ConfigError(f"{src}: {key} = {_show(value)} has no place here (the games are planned by the command)")
+    with schema.within(src):
+        schema.check_keys(data, CONFIG_KEYS, refused=_PLANNED_BY_THE_COMMAND if settings_only else None)
     if "sweep" in data:
         return _parse_swept(data, src, directory)
-    for key in REQUIRED_KEYS:
-        if settings_only and key in PLANNING_KEYS:
-            continue
-        if key not in data and not (key == "pairings" and "tournament" in data):
-            raise ConfigError(
-                f"{src}: missing required key {key!r}; required: {', '.join(REQUIRED_KEYS)}"
-                + (" (or 'tournament' instead of 'pairings')" if key == "pairings" else "")
-            )
-    if all(key in data for key in PAIRING_KEYS):
-        raise ConfigError(f"{src}: give either pairings or tournament, not both")
-
-    name = data["name"]
-    if not isinstance(name, str) or not _NAME_RE.match(name):
-        raise ConfigError(
-            f"{src}: name = {_show(name)} must be a non-empty string of letters, digits, '.', '_' or '-'"
-            " (it names the output folder)"
-        )
-    try:
+    with schema.within(src):
+        required = tuple(k for k in REQUIRED_KEYS if not (settings_only and k in PLANNING_KEYS))
+        schema.require_keys(data, required, alternatives={"pairings": "tournament"})
+        if all(key in data for key in PAIRING_KEYS):
+            raise ConfigError("give either pairings or tournament, not both")
+        name = data["name"]
+        if not isinstance(name, str) or not _NAME_RE.match(name):
+            raise schema.invalid("name", name, "a non-empty string of letters, digits, '.', '_' or '-' "
+                                               "(it names the output folder)")
         seed = identity.check_seed(data["seed"])
-    except ConfigError as exc:
-        raise ConfigError(f"{src}: {exc}") from None
-    games_per_side = 0 if settings_only else data["games_per_side"]
-    if not settings_only:
-        _positive_int(src, "games_per_side", games_per_side)
-
-    budget = _parse_budget(src, data.get("budget"))
-
-    preset = data.get("preset", DEFAULT_PRESET)
-    if not isinstance(preset, str) or preset not in PRESETS:
-        raise ConfigError(f"{src}: preset = {_show(preset)} is not allowed; allowed: {', '.join(PRESETS)}")
-
-    try:
+        games_per_side = 0 if settings_only else schema.positive_int(data["games_per_side"], "games_per_side")
+        budget = Budget.from_mapping(data.get("budget"))
+        preset = schema.choice(data.get("preset", DEFAULT_PRESET), "preset", PRESETS)
         max_plies = check_max_plies(data.get("max_plies"))
-    except ConfigError as exc:
-        raise ConfigError(f"{src}: {exc}") from None
-
-    params = _parse_params(src, data.get("params"), preset)
-    agents = _parse_agents(src, data.get("agents"), preset, params, directory)
-    tournament = None
-    if settings_only:
-        pairings: tuple[tuple[str, str], ...] = ()
-    elif "tournament" in data:
-        try:
+        params = _parse_params(data.get("params"), preset)
+        agents = roster.parse_agents(data.get("agents"), preset, params, directory)
+        tournament = None
+        if settings_only:
+            pairings: tuple[tuple[str, str], ...] = ()
+        elif "tournament" in data:
             tournament = parse_tournament(data["tournament"], lambda n: roster.canonical(n, agents))
-        except ConfigError as exc:
-            raise ConfigError(f"{src}: {exc}") from None
-        pairings = tournament.pairings()
-    else:
-        pairings = _parse_pairings(src, data["pairings"], agents)
+            pairings = tournament.pairings()
+        else:
+            pairings = _parse_pairings(data["pairings"], agents)
     sprt = parse_sprt(src, data.get("sprt"))
 
     return ExperimentConfig(
@@ -503,16 +477,12 @@ def _parse_swept(data: Mapping[str, Any], src: str, directory: str | None) -> Ex
         # boopexp.experiments.sprt keys a test by pairing string, which every point of a sweep repeats.
         raise ConfigError(f"{src}: sprt and sweep cannot be combined yet (run one config per sweep point)")
     base = parse_config({k: v for k, v in data.items() if k != "sweep"}, src, directory)
-    try:
+    with schema.within(src):
         sweep = parse_sweep(data["sweep"], base.budget.mode)
         for axis, _ in sweep.axes:
             if axis.startswith("agents."):
-                try:
+                with schema.within(f"sweep: axis {axis!r}"):
                     base.canonical(axis.split(".")[1])
-                except ConfigError as exc:
-                    raise ConfigError(f"sweep: axis {axis!r}: {exc}") from None
-    except ConfigError as exc:
-        raise ConfigError(f"{src}: {exc}") from None
     points = []
     for point in sweep.points():
         doc = apply_point(data, point, base.canonical)
@@ -559,71 +529,34 @@ def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool
 _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 
 
-def _positive_int(src: str, key: str, value: Any) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ConfigError(f"{src}: {key} = {_show(value)} must be a positive integer")
-
-
-def _parse_budget(src: str, data: Any) -> Budget:
-    try:
-        return Budget.from_mapping(data)
-    except ConfigError as exc:
-        raise ConfigError(f"{src}: {exc}") from None
-
-
-def _parse_params(src: str, data: Any, preset: str) -> dict[str, Any]:
-    if data is None:
-        data = {}
-    if not isinstance(data, Mapping):
-        raise ConfigError(f"{src}: params = {_show(data)} must be a mapping like {{k: 21, m: 5, d: 0.9}}")
-    for key, value in data.items():
-        if key not in PAPER_PARAMS:
-            raise ConfigError(
-                f"{src}: unknown key params.{key} (value {_show(value)}); allowed: {', '.join(PAPER_PARAMS)}"
-            )
-    # Record the values in effect, not only those written: k's default depends on the preset.
-    params = {
-        "k": data.get("k", PRESETS[preset]["k"]),
-        "m": data.get("m", PAPER_PARAMS["m"].default),
-        "d": data.get("d", PAPER_PARAMS["d"].default),
-    }
-    try:
-        resolve_agent("mcts-co", preset, params)  # checks types and ranges of k, m and d
-    except ConfigError as exc:
-        raise ConfigError(f"{src}: {exc}") from None
+def _parse_params(data: Any, preset: str) -> dict[str, Any]:
+    """The ``params:`` block with the values in effect, not only those written (k's default
+    depends on the preset), each checked by its row of :data:`~boopexp.agents.specs.PAPER_PARAMS`."""
+    data = schema.mapping({} if data is None else data, "params", "a mapping like {k: 21, m: 5, d: 0.9}")
+    schema.check_keys(data, tuple(PAPER_PARAMS), "params")
+    defaults = {"k": PRESETS[preset]["k"], "m": PAPER_PARAMS["m"].default, "d": PAPER_PARAMS["d"].default}
+    params = {key: data.get(key, default) for key, default in defaults.items()}
+    for key, value in params.items():
+        PAPER_PARAMS[key].check(value, f"params.{key}")
     params["d"] = float(params["d"])
     return params
 
 
-def _parse_agents(src: str, data: Any, preset: str, params: Mapping[str, Any],
-                  directory: str | None) -> dict[str, dict[str, Any]]:
-    try:
-        return roster.parse_agents(data, preset, params, directory)
-    except ConfigError as exc:
-        raise ConfigError(f"{src}: {exc}") from None
-
-
-def _parse_pairings(src: str, data: Any, declared: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+def _parse_pairings(data: Any, declared: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
     if not isinstance(data, list) or not data:
-        raise ConfigError(f"{src}: pairings = {_show(data)} must be a non-empty list of pairs like [mcts-co, vanilla]")
+        raise schema.invalid("pairings", data, "a non-empty list of pairs like [mcts-co, vanilla]")
     out: list[tuple[str, str]] = []
     seen: dict[str, int] = {}
     for i, item in enumerate(data):
         if not isinstance(item, list) or len(item) != 2 or not all(isinstance(n, str) for n in item):
-            raise ConfigError(
-                f"{src}: pairings[{i}] = {_show(item)} must be a list of two agent names like [mcts-co, vanilla]"
-            )
-        try:
+            raise schema.invalid(f"pairings[{i}]", item, "a list of two agent names like [mcts-co, vanilla]")
+        with schema.under(f"pairings[{i}]"):
             a, b = roster.canonical(item[0], declared), roster.canonical(item[1], declared)
-        except ConfigError as exc:
-            raise ConfigError(f"{src}: pairings[{i}]: {exc}") from None
         # [A, B] and [B, A] plan the same games: a second listing is certainly a mistake.
         for pairing in {identity.pairing_name(a, b), identity.pairing_name(b, a)}:
             if pairing in seen:
-                raise ConfigError(
-                    f"{src}: pairings[{i}] = {_show(item)} repeats pairings[{seen[pairing]}]"
-                    " (each pair already plays both sides)"
-                )
+                raise ConfigError(f"pairings[{i}] = {_show(item)} repeats pairings[{seen[pairing]}]"
+                                  " (each pair already plays both sides)")
         seen[identity.pairing_name(a, b)] = seen[identity.pairing_name(b, a)] = i
         out.append((a, b))
     return tuple(out)

@@ -35,6 +35,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from boopexp import schema
 from boopexp.errors import ConfigError
 from boopexp.game.sides import Side
 from boopexp.play.identity import pairing_name
@@ -94,37 +95,21 @@ def parse_sprt(src: str, data: Any) -> SprtSpec | None:
     """
     if data is None:
         return None
-    if not isinstance(data, Mapping):
-        raise ConfigError(f"{src}: sprt must be a mapping like {{elo0: 0, elo1: 30, alpha: 0.05, beta: 0.05}}, "
-                          f"got {data!r}")
-    unknown = sorted(set(map(str, data)) - set(_KEYS))
-    if unknown:
-        raise ConfigError(f"{src}: unknown key sprt.{unknown[0]}; allowed: {', '.join(_KEYS)}")
-    for key in ("elo0", "elo1"):
-        if key not in data:
-            raise ConfigError(f"{src}: sprt.{key} is missing (sprt needs elo0 and elo1)")
-    values: dict[str, Any] = {}
-    for key in ("elo0", "elo1", "alpha", "beta"):
-        if key not in data:
-            continue
-        value = data[key]
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            raise ConfigError(f"{src}: sprt.{key} must be a finite number, got {value!r}")
-        values[key] = float(value)
-    if "batch" in data:
-        batch = data["batch"]
-        if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
-            raise ConfigError(f"{src}: sprt.batch must be a positive integer, got {batch!r}")
-        values["batch"] = batch
-    spec = SprtSpec(**values)
-    if spec.elo0 >= spec.elo1:
-        raise ConfigError(f"{src}: sprt.elo0 must be less than sprt.elo1, got {spec.elo0:g} and {spec.elo1:g}")
-    for key in ("alpha", "beta"):
-        value = getattr(spec, key)
-        if not 0.0 < value < 1.0:
-            raise ConfigError(f"{src}: sprt.{key} must be between 0 and 1 (exclusive), got {value:g}")
-    if spec.alpha + spec.beta >= 1.0:
-        raise ConfigError(f"{src}: sprt.alpha + sprt.beta must be less than 1, got {spec.alpha + spec.beta:g}")
+    with schema.within(src):
+        schema.mapping(data, "sprt", "a mapping like {elo0: 0, elo1: 30, alpha: 0.05, beta: 0.05}")
+        schema.check_keys(data, _KEYS, "sprt")
+        schema.require_keys(data, ("elo0", "elo1"), "sprt")
+        values: dict[str, Any] = {key: float(schema.number(data[key], f"sprt.{key}")) for key in ("elo0", "elo1")}
+        for key in ("alpha", "beta"):
+            if key in data:
+                values[key] = float(schema.number(data[key], f"sprt.{key}", 0, 1, open_low=True, open_high=True))
+        if "batch" in data:
+            values["batch"] = schema.positive_int(data["batch"], "sprt.batch")
+        spec = SprtSpec(**values)
+        if spec.elo0 >= spec.elo1:
+            raise ConfigError(f"sprt.elo0 must be less than sprt.elo1, got {spec.elo0:g} and {spec.elo1:g}")
+        if spec.alpha + spec.beta >= 1.0:
+            raise ConfigError(f"sprt.alpha + sprt.beta must be less than 1, got {spec.alpha + spec.beta:g}")
     return spec
 
 

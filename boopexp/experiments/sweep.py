@@ -26,6 +26,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from boopexp import schema
 from boopexp.agents.budget import BUDGET_KEYS, COST_FIELDS, SOLVER_SCALE
 from boopexp.agents.specs import PAPER_PARAMS
 from boopexp.errors import ConfigError
@@ -63,15 +64,15 @@ def parse_sweep(data: Any, budget_mode: str) -> Sweep:
         ConfigError: one line naming ``sweep.AXIS``, the value and what is allowed.
     """
     if not isinstance(data, Mapping) or not data:
-        raise ConfigError(f"sweep = {_show(data)} must be a non-empty mapping like {{budget.seconds: [0.5, 1, 2]}}")
+        raise schema.invalid("sweep", data, "a non-empty mapping like {budget.seconds: [0.5, 1, 2]}")
     axes = []
     for axis, values in data.items():
         check_axis(axis, budget_mode)
         if not isinstance(values, list) or not values:
-            raise ConfigError(f"sweep.{axis} = {_show(values)} must be a non-empty list of values")
+            raise schema.invalid(f"sweep.{axis}", values, "a non-empty list of values")
         for i, value in enumerate(values):
             if isinstance(value, (list, dict)) or value is None:
-                raise ConfigError(f"sweep.{axis}[{i}] = {_show(value)} must be a single value")
+                raise schema.invalid(f"sweep.{axis}[{i}]", value, "a single value")
             if any(_same(value, v) for v in values[:i]):
                 raise ConfigError(f"sweep.{axis}[{i}] = {_show(value)} repeats an earlier value")
         axes.append((axis, tuple(values)))

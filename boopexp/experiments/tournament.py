@@ -11,10 +11,11 @@ of the same pairings written out under ``pairings:``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from boopexp import schema
 from boopexp.errors import ConfigError
 from boopexp.errors import show_value as _show
 
@@ -62,28 +63,16 @@ def parse_tournament(data: Any, canonical: Callable[[Any], str]) -> Tournament:
     """
     example = ("{format: round-robin, agents: [vanilla, mcts-co]} "
                "or {format: gauntlet, agent: mcts-co, opponents: [vanilla]}")
-    if not isinstance(data, Mapping):
-        raise ConfigError(f"tournament = {_show(data)} must be a mapping like {example}")
-    fmt = data.get("format")
-    if fmt not in FORMATS:
-        raise ConfigError(f"tournament.format = {_show(fmt)} is not allowed; allowed: {', '.join(FORMATS)}")
+    data = schema.mapping(data, "tournament", f"a mapping like {example}")
+    fmt = schema.choice(data.get("format"), "tournament.format", FORMATS)
     allowed = FORMATS[fmt]
-    for key, value in data.items():
-        if key not in allowed:
-            raise ConfigError(
-                f"unknown key tournament.{key} (value {_show(value)}) for format {fmt}; "
-                f"allowed: {', '.join(allowed)}"
-            )
-    for key in allowed:
-        if key not in data:
-            raise ConfigError(f"tournament: format {fmt} needs {', '.join(allowed[1:])} (missing {key})")
+    schema.check_keys(data, allowed, "tournament", note=f" for format {fmt}")
+    schema.require_keys(data, allowed, "tournament", note=f" for format {fmt}")
     if fmt == "round-robin":
         agents = _names("tournament.agents", data["agents"], canonical, minimum=2)
         return Tournament(fmt, agents)
-    try:
+    with schema.under("tournament.agent"):
         head = canonical(data["agent"])
-    except ConfigError as exc:
-        raise ConfigError(f"tournament.agent: {exc}") from None
     opponents = _names("tournament.opponents", data["opponents"], canonical, minimum=1)
     if head in opponents:
         raise ConfigError(
@@ -94,13 +83,11 @@ def parse_tournament(data: Any, canonical: Callable[[Any], str]) -> Tournament:
 
 def _names(key: str, value: Any, canonical: Callable[[Any], str], minimum: int) -> tuple[str, ...]:
     if not isinstance(value, list) or len(value) < minimum:
-        raise ConfigError(f"{key} = {_show(value)} must be a list of at least {minimum} agent name(s)")
+        raise schema.invalid(key, value, f"a list of at least {minimum} agent name(s)")
     out: list[str] = []
     for i, raw in enumerate(value):
-        try:
+        with schema.under(f"{key}[{i}]"):
             name = canonical(raw)
-        except ConfigError as exc:
-            raise ConfigError(f"{key}[{i}]: {exc}") from None
         if name in out:
             raise ConfigError(f"{key}[{i}] = {_show(raw)} repeats agent {name!r}")
         out.append(name)
