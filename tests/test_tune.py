@@ -132,7 +132,7 @@ def test_config_tunes_a_declared_variant(tmp_path):
 
 
 BAD = [
-    ({"tune": None}, "missing required key 'tune'"),
+    ({"tune": None}, "missing required key tune (the agent, search space, opponents and trials)"),
     ({"pairings": [["mcts-co", "vanilla"]]}, "pairings = [['mcts-co', 'vanilla']] has no place in a tune config"),
     ({"tune": {"agent": "mcts-co"}}, "missing required key tune.space"),
     ({"tune.agent": "heuristics"}, "tune.agent = 'heuristics' is a heuristics agent with no parameters to tune"),
@@ -143,7 +143,8 @@ BAD = [
     ({"tune.space": {"uct_c": {"low": 2.0, "high": 0.5}}}, "tune.space.uct_c: low = 2.0 must be below high = 0.5"),
     ({"tune.space": {"uct_c": {"low": 0.0, "high": 1.0, "log": True}}}, "must be positive on a log scale"),
     ({"tune.space": {"preselect_m": {"low": 1.5, "high": 4}}}, "tune.space.preselect_m.low = 1.5 must be an integer"),
-    ({"tune.space": {"discount": {"low": 0.5, "high": 1.5}}}, "tune.space.discount.high = 1.5 is not a valid value"),
+    ({"tune.space": {"discount": {"low": 0.5, "high": 1.5}}},
+     "tune.space.discount.high = 1.5 must be a number in [0.0, 1.0]"),
     ({"tune.space": {"uct_c": {"low": 0.1}}}, "missing required key tune.space.uct_c.high"),
     ({"tune.space": {"uct_c": {"low": 0.1, "high": 1, "step": 2}}}, "unknown key tune.space.uct_c.step"),
     ({"tune.space": ["uct_c", "fix_a9"]},

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from boopexp import schema
 from boopexp.agents.specs import MCTS_PARAMS, PAPER_PARAMS, Param
 from boopexp.errors import ConfigError
 from boopexp.errors import show_value as _show
@@ -222,66 +223,52 @@ def parse_tune_config(data: Any, source: str = "<config>", directory: str | None
     src = source
     if not isinstance(data, Mapping):
         raise ConfigError(f"{src}: a tune config must be a mapping with a 'tune:' section, got {_show(data)}")
-    for key, value in data.items():
-        if key in NOT_IN_A_TUNE:
-            raise ConfigError(f"{src}: {key} = {_show(value)} has no place in a tune config ({NOT_IN_A_TUNE[key]})")
-        if key not in TOP_KEYS:
-            raise ConfigError(f"{src}: unknown key {_show(key)} (value {_show(value)}); allowed: {', '.join(TOP_KEYS)}")
-    tune = data.get(TUNE_KEY)
-    if tune is None:
-        raise ConfigError(f"{src}: missing required key 'tune' (the agent, search space, opponents and trials)")
-    if not isinstance(tune, Mapping):
-        raise ConfigError(f"{src}: tune = {_show(tune)} must be a mapping with keys {', '.join(TUNE_KEYS)}")
-    for key, value in tune.items():
-        if key not in TUNE_KEYS:
-            raise ConfigError(f"{src}: unknown key tune.{key} (value {_show(value)}); allowed: {', '.join(TUNE_KEYS)}")
-    for key in TUNE_REQUIRED:
-        if key not in tune:
-            raise ConfigError(f"{src}: missing required key tune.{key}; required: {', '.join(TUNE_REQUIRED)}")
+    with schema.within(src):
+        schema.check_keys(data, TOP_KEYS, refused=NOT_IN_A_TUNE, place="in a tune config")
+        schema.require_keys(data, (TUNE_KEY,), note=" (the agent, search space, opponents and trials)")
+        tune = schema.mapping(data[TUNE_KEY], "tune", f"a mapping with keys {', '.join(TUNE_KEYS)}")
+        schema.check_keys(tune, TUNE_KEYS, "tune")
+        schema.require_keys(tune, TUNE_REQUIRED, "tune")
 
     # The shared settings are an experiment config's, validated by the same parser; they plan no
     # games (plan() refuses) until with_candidates gives the tuner's pairings.
     exp = parse_settings({k: v for k, v in data.items() if k != TUNE_KEY}, src, directory)
 
-    agent = _agent_name(src, exp, "tune.agent", tune["agent"])
-    spec = exp.agent(agent)
-    if spec.kind != "mcts":
-        raise ConfigError(f"{src}: tune.agent = {_show(tune['agent'])} is a {spec.kind} agent "
-                          "with no parameters to tune;"
-                          " tune an MCTS agent or a variant of one")
-    space = _parse_space(src, exp, agent, tune["space"])
+    with schema.within(src):
+        agent = _agent_name(exp, "tune.agent", tune["agent"])
+        spec = exp.agent(agent)
+        if spec.kind != "mcts":
+            raise ConfigError(f"tune.agent = {_show(tune['agent'])} is a {spec.kind} agent with no parameters to tune;"
+                              " tune an MCTS agent or a variant of one")
+        space = _parse_space(tune["space"])
 
-    opponents_raw = tune.get("opponents", [agent])
-    if isinstance(opponents_raw, str):
-        opponents_raw = [opponents_raw]
-    if not isinstance(opponents_raw, list) or not opponents_raw:
-        raise ConfigError(f"{src}: tune.opponents = {_show(opponents_raw)} must be a non-empty list of agent names")
-    opponents: list[str] = []
-    for i, raw in enumerate(opponents_raw):
-        name = _agent_name(src, exp, f"tune.opponents[{i}]", raw)
-        if name in opponents:
-            raise ConfigError(f"{src}: tune.opponents[{i}] = {_show(raw)} is listed twice")
-        opponents.append(name)
+        opponents_raw = tune.get("opponents", [agent])
+        if isinstance(opponents_raw, str):
+            opponents_raw = [opponents_raw]
+        if not isinstance(opponents_raw, list) or not opponents_raw:
+            raise schema.invalid("tune.opponents", opponents_raw, "a non-empty list of agent names")
+        opponents: list[str] = []
+        for i, raw in enumerate(opponents_raw):
+            name = _agent_name(exp, f"tune.opponents[{i}]", raw)
+            if name in opponents:
+                raise ConfigError(f"tune.opponents[{i}] = {_show(raw)} is listed twice")
+            opponents.append(name)
 
-    trials = _positive_int(src, "tune.trials", tune["trials"])
-    games = _positive_int(src, "tune.games_per_trial", tune["games_per_trial"])
-    per = 2 * len(opponents)
-    if games % per:
-        raise ConfigError(
-            f"{src}: tune.games_per_trial = {games} must be a multiple of {per}"
-            f" (both seats against each of the {len(opponents)} opponent(s))"
-        )
-    startup = tune.get("startup_trials", DEFAULT_STARTUP_TRIALS)
-    if isinstance(startup, bool) or not isinstance(startup, int) or startup < 0:
-        raise ConfigError(f"{src}: tune.startup_trials = {_show(startup)} must be a non-negative integer")
-    confirm = _parse_confirm(src, exp, agent, tune.get("confirm"))
+        trials = schema.positive_int(tune["trials"], "tune.trials")
+        games = schema.positive_int(tune["games_per_trial"], "tune.games_per_trial")
+        per = 2 * len(opponents)
+        if games % per:
+            raise ConfigError(f"tune.games_per_trial = {games} must be a multiple of {per}"
+                              f" (both seats against each of the {len(opponents)} opponent(s))")
+        startup = schema.integer(tune.get("startup_trials", DEFAULT_STARTUP_TRIALS), "tune.startup_trials", 0)
+        confirm = _parse_confirm(exp, agent, tune.get("confirm"))
 
-    names = {_trial_prefix(agent)}
-    clash = [n for n in exp.agents if any(n.startswith(p) for p in names)]
-    if clash:
-        raise ConfigError(
-            f"{src}: agents.{clash[0]}: names starting with {agent}. are the tuner's own (trial and candidate agents)"
-        )
+        names = {_trial_prefix(agent)}
+        clash = [n for n in exp.agents if any(n.startswith(p) for p in names)]
+        if clash:
+            raise ConfigError(
+                f"agents.{clash[0]}: names starting with {agent}. are the tuner's own (trial and candidate agents)"
+            )
     return TuneConfig(
         experiment=exp,
         agent=agent,
@@ -298,102 +285,67 @@ def _trial_prefix(agent: str) -> str:
     return f"{agent}."
 
 
-def _agent_name(src: str, exp: ExperimentConfig, key: str, raw: Any) -> str:
-    try:
+def _agent_name(exp: ExperimentConfig, key: str, raw: Any) -> str:
+    """The canonical name of agent ``raw`` of the settings (an unknown one is named by ``key``)."""
+    with schema.under(key):
         name = exp.canonical(raw)
-        exp.agent(name)
-    except ConfigError as exc:
-        raise ConfigError(f"{src}: {key}: {exc}") from None
+    exp.agent(name)  # resolvable: the settings' own parser checked every declared agent
     return name
 
 
-def _positive_int(src: str, key: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ConfigError(f"{src}: {key} = {_show(value)} must be a positive integer")
-    return value
-
-
-def _parse_space(src: str, exp: ExperimentConfig, agent: str, data: Any) -> tuple[SearchParam, ...]:
+def _parse_space(data: Any) -> tuple[SearchParam, ...]:
     if isinstance(data, list) and data:  # names only: each parameter over the table's range
         named: dict[Any, Any] = {}
         for i, name in enumerate(data):
             if not isinstance(name, str) or name not in TUNABLE or name in named:
                 why = "is listed twice" if name in named else "is not a parameter the tuner varies"
-                raise ConfigError(f"{src}: tune.space[{i}] = {_show(name)} {why}; allowed: {', '.join(TUNABLE)}")
+                raise ConfigError(f"tune.space[{i}] = {_show(name)} {why}; allowed: {', '.join(TUNABLE)}")
             named[name] = None
         data = named
     if not isinstance(data, Mapping) or not data:
-        raise ConfigError(
-            f"{src}: tune.space = {_show(data)} must be a non-empty mapping "
-            "like {uct_c: {low: 0.05, high: 2.0, log: true}}"
-            " or a list of parameters like [k, uct_c] (searched over their ranges in docs/agents.md)"
-        )
+        raise schema.invalid("tune.space", data, "a non-empty mapping like {uct_c: {low: 0.05, high: 2.0, log: true}}"
+                             " or a list of parameters like [k, uct_c] (searched over their ranges in docs/agents.md)")
+    schema.check_keys(data, TUNABLE, "tune.space")
     out: list[SearchParam] = []
     owner: dict[str, str] = {}
     for name, rng in data.items():
         key = f"tune.space.{name}"
-        if name not in TUNABLE:
-            raise ConfigError(f"{src}: unknown key {key} (value {_show(rng)}); allowed: {', '.join(TUNABLE)}")
         row = TUNABLE_PARAMS[name]
         fields = row.sets or (name,)
         for f in fields:
             if f in owner:
-                raise ConfigError(f"{src}: {key}: {f} is already set by tune.space.{owner[f]}; give one of them")
+                raise ConfigError(f"{key}: {f} is already set by tune.space.{owner[f]}; give one of them")
             owner[f] = name
-        kind = row.kind.__name__
         if rng is None:  # the table's range
             assert row.tune is not None
             rng = {"low": row.tune.low, "high": row.tune.high, "log": row.tune.log}
-        if not isinstance(rng, Mapping):
-            raise ConfigError(f"{src}: {key} = {_show(rng)} must be a mapping like {{low: 1, high: 12}} "
-                              "(optionally log: true),"
-                              " or nothing for the range in docs/agents.md")
-        for k, v in rng.items():
-            if k not in RANGE_KEYS:
-                raise ConfigError(f"{src}: unknown key {key}.{k} (value {_show(v)}); allowed: {', '.join(RANGE_KEYS)}")
-        for k in ("low", "high"):
-            if k not in rng:
-                raise ConfigError(f"{src}: missing required key {key}.{k}")
-            v = rng[k]
-            if kind == "int" and (isinstance(v, bool) or not isinstance(v, int)):
-                raise ConfigError(f"{src}: {key}.{k} = {_show(v)} must be an integer ({name} is an integer parameter)")
-            if kind == "float" and (isinstance(v, bool) or not isinstance(v, (int, float))):
-                raise ConfigError(f"{src}: {key}.{k} = {_show(v)} must be a number")
+        rng = schema.mapping(rng, key, "a mapping like {low: 1, high: 12} (optionally log: true),"
+                                       " or nothing for the range in docs/agents.md")
+        schema.check_keys(rng, RANGE_KEYS, key)
+        schema.require_keys(rng, ("low", "high"), key)
+        for k in ("low", "high"):  # both ends are values of the parameter: its row checks them
+            row.check(rng[k], f"{key}.{k}")
         low, high = rng["low"], rng["high"]
-        log = rng.get("log", False)
-        if not isinstance(log, bool):
-            raise ConfigError(f"{src}: {key}.log = {_show(log)} must be true or false")
+        log = schema.boolean(rng.get("log", False), f"{key}.log")
         if not low < high:
-            raise ConfigError(f"{src}: {key}: low = {low!r} must be below high = {high!r}")
+            raise ConfigError(f"{key}: low = {low!r} must be below high = {high!r}")
         if log and low <= 0:
-            raise ConfigError(f"{src}: {key}: low = {low!r} must be positive on a log scale (log: true)")
-        for k, v in (("low", low), ("high", high)):
-            try:  # the agent must exist at both ends of the range (MCTSConfig checks each field)
-                exp.agent(agent, {f: v for f in fields})
-            except ConfigError as exc:
-                raise ConfigError(f"{src}: {key}.{k} = {v!r} is not a valid value: {exc}") from None
+            raise ConfigError(f"{key}: low = {low!r} must be positive on a log scale (log: true)")
+        kind = row.kind.__name__
         value_type = int if kind == "int" else float
         out.append(SearchParam(name, fields, kind, value_type(low), value_type(high), log))
     return tuple(out)
 
 
-def _parse_confirm(src: str, exp: ExperimentConfig, agent: str, data: Any) -> ConfirmSettings:
-    if data is None:
-        data = {}
-    if not isinstance(data, Mapping):
-        raise ConfigError(f"{src}: tune.confirm = {_show(data)} must be a mapping with keys {', '.join(CONFIRM_KEYS)}")
-    for key, value in data.items():
-        if key not in CONFIRM_KEYS:
-            raise ConfigError(
-                f"{src}: unknown key tune.confirm.{key} (value {_show(value)}); allowed: {', '.join(CONFIRM_KEYS)}"
-            )
+def _parse_confirm(exp: ExperimentConfig, agent: str, data: Any) -> ConfirmSettings:
+    data = schema.mapping({} if data is None else data, "tune.confirm",
+                          f"a mapping with keys {', '.join(CONFIRM_KEYS)}")
+    schema.check_keys(data, CONFIRM_KEYS, "tune.confirm")
     # More than the distinct settings tried is not an error: every one of them is confirmed.
-    top = _positive_int(src, "tune.confirm.top", data.get("top", DEFAULT_TOP))
-    games = _positive_int(src, "tune.confirm.games", data.get("games", DEFAULT_CONFIRM_GAMES))
+    top = schema.positive_int(data.get("top", DEFAULT_TOP), "tune.confirm.top")
+    games = schema.positive_int(data.get("games", DEFAULT_CONFIRM_GAMES), "tune.confirm.games")
     if games % 2:
-        raise ConfigError(f"{src}: tune.confirm.games = {games} must be even (half in each seat)")
-    baseline = _agent_name(src, exp, "tune.confirm.baseline", data.get("baseline", agent))
-    alpha = data.get("alpha", DEFAULT_ALPHA)
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
-        raise ConfigError(f"{src}: tune.confirm.alpha = {_show(alpha)} must be a number strictly between 0 and 1")
+        raise ConfigError(f"tune.confirm.games = {games} must be even (half in each seat)")
+    baseline = _agent_name(exp, "tune.confirm.baseline", data.get("baseline", agent))
+    alpha = schema.number(data.get("alpha", DEFAULT_ALPHA), "tune.confirm.alpha", 0, 1, open_low=True, open_high=True)
     return ConfirmSettings(top=top, games=games, baseline=baseline, alpha=float(alpha))
