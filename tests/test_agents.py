@@ -256,7 +256,7 @@ def test_a_bad_range_through_the_cli_is_one_line_naming_the_key_and_the_range():
     result = CliRunner().invoke(main, ["game", "--p1", "mcts-co", "--p2", "random", "--p1-param", "uct_c=-1"])
     assert result.exit_code == 2
     assert result.output.splitlines() == [
-        "Error: agent 'mcts-co': uct_c = -1 must be a number in [0.0, 100.0]"]
+        "Error: --p1-param: uct_c = -1 must be a number in [0.0, 100.0]"]
 
 
 def test_the_table_and_the_kernel_vector_agree():

@@ -150,3 +150,31 @@ def test_game_in_every_budget_mode(mode):
     record = json.loads(result.output)
     assert record["budget"]["mode"] == mode and record["winner"] in ("p1", "p2", None)
     assert all(t["iterations"] >= 1 for t in record["telemetry"])
+
+
+def test_a_bad_parameter_names_the_option_it_was_typed_with(tmp_path, monkeypatch):
+    """A mistake in a --p1-param / --p2-param / --param names that option and the key as typed: with
+    both players the same agent, "agent 'mcts-co': uct_c = -1 …" could be either of them."""
+    def error_line(*args):
+        result = CliRunner().invoke(main, list(args))
+        assert result.exit_code == 2 and len(result.stderr.strip().splitlines()) == 1, result.output
+        return result.stderr.strip()
+
+    for option in ("--p1-param", "--p2-param"):
+        assert error_line("game", "--p1", "mcts-co", "--p2", "mcts-co", option, "uct_c=-1") == \
+            f"Error: {option}: uct_c = -1 must be a number in [0.0, 100.0]"
+    assert error_line("game", "--p1", "random", "--p2", "mcts-co", "--p2-param", "uct=1").startswith(
+        "Error: --p2-param: unknown key uct (value 1); allowed: preselect_m, ")
+    assert error_line("game", "--p1", "random", "--p2", "mcts-co", "--p1-param", "uct_c=1") == \
+        "Error: --p1-param: unknown key uct_c (value 1); a baseline takes no parameters"
+    assert error_line("play", "--agent", "mcts-co", "--param", "discount=.nan") == \
+        "Error: --param: discount = nan must be a number in [0.0, 1.0]"
+    # with --config: an override of a declared variant, not the config, is at fault
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "v.yaml").write_text("name: v\nseed: 1\ngames_per_side: 1\npairings: [[co-wide, vanilla]]\n"
+                                     "agents: {co-wide: {base: mcts-co, uct_c: 1.0}}\n")
+    assert error_line("game", "--config", "v.yaml", "--p1", "co-wide", "--p2", "co-wide", "--p2-param",
+                      "preselect_m=99") == "Error: --p2-param: preselect_m = 99 must be an integer in [0, 72]"
+    # and a budget option is still named from the error's key, as before
+    assert error_line("game", "--p1", "random", "--p2", "random", "--seconds", "inf") == \
+        "Error: --seconds inf: budget.seconds = inf must be a positive number of seconds"

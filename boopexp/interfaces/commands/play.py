@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import re
 import signal
 import sys
 from collections.abc import Callable, Iterator, Mapping
@@ -15,8 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from boopexp import schema
 from boopexp.agents.budget import BUDGET_MODES, DEFAULT_PROFILE, DEVICE_PROFILES, Budget
-from boopexp.agents.specs import AGENT_NAMES, DEFAULT_PRESET, MCTS_PARAMETERS, PRESETS, resolve_agent
+from boopexp.agents.specs import AGENT_NAMES, DEFAULT_PRESET, MCTS_PARAMETERS, PRESETS, AgentSpec, resolve_agent
 from boopexp.errors import ConfigError, StoreError
 from boopexp.play.contract import check_max_plies
 from boopexp.play.identity import check_seed, pairing_hash
@@ -93,8 +93,8 @@ def game(p1, p2, seed, mode, seconds, iterations, profile, throttle, preset, max
     from boopexp.play.contract import GameTask
 
     settings = _settings(
-        [("--p1", p1, _parse_overrides(p1_param, "--p1-param")),
-         ("--p2", p2, _parse_overrides(p2_param, "--p2-param"))],
+        [("--p1", p1, "--p1-param", _parse_overrides(p1_param, "--p1-param")),
+         ("--p2", p2, "--p2-param", _parse_overrides(p2_param, "--p2-param"))],
         seed, mode, seconds, iterations, profile, throttle, preset, config_path, max_plies,
     )
     experiment, preset, seed, budget = settings.experiment, settings.preset, settings.seed, settings.budget
@@ -188,13 +188,13 @@ class _Settings:
     max_plies: int | None = None
 
 
-def _settings(agents: list[tuple[str, str, dict]], seed, mode, seconds, iterations, profile, throttle, preset,
+def _settings(agents: list[tuple[str, str, str, dict]], seed, mode, seconds, iterations, profile, throttle, preset,
               config_path, max_plies: int | None = None) -> _Settings:
     """The agents, seed, budget and preset of ``game`` / ``play`` from their options and, with
     ``--config``, from the config (options typed explicitly still win).
 
     Args:
-        agents: (option, agent name, parameter overrides) of each agent.
+        agents: (option, agent name, option of its parameters, parameter overrides) of each agent.
     """
     ctx = click.get_current_context()
 
@@ -207,21 +207,18 @@ def _settings(agents: list[tuple[str, str, dict]], seed, mode, seconds, iteratio
         except ValueError:
             raise ConfigError(f"--throttle {throttle!r} must be a positive number or 'auto'") from None
     # The options go through the checks of a config's keys, with the same messages.
-    try:
+    with schema.within(f"--seed {seed}"):
         seed = check_seed(seed)
-    except ConfigError as exc:
-        raise ConfigError(f"--seed {seed}: {exc}") from None
-    try:
+    with schema.within(f"--max-plies {max_plies}"):
         max_plies = check_max_plies(max_plies)
-    except ConfigError as exc:
-        raise ConfigError(f"--max-plies {max_plies}: {exc}") from None
     budget_options = {"seconds": seconds, "iterations": iterations, "profile": profile, "throttle": throttle}
     typed_budget = {key: value for key, value in budget_options.items() if given(key)}
     budget = _budget_from_options(mode, typed_budget)
     experiment = ctx.command.name
     assert experiment is not None  # a command of the group always has its name
     if config_path is None:
-        specs = tuple(resolve_agent(name, preset, overrides=over) for _, name, over in agents)
+        specs = tuple(_agent_spec(lambda n, o: resolve_agent(n, preset, overrides=o), name, option, over)
+                      for _, name, option, over in agents)
         return _Settings(experiment, preset, seed, budget, specs, max_plies)
     from boopexp.experiments.config import load_config
 
@@ -233,14 +230,15 @@ def _settings(agents: list[tuple[str, str, dict]], seed, mode, seconds, iteratio
     max_plies = max_plies if given("max_plies") else config.max_plies
     if not given("mode"):  # the config's budget, with the options typed on top
         budget = _budget_from_options(config.budget.mode, typed_budget, config.budget.to_dict())
-    try:
-        specs = tuple(config.agent(name, over) for _, name, over in agents)
-    except ConfigError as exc:
-        raise ConfigError(f"{config_path}: {exc}") from None
+    def from_config(name: str, overrides: dict) -> AgentSpec:
+        with schema.within(str(config_path)):
+            return config.agent(name, overrides)
+
+    specs = tuple(_agent_spec(from_config, name, option, over) for _, name, option, over in agents)
     if any(spec.kind == "plugin" for spec in specs):
         from boopexp.agents.plugins import check_plugin
 
-        for (flag, _, _), spec in zip(agents, specs):
+        for (flag, _, _, _), spec in zip(agents, specs):
             if spec.kind == "plugin":
                 check_plugin(spec, where=f"{flag} {spec.name}")
     return _Settings(experiment, preset, seed, budget, specs, max_plies)
@@ -253,10 +251,24 @@ def _budget_from_options(mode: str, typed: dict, base: dict | None = None) -> Bu
     try:
         return Budget.from_mapping(data)
     except ConfigError as exc:
-        key = re.search(r"budget\.(\w+)", str(exc))
-        option = _BUDGET_OPTION.get(key.group(1) if key else "mode", "--budget")
-        value = mode if option == "--budget" else data.get(key.group(1)) if key else mode
-        raise ConfigError(f"{option} {value}: {exc}") from None
+        # The error's key says which option: budget.seconds is --seconds (budget.costs.… and the
+        # mode are --budget's).
+        field = (exc.key or "").removeprefix("budget.").split(".")[0]
+        option = _BUDGET_OPTION.get(field, "--budget")
+        raise exc.within(f"{option} {mode if option == '--budget' else exc.value}") from None
+
+
+def _agent_spec(build: Callable[[str, dict], AgentSpec], name: str, option: str, overrides: dict) -> AgentSpec:
+    """``build(name, overrides)``; an error about a parameter typed with ``option`` names that
+    option and the key as typed (``--p2-param: uct_c = -1 …``), not the agent (``agent 'mcts-co'``
+    could be either player of "mcts-co vs mcts-co") nor the config (it is not at fault)."""
+    try:
+        return build(name, overrides)
+    except ConfigError as exc:
+        typed = exc.key.rpartition(".")[2] if exc.key else None
+        if typed is not None and typed in overrides:
+            raise exc.replace(key=typed, where=option) from None
+        raise
 
 
 _BUDGET_OPTION = {"mode": "--budget", "seconds": "--seconds", "iterations": "--iterations", "profile": "--profile",
@@ -343,10 +355,8 @@ def replay(results_dir, pairing, game_index, config_hash, show, search):
     require_results_folder(results_dir)  # exit code 2, as in status and tables
     if not has_games_files(results_dir):
         raise ConfigError(f"no games.jsonl (nor sealed games-NNNN.jsonl.gz) in {str(results_dir)!r}")
-    try:  # aliases as in configs ("mcts+SEP" is "mcts-co"); declared agents keep their own names
+    with schema.within("--pairing"):  # aliases as in configs ("mcts+SEP" is "mcts-co"); declared agents keep theirs
         pairing = parse_pairing(pairing, canonical=lambda name: ALIASES.get(name, name))
-    except ConfigError as exc:
-        raise ConfigError(f"--pairing: {exc}") from None
     scan = GameStore(results_dir).scan()
     record = find_game(scan.records, pairing, game_index, config_hash, where=repr(str(results_dir)))
     problem = moves_problem(record)
@@ -407,7 +417,7 @@ def play(agent_name, human_first, seed, mode, seconds, iterations, profile, thro
     from boopexp.engine.state import BLUE, RED
     from boopexp.experiments.runner import Interrupts
 
-    settings = _settings([("--agent", agent_name, _parse_overrides(param, "--param"))],
+    settings = _settings([("--agent", agent_name, "--param", _parse_overrides(param, "--param"))],
                          seed, mode, seconds, iterations, profile, throttle, preset, config_path, max_plies)
     spec, budget, preset, seed = settings.agents[0], settings.budget, settings.preset, settings.seed
     stop = Interrupts()

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 import boopexp
+from boopexp import schema
 from boopexp.errors import BoopError, ConfigError
 
 if TYPE_CHECKING:  # the runner pulls in the engine; import it only when a run starts
@@ -87,10 +88,8 @@ def run(config_path: Path, games_per_side: int | None, pairings: tuple[str, ...]
         names = [p.pairing for p in plan]
         only = []
         for text in pairings:
-            try:
+            with schema.within("--pairing"):
                 pairing = parse_pairing(text, config.canonical)
-            except ConfigError as exc:
-                raise ConfigError(f"--pairing: {exc}") from None
             if pairing not in names:
                 raise ConfigError(
                     f"--pairing {text!r} is not planned by {config_path}; its pairings: {', '.join(names)}"
@@ -114,10 +113,8 @@ def mirror(agent: str, games: int, config_path: Path | None, out: Path | None, j
     from boopexp.play.identity import pairing_name
 
     config = load_config(config_path if config_path is not None else default_mirror_config())
-    try:
+    with schema.within("--agent"):
         agent = config.canonical(agent)
-    except ConfigError as exc:
-        raise ConfigError(f"--agent: {exc}") from None
     plan = config.mirror_plan(agent, games)
     _execute(config, plan, [pairing_name(agent, agent)], out, jobs, backend, scheduler, quiet, dry_run)
 
