@@ -14,6 +14,7 @@ import pytest
 from click.testing import CliRunner
 from conftest import DEMO_CONFIG, fake_play_game
 
+from boopexp.errors import ConfigError
 from boopexp.experiments import runner
 from boopexp.experiments.config import load_yaml, parse_config
 from boopexp.experiments.runner import Progress, run_plan
@@ -487,3 +488,75 @@ def test_replay_of_a_record_without_its_moves_names_the_file_and_line(one_stored
                                      *extra), 1)
         assert line == f"Error: {log} line 2: game 'mcts-co vs random' #0 {problem}; repair or remove that line"
     assert log.read_bytes() == before
+
+
+# --------------------------------------------------------------------------------------------
+# numbers: exponent notation, nan and infinity (issue 20)
+
+
+def test_exponent_notation_is_a_number_in_a_config_and_a_param_value():
+    """PyYAML (YAML 1.1) reads 5e-1 as the string '5e-1' (its floats need a dot and a signed
+    exponent); a boopexp config reads it as YAML 1.2 does: the number 0.5, the same games as 0.5."""
+    def config(seconds: str):
+        budget = f"budget: {{mode: device, seconds: {seconds}}}"
+        text = DEMO_CONFIG.replace("budget: {mode: iterations, iterations: 2}", budget)
+        assert text != DEMO_CONFIG
+        return parse_config(load_yaml(text, "t.yaml"), "t.yaml")
+
+    plain = [p.config_hash for p in config("0.5").plan()]
+    for written in ("5e-1", "5E-1", "0.5e0", "+5e-1", ".5e0", "50e-2"):
+        assert [p.config_hash for p in config(written).plan()] == plain, written
+    assert load_yaml("[1e3, 1.5e3, 2E+2, '5e-1', 1e3x, e3]") == [1000.0, 1500.0, 200.0, "5e-1", "1e3x", "e3"]
+    result = invoke("game", "--p1", "mcts-co", "--p2", "random", "--p1-param", "uct_c=5e-1", "--budget", "iterations",
+                    "--iterations", "2", "--json")
+    assert result.exit_code == 0, result.output
+
+
+def test_a_stored_config_keeps_the_yaml_rules_it_was_written_with(tmp_path):
+    """A store's config.yaml is PyYAML's output, which writes a string like a settings hash
+    '1e65966264717835' unquoted: it is read back as that string, never as a number."""
+    store = GameStore(tmp_path)
+    store.write_config({"name": "x", "plan": [{"config_hash": "1e65966264717835"}], "note": "5e-1"})
+    assert store.read_config() == {"name": "x", "plan": [{"config_hash": "1e65966264717835"}], "note": "5e-1"}
+
+
+def _float_options():
+    """(command, option) of every float option of the CLI."""
+    import click
+
+    for name, command in sorted(main.commands.items()):
+        for param in command.params:
+            if isinstance(param, click.Option) and isinstance(param.type, (click.types.FloatParamType,)):
+                yield name, param.opts[0]
+
+
+#: the least each command needs besides the option tested, so that it reaches its validation
+_REQUIRED = {"game": ["--p1", "random", "--p2", "random"], "play": ["--agent", "random"]}
+
+
+@pytest.mark.parametrize("command, option", list(_float_options()))
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf"])
+def test_every_float_option_refuses_nan_and_infinity(workdir, command, option, value):
+    """calibrate --seconds nan once measured for ever; click's FLOAT takes nan and inf."""
+    result = invoke(command, *_REQUIRED.get(command, []), option, value)
+    assert result.exit_code == 2, (result.exit_code, result.output)
+    assert "Traceback" not in result.output and value in result.stderr.splitlines()[-1]
+
+
+def test_the_float_options_are_found():
+    assert {("bench", "--seconds"), ("calibrate", "--seconds"), ("game", "--seconds")} <= set(_float_options())
+
+
+@pytest.mark.parametrize("key, value", [
+    ("budget", "{mode: device, seconds: SEC}"), ("budget", "{mode: cpu, throttle: SEC}"),
+    ("budget", "{mode: device, costs: {node: SEC}}"), ("budget", "{mode: device, costs: {solver_scale: SEC}}"),
+    ("params", "{d: SEC}"), ("agents", "{mcts-co: {uct_c: SEC}}"), ("agents", "{mcts-co: {discount: SEC}}"),
+    ("sprt", "{elo0: 0, elo1: SEC}"), ("sprt", "{elo0: 0, elo1: 30, alpha: SEC}"),
+])
+@pytest.mark.parametrize("number", [".nan", ".inf", "-.inf"])
+def test_every_float_config_key_refuses_nan_and_infinity(key, value, number):
+    text = "\n".join(line for line in DEMO_CONFIG.splitlines() if not line.startswith(f"{key}:"))
+    text += f"\n{key}: {value.replace('SEC', number)}\n"
+    with pytest.raises(ConfigError) as info:
+        parse_config(load_yaml(text, "t.yaml"), "t.yaml")
+    assert "\n" not in str(info.value) and number.lstrip("-.") in str(info.value)

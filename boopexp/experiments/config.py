@@ -341,15 +341,21 @@ def read_config_file(path: str | Path) -> tuple[Any, str, str]:
     return load_yaml(text, src), src, str(Path(path).resolve().parent)
 
 
-def load_yaml(text: str, source: str = "<config>") -> Any:
+def load_yaml(text: str, source: str = "<config>", *, stored: bool = False) -> Any:
     """Parse YAML text, refusing duplicate keys; errors give file, line and column. The one YAML
     reader of configs and of the config.yaml saved with a store.
+
+    What a person writes (a config, a ``--param`` value) is read with YAML 1.2's numbers:
+    ``5e-1`` and ``1e3`` are floats, as in YAML 1.2 and JSON, where PyYAML's YAML 1.1 reads them
+    as strings (its floats need a dot and a signed exponent) and ``seconds: 5e-1`` was refused as
+    not a number. A file boopexp wrote (``stored``: a store's config.yaml) is read by the rules
+    PyYAML wrote it with, which leave a string like the settings hash ``1e65966264717835`` unquoted.
 
     Raises:
         ConfigError: malformed YAML, a key given twice in one mapping, or nesting too deep to parse.
     """
     try:
-        return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader subclass
+        return yaml.load(text, Loader=_StrictLoader if stored else _ConfigLoader)  # noqa: S506 - SafeLoader subclasses
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = f"{source} line {mark.line + 1}, column {mark.column + 1}" if mark else source
@@ -527,6 +533,19 @@ def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool
 
 
 _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+class _ConfigLoader(_StrictLoader):
+    """_StrictLoader that also reads YAML 1.2's exponent floats (``5e-1``, ``1e3``, ``2.5E3``)."""
+
+
+# Only the forms YAML 1.1 leaves as strings: an exponent without a dot, or an unsigned exponent
+# (the floats it does read are resolved as before).
+_ConfigLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)[eE][-+]?[0-9]+$"),
+    list("-+0123456789."),
+)
 
 
 def _parse_params(data: Any, preset: str) -> dict[str, Any]:

@@ -363,7 +363,7 @@ class GameStore:
         except OSError as exc:
             raise StoreError(f"cannot read {self.config_path}: {exc.strerror or exc}") from None
         try:
-            doc = load_yaml(text, str(self.config_path))
+            doc = load_yaml(text, str(self.config_path), stored=True)
         except ConfigError as exc:
             raise StoreError(f"{exc}{restore}") from None
         if not isinstance(doc, dict):

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import importlib
+import math
+from typing import Any
 
 import click
 
@@ -17,6 +19,24 @@ _COMMANDS: dict[str, tuple[str, ...]] = {
     "stores": ("seal", "migrate"),
     "tune": ("tune",),
 }
+
+
+class FiniteFloat(click.FloatRange):
+    """click's FloatRange that also refuses nan and infinity, which float() reads ('nan', 'inf',
+    'infinity') and a range check lets through (nan compares false with every bound). The type of
+    every float option that is not a config key (those go through the key's own check)."""
+
+    name = "finite float"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value} is not a finite number", param, ctx)
+        return number
+
+
+#: seconds of a measurement (bench, calibrate)
+POSITIVE_SECONDS = FiniteFloat(min=0, min_open=True)
 
 
 def register(group: click.Group) -> None:

@@ -6,10 +6,12 @@ import json
 
 import click
 
+from boopexp.interfaces.commands import POSITIVE_SECONDS
+
 
 @click.command("bench")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
-@click.option("--seconds", type=click.FloatRange(min=0, min_open=True), default=1.0, show_default=True,
+@click.option("--seconds", type=POSITIVE_SECONDS, default=1.0, show_default=True,
               help="Approximate duration of each timed run.")
 @click.option("--repeats", type=click.IntRange(min=1), default=5, show_default=True,
               help="Timed runs per measurement; the median is reported.")

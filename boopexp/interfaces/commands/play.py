@@ -18,6 +18,7 @@ from boopexp import schema
 from boopexp.agents.budget import BUDGET_MODES, DEFAULT_PROFILE, DEVICE_PROFILES, Budget
 from boopexp.agents.specs import AGENT_NAMES, DEFAULT_PRESET, MCTS_PARAMETERS, PRESETS, AgentSpec, resolve_agent
 from boopexp.errors import ConfigError, StoreError
+from boopexp.interfaces.commands import POSITIVE_SECONDS
 from boopexp.play.contract import check_max_plies
 from boopexp.play.identity import check_seed, pairing_hash
 
@@ -276,7 +277,7 @@ _BUDGET_OPTION = {"mode": "--budget", "seconds": "--seconds", "iterations": "--i
 
 
 @click.command("calibrate")
-@click.option("--seconds", type=float, default=2.0, show_default=True, help="Measuring time per agent.")
+@click.option("--seconds", type=POSITIVE_SECONDS, default=2.0, show_default=True, help="Measuring time per agent.")
 @click.option("--device", "fit_device", is_flag=True, help="Also re-fit the device profile from seeded games.")
 @click.option("--games", type=int, default=8, show_default=True, help="Games per measurement with --device.")
 @click.option("--lookahead", "lookahead_only", is_flag=True,
@@ -287,8 +288,8 @@ def calibrate(seconds, fit_device, games, lookahead_only):
     from boopexp.play import calibrate as cal
     from boopexp.play.throttle import PAPER_VANILLA_ITERATIONS_PER_S, host_iteration_rate
 
-    if seconds <= 0 or games < 1:
-        raise ConfigError("--seconds must be > 0 and --games >= 1")
+    if games < 1:
+        raise ConfigError(f"--games {games} must be >= 1")
     if lookahead_only:
         la = cal.measure_lookahead_ratio()
         click.echo(f"objective evaluation: {la.evaluation_ns:.1f} ns ({la.evaluations_per_call:.1f} per solver call); "
