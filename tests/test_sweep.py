@@ -156,6 +156,34 @@ def test_bad_sweeps_and_costs_are_one_line_config_errors(text, needles, tmp_path
     assert not (tmp_path / "results").exists()
 
 
+SMALL_SWEEP = (HEAD + "budget: {mode: iterations, iterations: 2}\n" "pairings: [[heuristics, random]]\n"
+               "sweep: {budget.iterations: [1, 2]}\n")
+
+
+def test_the_dry_run_of_a_sweep_shows_each_rows_point(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "s.yaml").write_text(SMALL_SWEEP)
+    result = CliRunner().invoke(main, ["run", "s.yaml", "--dry-run"])
+    assert result.exit_code == 0, result.output
+    rows = [line.split()[:4] for line in result.stdout.splitlines() if " vs " in line]
+    assert [" ".join(r) for r in rows] == [
+        "heuristics vs random [budget.iterations=1]", "random vs heuristics [budget.iterations=1]",
+        "heuristics vs random [budget.iterations=2]", "random vs heuristics [budget.iterations=2]"]
+    assert not (tmp_path / "results").exists()
+
+
+def test_tables_of_a_sweep_print_the_sweep_table_not_empty_paper_tables(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "s.yaml").write_text(SMALL_SWEEP)
+    assert CliRunner().invoke(main, ["run", "s.yaml", "--jobs", "1", "--quiet"]).exit_code == 0
+    result = CliRunner().invoke(main, ["tables", "results/s", "--out", "tables"])
+    assert result.exit_code == 0, result.output
+    assert "Table I" not in result.stdout and "Table II" not in result.stdout
+    assert result.stdout.startswith("## Sweep: win rate of the first agent")
+    assert "| heuristics vs random | 1 |" in result.stdout and "| heuristics vs random | 2 |" in result.stdout
+    assert result.stderr == ""  # several settings per pairing is what a sweep is: no warning
+
+
 def test_a_swept_run_tags_its_records_and_tables_draw_the_sweep(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "s.yaml").write_text(

@@ -257,11 +257,13 @@ def _select(games: pd.DataFrame) -> pd.Series:
         .reset_index()
         .sort_values(["pairing", "n", "first"], ascending=[True, False, True], kind="mergesort")
     )
+    # A sweep plays each pairing under several settings by design: no warning for those.
+    swept = set(candidates["pairing"]) - set(candidates.loc[candidates["sweep"] == "", "pairing"])
     chosen: dict[str, str] = {}
     for pairing, grp in groups.groupby("pairing", sort=True):
         best = grp.iloc[0]
         chosen[pairing] = best["config_hash"]
-        if len(grp) > 1:
+        if len(grp) > 1 and pairing not in swept:
             others = "; ".join(
                 f"{r.config_hash} ({r.n} games, {r.experiments})" for r in grp.iloc[1:].itertuples()
             )

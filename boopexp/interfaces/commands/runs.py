@@ -217,10 +217,10 @@ def _dry_run(config: ExperimentConfig, plan: Sequence[PlannedPairing], only: Seq
     scores = plan_status(selected, out_dir)
     click.echo(f"Dry run (nothing is played or written): {describe_settings(config.resolved(tuple(plan)))}")
     click.echo(f"Results folder: {out_dir}")
-    width = max([len(s.pairing) for s in scores] + [len("pairing")])
+    width = max([len(s.label) for s in scores] + [len("pairing")])
     click.echo(f"  {'pairing':<{width}}  {'settings hash':<16}  {'games':>9}  {'stored':>9}  {'to play':>9}")
-    for s in scores:
-        click.echo(f"  {s.pairing:<{width}}  {s.config_hash:<16}  {s.planned:>9}  {s.done:>9}  {s.planned - s.done:>9}")
+    for s in scores:  # the label: a sweep plays each pairing once per point
+        click.echo(f"  {s.label:<{width}}  {s.config_hash:<16}  {s.planned:>9}  {s.done:>9}  {s.planned - s.done:>9}")
     planned, done = sum(s.planned for s in scores), sum(s.done for s in scores)
     click.echo(f"  {'total':<{width}}  {'':<16}  {planned:>9}  {done:>9}  {planned - done:>9}")
     where = (f"the dask cluster at {scheduler}" if scheduler

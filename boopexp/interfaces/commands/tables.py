@@ -24,7 +24,7 @@ def tables(results_dirs: tuple[Path, ...], out_dir: Path) -> None:
     """Build Tables I and II, telemetry and pairwise tables from RESULTS_DIR/games.jsonl.
 
     RESULTS_DIR defaults to results/ablation and results/mirror. Prints Tables I and II as
-    Markdown and the files written.
+    Markdown (those with rows; for swept games the sweep table), then the files written.
     """
     from boopexp.analysis import ReportWarning, build_report  # pandas and matplotlib: only when building
 
@@ -40,8 +40,12 @@ def tables(results_dirs: tuple[Path, ...], out_dir: Path) -> None:
                     click.echo(f"Warning: {w.message}", err=True)
                 else:
                     warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    click.echo(report.markdown("table1"))
-    click.echo(report.markdown("table2"))
+    # The tables these games fill: Tables I/II when they have rows, the sweep table of a sweep
+    # (whose pairings are no paper's); the paper's two, empty, only when nothing else would show.
+    shown = [name for name in ("table1", "table2") if report.tables[name].rows]
+    shown += ["sweep"] if "sweep" in report.tables else []
+    for name in shown or ["table1", "table2"]:
+        click.echo(report.markdown(name))
     click.echo(f"Wrote {len(report.paths)} files to {report.out_dir}/:")
     for path in report.paths:
         click.echo(f"  {path}")
