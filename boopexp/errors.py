@@ -119,6 +119,11 @@ class StoreError(BoopError):
     """A results store that cannot be read or written safely."""
 
 
+class LostResourceError(BoopError):
+    """Something a run depends on went away mid-run (the dask scheduler); the stored games are kept
+    and rerunning the command resumes."""
+
+
 def show_value(value: object, limit: int = 60) -> str:
     """repr() of a bad value, shortened so that an error message stays on one line."""
     text = " ".join(repr(value).split())

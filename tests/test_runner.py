@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import functools
+import importlib.util
 import sys
+from types import SimpleNamespace
 
 import pytest
 from conftest import DEMO_CONFIG, fake_play_game, without_timing
 
 from boopexp.errors import ConfigError
+from boopexp.experiments import runner
 from boopexp.experiments.config import load_yaml, parse_config
 from boopexp.experiments.runner import Progress, check_backend, iter_outcomes, run_plan
 from boopexp.experiments.store import GameStore, encode_record
@@ -310,6 +313,33 @@ def test_dask_local_cluster_matches_loky(tmp_path, real_play_game):
     run_plan(c, c.plan(), tmp_path / "loky", jobs=2)
     report = run_plan(c, c.plan(), tmp_path / "dask", jobs=2, backend="dask", progress=progress)
     assert report.complete and not report.failed
-    assert any(m.startswith("dask: 2 worker") for m in progress.messages)
+    banner = next(m for m in progress.messages if m.startswith("dask: 2 worker"))
+    # the local cluster asks for a dashboard, which only bokeh serves
+    assert ("dashboard http" in banner) == (importlib.util.find_spec("bokeh") is not None), banner
     loky, dask = stored(tmp_path / "loky"), stored(tmp_path / "dask")
     assert {k: without_timing(r) for k, r in loky.items()} == {k: without_timing(r) for k, r in dask.items()}
+
+
+class _FakeDaskClient:
+    """What :func:`boopexp.runner.dask_banner` asks a dask Client; its scheduler's HTTP server
+    holds ``applications`` (distributed attaches its bokeh dashboard there)."""
+
+    def __init__(self, applications):
+        self.applications = applications
+        self.scheduler = SimpleNamespace(address="tcp://h:8786")
+        self.dashboard_link = "http://h:8787/status"
+
+    def nthreads(self):
+        return {"tcp://w1": 1, "tcp://w2": 1}
+
+    def run_on_scheduler(self, function):
+        http = SimpleNamespace(applications=self.applications)
+        return function(dask_scheduler=SimpleNamespace(http_application=http))
+
+
+def test_dask_banner_names_the_dashboard_only_when_the_scheduler_serves_one():
+    bokeh = "<distributed.dashboard.core.BokehApplication object at 0x7f>"
+    assert runner.dask_banner(_FakeDaskClient([bokeh])) == (
+        "dask: 2 worker thread(s) at tcp://h:8786, dashboard http://h:8787/status")
+    # `dask scheduler --no-dashboard` (or no bokeh): an HTTP server for metrics, no dashboard
+    assert runner.dask_banner(_FakeDaskClient([])) == "dask: 2 worker thread(s) at tcp://h:8786"

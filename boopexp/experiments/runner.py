@@ -10,7 +10,9 @@ A loky worker that dies (killed by the OS, a crash in compiled code) breaks the 
 the games being played, whichever killed it. Those games (at most one per worker) are retried
 once, each alone in a fresh worker so that a death can be blamed on its game; a game whose lone
 retry also kills its worker is reported as failed and the run carries on with the rest. Dask
-reschedules a dead worker's game itself. See docs/runner.md.
+reschedules a dead worker's game itself; a lost dask scheduler stops the run
+(:class:`boopexp.errors.LostResourceError`). The pools' workers never see Ctrl-C (the parent
+handles it) and loky's die with their parent. See docs/runner.md and docs/cluster.md.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import _thread
 import contextlib
 import dataclasses
 import itertools
+import logging
 import os
 import re
 import signal
@@ -31,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TypedDict
 
-from boopexp.errors import BoopError, ConfigError
+from boopexp.errors import BoopError, ConfigError, LostResourceError
 from boopexp.experiments.config import ExperimentConfig, PlannedPairing
 from boopexp.experiments.sprt import SprtSpec, plan_tests
 from boopexp.experiments.store import GameStore, check_record
@@ -279,6 +282,8 @@ def run_plan(
     Raises:
         ConfigError: bad backend options (checked before anything is written).
         StoreError: the store is corrupt (nothing is written) or locked by another run.
+        LostResourceError: the dask scheduler went away mid-run; the message says how many games
+            are stored (every game finished before the loss).
     """
     progress = progress or Progress()
     plan = tuple(plan)
@@ -311,12 +316,12 @@ def run_plan(
         workers = pool_size(jobs, to_play, backend, scheduler, progress.message)
         if to_play and play is None and not engine_is_compiled():
             progress.message("compiling the engine (first run only, ~1 min)", False)
-        progress.start(planned, skipped, tuple(scores.values()))
 
         played = 0
         finished = skipped
         failed: list[GameOutcome] = []
         interrupts = Interrupts()
+        lost: LostResourceError | None = None
         pool: _Pool = {"jobs": workers, "backend": backend, "scheduler": scheduler, "play": play,
                        "on_message": progress.message}
         new_records: list[dict[str, Any]] = []
@@ -326,6 +331,7 @@ def run_plan(
             outcomes = _sprt_outcomes(config.sprt, selected, todo, writer.scan_before.records, **pool)
         try:
             with interrupts:
+                progress.start(planned, skipped, tuple(scores.values()))  # a Ctrl-C from here on is counted
                 for outcome in outcomes:
                     outcome = _checked(outcome)
                     if outcome.ok:
@@ -350,6 +356,8 @@ def run_plan(
                     progress.game(outcome, finished, planned, tuple(scores.values()))
         except KeyboardInterrupt:
             interrupts.stopped = True
+        except LostResourceError as exc:
+            lost = exc
         except Exception:
             if interrupts.signum is None:
                 raise
@@ -358,6 +366,9 @@ def run_plan(
             with contextlib.suppress(KeyboardInterrupt):
                 outcomes.close()  # stops the pool: games in flight are dropped, not stored
             progress.close()
+        if lost is not None:
+            stored = sum(s.done for s in scores.values())
+            raise LostResourceError(f"{lost}; {stored} of {planned} games are stored in {store.games_path}")
     return RunReport(
         out_dir=Path(out_dir),
         scores=tuple(scores.values()),
@@ -514,6 +525,74 @@ class Interrupts:
                 raise KeyboardInterrupt
 
 
+@contextlib.contextmanager
+def sigint_blocked() -> Iterator[None]:
+    """Block SIGINT in this thread while a pool starts its processes and threads.
+
+    A terminal sends Ctrl-C to every process of its foreground group, the pool's workers too: a
+    worker would die or print a KeyboardInterrupt traceback (while importing, while playing) and
+    send the interrupt back as a game's result, racing the parent's own handling of it. Processes
+    and threads inherit the signal mask of the thread that starts them (through fork and exec),
+    so the ones started in this block are born with SIGINT blocked: the parent alone handles
+    Ctrl-C and stops them. A Ctrl-C that arrives inside the block is delivered when it ends.
+    """
+    if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover - not POSIX
+        yield
+        return
+    from multiprocessing import resource_tracker
+
+    # The pools start the standard library's resource tracker on first use, which then unblocks
+    # SIGINT in the calling thread (SIG_UNBLOCK, not the previous mask) and would let the
+    # workers started after it see Ctrl-C: start it before blocking (it ignores SIGINT itself).
+    resource_tracker.ensure_running()
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+#: Linux prctl(2) option: the signal a process gets when its parent dies.
+_PR_SET_PDEATHSIG = 1
+
+
+def pool_worker_init(parent: int) -> None:
+    """Run first in every loky worker: leave Ctrl-C to the parent and die with it.
+
+    A worker whose parent was killed (SIGKILL, the OOM killer) would otherwise play its game to
+    the end for nobody, and linger. On Linux the kernel kills it (``PR_SET_PDEATHSIG``, which
+    works even inside a compiled search holding the GIL); elsewhere a thread checks the parent
+    every second.
+
+    Args:
+        parent: the pid of the process that started the pool.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # also for a worker started outside sigint_blocked
+    if not _kill_me_with_parent():
+        threading.Thread(target=_watch_parent, args=(parent,), name="boopexp-parent-watch", daemon=True).start()
+    if os.getppid() != parent:  # the parent died before the request took effect
+        os._exit(1)
+
+
+def _kill_me_with_parent() -> bool:
+    """Ask the kernel for SIGKILL when the parent dies; False if this platform cannot."""
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) == 0
+    except (OSError, AttributeError):  # pragma: no cover - no prctl in this libc
+        return False
+
+
+def _watch_parent(parent: int) -> None:  # pragma: no cover - not Linux
+    while os.getppid() == parent:
+        time.sleep(1.0)
+    os._exit(1)
+
+
 def _loky_outcomes(fn: PlayFunction, pending: Iterator[GameTask], jobs: int,
                    say: Callable[[str, bool], None]) -> Iterator[GameOutcome]:
     """Play ``pending`` in a loky process pool of ``jobs`` workers, ``jobs`` games at a time.
@@ -528,11 +607,22 @@ def _loky_outcomes(fn: PlayFunction, pending: Iterator[GameTask], jobs: int,
     from joblib.externals.loky import get_reusable_executor
     from joblib.externals.loky.process_executor import BrokenProcessPool
 
+    current: list[Any] = []  # the last pool used: the one to stop if the run stops early
+
     def executor() -> Any:  # a broken pool is replaced by a new one here
-        return get_reusable_executor(max_workers=jobs, env=dict(_ONE_THREAD))
+        with sigint_blocked():  # the workers (and loky's threads) it starts never see Ctrl-C
+            pool = get_reusable_executor(max_workers=jobs, env=dict(_ONE_THREAD), initializer=pool_worker_init,
+                                         initargs=(os.getpid(),))
+        current[:] = [pool]
+        return pool
+
+    def submit(pool: Any, task: GameTask) -> Any:
+        with sigint_blocked():  # loky starts its workers and threads on submit
+            return pool.submit(play_one, fn, task)
 
     in_flight: dict[Any, GameTask] = {}
     unsent: list[GameTask] = []  # taken from the plan, refused by a pool that had just broken
+    exhausted = False  # every game played: the pool is kept for reuse
     try:
         while True:
             pool = executor()
@@ -541,13 +631,14 @@ def _loky_outcomes(fn: PlayFunction, pending: Iterator[GameTask], jobs: int,
                 if task is None:
                     break
                 try:
-                    in_flight[pool.submit(play_one, fn, task)] = task
+                    in_flight[submit(pool, task)] = task
                 except BrokenProcessPool:  # a worker died since the last wait: its games fail below
                     unsent.append(task)
                     break
             if not in_flight:
                 if unsent:
                     continue  # the broken pool is replaced by executor()
+                exhausted = True
                 return
             finished, _ = wait(in_flight, return_when=FIRST_COMPLETED)
             died: list[tuple[GameTask, BaseException]] = []
@@ -571,7 +662,7 @@ def _loky_outcomes(fn: PlayFunction, pending: Iterator[GameTask], jobs: int,
             say(f"a worker died ({type(died[0][1]).__name__}); retrying the {len(died)} game(s) it "
                 "was playing with, each alone in a fresh worker", True)
             for task, first in died:
-                future = executor().submit(play_one, fn, task)
+                future = submit(executor(), task)
                 in_flight[future] = task
                 try:
                     outcome = future.result()
@@ -584,10 +675,13 @@ def _loky_outcomes(fn: PlayFunction, pending: Iterator[GameTask], jobs: int,
                 del in_flight[future]
                 yield outcome
     finally:
-        if in_flight:  # stopped early (Ctrl-C, an error): drop the games in flight with their workers
+        # Stopped early (Ctrl-C, an error): drop the games in flight with their workers. Even with
+        # none known in flight: Ctrl-C may land between a submit and its bookkeeping, and a pool
+        # left running keeps its workers, and this process's exit, waiting for that game.
+        if not exhausted and current:
             for future in in_flight:
                 future.cancel()
-            executor().shutdown(wait=False, kill_workers=True)
+            current[0].shutdown(wait=False, kill_workers=True)
 
 
 def _dask_outcomes(fn: PlayFunction, pending: Iterator[GameTask], jobs: int, scheduler: str | None,
@@ -596,6 +690,9 @@ def _dask_outcomes(fn: PlayFunction, pending: Iterator[GameTask], jobs: int, sch
 
     Dask reschedules a game whose worker died by itself and gives up on it (KilledWorker) after
     ``distributed.scheduler.allowed-failures`` deaths: that game is a failure, the rest go on.
+
+    Raises:
+        LostResourceError: the scheduler went away mid-run (the games in flight are dropped).
     """
     import dask
     import distributed
@@ -603,17 +700,23 @@ def _dask_outcomes(fn: PlayFunction, pending: Iterator[GameTask], jobs: int, sch
     environ = {f"distributed.nanny.pre-spawn-environ.{k}": v for k, v in _ONE_THREAD.items()}
     in_flight: dict[Any, GameTask] = {}
     with contextlib.ExitStack() as stack:
+        quiet = stack.enter_context(_quiet_teardown())  # entered first: it ends after the client closes
         stack.enter_context(dask.config.set(environ))
-        if scheduler:
-            client = stack.enter_context(connect_scheduler(scheduler))
-        else:
-            cluster = stack.enter_context(
-                distributed.LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=":0")
-            )
-            client = stack.enter_context(distributed.Client(cluster, set_as_default=False))
-        threads = sum(client.nthreads().values())
-        say(f"dask: {threads} worker thread(s) at {client.scheduler.address}, dashboard {client.dashboard_link}", False)
+        with sigint_blocked():  # the cluster's threads and worker processes leave Ctrl-C to this one
+            if scheduler:
+                client = stack.enter_context(connect_scheduler(scheduler))
+            else:
+                # silence_logs: its workers' warnings (a task cancelled as the cluster closes) are
+                # dask's bookkeeping, not the run's; errors still show
+                cluster = stack.enter_context(
+                    distributed.LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
+                                             dashboard_address=":0", silence_logs=logging.ERROR)
+                )
+                client = stack.enter_context(distributed.Client(cluster, set_as_default=False))
+        address = scheduler or client.scheduler.address
+        say(dask_banner(client), False)
         completed = distributed.as_completed(loop=client.loop)
+        exhausted = False
         try:
             while True:
                 width = max(1, sum(client.nthreads().values()))  # workers may join or leave
@@ -625,18 +728,97 @@ def _dask_outcomes(fn: PlayFunction, pending: Iterator[GameTask], jobs: int, sch
                     in_flight[future] = task
                     completed.add(future)
                 if not in_flight:
+                    exhausted = True
                     return
-                future = next(completed)
+                future = _next_completed(completed, client)
                 task = in_flight.pop(future)
                 try:
                     outcome = future.result()
                 except distributed.KilledWorker as exc:
                     outcome = GameOutcome(task, error=f"its workers kept dying ({exc}); not retried again",
                                           detail=repr(exc))
+                except Exception as exc:  # noqa: BLE001 - the cluster's, not the game's (play_one catches those)
+                    if not _connected(client):
+                        raise _SchedulerLost from None
+                    outcome = GameOutcome(task, error=f"the dask cluster could not play it: {_one_line(exc)}",
+                                          detail=traceback.format_exc())
                 yield outcome
+        except (_SchedulerLost, OSError, TimeoutError) as exc:
+            if isinstance(exc, _SchedulerLost) or not _connected(client):
+                raise LostResourceError(f"lost the dask scheduler at {address} mid-run") from None
+            raise
         finally:
-            if in_flight:
-                client.cancel(list(in_flight))
+            if not exhausted:  # stopped early (Ctrl-C, the scheduler lost): what dask says while closing is noise
+                quiet()
+                if scheduler and in_flight and _connected(client):  # a local cluster closes with its games
+                    client.cancel(list(in_flight))
+
+
+class _SchedulerLost(Exception):
+    """The client lost its scheduler (inside :func:`_dask_outcomes` only)."""
+
+
+def dask_banner(client: Any) -> str:
+    """The line that says where the games are played: worker threads, scheduler, and its
+    dashboard only when the scheduler really serves one."""
+    threads = sum(client.nthreads().values())
+    dashboard = f", dashboard {client.dashboard_link}" if has_dashboard(client) else ""
+    return f"dask: {threads} worker thread(s) at {client.scheduler.address}{dashboard}"
+
+
+def has_dashboard(client: Any) -> bool:
+    """Whether the client's scheduler serves the (bokeh) dashboard.
+
+    Its info alone cannot tell: a scheduler started with ``--no-dashboard``, or without bokeh
+    installed, still runs an HTTP server (metrics, health) that its info lists as the
+    "dashboard" service, with no dashboard page. So the scheduler is asked whether a bokeh
+    application is attached to that server (the test distributed's own ``/sitemap.json`` uses).
+    """
+
+    def bokeh_attached(dask_scheduler: Any = None) -> bool:  # runs on the scheduler; pickled by value
+        applications = getattr(getattr(dask_scheduler, "http_application", None), "applications", ())
+        return any("bokeh" in str(app).lower() for app in applications)
+
+    try:
+        return bool(client.run_on_scheduler(bokeh_attached))
+    except Exception:  # noqa: BLE001 - a scheduler that will not say has no dashboard worth naming
+        return False
+
+
+def _connected(client: Any) -> bool:
+    """Whether the client still talks to its scheduler (dask cancels every future on a loss and
+    tries to reconnect: its status is then "connecting", later "closed")."""
+    return client.status == "running"
+
+
+def _next_completed(completed: Any, client: Any) -> Any:
+    """The next finished future of ``completed``; :class:`_SchedulerLost` if the scheduler is
+    lost meanwhile (a game submitted during the loss would otherwise be waited for forever)."""
+    while not completed.has_ready():
+        if not _connected(client):
+            raise _SchedulerLost
+        with completed.thread_condition:  # notified by every completion (as_completed.__next__ does the same)
+            completed.thread_condition.wait(timeout=0.1)
+    return next(completed)
+
+
+@contextlib.contextmanager
+def _quiet_teardown() -> Iterator[Callable[[], None]]:
+    """Yield a function that silences all logging until the block ends.
+
+    Called when a dask run stops early (Ctrl-C, the scheduler lost): closing a client or cluster
+    then makes dask log tracebacks of its own cancelled tasks and failed reconnections, which say
+    nothing the run's one line does not.
+    """
+    previous = logging.root.manager.disable
+    try:
+        yield lambda: logging.disable(logging.CRITICAL)
+    finally:
+        logging.disable(previous)
+
+
+def _one_line(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {' '.join(str(exc).split())}"
 
 
 #: How long to wait for a dask scheduler to answer before saying it cannot be reached.

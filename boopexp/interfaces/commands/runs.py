@@ -9,12 +9,13 @@ SIGTERM.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shlex
 import signal
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,7 +23,7 @@ import click
 
 import boopexp
 from boopexp import schema
-from boopexp.errors import BoopError, ConfigError
+from boopexp.errors import BoopError, ConfigError, LostResourceError
 
 if TYPE_CHECKING:  # the runner pulls in the engine; import it only when a run starts
     from boopexp.experiments.config import ExperimentConfig, PlannedPairing
@@ -191,10 +192,16 @@ def _execute(config: ExperimentConfig, plan: Sequence[PlannedPairing], only: Seq
         progress = BarProgress()
     else:
         progress = LineProgress()
-    report = run_plan(
-        config, plan, out_dir, jobs=jobs or default_jobs(), backend=backend, scheduler=scheduler,
-        progress=progress, pairings=only,
-    )
+    try:
+        with resumable(scheduler):
+            report = run_plan(
+                config, plan, out_dir, jobs=jobs or default_jobs(), backend=backend, scheduler=scheduler,
+                progress=progress, pairings=only,
+            )
+    except KeyboardInterrupt:  # before the first game or after the last: run_plan handles it in between
+        click.echo(f"Interrupted: the games finished so far are stored in {out_dir}. To resume, run:\n"
+                   f"  {resume_command()}", err=True)
+        sys.exit(EXIT_SIGNAL_BASE + signal.SIGINT)
     _summary(report)
     if report.interrupted:
         done = sum(s.done for s in report.scores)
@@ -226,6 +233,20 @@ def _dry_run(config: ExperimentConfig, plan: Sequence[PlannedPairing], only: Seq
     where = (f"the dask cluster at {scheduler}" if scheduler
              else f"{pool_size(jobs, planned - done)} {backend} worker(s)")
     click.echo(f"{planned - done} game(s) to play on {where}.")
+
+
+@contextlib.contextmanager
+def resumable(scheduler: str | None) -> Iterator[None]:
+    """Add the command that resumes to the one line of a run stopped by a lost resource.
+
+    Raises:
+        LostResourceError: the run's, ending with "to resume, run: <the command typed>".
+    """
+    try:
+        yield
+    except LostResourceError as exc:
+        where = " (with a scheduler running there again)" if scheduler else ""
+        raise LostResourceError(f"{exc}; to resume{where}, run: {resume_command()}") from None
 
 
 def resume_command() -> str:

@@ -23,6 +23,7 @@ from boopexp.interfaces.commands.runs import (
     LineProgress,
     QuietProgress,
     default_jobs,
+    resumable,
     resume_command,
     run_options,
 )
@@ -58,8 +59,9 @@ def tune(config_path: Path, out: Path | None, jobs: int | None, backend: str, sc
         progress = _BarTune()
     else:
         progress = _LineTune()
-    report = run_tuning(config, out_dir, jobs=jobs or default_jobs(), backend=backend, scheduler=scheduler,
-                        progress=progress)
+    with resumable(scheduler):
+        report = run_tuning(config, out_dir, jobs=jobs or default_jobs(), backend=backend, scheduler=scheduler,
+                            progress=progress)
     if report.failed:
         click.echo(f"{len(report.failed)} game(s) failed (not stored; rerun the same command to retry them):", err=True)
         for outcome in report.failed:
