@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import ast
 import math
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,10 +13,14 @@ from click.testing import CliRunner
 from report_fixtures import games_for, write_results
 
 from boopexp.analysis import ReportWarning, build_report, load_results
-from boopexp.analysis.ratings import ELO_SCALE, fit_ratings
+from boopexp.analysis.ratings import design_matrix, fit_bradley_terry, fit_ratings
+from boopexp.analysis.ratings_bootstrap import bootstrap_ratings
 from boopexp.analysis.ratings_report import ratings_from_data, write_ratings
 from boopexp.errors import ConfigError
+from boopexp.experiments.elo import ELO_SCALE, elo_of_score, expected_score, logistic
 from boopexp.interfaces.cli import main
+
+PACKAGE = Path(__file__).resolve().parent.parent / "boopexp"
 
 TRUE_ELO = {"random": 0.0, "alpha": 150.0, "beta": 300.0, "gamma": -100.0}
 TRUE_FIRST_MOVE = -60.0
@@ -26,7 +32,8 @@ def _synthetic_games(rng: np.random.Generator, per_pairing: int, mirror: int = 0
     for a in TRUE_ELO:
         for b in TRUE_ELO:
             n = per_pairing if a != b else mirror
-            x = (TRUE_ELO[a] - TRUE_ELO[b] + TRUE_FIRST_MOVE) * ELO_SCALE
+            # the model written out here, not read from boopexp.experiments.elo (an independent oracle)
+            x = (TRUE_ELO[a] - TRUE_ELO[b] + TRUE_FIRST_MOVE) * math.log(10.0) / 400.0
             p_first = 1.0 / (1.0 + math.exp(-x))
             for won in rng.random(n) < p_first:
                 p1.append(a)
@@ -45,6 +52,57 @@ def test_known_strengths_recovered_within_intervals():
     assert [r.agent for r in fit.ratings] == ["beta", "alpha", "random", "gamma"]
     assert fit.by_agent()["random"].elo == 0.0
     assert fit.games == len(winner) and fit.no_winner == 0
+
+
+def test_the_elo_scale_its_logistic_and_inverse_agree():
+    for d in (-800.0, -100.0, 0.0, 35.0, 400.0):
+        assert expected_score(d) == pytest.approx(float(logistic(np.array(d * ELO_SCALE))), rel=1e-12)
+        assert elo_of_score(expected_score(d)) == pytest.approx(d, abs=1e-9)
+    assert expected_score(400.0) == pytest.approx(10 / 11)  # 400 Elo: odds of 10 to 1
+    assert elo_of_score(0.0) == -math.inf and elo_of_score(1.0) == math.inf
+    assert logistic(np.array([-1e6, 1e6])).tolist() == [0.0, 1.0]  # no overflow
+
+
+def _elo_scale_code(tree: ast.AST) -> list[int]:
+    """Lines that compute with the Elo scale or a logistic: ``x / 400``, ``400 * …``, ``log(10)``, ``exp``, ``tanh``."""
+    lines = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Div, ast.Mult)) and any(
+                isinstance(side, ast.Constant) and side.value == 400 for side in (node.left, node.right)):
+            lines.append(node.lineno)
+        elif isinstance(node, ast.Call):
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            ten = [a for a in node.args if isinstance(a, ast.Constant) and a.value == 10]
+            if name in ("exp", "tanh", "expit") or (name == "log" and ten):
+                lines.append(node.lineno)
+    return lines
+
+
+def test_the_elo_scale_has_one_home():
+    """No module above the engine but experiments/elo.py computes with 400 / ln 10 or a logistic of its own."""
+    offenders = [f"{path.relative_to(PACKAGE)}:{line}" for path in sorted(PACKAGE.rglob("*.py"))
+                 if path.name != "elo.py" and "engine" not in path.parts
+                 for line in _elo_scale_code(ast.parse(path.read_text(encoding="utf-8")))]
+    assert not offenders, "the Elo scale computed outside boopexp/experiments/elo.py: " + ", ".join(offenders)
+    assert sorted(_elo_scale_code(ast.parse("p = 1 / (1 + 10 ** (-d / 400))\nq = np.tanh(x)"))) == [1, 2]
+
+
+def test_the_point_fit_and_the_bootstrap_share_one_fitter():
+    p1, p2, winner = _synthetic_games(np.random.default_rng(11), per_pairing=30, mirror=10)
+    agents = list(TRUE_ELO)
+    point = fit_ratings(p1, p2, winner, agents=agents)
+    # the fitter on a stack of two copies of the observed counts gives the point fit twice
+    index = {a: i for i, a in enumerate(agents)}
+    cells = sorted({(index[a], index[b]) for a, b in zip(p1, p2)})
+    wins = np.array([[sum(1 for a, b, w in zip(p1, p2, winner) if (index[a], index[b]) == c and w == "p1")
+                      for c in cells]] * 2, dtype=float)
+    games = np.array([[sum(1 for a, b in zip(p1, p2) if (index[a], index[b]) == c) for c in cells]] * 2, dtype=float)
+    theta, ok = fit_bradley_terry(design_matrix(cells, len(agents), index["random"]), wins, games - wins)
+    assert ok.all() and np.array_equal(theta[0], theta[1])
+    by_agent = point.by_agent()
+    assert [round(float(x), 3) for x in theta[0]] == [by_agent[a].elo for a in agents[1:]] + [point.first_move]
+    boot = bootstrap_ratings(p1, p2, winner, agents=agents, anchor="random", resamples=50, seed=1)
+    assert boot.point.tolist() == [by_agent[a].elo for a in agents] + [point.first_move]
 
 
 def test_intervals_cover_the_truth_about_95_percent_of_the_time():

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from boopexp.errors import ConfigError
+from boopexp.experiments.elo import expected_score
 from boopexp.experiments.sprt import (
     H0,
     H1,
@@ -17,7 +18,6 @@ from boopexp.experiments.sprt import (
     RUNNING,
     SprtSpec,
     bernoulli_llr,
-    elo_to_score,
     llr_logistic,
     pairing_groups,
     parse_sprt,
@@ -47,7 +47,7 @@ def test_constrained_mle_matches_a_generic_optimiser():
 
     observed = np.array([0.1, 0.55, 0.35])
     scores = np.array(PAIR_SCORES)
-    s = elo_to_score(30.0)
+    s = expected_score(30.0)
     res = minimize(lambda p: -float(observed @ np.log(p)), np.full(3, 1 / 3), method="SLSQP",
                    bounds=[(1e-9, 1)] * 3,
                    constraints=[{"type": "eq", "fun": lambda p: p.sum() - 1},

@@ -8,8 +8,9 @@ games. A stratum's games have three outcomes (P1 wins, P2 wins, no winner), so r
 games with replacement draws the three counts from Multinomial(n, observed shares) — exactly, not
 as an approximation — and the whole bootstrap is a few arrays of counts.
 
-The resampled fits are computed together by Newton's method on a stack of (resamples × cells)
-count arrays (``numpy.linalg.solve`` on a batch of small Hessians): 2,000 resamples of a
+The resampled fits are computed together by the point fit's own fitter,
+:func:`boopexp.analysis.ratings.fit_bradley_terry` (Newton's method on a stack of (resamples ×
+cells) count arrays, ``numpy.linalg.solve`` on a batch of small Hessians): 2,000 resamples of a
 9-agent round robin take well under a second. A resample in which the maximum-likelihood
 estimate does not exist (some group of agents never lost in it) gets half a virtual win each way
 on every played cell, as the point fit does (:data:`boopexp.analysis.ratings.HALDANE`); how many
@@ -21,26 +22,18 @@ and bootstrap p-values ``(1 + #{resamples on the wrong side}) / (B + 1)``.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
 
-from boopexp.analysis.ratings import HALDANE, Ratings, design_matrix, fit_ratings
+from boopexp.analysis.ratings import HALDANE, Ratings, design_matrix, fit_bradley_terry, fit_ratings
 
 #: Resamples of docs/robustness-plan.md §3.
 RESAMPLES = 2000
 
 #: Seed of the bootstrap's generator (the study's seed): the intervals rebuild exactly.
 SEED = 2026
-
-#: Newton steps; the fits converge in well under 30 (a step below TOLERANCE Elo stops early).
-MAX_STEPS = 60
-TOLERANCE = 1e-7
-
-#: A rating beyond this many Elo in a resample means its MLE does not exist (it diverges).
-DIVERGED_ELO = 3000.0
 
 
 @dataclass(frozen=True)
@@ -124,7 +117,7 @@ def bootstrap_ratings(
         for r in fit.ratings
     )
     method = (
-        "Bradley–Terry (logistic Elo) with a first-move term, maximum likelihood by scipy.optimize; "
+        "Bradley–Terry (logistic Elo) with a first-move term, maximum likelihood by Newton's method; "
         f"95% intervals: percentiles of {resamples:,} bootstrap resamples of the games, stratified by "
         f"pairing and seat (seed {seed}), relative to the anchor"
         + ("; the MLE did not exist, so half a virtual win was added each way to every pairing that "
@@ -155,35 +148,13 @@ def p_below(draws: np.ndarray, value: float = 0.0) -> float:
 
 def _fit_batch(design: np.ndarray, wins: np.ndarray, losses: np.ndarray) -> tuple[np.ndarray, int]:
     """Newton's method on every resample at once; returns (B, params) in Elo and the corrected count."""
-    theta, ok = _newton(design, wins, losses)
+    theta, ok = fit_bradley_terry(design, wins, losses)
     bad = ~ok
     if bad.any():
         played = (wins[bad] + losses[bad]) > 0
-        fixed, _ = _newton(design, wins[bad] + HALDANE * played, losses[bad] + HALDANE * played)
+        fixed, _ = fit_bradley_terry(design, wins[bad] + HALDANE * played, losses[bad] + HALDANE * played)
         theta[bad] = fixed
     return theta, int(bad.sum())
-
-
-def _newton(design: np.ndarray, wins: np.ndarray, losses: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Maximise every resample's log-likelihood; ``ok`` is False where it diverged (no MLE)."""
-    b, k = wins.shape[0], design.shape[1]
-    theta = np.zeros((b, k))
-    games = wins + losses
-    ridge = 1e-9 * np.eye(k)
-    for _ in range(MAX_STEPS):
-        p = _sigmoid(theta @ design.T)  # (B, cells)
-        grad = (wins - games * p) @ design  # (B, k)
-        weight = games * p * (1.0 - p)
-        hess = np.einsum("bc,ci,cj->bij", weight, design, design) + ridge
-        step = np.linalg.solve(hess, grad[..., None])[..., 0]
-        # Damping: no coordinate moves more than 400 Elo in one step (keeps diverging fits finite).
-        largest = np.max(np.abs(step), axis=1, keepdims=True)
-        step = step * np.minimum(1.0, 400.0 / np.maximum(largest, 1e-300))
-        theta = theta + step
-        if np.max(np.abs(step)) < TOLERANCE:
-            break
-    ok = np.all(np.abs(theta) < DIVERGED_ELO, axis=1) & np.all(np.isfinite(theta), axis=1)
-    return theta, ok
 
 
 def _full(theta: np.ndarray, names: Sequence[str], anchor: int) -> np.ndarray:
@@ -193,16 +164,3 @@ def _full(theta: np.ndarray, names: Sequence[str], anchor: int) -> np.ndarray:
     out[:, free] = theta[:, :-1]
     out[:, -1] = theta[:, -1]
     return out
-
-
-def _sigmoid(x: np.ndarray) -> np.ndarray:
-    return 0.5 * (1.0 + np.tanh(0.5 * x))
-
-
-def elo_of_rate(rate: float) -> float:
-    """The Elo difference whose expected score is ``rate`` (±inf at 0 and 1)."""
-    if rate <= 0.0:
-        return -math.inf
-    if rate >= 1.0:
-        return math.inf
-    return 400.0 * math.log10(rate / (1.0 - rate))

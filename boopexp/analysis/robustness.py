@@ -293,7 +293,8 @@ class RatingsResult:
 
 
 def d1_ratings(d1: pd.DataFrame, resamples: int, seed: int) -> RatingsResult | None:
-    from boopexp.analysis.ratings_bootstrap import bootstrap_ratings, elo_of_rate, percentile_interval
+    from boopexp.analysis.ratings_bootstrap import bootstrap_ratings, percentile_interval
+    from boopexp.experiments.elo import elo_of_score
 
     games = d1[d1["p1"].isin(D1_AGENTS) & d1["p2"].isin(D1_AGENTS)]
     if games.empty or len(set(games["p1"]) | set(games["p2"])) < 2:
@@ -326,7 +327,7 @@ def d1_ratings(d1: pd.DataFrame, resamples: int, seed: int) -> RatingsResult | N
         direct_rows.append({
             "agent": x, "wins": c.wins, "losses": c.losses, "no_winner": c.no_winner,
             "win_rate": c.wins / c.n if c.n else math.nan, "ci_low": low, "ci_high": high,
-            "direct_elo": elo_of_rate(c.wins / c.n) if c.n else math.nan, "rating_elo": point,
+            "direct_elo": elo_of_score(c.wins / c.n) if c.n else math.nan, "rating_elo": point,
         })
     direct = pd.DataFrame(direct_rows, columns=["agent", "wins", "losses", "no_winner", "win_rate", "ci_low",
                                                 "ci_high", "direct_elo", "rating_elo"])
@@ -335,7 +336,7 @@ def d1_ratings(d1: pd.DataFrame, resamples: int, seed: int) -> RatingsResult | N
 
 def _deviance(games: pd.DataFrame, boot: BootstrapRatings) -> pd.DataFrame:
     """Per unordered pair of agents: observed and expected wins of the first (both seats) and the deviance."""
-    from boopexp.analysis.ratings import ELO_SCALE
+    from boopexp.experiments.elo import expected_score
 
     elo = dict(zip(boot.agents, boot.point[:-1]))
     first_move = float(boot.point[-1])
@@ -349,7 +350,7 @@ def _deviance(games: pd.DataFrame, boot: BootstrapRatings) -> pd.DataFrame:
         for (x, y), wins, n in (((a, b), c.p1_wins, c.p1_games), ((b, a), c.p2_games - c.p2_wins, c.p2_games)):
             if n == 0:
                 continue
-            p = 1.0 / (1.0 + math.exp(-ELO_SCALE * (elo[x] - elo[y] + first_move)))
+            p = expected_score(elo[x] - elo[y] + first_move)
             # P1 = x wins ``wins`` of n; the first agent a's expected wins, seat by seat
             expected += n * p if x == a else n * (1.0 - p)
             losses = n - wins

@@ -25,7 +25,7 @@ counted. The decision is taken on pairs in game-index order, stopping at the fir
 two games are not both stored: it depends only on the outcomes of a prefix of game identities,
 never on the number of workers or on which game finished first.
 
-Pure Python (``math`` only): the runner imports it.
+No engine (``math`` and the Elo scale of ``experiments.elo``): the runner imports it.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ from typing import Any
 
 from boopexp import schema
 from boopexp.errors import ConfigError
+from boopexp.experiments.elo import expected_score
 from boopexp.game.sides import Side
 from boopexp.play.identity import pairing_name
 
@@ -113,11 +114,6 @@ def parse_sprt(src: str, data: Any) -> SprtSpec | None:
     return spec
 
 
-def elo_to_score(elo: float) -> float:
-    """The expected score of a player ``elo`` Elo stronger (logistic Elo)."""
-    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
-
-
 def llr_logistic(counts: Sequence[float], scores: Sequence[float], elo0: float, elo1: float) -> float:
     """fastchess's GSPRT log-likelihood ratio (``logistic`` model) for outcome counts.
 
@@ -132,8 +128,8 @@ def llr_logistic(counts: Sequence[float], scores: Sequence[float], elo0: float, 
     regular = [c if c > 0 else EMPTY_CATEGORY for c in counts]
     total = sum(regular)
     observed = [c / total for c in regular]
-    p0 = _constrained_mle(observed, scores, elo_to_score(elo0))
-    p1 = _constrained_mle(observed, scores, elo_to_score(elo1))
+    p0 = _constrained_mle(observed, scores, expected_score(elo0))
+    p1 = _constrained_mle(observed, scores, expected_score(elo1))
     return total * sum(o * (math.log(b) - math.log(a)) for o, a, b in zip(observed, p0, p1))
 
 
@@ -163,7 +159,7 @@ def bernoulli_llr(wins: int, losses: int, elo0: float, elo1: float) -> float:
 
     What :func:`llr_logistic` gives on (losses, wins) with scores (0, 1); the runner uses pairs.
     """
-    s0, s1 = elo_to_score(elo0), elo_to_score(elo1)
+    s0, s1 = expected_score(elo0), expected_score(elo1)
     return wins * math.log(s1 / s0) + losses * math.log((1.0 - s1) / (1.0 - s0))
 
 
