@@ -18,16 +18,18 @@ from boopexp.agents.specs import resolve_agent
 from boopexp.engine.state import BLUE, RED
 from boopexp.errors import IllegalMoveError
 from boopexp.experiments.store import GameStore
+from boopexp.game import notation
 from boopexp.game.position import Move, Position
-from boopexp.interfaces import interactive
+from boopexp.interfaces import play_store
 from boopexp.interfaces.cli import main
+from boopexp.play import session as play_session
 
 BUDGET = Budget(mode="iterations", iterations=3)
 CLI_BUDGET = ("--budget", "iterations", "--iterations", "3")
 
 
 def _session(tmp_path, agent="random", colour=BLUE, seed=0):
-    return interactive.new_session(resolve_agent(agent), colour, BUDGET, "code-0.6.2", seed, tmp_path)
+    return play_store.new_session(resolve_agent(agent), colour, BUDGET, "code-0.6.2", seed, tmp_path)
 
 
 def winning_inputs(tmp_path, agent="random", seed=0, colour=BLUE):
@@ -82,10 +84,10 @@ def test_session_plays_undoes_and_records(tmp_path):
 
 def test_pushes_are_read_off_the_engine():
     st = Position.from_string("....../....../..b.../....../....../...... 7,0 8,0 r").state
-    after, pushes = interactive.pushes_of(st, 1, 6 * 3 + 3)  # d3 pushes c4 up-left to b5
+    after, pushes = play_session.pushes_of(st, 1, 6 * 3 + 3)  # d3 pushes c4 up-left to b5
     assert pushes == ((6 * 2 + 2, 6 * 1 + 1),)
     st = Position.from_string("b...../....../....../....../....../...... 7,0 8,0 r").state
-    _, pushes = interactive.pushes_of(st, 1, 7)  # b5 pushes a6 off the board
+    _, pushes = play_session.pushes_of(st, 1, 7)  # b5 pushes a6 off the board
     assert pushes == ((0, None),)
 
 
@@ -137,11 +139,11 @@ def test_a_promotion_choice_is_listed_numbered_and_recorded(tmp_path):
     result, out = play(tmp_path, lines, "--agent", "random")
     assert result.exit_code == 0, result.output
     assert "groups; choose the one to promote:" in result.output
-    assert f"  2) {interactive.group_name(group)}" in result.output
+    assert f"  2) {notation.group_name(group)}" in result.output
     assert result.output.count("Choose a number from 1 to") == 2
     (record,) = GameStore(out).scan().records
     chosen = record["moves"][ply - 1].split(":")[1]
-    assert chosen == "".join(interactive.group_name(group).split())
+    assert chosen == "".join(notation.group_name(group).split())
 
 
 def test_an_illegal_move_is_one_line_and_a_new_prompt(tmp_path):
@@ -288,7 +290,7 @@ def test_a_plugin_agent_that_fails_forfeits_and_the_game_is_saved(tmp_path, choo
 
 def test_the_ply_cap_ends_the_game_and_is_recorded(tmp_path):
     """``--max-plies`` (or a config's max_plies) caps a human game as it caps a run's games."""
-    session = interactive.new_session(resolve_agent("random"), BLUE, BUDGET, "code-0.6.2", 0, tmp_path / "probe", 3)
+    session = play_store.new_session(resolve_agent("random"), BLUE, BUDGET, "code-0.6.2", 0, tmp_path / "probe", 3)
     lines = []
     while not session.over:
         if session.human_to_move:
@@ -305,7 +307,7 @@ def test_the_ply_cap_ends_the_game_and_is_recorded(tmp_path):
     assert record["moves"] == session.moves and record["max_plies"] == 3 and record["winner"] is None
     assert record["config_hash"] == session.task.config_hash
     # the default cap keeps the hash a game against the same agent always had
-    default = interactive.new_session(resolve_agent("random"), BLUE, BUDGET, "code-0.6.2", 0, tmp_path / "probe")
+    default = play_store.new_session(resolve_agent("random"), BLUE, BUDGET, "code-0.6.2", 0, tmp_path / "probe")
     assert default.task.config_hash != session.task.config_hash and default.task.ply_cap == 1000
     bad = CliRunner().invoke(main, ["play", "--max-plies", "0", "--out", str(tmp_path / "x")])
     assert bad.exit_code == 2 and "--max-plies 0" in bad.output
@@ -320,3 +322,116 @@ def test_play_in_every_budget_mode(tmp_path, mode):
     assert result.exit_code == 0, result.output
     assert "ply 2: Red (vanilla) plays" in result.output and "  vanilla: " in result.output
     assert "Game abandoned after 2 plies; not saved." in result.output
+
+
+# -- issue 20 item 5: --out is checked before the first move; a finished game is never lost ----
+
+
+def test_an_unwritable_out_is_refused_before_the_first_move(tmp_path):
+    (tmp_path / "afile").write_text("not a folder\n")
+    out = tmp_path / "afile" / "store"
+    result = CliRunner().invoke(main, ["play", "--out", str(out), *CLI_BUDGET, "--agent", "random"],
+                                input="c3\nquit\n")
+    assert result.exit_code == 1, result.output
+    assert result.stderr == (f"Error: cannot write the results folder {str(out)!r}: Not a directory; "
+                             "choose another --out\n")
+    assert "to move" not in result.output and "ply 1" not in result.output  # nothing played
+    assert (tmp_path / "afile").read_text() == "not a folder\n"
+
+
+def test_checking_out_leaves_no_folder_behind(tmp_path):
+    out = tmp_path / "new" / "deeper" / "store"
+    result = CliRunner().invoke(main, ["play", "--out", str(out), *CLI_BUDGET], input="quit\n")
+    assert result.exit_code == 0, result.output
+    assert not (tmp_path / "new").exists()
+
+
+def test_a_finished_game_is_kept_when_out_breaks_during_the_game(tmp_path, monkeypatch):
+    """The folder is replaced by a file before the last move: the game goes to a rescue store."""
+    lines, session, _ = winning_inputs(tmp_path / "probe")
+    out = tmp_path / "store"
+    out.mkdir()
+    feed = iter(enumerate(lines, start=1))
+
+    def typed(prompt: str) -> str:
+        n, line = next(feed)
+        if n == len(lines):  # the line that wins: the store's folder goes away first
+            out.rmdir()
+            out.write_text("in the way\n")
+        return line
+
+    monkeypatch.setattr("builtins.input", typed)
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["play", "--out", str(out), *CLI_BUDGET, "--agent", "random"])
+    assert f"You win in {len(session.moves)} plies." in result.output
+    assert result.exit_code == 1, result.output
+    (line,) = result.stderr.splitlines()
+    rescue = sorted(tmp_path.glob("boopexp-play-unsaved-*"))
+    assert len(rescue) == 1, line
+    assert line.startswith(f"Error: cannot write the results folder {str(out)!r}: ")
+    assert line.endswith(f"; the finished game is saved in {rescue[0].name!r} instead")
+    (record,) = GameStore(rescue[0]).scan().records
+    assert record["moves"] == session.moves and record["winner"] == "p1"
+    replay = CliRunner().invoke(main, ["replay", str(rescue[0]), "--pairing", "human vs random", "--game", "0"])
+    assert replay.exit_code == 0 and "as recorded" in replay.output, replay.output
+
+
+# -- issue 20 item 13: play/replay papercuts ------------------------------------------------
+
+
+def _hints(output: str) -> list[str]:
+    """Each hint shown: its move and search counts (not the host CPU time, which varies)."""
+    import re
+
+    return re.findall(r"Hint: mcts-co would play (\S+ \(.*), [0-9.]+ s host CPU\)", output)
+
+
+def test_a_hint_is_shown_once_per_position_and_is_the_same_every_time(tmp_path):
+    # --hint: once at the prompt, not again after an empty line or a bad input; `hint` repeats it
+    result, _ = play(tmp_path, ["", "zz", "hint", "quit"], "--agent", "random", "--hint")
+    assert result.exit_code == 0, result.output
+    hints = _hints(result.output)
+    assert len(hints) == 2 and hints[0] == hints[1], result.output
+    # a position's hint does not depend on the hints asked before it (seeded by the game and ply)
+    asked_early, _ = play(tmp_path, ["hint", "hint", "c3", "hint", "quit"], "--agent", "random")
+    asked_late, _ = play(tmp_path, ["c3", "hint", "quit"], "--agent", "random")
+    early, late = _hints(asked_early.output), _hints(asked_late.output)
+    assert len(early) == 3 and early[0] == early[1] and early[2] == late[0], (early, late)
+
+
+def test_a_long_input_line_is_echoed_shortened(tmp_path):
+    result, _ = play(tmp_path, ["x" * 1_000_000, "quit"], "--agent", "random")
+    assert result.exit_code == 0
+    (line,) = [line for line in result.output.splitlines() if "neither a move nor a command" in line]
+    assert len(line) < 200, line[:300]
+    assert line.endswith(" > '" + "x" * 36 + "... is neither a move nor a command: type c3 (a small piece), "
+                         "C3 (a large one) or help.")
+
+
+def _readme_replay_command() -> list[str]:
+    """The README's replay of a played game, as written (``boopexp replay results/play ...``)."""
+    import re
+    import shlex
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    (command,) = re.findall(r"`(boopexp replay results/play [^`]*)`", readme.replace("\n", " "))
+    words = shlex.split(command)
+    assert words[:2] == ["boopexp", "replay"]
+    return words[1:]
+
+
+def test_the_readmes_replay_of_a_played_game_works_in_a_folder_holding_two_settings(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    args = _readme_replay_command()
+    agent = args[args.index("--pairing") + 1].split(" vs ")[1]
+    for iterations in ("3", "4"):  # two settings: the same pairing under two settings hashes
+        played = CliRunner().invoke(main, ["play", "--agent", agent, "--budget", "iterations", "--iterations",
+                                           iterations, "--max-plies", "2"], input="c3\n")
+        assert played.exit_code == 0 and "No winner after 2 plies" in played.output, played.output
+    records = GameStore(tmp_path / "results" / "play").scan().records
+    assert len({r["config_hash"] for r in records}) == 2
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert "2 legal moves replayed" in result.output and "as recorded" in result.output
+    assert sorted(r["game_index"] for r in records) == [0, 1]  # a played game's number is unique per pairing

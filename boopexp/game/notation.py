@@ -22,6 +22,7 @@ move number to 0).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 import numpy as np
 
@@ -45,11 +46,6 @@ FILES = "abcdef"
 _CELL_CHARS = {0: ".", -1: "b", -2: "B", 1: "r", 2: "R"}
 _CHAR_CELLS = {v: k for k, v in _CELL_CHARS.items()}
 _MOVE_RE = re.compile(r"^([a-fA-F])([1-6])(?::((?:[a-f][1-6]){1,3}))?$")
-
-
-def cell_char(value: int) -> str:
-    """The grid character of a cell value: ``.``, ``b``/``B`` (Blue), ``r``/``R`` (Red)."""
-    return _CELL_CHARS[int(value)]
 
 
 def square_name(index: int) -> str:
@@ -164,6 +160,11 @@ def parse_position(text: str) -> np.ndarray:
     return st
 
 
+def group_name(group: Iterable[int]) -> str:
+    """A group of squares as people read it: ``a4 b4 c4`` (``d6`` for a single piece)."""
+    return " ".join(square_name(q) for q in group)
+
+
 def render(st: np.ndarray) -> str:
     """A readable board for terminals, in the spec's layout (files on top, ranks on the left)."""
     lines = ["     a b c d e f"]
@@ -171,9 +172,32 @@ def render(st: np.ndarray) -> str:
         cells = " ".join(_CELL_CHARS[int(v)] for v in st[6 * r : 6 * r + 6])
         lines.append(f"  {6 - r}  {cells}")
     side = "Blue" if st[TO_MOVE] < 0 else "Red"
-    lines.append(
-        f"  Blue pool: {st[POOL_BASE_BLUE]} small, {st[POOL_LARGE_BLUE]} large   "
-        f"Red pool: {st[POOL_BASE_RED]} small, {st[POOL_LARGE_RED]} large"
-    )
+    lines.append(_pools(st))
     lines.append(f"  ply {st[MOVE_NUMBER]}, {side} to move")
     return "\n".join(lines)
+
+
+def render_marked(st: np.ndarray, placed: int | None = None, pushed: Iterable[int] = ()) -> str:
+    """The board of :func:`render`, one column wider per square so that the last move shows:
+    ``[b]`` the piece just ``placed``, ``b*`` a piece it ``pushed`` (where it landed); then both
+    pools (``boopexp play`` draws it after every ply and says whose turn it is itself)."""
+    landed = set(pushed)
+    lines = ["      a  b  c  d  e  f"]
+    for r in range(6):
+        cells = []
+        for sq in range(6 * r, 6 * r + 6):
+            ch = _CELL_CHARS[int(st[sq])]
+            if st[sq] != 0 and sq == placed:
+                cells.append(f"[{ch}]")
+            elif st[sq] != 0 and sq in landed:
+                cells.append(f" {ch}*")
+            else:
+                cells.append(f" {ch} ")
+        lines.append(f"  {6 - r}  " + "".join(cells))
+    lines.append(_pools(st))
+    return "\n".join(lines)
+
+
+def _pools(st: np.ndarray) -> str:
+    return (f"  Blue pool: {st[POOL_BASE_BLUE]} small, {st[POOL_LARGE_BLUE]} large   "
+            f"Red pool: {st[POOL_BASE_RED]} small, {st[POOL_LARGE_RED]} large")

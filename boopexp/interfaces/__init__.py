@@ -1,3 +1,4 @@
 """How people and programs reach boopexp: ``cli`` and ``commands`` (the click command line),
-``interactive`` (a human against an agent in the terminal) and ``bench`` (``boopexp bench``).
+``interactive`` (``boopexp play``'s terminal dialogue), ``play_store`` (where ``boopexp play``
+keeps a game) and ``bench`` (``boopexp bench``).
 """

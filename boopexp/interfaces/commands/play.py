@@ -24,7 +24,8 @@ from boopexp.play.identity import check_seed, pairing_hash
 
 if TYPE_CHECKING:
     from boopexp.experiments.runner import Interrupts
-    from boopexp.play.contract import GameRecord
+    from boopexp.interfaces.play_store import Saved
+    from boopexp.play.session import PlaySession
 
 
 def _parse_overrides(items: tuple[str, ...], option: str) -> dict:
@@ -417,20 +418,22 @@ def play(agent_name, human_first, seed, mode, seconds, iterations, profile, thro
     """
     from boopexp.engine.state import BLUE, RED
     from boopexp.experiments.runner import Interrupts
+    from boopexp.interfaces import play_store
 
     settings = _settings([("--agent", agent_name, "--param", _parse_overrides(param, "--param"))],
                          seed, mode, seconds, iterations, profile, throttle, preset, config_path, max_plies)
     spec, budget, preset, seed = settings.agents[0], settings.budget, settings.preset, settings.seed
+    play_store.check_out(out)  # before the first move: a game that could not be saved is not begun
     stop = Interrupts()
-    session: interactive.PlaySession | None = None
-    saved: GameRecord | None = None
+    session: PlaySession | None = None
+    saved: play_store.Saved | None = None
 
-    def save() -> GameRecord:
+    def save() -> play_store.Saved:
         nonlocal saved
         assert session is not None
         with stop.held():  # a signal during the save waits for it
-            record = saved = interactive.save(session, out)
-        return record
+            kept = saved = play_store.save_or_rescue(session, out)
+        return kept
 
     def stopped() -> str:
         """What a signal left: a finished game is saved even when the signal came after its last move."""
@@ -441,7 +444,12 @@ def play(agent_name, human_first, seed, mode, seconds, iterations, profile, thro
                 with contextlib.suppress(KeyboardInterrupt), stop:  # a second signal waits for the save
                     save()
             assert saved is not None
-            return f"after the last move: the finished game is saved in {out} as {_game_name(saved)}."
+            if saved.folder is None:
+                _print_unsaved(saved)
+                return "after the last move: the finished game could not be saved; its record is on stdout."
+            instead = "" if saved.problem is None else f" instead ({saved.problem})"
+            return (f"after the last move: the finished game is saved in {saved.folder} as "
+                    f"{_game_name(saved.record)}{instead}.")
         ply = len(session.moves) + 1
         when = (f"at your move (ply {ply})" if session.human_to_move
                 else f"during ply {ply} ({session.agent.name} was thinking)")
@@ -451,17 +459,33 @@ def play(agent_name, human_first, seed, mode, seconds, iterations, profile, thro
     with _stopping(stop, stopped):
         from boopexp.interfaces import interactive  # loads the engine (compiles it on a first run)
 
-        session = interactive.new_session(spec, BLUE if human_first else RED, budget, preset, seed, out,
-                                          settings.max_plies)
+        session = play_store.new_session(spec, BLUE if human_first else RED, budget, preset, seed, out,
+                                         settings.max_plies)
         outcome = interactive.run_dialogue(session, input, click.echo, sys.stderr, hint_every_move)
     if not outcome.finished:
         click.echo(f"Game abandoned after {outcome.plies} plies; not saved.")
         return
     with _stopping(stop, stopped):
-        record = save()
-    click.echo(f"Saved in {out} as {_game_name(record)}; watch it again with:")
-    click.echo(f"  boopexp replay {out} --pairing {record['pairing']!r} --game {record['game_index']} "
+        kept = save()
+    record = kept.record
+    if kept.folder is None:
+        _print_unsaved(kept)
+        sys.exit(1)
+    if kept.problem is not None:  # --out broke during the game: the game is in a rescue store
+        click.echo(f"Error: {kept.problem}; the finished game is saved in {str(kept.folder)!r} instead", err=True)
+    click.echo(f"Saved in {kept.folder} as {_game_name(record)}; watch it again with:")
+    click.echo(f"  boopexp replay {kept.folder} --pairing {record['pairing']!r} --game {record['game_index']} "
                f"--config-hash {record['config_hash']} --show")
+    if kept.problem is not None:
+        sys.exit(1)
+
+
+def _print_unsaved(kept: Saved) -> None:
+    """The last resort when no folder could be written: the record as one JSON line on stdout
+    (a store's games.jsonl reads it as is), and one line on stderr saying so."""
+    click.echo(f"Error: {kept.problem}; nowhere else could be written either: the finished game's record "
+               "follows on stdout, one JSON line to append to a store's games.jsonl", err=True)
+    click.echo(json.dumps(kept.record))
 
 
 def _game_name(record: Mapping[str, Any]) -> str:

@@ -1,0 +1,130 @@
+"""Where ``boopexp play`` keeps a human's games: the ``--out`` check before the first move, the
+session of the store's next game, and the finished game saved, or rescued when ``--out`` broke.
+
+The session's rules are ``play/session.py`` (a layer below the store, so it cannot save itself);
+this module is the one place a played game meets ``experiments/store.py``. Importing it loads no
+engine: the session is imported when a session is made.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from boopexp.agents.budget import Budget
+from boopexp.agents.specs import AgentSpec
+from boopexp.errors import StoreError
+from boopexp.experiments.store import GameStore, writable_folder
+
+if TYPE_CHECKING:
+    from boopexp.play.contract import GameRecord
+    from boopexp.play.session import PlaySession
+
+#: The name of the folder a finished game is saved in when ``--out`` cannot take it (in the
+#: working directory, else the system's temporary folder), with the time appended.
+RESCUE_PREFIX = "boopexp-play-unsaved-"
+
+
+def check_out(out: Path) -> None:
+    """Refuse, before the first move, an ``--out`` that a finished game could not be saved in.
+
+    Creates the folder (and its missing parents), writes and deletes a probe file in it and opens
+    its games.jsonl for appending, then removes what it created: a game abandoned later leaves no
+    trace. Every command with ``--out`` says it in the same line (``store.writable_folder``).
+
+    Raises:
+        StoreError: ``cannot write the results folder 'OUT': <reason>; choose another --out``.
+    """
+    created: list[Path] = []
+    with writable_folder(out):
+        try:
+            missing = [p for p in (out, *out.parents) if not p.exists()]
+            for folder in reversed(missing):
+                folder.mkdir()
+                created.append(folder)
+            fd, probe = tempfile.mkstemp(dir=out, prefix=".play-probe-")
+            os.close(fd)
+            os.unlink(probe)
+            games = GameStore(out).games_path
+            if games.exists():
+                os.close(os.open(games, os.O_WRONLY | os.O_APPEND))
+        finally:
+            for folder in reversed(created):
+                with contextlib.suppress(OSError):
+                    folder.rmdir()
+
+
+def new_session(agent: AgentSpec, human_colour: int, budget: Budget, preset: str, seed: int, out: str | Path,
+                max_plies: int | None = None) -> PlaySession:
+    """A session whose game is the next free game of its pairing in the store at ``out``.
+
+    Raises:
+        StoreError: the store cannot be read.
+    """
+    from boopexp.play.session import PlaySession, next_game_index, session_task
+    from boopexp.play.throttle import resolve_throttle
+
+    throttle = resolve_throttle(budget.throttle) if budget.mode == "cpu" else 1.0
+    pairing = session_task(agent, human_colour, budget, preset, seed, 0, max_plies).pairing
+    index = next_game_index(GameStore(out).scan().records, pairing)
+    return PlaySession(agent, human_colour, budget, preset, seed, index, throttle, max_plies)
+
+
+def save(session: PlaySession, out: str | Path) -> GameRecord:
+    """Append the finished game's record to the store at ``out`` and return it.
+
+    If another session stored the same game of the pairing meanwhile, the record takes the next
+    free number (its seed stays the one the agent played with).
+
+    Raises:
+        StoreError: the store cannot be written, or the game is not finished.
+    """
+    from boopexp.play.session import next_game_index
+
+    if not session.over:
+        raise StoreError("only a finished game is saved")
+    record = session.record()
+    with GameStore(out).open() as writer:
+        before = writer.scan_before.records
+        if any(r["pairing"] == record["pairing"] and r["game_index"] == record["game_index"] for r in before):
+            record["game_index"] = next_game_index(before, record["pairing"])
+        writer.append(record)
+    return record
+
+
+@dataclass(frozen=True)
+class Saved:
+    """Where a finished game went.
+
+    Attributes:
+        record: the game's record, as saved (or as it could not be).
+        folder: the store that holds it: ``--out``, a rescue folder, or None when nothing could be
+            written (the caller prints the record).
+        problem: why ``--out`` could not take it (the StoreError's line), or None.
+    """
+
+    record: GameRecord
+    folder: Path | None
+    problem: str | None = None
+
+
+def save_or_rescue(session: PlaySession, out: Path) -> Saved:
+    """Save the finished game in ``out``; if ``out`` broke during the game (removed, made
+    read-only, locked, damaged), in a new store ``boopexp-play-unsaved-<time>`` in the working
+    directory or else in the system's temporary folder: a finished game is never lost."""
+    try:
+        return Saved(save(session, out), out)
+    except StoreError as exc:
+        problem = str(exc)
+    name = RESCUE_PREFIX + time.strftime("%Y%m%dT%H%M%S")
+    for rescue in (Path(name), Path(tempfile.gettempdir()) / name):
+        try:
+            return Saved(save(session, rescue), rescue, problem)
+        except StoreError:
+            continue
+    return Saved(session.record(), None, problem)

@@ -1,0 +1,311 @@
+"""One game between a human and an agent: the rules of ``boopexp play``'s session, without a terminal.
+
+:class:`PlaySession` holds the game (any built-in, variant or plugin agent that
+:func:`boopexp.play.match.make_player` builds): whose move it is, the human's moves checked and
+played (with their promotion choice), the agent's, full moves taken back, the hint, when the game
+is over, and the finished game's record (the human is agent ``human``; docs/architecture.md).
+Where the game is saved is the interfaces' business (``interfaces/play_store.py``: the store is a
+layer above this one), as is the dialogue (``interfaces/interactive.py``).
+
+Every random choice of the agent draws from a generator seeded from the game's identity, as in
+:func:`boopexp.play.match.play_game`; a take-back does not rewind it (the agent may answer differently
+the second time, as a human opponent could). A hint draws from a generator of its own, seeded from
+the game's identity and the ply: the same position at the same ply gets the same hint, however many
+hints were asked before.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from boopexp.agents.budget import Budget
+from boopexp.agents.specs import AgentSpec, resolve_agent
+from boopexp.engine import mcts, rules
+from boopexp.engine.buffers import new_work
+from boopexp.engine.luts import PUSH_T, PUSH_V
+from boopexp.engine.state import BLUE, RED, TO_MOVE, decode_move, initial_state
+from boopexp.errors import BoopError, IllegalMoveError
+from boopexp.game import notation
+from boopexp.game.position import Move, Position
+from boopexp.game.sides import Colour
+from boopexp.play.contract import ForfeitNotice, GameRecord, GameTask, build_record
+from boopexp.play.identity import pairing_hash
+from boopexp.play.match import Forfeit, make_player, plugin_output
+
+#: The human's agent description in game records (``p1_spec`` / ``p2_spec``).
+HUMAN = AgentSpec(name="human", kind="human")
+#: The agent whose move ``hint`` shows.
+HINT_AGENT = "mcts-co"
+#: The experiment name of played games in their records.
+EXPERIMENT = "play"
+#: The child of the game's SeedSequence whose children (one per ply) seed the hints: children 0
+#: and 1 are the ones play_game gives p1 and p2.
+_HINT_CHILD = 2
+
+
+@dataclass(frozen=True)
+class PlyView:
+    """One ply as the board display needs it.
+
+    Attributes:
+        ply: 1-based ply number. colour: BLUE or RED (the mover). who: ``"you"`` or the agent's name.
+        text: the move in the record's notation (``c3``, ``C3``, ``c4:a4b4c4``).
+        square: where the piece was placed.
+        pushes: ``(from, to)`` squares of every pushed piece; ``to`` is None when it left the board.
+        promoted: the squares of the group removed and promoted (empty when none).
+        winner: 0, BLUE or RED after this ply.
+        telemetry: the ply's telemetry entry (docs/architecture.md).
+    """
+
+    ply: int
+    colour: int
+    who: str
+    text: str
+    square: int
+    pushes: tuple[tuple[int, int | None], ...]
+    promoted: tuple[int, ...]
+    winner: int
+    telemetry: dict
+
+
+@dataclass
+class _Ply:
+    view: PlyView
+    before: np.ndarray
+    after: np.ndarray
+
+
+def pushes_of(before: np.ndarray, size: int, square: int) -> tuple[np.ndarray, tuple[tuple[int, int | None], ...]]:
+    """The board once ``size`` is placed on ``square`` and has pushed (before any promotion), and
+    the pushes as ``(from, to-or-None)``: read off the engine's own push, not re-derived."""
+    after = before.copy()
+    rules.place_and_push(after, size, square)
+    moved = []
+    for k in range(8):
+        v = int(PUSH_V[square, k])
+        if v >= 0 and before[v] != 0 and after[v] == 0:
+            t = int(PUSH_T[square, k])
+            moved.append((v, t if t >= 0 else None))
+    return after, tuple(moved)
+
+
+def session_task(agent: AgentSpec, human_colour: int, budget: Budget, preset: str, seed: int, game_index: int,
+                 max_plies: int | None = None) -> GameTask:
+    """The task (identity, seed, settings) of a human's game against ``agent`` (see :class:`PlaySession`)."""
+    p1, p2 = (HUMAN, agent) if human_colour == BLUE else (agent, HUMAN)
+    chash = pairing_hash(seed, budget, preset, p1, p2, max_plies)
+    return GameTask.new(EXPERIMENT, chash, p1, p2, game_index, budget, preset, max_plies)
+
+
+def next_game_index(records: Iterable[Mapping], pairing: str) -> int:
+    """The first game index of ``pairing`` that none of ``records`` holds, under any settings: a
+    played game's number is unique in its store, so that ``replay --pairing P --game N`` finds it
+    without a settings hash (its seed still derives from its own settings hash and this index)."""
+    taken = {r["game_index"] for r in records if r["pairing"] == pairing}
+    return next(i for i in itertools.count() if i not in taken)
+
+
+class PlaySession:
+    """One game between a human and an agent.
+
+    Args:
+        agent: the opponent's resolved AgentSpec.
+        human_colour: BLUE (the human moves first, is p1) or RED.
+        budget: the agent's budget per move (also the hint's).
+        preset: the preset the agents were resolved under (recorded, and used for the hint).
+        seed: the experiment seed; the game's seed derives from (settings hash, game_index).
+        game_index: the game's index within its pairing in the store.
+        throttle: cpu mode only: host CPU seconds per emulated second.
+        max_plies: the ply cap (None: the default, contract.MAX_PLIES); like a run's, a cap other
+            than the default is part of the settings hash and of the record.
+    """
+
+    def __init__(self, agent: AgentSpec, human_colour: int = BLUE, budget: Budget | None = None,
+                 preset: str = "code-0.6.2", seed: int = 0, game_index: int = 0, throttle: float = 1.0,
+                 max_plies: int | None = None):
+        if human_colour not in (BLUE, RED):
+            raise ValueError(f"human_colour must be BLUE (-1) or RED (+1), not {human_colour!r}")
+        self.agent = agent
+        self.human_colour = human_colour
+        self.budget = budget or Budget()
+        self.preset = preset
+        self.task = session_task(agent, human_colour, self.budget, preset, seed, game_index, max_plies)
+        # Children 0 and 1 are the ones play_game gives p1 and p2.
+        p1_ss, p2_ss = np.random.SeedSequence(self.task.seed).spawn(2)
+        self._player = make_player(agent, self.budget, p2_ss if human_colour == BLUE else p1_ss, throttle)
+        self._hints: dict[tuple[str, ...], tuple[Move, dict]] = {}
+        self._throttle = throttle
+        self._plies: list[_Ply] = []
+        self._work = new_work()
+        self._cpu0 = time.process_time()
+        #: why the plugin agent forfeited (the record's ``forfeit``), or None
+        self.forfeit: ForfeitNotice | None = None
+        self.undos = 0
+        self.hints = 0
+
+    # state ------------------------------------------------------------------------------------
+    @property
+    def state(self) -> np.ndarray:
+        """The current position (read-only copy semantics: never written once played)."""
+        return self._plies[-1].after if self._plies else _initial()
+
+    @property
+    def winner(self) -> int:
+        """0 while the game goes on, else BLUE or RED (the human, when a plugin agent forfeited)."""
+        if self.forfeit is not None:
+            return self.human_colour
+        return self._plies[-1].view.winner if self._plies else 0
+
+    @property
+    def over(self) -> bool:
+        """True once someone has won or the ply cap (``task.ply_cap``) is reached."""
+        return self.winner != 0 or len(self._plies) >= self.task.ply_cap
+
+    @property
+    def human_to_move(self) -> bool:
+        return not self.over and int(self.state[TO_MOVE]) == self.human_colour
+
+    @property
+    def last(self) -> PlyView | None:
+        return self._plies[-1].view if self._plies else None
+
+    @property
+    def moves(self) -> list[str]:
+        return [p.view.text for p in self._plies]
+
+    # the human's moves ----------------------------------------------------------------------
+    def parse(self, text: str) -> tuple[Move, tuple[int, ...] | None]:
+        """The human's move (and a ``:group`` suffix, if given), checked against the rules.
+
+        Raises:
+            InvalidMoveError: not a move string. IllegalMoveError: the rules forbid it here, or
+            the suffix names a group that is not a candidate.
+        """
+        size, square, group = notation.parse_move(text)
+        move = Position(self.state).check_legal(Move(size, square))
+        if group is not None:
+            choices = self.promotion_choices(move)
+            if group not in choices:
+                named = ", ".join(notation.group_name(g) for g in choices) or "none"
+                raise IllegalMoveError(f"{notation.group_name(group)} is not a group you can promote after {move}; "
+                                       f"candidates: {named}")
+        return move, group
+
+    def promotion_choices(self, move: Move) -> list[tuple[int, ...]]:
+        """The groups the human must choose among after ``move`` (:meth:`Position.promotion_choices`)."""
+        return Position(self.state).promotion_choices(move)
+
+    def play_human(self, move: Move, choice: int | None = None) -> PlyView:
+        """Play the human's move; ``choice`` indexes :meth:`promotion_choices` (needed when it is
+        not empty).
+
+        Raises:
+            IllegalMoveError: not the human's turn, an illegal move, or a missing or bad choice.
+        """
+        if not self.human_to_move:
+            raise IllegalMoveError("it is not your turn" if not self.over else "the game is over")
+        move = Position(self.state).check_legal(move)
+        choices = self.promotion_choices(move)
+        if choices and (choice is None or not 0 <= choice < len(choices)):
+            raise IllegalMoveError(f"{move} lines up {len(choices)} groups: choose one of 1..{len(choices)}")
+        cpu0 = time.process_time()
+        # An explicit index even for a single group: the heuristic's tie-break would draw from the
+        # agent's generator, and the human's moves must not change the agent's random choices.
+        promo = 0 if not choices or choice is None else int(choice)  # None: no choice was needed
+        view = self._apply(move.size, move.square, promo, self._player.rng, "you")
+        view.telemetry.update(mcts.move_telemetry(np.zeros(mcts.N_ACC, dtype=np.int64), 0.0, 0, cpu0))
+        return view
+
+    # the agent's moves ----------------------------------------------------------------------
+    def play_agent(self) -> PlyView | None:
+        """Let the agent choose and play its move; None when a plugin agent forfeits instead
+        (:attr:`forfeit` says why, and the human has won).
+
+        Raises:
+            BoopError: the agent found no move (a broken plugin).
+        """
+        if self.over or self.human_to_move:
+            raise IllegalMoveError("it is not the agent's turn" if not self.over else "the game is over")
+        st = self.state
+        try:
+            code, tel = self._player.select(st)
+        except Forfeit as exc:  # a plugin agent raised or returned an illegal move: it loses
+            self.forfeit = exc.notice(Colour.of(self.human_colour).side.opponent, self.agent.name)
+            return None
+        if code < 0:
+            raise BoopError(f"agent {self.agent.name} found no move in {notation.format_position(st)!r}")
+        view = self._apply(*decode_move(code), self._player.promotion, self._player.rng,
+                           self.agent.name)
+        view.telemetry.update(tel)
+        return view
+
+    def hint(self) -> tuple[Move, dict]:
+        """What mcts-co (this session's preset and budget) would play here, and its telemetry.
+
+        The hint searches with a generator of its own, seeded from the game's seed and the ply
+        (the SeedSequence child ``(2, ply)``; 0 and 1 are the players'): asking for one never
+        changes the agent's play, and the same position at the same ply gets the same hint,
+        searched once (the answer is kept until the game moves on; device and iterations
+        budgets: any number of sessions agree).
+        """
+        if not self.human_to_move:
+            raise IllegalMoveError("a hint is for your own turn")
+        self.hints += 1
+        key = tuple(self.moves)
+        if key not in self._hints:
+            spec = resolve_agent(HINT_AGENT, self.preset)
+            seed = np.random.SeedSequence(self.task.seed, spawn_key=(_HINT_CHILD, len(self._plies)))
+            code, tel = make_player(spec, self.budget, seed, self._throttle).select(self.state)
+            self._hints = {key: (Move.from_code(code), tel)}  # only the position on the board
+        return self._hints[key]
+
+    def undo(self) -> int:
+        """Take back the last full move: plies back to the human's previous turn. Returns how many
+        plies were taken back (0 when the human has not moved yet)."""
+        plies = self._plies
+        mine = [i for i, p in enumerate(plies) if p.view.colour == self.human_colour]
+        if not mine:
+            return 0
+        n = len(plies) - mine[-1]
+        del plies[mine[-1]:]
+        self.undos += 1
+        return n
+
+    def _apply(self, size: int, square: int, promo: int, rng: np.ndarray, who: str) -> PlyView:
+        before = self.state
+        mover = int(before[TO_MOVE])
+        _, pushes = pushes_of(before, size, square)
+        after = before.copy()
+        winner, n, chosen = rules.apply_move_inplace(after, size, square, rules.REAL, promo, rng,
+                                                     self._work.groups, self._work.scores, self._work.ties)
+        group = tuple(int(q) for q in self._work.groups[chosen] if q >= 0) if chosen >= 0 else ()
+        text = notation.format_move(size, square, group if n >= 2 else None)
+        after.setflags(write=False)
+        ply = len(self._plies) + 1
+        side = Colour.of(mover).side
+        name = HUMAN.name if who == "you" else self.agent.name
+        view = PlyView(ply, mover, who, text, square, pushes, group, int(winner),
+                       {"ply": ply, "player": side, "agent": name})
+        self._plies.append(_Ply(view, before, after))
+        return view
+
+    # the record -----------------------------------------------------------------------------
+    def record(self) -> GameRecord:
+        """The finished game's record (docs/architecture.md), the human as agent ``human``."""
+        winner = self.winner
+        side = None if winner == 0 else Colour.of(winner).side
+        telemetry = [dict(p.view.telemetry) for p in self._plies]
+        players = (None, self._player) if self.human_colour == BLUE else (self._player, None)
+        return build_record(self.task, side, self.moves, telemetry, time.process_time() - self._cpu0,
+                            forfeit=self.forfeit, plugin_output=plugin_output(players))
+
+
+def _initial() -> np.ndarray:
+    st = initial_state()
+    st.setflags(write=False)
+    return st
