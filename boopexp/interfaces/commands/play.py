@@ -408,7 +408,8 @@ def replay(results_dir, pairing, game_index, config_hash, show, search):
                    "options given explicitly still win.")
 @click.option("--hint", "hint_every_move", is_flag=True, help="Show what mcts-co would play before each of your moves.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("results/play"),
-              show_default=True, help="The store the finished game is saved in (boopexp replay reads it).")
+              show_default=True, help="The store the finished game is saved in (boopexp replay reads it); checked "
+                             "before the first move.")
 def play(agent_name, human_first, seed, mode, seconds, iterations, profile, throttle, preset, max_plies, param,
          config_path, hint_every_move, out):
     """Play against an agent in the terminal; the finished game is saved as a game record.
