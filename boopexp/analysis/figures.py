@@ -8,7 +8,9 @@ a fixed SVG hash salt and without the date/software stamps in the file metadata.
 
 from __future__ import annotations
 
+import contextlib
 import math
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +23,7 @@ from boopexp.analysis.records import GameData
 from boopexp.analysis.tables import Table, agent_order
 
 if TYPE_CHECKING:
+    from matplotlib.axes import Axes
     from matplotlib.typing import RcKeyType
 
 DPI = 100
@@ -70,6 +73,14 @@ def _figure() -> Figure:
     return fig
 
 
+@contextlib.contextmanager
+def styled_axes() -> Iterator[tuple[Figure, Axes]]:
+    """A report figure (the size every one-panel figure shares) and its axes, drawn on under :data:`STYLE`."""
+    with matplotlib.rc_context(STYLE):
+        fig = _figure()
+        yield fig, fig.add_subplot()
+
+
 def table1_figure(table: Table) -> Figure | None:
     """mcts-co's pooled win rate per opponent with Wilson intervals, the paper's rate marked; None if no row.
 
@@ -78,9 +89,7 @@ def table1_figure(table: Table) -> Figure | None:
     df = table.data[(table.data["status"] != "not run") & table.data["win_rate"].notna()]
     if df.empty:
         return None
-    with matplotlib.rc_context(STYLE):
-        fig = _figure()
-        ax = fig.add_subplot()
+    with styled_axes() as (fig, ax):
         y = np.arange(len(df))[::-1]
         rate = df["win_rate"].to_numpy(float)
         err = np.vstack([rate - df["ci_low"].to_numpy(float), df["ci_high"].to_numpy(float) - rate])
@@ -105,9 +114,7 @@ def table2_figure(table: Table) -> Figure | None:
     df = table.data[(table.data["status"] != "not run") & table.data["p2_share"].notna()]
     if df.empty:
         return None
-    with matplotlib.rc_context(STYLE):
-        fig = _figure()
-        ax = fig.add_subplot()
+    with styled_axes() as (fig, ax):
         x = np.arange(len(df))
         n_decided = df["p1_wins"].to_numpy(float) + df["p2_wins"].to_numpy(float)
         p1_share = df["p1_wins"].to_numpy(float) / n_decided
@@ -139,9 +146,7 @@ def iterations_figure(data: GameData) -> Figure | None:
         return None
     agents = agent_order(set(values["agent"]))
     series = [values.loc[values["agent"] == a, "iterations"].to_numpy(float) for a in agents]
-    with matplotlib.rc_context(STYLE):
-        fig = _figure()
-        ax = fig.add_subplot()
+    with styled_axes() as (fig, ax):
         ax.boxplot(series, tick_labels=agents, showfliers=True, flierprops={"markersize": 2})
         ax.set_ylabel("iterations per move")
         ax.set_title("MCTS iterations per move")

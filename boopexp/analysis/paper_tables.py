@@ -94,6 +94,13 @@ def _boschloo_or_nan(table: list[list[int]], n: int) -> float:
     return boschloo_exact(table) if n else math.nan
 
 
+def _against_paper(row: Any, paper_rate: float) -> tuple[str, ...]:
+    """The columns Tables I and II both end with: the paper's rate, ours minus it, Fisher's and
+    Boschloo's p, the verdict and the row's status."""
+    return (fmt_percent(paper_rate), fmt_diff(row.difference), fmt_p(row.p_value), fmt_p(row.p_value_boschloo),
+            row.verdict, row.status)
+
+
 def _partial_notes(data: pd.DataFrame, key: str) -> list[str]:
     notes = []
     partial = data.loc[data["status"].str.startswith("partial"), key].tolist()
@@ -162,12 +169,7 @@ def table1(data: GameData) -> Table:
             fmt_rate_ci(r.win_rate, r.ci_low, r.ci_high),
             fmt_count(r.paper_p1_wins, r.paper_p1_games),
             fmt_count(r.paper_p2_wins, r.paper_p2_games),
-            fmt_percent(r.paper_win_rate),
-            fmt_diff(r.difference),
-            fmt_p(r.p_value),
-            fmt_p(r.p_value_boschloo),
-            r.verdict,
-            r.status,
+            *_against_paper(r, r.paper_win_rate),
         )
         for r in shown.itertuples()
     )
@@ -305,12 +307,7 @@ def table2(data: GameData) -> Table:
             fmt_rate_ci(r.p2_share, r.ci_low, r.ci_high),
             fmt_num(r.paper_p1_wins),
             fmt_num(r.paper_p2_wins),
-            fmt_percent(r.paper_p2_share),
-            fmt_diff(r.difference),
-            fmt_p(r.p_value),
-            fmt_p(r.p_value_boschloo),
-            r.verdict,
-            r.status,
+            *_against_paper(r, r.paper_p2_share),
         )
         for r in shown.itertuples()
     )

@@ -96,7 +96,6 @@ def ratings_table(fit: Ratings) -> Table:
 
 def ratings_figure(fit: Ratings):
     """Each agent's Elo with its 95% interval (strongest on top), and the first-move term."""
-    import matplotlib
     import numpy as np
 
     from boopexp.analysis import figures
@@ -106,9 +105,7 @@ def ratings_figure(fit: Ratings):
     low = np.array([r.ci_low for r in fit.ratings] + [fit.first_move_ci[0]])
     high = np.array([r.ci_high for r in fit.ratings] + [fit.first_move_ci[1]])
     y = np.arange(len(labels))[::-1]
-    with matplotlib.rc_context(figures.STYLE):
-        fig = figures._figure()
-        ax = fig.add_subplot()
+    with figures.styled_axes() as (fig, ax):
         agents = slice(0, len(labels) - 1)
         ax.errorbar(elo[agents], y[agents], xerr=np.vstack([elo - low, high - elo])[:, agents], fmt="o",
                     color=figures.OURS_COLOUR, capsize=3, label="agent rating (95% CI)")

@@ -23,9 +23,7 @@ def ladder_figure(ladder: pd.DataFrame) -> Figure | None:
     data = ladder[ladder["rate"].notna()]
     if data.empty:
         return None
-    with matplotlib.rc_context(figures.STYLE):
-        fig = figures._figure()
-        ax = fig.add_subplot()
+    with figures.styled_axes() as (fig, ax):
         for k, (series, grp) in enumerate(data.groupby("series", sort=True)):
             grp = grp.sort_values("budget")
             x = grp["budget"].to_numpy(float)

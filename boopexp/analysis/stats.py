@@ -24,6 +24,8 @@ test, p = 1). SciPy is imported inside the functions so that loading the report 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import Any
 
 #: Two-sided 95% normal quantile, Φ⁻¹(0.975).
 Z95 = 1.959963984540054
@@ -88,12 +90,9 @@ def fisher_exact(table: tuple[tuple[int, int], tuple[int, int]] | list[list[int]
     Raises:
         ValueError: a count that is negative or not an integer, or not a 2×2 table.
     """
-    a, b, c, d = _counts(table)
-    if _degenerate(a, b, c, d):
-        return 1.0
     from scipy.stats import fisher_exact as _fisher
 
-    return min(1.0, float(_fisher([[a, b], [c, d]], alternative="two-sided").pvalue))
+    return _two_sided_p(table, _fisher, samples_as_columns=False)
 
 
 def boschloo_exact(table: tuple[tuple[int, int], tuple[int, int]] | list[list[int]]) -> float:
@@ -105,22 +104,23 @@ def boschloo_exact(table: tuple[tuple[int, int], tuple[int, int]] | list[list[in
     transposed (the two orientations give different p-values: the unconditional test fixes the
     samples' sizes, not the outcomes' totals).
 
-    Args:
-        table: non-negative integer counts, one row per sample, e.g.
-            [[our wins, our losses], [paper wins, paper losses]].
-
-    Returns:
-        The p-value in [0, 1]; 1.0 when a margin is zero (nothing to test).
-
-    Raises:
-        ValueError: a count that is negative or not an integer, or not a 2×2 table.
+    Args, Returns, Raises: as :func:`fisher_exact` (``table``: one row per sample).
     """
+    from scipy.stats import boschloo_exact as _boschloo
+
+    return _two_sided_p(table, _boschloo, samples_as_columns=True)
+
+
+def _two_sided_p(table: tuple[tuple[int, int], tuple[int, int]] | list[list[int]], test: Callable[..., Any], *,
+                 samples_as_columns: bool) -> float:
+    """A scipy.stats exact test's two-sided p-value on ``table``, checked, 1.0 when a margin is zero,
+    clipped to 1; ``samples_as_columns``: the test takes each column as a sample (the table's rows
+    are passed transposed)."""
     a, b, c, d = _counts(table)
     if _degenerate(a, b, c, d):
         return 1.0
-    from scipy.stats import boschloo_exact as _boschloo
-
-    return min(1.0, float(_boschloo([[a, c], [b, d]], alternative="two-sided").pvalue))
+    cells = [[a, c], [b, d]] if samples_as_columns else [[a, b], [c, d]]
+    return min(1.0, float(test(cells, alternative="two-sided").pvalue))
 
 
 def verdict(p_value: float, alpha: float = ALPHA) -> str:

@@ -6,18 +6,33 @@ commands check the folder, call it and say what changed.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Protocol, TypeVar
 
 import click
 
 from boopexp.errors import ConfigError
 
+
+class _Report(Protocol):
+    @property
+    def moved_tail(self) -> Path | None: ...
+
+
+R = TypeVar("R", bound=_Report)
 _DIR = click.argument("directory", metavar="DIR", type=click.Path(file_okay=False, path_type=Path))
 
 
-def _check_folder(directory: Path) -> None:
+def _maintain(directory: Path, operation: Callable[[Path], R]) -> R:
+    """Run ``operation`` (``store.seal`` or ``store.migrate``) on a results folder that exists, and
+    warn if it set a truncated last line of the log aside."""
     if not directory.is_dir():
         raise ConfigError(f"no results folder {str(directory)!r}")
+    report = operation(directory)
+    if report.moved_tail is not None:
+        click.echo(f"Warning: a truncated last line of the log was moved to {report.moved_tail}", err=True)
+    return report
 
 
 @click.command("seal")
@@ -26,10 +41,7 @@ def seal(directory: Path) -> None:
     """Move the finished games of DIR/games.jsonl into a new compressed segment (crash-safe)."""
     from boopexp.experiments.store import seal as seal_store
 
-    _check_folder(directory)
-    report = seal_store(directory)
-    if report.moved_tail is not None:
-        click.echo(f"Warning: a truncated last line of the log was moved to {report.moved_tail}", err=True)
+    report = _maintain(directory, seal_store)
     if report.segment is None:
         click.echo(f"{directory}: no game to seal" + (f" ({report.dropped} already sealed)" if report.dropped else ""))
     else:
@@ -43,10 +55,7 @@ def migrate(directory: Path) -> None:
     """Rewrite every game of DIR in the current record schema into one sealed segment."""
     from boopexp.experiments.store import migrate as migrate_store
 
-    _check_folder(directory)
-    report = migrate_store(directory)
-    if report.moved_tail is not None:
-        click.echo(f"Warning: a truncated last line of the log was moved to {report.moved_tail}", err=True)
+    report = _maintain(directory, migrate_store)
     if not report.changed:
         click.echo(f"{directory}: already migrated ({report.games} games in {report.segment.name})")
         return
