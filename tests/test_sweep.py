@@ -136,7 +136,30 @@ BAD = [
     ("negative cost", "budget: {mode: device, costs: {solver_move: -1}}\n",
      ["budget.costs.solver_move = -1", "positive"]),
     ("costs not a mapping", "budget: {mode: device, costs: 2}\n", ["budget.costs = 2", "mapping"]),
+    ("a grid too large to play", "sweep: {budget.seconds: [" + ", ".join(str(i) for i in range(1, 1001))
+     + "], agents.mcts-co.uct_c: [" + ", ".join(str(i / 100) for i in range(1, 1001)) + "]}\n",
+     ["sweep: 1,000,000 points (1000 x 1000 values) is more than 10,000: 4,000,000 games", "split it"]),
 ]
+
+
+def test_a_huge_sweep_is_refused_before_its_values_are_checked():
+    """A 10^6-point grid was planned point by point before a word (a minute, dry run included), and
+    a long axis took minutes to find its repeated values (each against all before it): the size is
+    checked first, so this 20,001-value axis (with a repeat the old order would have found only after
+    some 10^8 comparisons) is refused for its size."""
+    values = ", ".join(str(i) for i in range(1, 20_001)) + ", 1"
+    with pytest.raises(ConfigError) as info:
+        cfg(HEAD + "budget: {mode: device, seconds: 0.1}\npairings: [[mcts-co, vanilla]]\n"
+            f"sweep: {{budget.seconds: [{values}]}}\n")
+    assert str(info.value) == ("t.yaml: sweep: 20,001 points (20001 values) is more than 10,000: 80,004 games; "
+                               "split it into configs of at most 10,000 points each")
+
+
+def test_a_sweep_of_the_largest_size_is_planned():
+    c = cfg(HEAD + "budget: {mode: iterations, iterations: 2}\npairings: [[mcts-co, vanilla]]\n"
+            "sweep: {budget.iterations: [" + ", ".join(map(str, range(1, 2001)))
+            + "], agents.mcts-co.uct_c: [1, 2, 3, 4, 5]}\n")
+    assert len(c.points) == 10_000 and len(c.plan()) == 20_000
 
 
 @pytest.mark.parametrize("text,needles", [b[1:] for b in BAD], ids=[b[0] for b in BAD])

@@ -484,7 +484,7 @@ def _parse_swept(data: Mapping[str, Any], src: str, directory: str | None) -> Ex
         raise ConfigError(f"{src}: sprt and sweep cannot be combined yet (run one config per sweep point)")
     base = parse_config({k: v for k, v in data.items() if k != "sweep"}, src, directory)
     with schema.within(src):
-        sweep = parse_sweep(data["sweep"], base.budget.mode)
+        sweep = parse_sweep(data["sweep"], base.budget.mode, sum(p.games for p in base.plan()))
         for axis, _ in sweep.axes:
             if axis.startswith("agents."):
                 with schema.within(f"sweep: axis {axis!r}"):

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import copy
 import itertools
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -33,6 +34,10 @@ from boopexp.errors import ConfigError
 from boopexp.errors import show_value as _show
 
 AXIS_FORMS = "budget.KEY, budget.costs.COST, agents.NAME.PARAM, params." + "|".join(PAPER_PARAMS)
+#: The most grid points a sweep may have. A larger grid is refused at once, before any point is
+#: validated or planned (a 10^6-point grid was planned point by point for a minute, dry run
+#: included, before a word; and no one plays its millions of games in one config).
+MAX_POINTS = 10_000
 #: axes drawn on a log scale in the sweep figure (budgets and costs span orders of magnitude)
 LOG_AXES_PREFIXES: tuple[str, ...] = ("budget.seconds", "budget.iterations", "budget.costs.")
 
@@ -53,23 +58,27 @@ class Sweep:
         return {a: list(v) for a, v in self.axes}
 
 
-def parse_sweep(data: Any, budget_mode: str) -> Sweep:
+def parse_sweep(data: Any, budget_mode: str, games_per_point: int) -> Sweep:
     """Validate the shape of a ``sweep:`` block (each point's values are checked by the config).
 
     Args:
         data: the block.
         budget_mode: the config's budget mode (which budget keys exist).
+        games_per_point: the games the config plans at one point (for the size message).
 
     Raises:
-        ConfigError: one line naming ``sweep.AXIS``, the value and what is allowed.
+        ConfigError: one line naming ``sweep.AXIS``, the value and what is allowed, or the grid's
+            size when it has more than :data:`MAX_POINTS` points.
     """
     if not isinstance(data, Mapping) or not data:
         raise schema.invalid("sweep", data, "a non-empty mapping like {budget.seconds: [0.5, 1, 2]}")
-    axes = []
     for axis, values in data.items():
         check_axis(axis, budget_mode)
         if not isinstance(values, list) or not values:
             raise schema.invalid(f"sweep.{axis}", values, "a non-empty list of values")
+    check_size([len(values) for values in data.values()], games_per_point)
+    axes = []
+    for axis, values in data.items():
         for i, value in enumerate(values):
             if isinstance(value, (list, dict)) or value is None:
                 raise schema.invalid(f"sweep.{axis}[{i}]", value, "a single value")
@@ -77,6 +86,21 @@ def parse_sweep(data: Any, budget_mode: str) -> Sweep:
                 raise ConfigError(f"sweep.{axis}[{i}] = {_show(value)} repeats an earlier value")
         axes.append((axis, tuple(values)))
     return Sweep(tuple(axes))
+
+
+def check_size(lengths: list[int], games_per_point: int) -> None:
+    """Refuse a grid of more than :data:`MAX_POINTS` points (``lengths``: the axes' numbers of values).
+
+    Raises:
+        ConfigError: ``sweep: 1,000,000 points (1000 x 1000 values) is more than 10,000: 4,000,000
+            games; split it ...``.
+    """
+    points = math.prod(lengths)
+    if points > MAX_POINTS:
+        raise ConfigError(
+            f"sweep: {points:,} points ({' x '.join(map(str, lengths))} values) is more than {MAX_POINTS:,}: "
+            f"{points * games_per_point:,} games; split it into configs of at most {MAX_POINTS:,} points each"
+        )
 
 
 def check_axis(axis: Any, budget_mode: str) -> None:
