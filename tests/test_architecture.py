@@ -11,6 +11,7 @@ from pathlib import Path
 from conftest import DEMO_CONFIG, fake_play_game
 
 from boopexp.experiments.config import load_config
+from boopexp.experiments.pool import PoolOptions
 from boopexp.experiments.runner import run_plan
 
 PACKAGE = Path(__file__).resolve().parent.parent / "boopexp"
@@ -48,7 +49,7 @@ def test_cli_import_and_help_load_no_heavy_library():
 def test_status_loads_no_engine(tmp_path):
     (tmp_path / "demo.yaml").write_text(DEMO_CONFIG)
     config = load_config(tmp_path / "demo.yaml")
-    run_plan(config, config.plan(), tmp_path / "results" / "demo", jobs=1, play=fake_play_game)
+    run_plan(config, config.plan(), tmp_path / "results" / "demo", PoolOptions(jobs=1, play=fake_play_game))
     loaded = _heavy_loaded([["status", "results/demo"]], cwd=tmp_path)
     assert "numba" not in loaded
 

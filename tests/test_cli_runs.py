@@ -17,7 +17,7 @@ from conftest import DEMO_CONFIG, fake_play_game, without_timing
 from test_config import BAD
 
 from boopexp.experiments.config import load_config
-from boopexp.experiments.runner import GameOutcome
+from boopexp.experiments.pool import GameOutcome
 from boopexp.experiments.store import GameStore
 from boopexp.interfaces.cli import main
 from boopexp.interfaces.commands.runs import BarProgress

@@ -24,6 +24,8 @@ from pathlib import Path
 import pytest
 
 from boopexp.experiments import runner
+from boopexp.experiments.interrupts import Interrupts
+from boopexp.experiments.pool import PoolOptions
 from boopexp.experiments.store import GameStore
 
 #: ``boopexp`` with a roomy first tree (see the module docstring)
@@ -151,7 +153,7 @@ def test_a_signal_dropped_by_a_c_callback_is_raised_again(capfd):
         return a[0] - b[0]
 
     values = (ctypes.c_int * 8)(5, 3, 8, 1, 9, 2, 7, 4)
-    interrupts = runner.Interrupts()
+    interrupts = Interrupts()
     reached = []
     with pytest.raises(KeyboardInterrupt):
         with interrupts:
@@ -189,6 +191,6 @@ def test_a_game_that_fails_after_the_signal_stops_the_run_instead(tmp_path):
         return fake_play_game(task)
 
     config = parse_config(load_yaml(DEMO_CONFIG, "demo"))
-    report = runner.run_plan(config, config.plan(), tmp_path / "res", jobs=1, play=play)
+    report = runner.run_plan(config, config.plan(), tmp_path / "res", PoolOptions(jobs=1, play=play))
     assert report.interrupted and report.stopped_by == signal.SIGTERM
     assert report.failed == () and report.played == 0 and len(played) == 1

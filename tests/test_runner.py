@@ -11,9 +11,10 @@ import pytest
 from conftest import DEMO_CONFIG, fake_play_game, without_timing
 
 from boopexp.errors import ConfigError
-from boopexp.experiments import runner
+from boopexp.experiments import pool
 from boopexp.experiments.config import load_yaml, parse_config
-from boopexp.experiments.runner import Progress, check_backend, iter_outcomes, run_plan
+from boopexp.experiments.pool import PoolOptions, check_backend, iter_outcomes
+from boopexp.experiments.runner import Progress, run_plan
 from boopexp.experiments.store import GameStore, encode_record
 from boopexp.play import match
 
@@ -215,8 +216,8 @@ def test_ctrl_c_keeps_finished_games(tmp_path, monkeypatch):
 def test_jobs_1_and_jobs_2_give_identical_records(tmp_path, monkeypatch):
     monkeypatch.setattr(match, "play_game", fake_play_game)  # pickled by reference to the workers
     c = config()
-    run_plan(c, c.plan(), tmp_path / "one", jobs=1)
-    run_plan(c, c.plan(), tmp_path / "two", jobs=2)
+    run_plan(c, c.plan(), tmp_path / "one", PoolOptions(jobs=1))
+    run_plan(c, c.plan(), tmp_path / "two", PoolOptions(jobs=2))
     one, two = stored(tmp_path / "one"), stored(tmp_path / "two")
     assert set(one) == planned_keys(c)
     assert {k: without_timing(r) for k, r in one.items()} == {k: without_timing(r) for k, r in two.items()}
@@ -233,7 +234,7 @@ def test_a_worker_killed_once_is_retried(tmp_path):
     (tmp_path / "marks").mkdir()
     play = functools.partial(fake_play_game, die=(key,), die_once_dir=str(tmp_path / "marks"))
     progress = Recorder()
-    report = run_plan(c, c.plan(), tmp_path / "res", jobs=2, progress=progress, play=play)
+    report = run_plan(c, c.plan(), tmp_path / "res", PoolOptions(jobs=2, play=play), progress=progress)
     assert report.failed == ()
     assert set(stored(tmp_path / "res")) == planned_keys(c)
     assert any("a worker died" in m for m in progress.messages)
@@ -245,8 +246,8 @@ def test_a_poison_game_fails_alone(tmp_path):
     poison = tasks[5]
     key = f"{poison.pairing}#{poison.game_index}"
     progress = Recorder()
-    report = run_plan(c, c.plan(), tmp_path / "res", jobs=2, progress=progress,
-                      play=functools.partial(fake_play_game, die=(key,)))
+    options = PoolOptions(jobs=2, play=functools.partial(fake_play_game, die=(key,)))
+    report = run_plan(c, c.plan(), tmp_path / "res", options, progress=progress)
     # the games in flight beside it die with the pool, are retried alone and stored
     assert [o.task.key for o in report.failed] == [poison.key]
     assert "died twice" in report.failed[0].error
@@ -257,7 +258,7 @@ def test_a_poison_game_fails_alone(tmp_path):
 def test_iter_outcomes_in_process_yields_in_order(fake):
     c = config()
     tasks = c.tasks(c.plan())
-    outcomes = list(iter_outcomes(tasks, jobs=1))
+    outcomes = list(iter_outcomes(tasks, PoolOptions(jobs=1)))
     assert [o.task for o in outcomes] == tasks and all(o.ok and o.seconds >= 0 for o in outcomes)
 
 
@@ -274,7 +275,7 @@ def test_backend_checks(monkeypatch):
 def test_bad_backend_is_refused_before_anything_is_written(tmp_path, fake):
     c = config()
     with pytest.raises(ConfigError):
-        run_plan(c, c.plan(), tmp_path / "res", backend="ray")
+        run_plan(c, c.plan(), tmp_path / "res", PoolOptions(backend="ray"))
     assert not (tmp_path / "res").exists()
 
 
@@ -295,8 +296,8 @@ pairings:
 @pytest.mark.e2e_real
 def test_real_games_jobs_1_and_jobs_2_identical(tmp_path, real_play_game):
     c = config(REAL)
-    r1 = run_plan(c, c.plan(), tmp_path / "one", jobs=1)
-    r2 = run_plan(c, c.plan(), tmp_path / "two", jobs=2)
+    r1 = run_plan(c, c.plan(), tmp_path / "one", PoolOptions(jobs=1))
+    r2 = run_plan(c, c.plan(), tmp_path / "two", PoolOptions(jobs=2))
     assert r1.complete and r2.complete and not r1.failed and not r2.failed
     one, two = stored(tmp_path / "one"), stored(tmp_path / "two")
     assert set(one) == planned_keys(c)
@@ -310,8 +311,8 @@ def test_dask_local_cluster_matches_loky(tmp_path, real_play_game):
     pytest.importorskip("distributed")
     c = config(REAL)
     progress = Recorder()
-    run_plan(c, c.plan(), tmp_path / "loky", jobs=2)
-    report = run_plan(c, c.plan(), tmp_path / "dask", jobs=2, backend="dask", progress=progress)
+    run_plan(c, c.plan(), tmp_path / "loky", PoolOptions(jobs=2))
+    report = run_plan(c, c.plan(), tmp_path / "dask", PoolOptions(jobs=2, backend="dask"), progress=progress)
     assert report.complete and not report.failed
     banner = next(m for m in progress.messages if m.startswith("dask: 2 worker"))
     # the local cluster asks for a dashboard, which only bokeh serves
@@ -321,7 +322,7 @@ def test_dask_local_cluster_matches_loky(tmp_path, real_play_game):
 
 
 class _FakeDaskClient:
-    """What :func:`boopexp.runner.dask_banner` asks a dask Client; its scheduler's HTTP server
+    """What :func:`boopexp.experiments.pool.dask_banner` asks a dask Client; its scheduler's HTTP server
     holds ``applications`` (distributed attaches its bokeh dashboard there)."""
 
     def __init__(self, applications):
@@ -339,7 +340,7 @@ class _FakeDaskClient:
 
 def test_dask_banner_names_the_dashboard_only_when_the_scheduler_serves_one():
     bokeh = "<distributed.dashboard.core.BokehApplication object at 0x7f>"
-    assert runner.dask_banner(_FakeDaskClient([bokeh])) == (
+    assert pool.dask_banner(_FakeDaskClient([bokeh])) == (
         "dask: 2 worker thread(s) at tcp://h:8786, dashboard http://h:8787/status")
     # `dask scheduler --no-dashboard` (or no bokeh): an HTTP server for metrics, no dashboard
-    assert runner.dask_banner(_FakeDaskClient([])) == "dask: 2 worker thread(s) at tcp://h:8786"
+    assert pool.dask_banner(_FakeDaskClient([])) == "dask: 2 worker thread(s) at tcp://h:8786"

@@ -25,6 +25,7 @@ from test_cli_runs import FAKE_CLI, keys_in, planned
 
 from boopexp.experiments import runner
 from boopexp.experiments.config import load_config
+from boopexp.experiments.pool import PoolOptions
 from boopexp.experiments.store import GameStore
 from boopexp.interfaces.cli import main
 from boopexp.play import match
@@ -230,7 +231,8 @@ def test_ctrl_c_to_the_whole_process_group_is_one_message_and_exit_130(workdir, 
         assert isinstance(instant, float) or done >= instant
 
 
-@pytest.mark.parametrize("where", ["_sprt_tests", "pool_size"], ids=["after-the-last-game", "before-the-first"])
+@pytest.mark.parametrize("where", [(runner, "_sprt_tests"), (PoolOptions, "for_games")],
+                         ids=["after-the-last-game", "before-the-first"])
 def test_ctrl_c_outside_the_games_is_the_same_message_not_aborted(workdir, monkeypatch, where):
     """Ctrl-C while the run starts (the store scanned, the pool sized) or ends (the summary
     built): run_plan's handler is not installed there; click would say "Aborted!", exit 1."""
@@ -240,7 +242,7 @@ def test_ctrl_c_outside_the_games_is_the_same_message_not_aborted(workdir, monke
     def ctrl_c(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(runner, where, ctrl_c)
+    monkeypatch.setattr(*where, ctrl_c)
     result = CliRunner().invoke(main, ["run", "configs/demo.yaml", "--jobs", "1"])
     assert result.exit_code == 130, result.output
     assert result.stderr == (f"Interrupted: the games finished so far are stored in {Path('results/demo')}. "

@@ -11,6 +11,7 @@ from sprt_helpers import elo_play_game
 
 from boopexp.errors import ConfigError
 from boopexp.experiments.config import load_yaml, parse_config
+from boopexp.experiments.pool import PoolOptions
 from boopexp.experiments.runner import run_plan
 from boopexp.experiments.sprt import H0, H1
 from boopexp.experiments.store import GameStore
@@ -71,8 +72,8 @@ def test_lopsided_pairing_stops_early_with_h1_and_equal_one_with_h0(tmp_path, el
 
 def test_jobs_1_and_jobs_2_take_the_same_decisions_on_the_same_games(tmp_path, elo_games):
     c = config()
-    one = run_plan(c, c.plan(), tmp_path / "one", jobs=1)
-    two = run_plan(c, c.plan(), tmp_path / "two", jobs=2)
+    one = run_plan(c, c.plan(), tmp_path / "one", PoolOptions(jobs=1))
+    two = run_plan(c, c.plan(), tmp_path / "two", PoolOptions(jobs=2))
     assert _by_pair(one) == _by_pair(two)
     a, b = stored(tmp_path / "one"), stored(tmp_path / "two")
     assert {k: without_timing(r) for k, r in a.items()} == {k: without_timing(r) for k, r in b.items()}

@@ -22,6 +22,7 @@ from tune_helpers import play_coin, play_uct_matters
 from boopexp.agents.specs import MCTS_PARAMS, PAPER_PARAMS
 from boopexp.errors import ConfigError
 from boopexp.experiments.config import PLANNING_KEYS, parse_config
+from boopexp.experiments.pool import PoolOptions
 from boopexp.interfaces.cli import main
 from boopexp.tuning.config import NOT_IN_A_TUNE, TUNABLE, load_tune_config, parse_tune_config
 from boopexp.tuning.confirm import binomial_holm, pick_candidates
@@ -238,22 +239,22 @@ def test_the_tuners_experiment_plans_no_games_of_its_own():
 
 def test_same_trials_twice_and_another_seed_differs(tmp_path):
     tc = load_tune_config(_config(tmp_path))
-    a = run_tuning(tc, tmp_path / "a", play=play_coin)
-    b = run_tuning(tc, tmp_path / "b", play=play_coin)
+    a = run_tuning(tc, tmp_path / "a", PoolOptions(play=play_coin))
+    b = run_tuning(tc, tmp_path / "b", PoolOptions(play=play_coin))
     assert a.complete and len(a.search.trials) == 6
     assert _trials(tmp_path / "a") == _trials(tmp_path / "b")
     assert (tmp_path / "a" / "confirmed.yaml").read_text() == (tmp_path / "b" / "confirmed.yaml").read_text()
     assert a.summary == b.summary
     # TPE proposed the later trials (startup_trials = 3): not a pure random search.
     other = parse_tune_config({**_bad_doc({}), "seed": 12}, "t.yaml")
-    c = run_search(other, tmp_path / "c", play=play_coin)
+    c = run_search(other, tmp_path / "c", PoolOptions(play=play_coin))
     assert [t.params for t in c.trials] != [t.params for t in a.search.trials]
 
 
 def test_rerun_of_a_finished_tuning_plays_nothing(tmp_path):
     tc = load_tune_config(_config(tmp_path))
-    first = run_tuning(tc, tmp_path / "o", play=play_coin)
-    again = run_tuning(tc, tmp_path / "o", play=play_coin)
+    first = run_tuning(tc, tmp_path / "o", PoolOptions(play=play_coin))
+    again = run_tuning(tc, tmp_path / "o", PoolOptions(play=play_coin))
     assert first.search.played == 6 * 8 and again.search.played == 0
     assert again.confirm.played == 0 and again.summary == first.summary
 
@@ -264,6 +265,7 @@ _KILLER = textwrap.dedent(
     sys.path.insert(0, {tests!r})
     from tune_helpers import play_coin
     from boopexp.tuning.config import load_tune_config
+    from boopexp.experiments.pool import PoolOptions
     from boopexp.tuning.pipeline import run_tuning
 
     def play(task):
@@ -272,7 +274,7 @@ _KILLER = textwrap.dedent(
             os.kill(os.getpid(), signal.SIGKILL)
         return play_coin(task)
 
-    run_tuning(load_tune_config({config!r}), {out!r}, play=play)
+    run_tuning(load_tune_config({config!r}), {out!r}, PoolOptions(play=play))
     """
 )
 
@@ -291,8 +293,8 @@ def test_resume_after_kill_equals_an_uninterrupted_run(tmp_path):
     stored = (trial_dir(killed, 2) / "games.jsonl").read_text().splitlines()
     assert len(stored) == 2
 
-    resumed = run_tuning(tc, killed, play=play_coin)
-    whole = run_tuning(tc, tmp_path / "whole", play=play_coin)
+    resumed = run_tuning(tc, killed, PoolOptions(play=play_coin))
+    whole = run_tuning(tc, tmp_path / "whole", PoolOptions(play=play_coin))
     assert resumed.complete
     assert _trials(killed) == _trials(tmp_path / "whole")
     assert resumed.summary == whole.summary
@@ -306,26 +308,26 @@ def test_trial_killed_inside_ask_is_asked_again(tmp_path):
     """A RUNNING trial without all its parameters (killed inside ask) fails; its slot is asked anew."""
     tc = load_tune_config(_config(tmp_path, trials=4))
     out = tmp_path / "o"
-    run_search(tc.__class__(**{**tc.__dict__, "trials": 2}), out, play=play_coin)
+    run_search(tc.__class__(**{**tc.__dict__, "trials": 2}), out, PoolOptions(play=play_coin))
     study = open_study(tc, out)
     study.ask()  # a trial with no parameters, as if killed right after its creation
-    report = run_search(tc, out, play=play_coin)
-    whole = run_search(tc, tmp_path / "whole", play=play_coin)
+    report = run_search(tc, out, PoolOptions(play=play_coin))
+    whole = run_search(tc, tmp_path / "whole", PoolOptions(play=play_coin))
     assert [(t.slot, t.params, t.games) for t in report.trials] == [(t.slot, t.params, t.games) for t in whole.trials]
     assert [t.state.name for t in open_study(tc, out).get_trials()] == ["COMPLETE"] * 2 + ["FAIL"] + ["COMPLETE"] * 2
 
 
 def test_resume_under_other_search_settings_is_refused(tmp_path):
     tc = load_tune_config(_config(tmp_path, trials=1))
-    run_search(tc, tmp_path / "o", play=play_coin)
+    run_search(tc, tmp_path / "o", PoolOptions(play=play_coin))
     before = (tmp_path / "o" / STUDY_FILE).read_bytes()
     changed = parse_tune_config({**_bad_doc({"tune.trials": 1}), "seed": 99}, "t.yaml")
     with pytest.raises(ConfigError, match="other search settings"):
-        run_search(changed, tmp_path / "o", play=play_coin)
+        run_search(changed, tmp_path / "o", PoolOptions(play=play_coin))
     assert (tmp_path / "o" / STUDY_FILE).read_bytes() == before
     # More trials or another confirmation is a resume, not a conflict.
     more = parse_tune_config(_bad_doc({"tune.trials": 2, "tune.confirm": {"top": 1, "games": 20}}), "t.yaml")
-    assert len(run_search(more, tmp_path / "o", play=play_coin).trials) == 2
+    assert len(run_search(more, tmp_path / "o", PoolOptions(play=play_coin)).trials) == 2
 
 
 # --------------------------------------------------------------------------------------------
@@ -349,7 +351,7 @@ def test_binomial_holm_numbers():
 def test_confirmation_rejects_a_candidate_that_only_won_by_luck(tmp_path):
     """Every candidate is a coin (true strength 1/2): the best trial looks good, confirmation says no."""
     tc = load_tune_config(_config(tmp_path, trials=8, games_per_trial=10, confirm={"top": 3, "games": 200}))
-    report = run_tuning(tc, tmp_path / "o", play=play_coin)
+    report = run_tuning(tc, tmp_path / "o", PoolOptions(play=play_coin))
     best = report.search.best()
     assert best.objective >= 0.7  # a lucky trial: 7 of 10 or better
     assert len(report.confirm.verdicts) == 3
@@ -368,7 +370,7 @@ def test_confirmation_confirms_a_real_improvement_and_the_snippet_is_usable(tmp_
     space = {"uct_c": {"low": 0.05, "high": 2.0, "log": True}}
     tc = load_tune_config(_config(tmp_path, space=space, trials=8, games_per_trial=10,
                                   confirm={"top": 3, "games": 100}))
-    report = run_tuning(tc, tmp_path / "o", play=play_uct_matters)
+    report = run_tuning(tc, tmp_path / "o", PoolOptions(play=play_uct_matters))
     assert report.confirm.confirmed, report.summary
     assert all((v.trial.params["uct_c"] > 1.0) == v.confirmed for v in report.confirm.verdicts)
     snippet = yaml.safe_load((tmp_path / "o" / "confirmed.yaml").read_text())
@@ -442,7 +444,7 @@ def test_cli_dry_run_writes_nothing(tmp_path):
     result = CliRunner().invoke(main, ["tune", str(path), "--out", str(out), "--dry-run"])
     assert result.exit_code == 0, result.output
     assert "does not exist yet: 2 trial(s) to play" in result.output and not out.exists()
-    run_search(load_tune_config(path), out, play=play_coin)
+    run_search(load_tune_config(path), out, PoolOptions(play=play_coin))
     before = sorted(p.name for p in out.iterdir())
     result = CliRunner().invoke(main, ["tune", str(path), "--out", str(out), "--dry-run"])
     assert "2 trial(s) complete, 0 to finish, 0 to ask" in result.output

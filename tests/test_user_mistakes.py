@@ -15,12 +15,12 @@ from click.testing import CliRunner
 from conftest import DEMO_CONFIG, fake_play_game
 
 from boopexp.errors import ConfigError
-from boopexp.experiments import runner
+from boopexp.experiments import interrupts, pool, scheduler
 from boopexp.experiments.config import load_yaml, parse_config
 from boopexp.experiments.runner import Progress, run_plan
 from boopexp.experiments.store import GameStore
 from boopexp.interfaces.cli import main
-from boopexp.play import calibrate, match, throttle
+from boopexp.play import calibrate, match, throttle, warmup
 
 TESTS = Path(__file__).resolve().parent
 REPO = TESTS.parent
@@ -92,7 +92,7 @@ def test_malformed_scheduler_address_is_one_line(workdir):
 
 def test_unreachable_scheduler_is_one_line_after_the_stated_timeout(workdir, monkeypatch):
     pytest.importorskip("distributed")
-    monkeypatch.setattr(runner, "SCHEDULER_TIMEOUT_S", 1)
+    monkeypatch.setattr(scheduler, "SCHEDULER_TIMEOUT_S", 1)
     result = invoke("run", "configs/demo.yaml", "--backend", "dask", "--scheduler", "tcp://127.0.0.1:1")
     line = one_error_line(result, 1)
     assert "cannot reach the dask scheduler at tcp://127.0.0.1:1 within 1 s" in line
@@ -153,17 +153,18 @@ def test_huge_games_per_side_on_the_command_line_starts_at_once(workdir, monkeyp
 
 
 def test_jobs_are_capped_at_the_games_to_play_with_a_warning_above_the_cpus(workdir, monkeypatch):
-    assert runner.pool_size(1000, 10) == 10
-    assert runner.pool_size(3, 10) == 3
-    assert runner.pool_size(8, 0) == 1
+    assert pool.PoolOptions(1000).for_games(10).jobs == 10
+    assert pool.PoolOptions(3).for_games(10).jobs == 3
+    assert pool.PoolOptions(8).for_games(0).jobs == 1
     said = []
-    monkeypatch.setattr(runner, "cpu_count", lambda: 2)
-    assert runner.pool_size(1000, 10, say=lambda text, warning: said.append((text, warning))) == 10
+    monkeypatch.setattr(pool, "cpu_count", lambda: 2)
+    assert pool.PoolOptions(1000).for_games(10, lambda text, warning: said.append((text, warning))).jobs == 10
     assert said == [("--jobs 1000: 10 workers on 2 CPU(s) share the cores: games run no faster in total, "
                      "and cpu/wall budgets get less thinking per move", True)]
-    assert runner.pool_size(100, 10, "dask", "tcp://h:8786") == 100  # a remote cluster's own workers
+    remote = pool.PoolOptions(100, "dask", "tcp://h:8786")
+    assert remote.for_games(10) == remote  # a remote cluster's own workers
 
-    monkeypatch.setattr(runner, "cpu_count", lambda: 1)
+    monkeypatch.setattr(pool, "cpu_count", lambda: 1)
     result = invoke("run", "configs/demo.yaml", "--games-per-side", "1", "--jobs", "1000")
     assert result.exit_code == 0, result.output
     assert "Warning: --jobs 1000: 4 workers on 1 CPU(s)" in result.stderr
@@ -187,7 +188,7 @@ def test_a_dead_worker_retries_only_the_games_it_was_playing(tmp_path):
             self.messages.append(text)
 
     progress = Recorder()
-    report = run_plan(c, c.plan(), tmp_path / "res", jobs=2, progress=progress, play=play)
+    report = run_plan(c, c.plan(), tmp_path / "res", pool.PoolOptions(jobs=2, play=play), progress=progress)
     assert report.complete and not report.failed and report.played == len(tasks)
     deaths = [m for m in progress.messages if "a worker died" in m]
     assert len(deaths) == 1
@@ -198,19 +199,19 @@ def test_a_dead_worker_retries_only_the_games_it_was_playing(tmp_path):
 def test_a_signal_during_the_storing_of_a_game_is_held_until_it_is_counted():
     """The signal may reach any thread (a pool's); its handler runs in the main thread at once:
     the flag, not a signal mask, keeps it out of the store-and-count step."""
-    interrupts = runner.Interrupts()
+    stop = interrupts.Interrupts()
     steps = []
     with pytest.raises(KeyboardInterrupt):
-        with interrupts:
-            with interrupts.held():
+        with stop:
+            with stop.held():
                 sender = threading.Thread(target=os.kill, args=(os.getpid(), signal.SIGTERM))
                 sender.start()
                 sender.join()
                 for i in range(1000):  # bytecode boundaries: the Python handler has run by now
                     steps.append(i)
                 steps.append("counted")
-    assert steps[-1] == "counted" and interrupts.signum == signal.SIGTERM
-    assert signal.getsignal(signal.SIGTERM) is not interrupts._handler  # restored
+    assert steps[-1] == "counted" and stop.signum == signal.SIGTERM
+    assert signal.getsignal(signal.SIGTERM) is not stop._handler  # restored
 
 
 # --------------------------------------------------------------------------------------------
@@ -218,20 +219,21 @@ def test_a_signal_during_the_storing_of_a_game_is_held_until_it_is_counted():
 
 
 def test_first_run_says_the_engine_is_compiling_once(workdir, monkeypatch):
-    monkeypatch.setattr(runner, "engine_is_compiled", lambda: False)
+    monkeypatch.setattr(warmup, "engine_is_compiled", lambda: False)
     result = invoke("run", "configs/demo.yaml", "--jobs", "1", "--games-per-side", "1")
     assert result.exit_code == 0
     assert result.stderr.count("compiling the engine (first run only, ~1 min)") == 1
-    monkeypatch.setattr(runner, "engine_is_compiled", lambda: True)
+    monkeypatch.setattr(warmup, "engine_is_compiled", lambda: True)
     result = invoke("run", "configs/demo.yaml", "--jobs", "1", "--games-per-side", "2")
     assert "compiling the engine" not in result.stderr
 
 
 def test_engine_is_compiled_looks_for_the_search_kernels_in_numba_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    assert not warmup.engine_is_compiled()  # numba uses that folder alone: the kernels' own cache is not read
     (tmp_path / "deep").mkdir()
     (tmp_path / "deep" / "mcts.search-12.py311.nbi").write_bytes(b"")
-    assert runner.engine_is_compiled()
+    assert warmup.engine_is_compiled()
 
 
 def test_every_golden_test_is_collected_and_skipped_without_data_and_fails_under_ci(tmp_path):
@@ -396,7 +398,7 @@ def test_bad_max_plies_is_one_line(workdir, value):
 
 
 def test_game_says_the_engine_is_compiling_on_a_first_run(monkeypatch):
-    monkeypatch.setattr(runner, "engine_is_compiled", lambda: False)
+    monkeypatch.setattr(warmup, "engine_is_compiled", lambda: False)
     result = invoke("game", "--p1", "random", "--p2", "random", "--budget", "iterations", "--iterations", "1")
     assert result.exit_code == 0 and result.stderr.count("compiling the engine (first run only, ~1 min)") == 1
 

@@ -1,5 +1,6 @@
 """One game: ``identity`` (settings hash, seeds), ``contract`` (the task a game is given and the
 record it returns), ``match`` (the players and ``play_game``), ``replay`` (a stored game walked or
 played again), ``throttle`` (the host's rate, the cpu-mode throttle), ``calibrate`` (the device
-profile's fit) and ``session`` (a human against an agent: the rules of ``boopexp play``).
+profile's fit), ``session`` (a human against an agent: the rules of ``boopexp play``) and
+``warmup`` (whether numba's cache holds the engine).
 """

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from boopexp.experiments.runner import GameOutcome, PlayFunction, run_plan
+from boopexp.experiments.pool import GameOutcome, PoolOptions
+from boopexp.experiments.runner import run_plan
 from boopexp.tuning.config import TuneConfig
 from boopexp.tuning.search import CandidateScore, TrialResult, TuneProgress, candidate_score
 
@@ -112,18 +113,10 @@ def binomial_holm(scores: Sequence[CandidateScore], alpha: float) -> list[tuple[
     return [(float(a), float(b), bool(r)) for a, b, r in zip(p, p_holm, reject)]
 
 
-def run_confirmation(
-    config: TuneConfig,
-    trials: Sequence[TrialResult],
-    out_dir: str | Path,
-    *,
-    jobs: int = 1,
-    backend: str = "loky",
-    scheduler: str | None = None,
-    progress: TuneProgress | None = None,
-    play: PlayFunction | None = None,
-) -> ConfirmReport:
-    """Play the confirmation games of the best trials into ``OUT/confirm/`` (resumable) and test them."""
+def run_confirmation(config: TuneConfig, trials: Sequence[TrialResult], out_dir: str | Path,
+                     pool: PoolOptions | None = None, *, progress: TuneProgress | None = None) -> ConfirmReport:
+    """Play the confirmation games of the best trials into ``OUT/confirm/`` (resumable) and test them
+    (``pool``: how games are played, :func:`boopexp.experiments.runner.run_plan`)."""
     progress = progress or TuneProgress()
     settings = config.confirm
     candidates = pick_candidates(config, trials, settings.top)
@@ -135,8 +128,7 @@ def run_confirmation(
         f"(trials {', '.join(str(t.slot) for t in candidates)})"
     )
     exp = confirmation_experiment(config, candidates)
-    report = run_plan(exp, exp.plan(), store, jobs=jobs, backend=backend, scheduler=scheduler,
-                      progress=progress, play=play)
+    report = run_plan(exp, exp.plan(), store, pool, progress=progress)
     if report.interrupted or report.failed or not report.complete:
         return ConfirmReport(store, settings.baseline, settings.alpha, (), report.played,
                              interrupted=report.interrupted, failed=report.failed, stopped_by=report.stopped_by)

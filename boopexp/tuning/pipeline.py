@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from boopexp.experiments.runner import GameOutcome, PlayFunction
+from boopexp.experiments.pool import GameOutcome, PoolOptions
 from boopexp.tuning.config import TuneConfig
 from boopexp.tuning.confirm import ConfirmReport, run_confirmation
 from boopexp.tuning.outputs import summary_line, write_outputs, write_settings
@@ -47,36 +47,24 @@ class TuneReport:
         return self.search.complete and self.confirm is not None and self.confirm.complete
 
 
-def run_tuning(
-    config: TuneConfig,
-    out_dir: str | Path,
-    *,
-    jobs: int = 1,
-    backend: str = "loky",
-    scheduler: str | None = None,
-    progress: TuneProgress | None = None,
-    play: PlayFunction | None = None,
-) -> TuneReport:
+def run_tuning(config: TuneConfig, out_dir: str | Path, pool: PoolOptions | None = None, *,
+               progress: TuneProgress | None = None) -> TuneReport:
     """Tune ``config.agent`` in ``out_dir`` (resuming), confirm the best candidates, write the outputs.
 
     Args:
-        jobs, backend, scheduler, play: how games are played (:func:`boopexp.experiments.runner.run_plan`).
+        pool: how games are played (:func:`boopexp.experiments.runner.run_plan`).
         progress: receives run and trial events.
 
     Raises:
-        ConfigError: bad backend options, or the folder's study was made with other search settings.
+        ConfigError: the folder's study was made with other search settings.
         StoreError: a store cannot be read, or another process tunes into ``out_dir``.
     """
-    from boopexp.experiments.runner import check_backend
-
-    check_backend(backend, scheduler)  # before anything is written
     progress = progress or TuneProgress()
     out = Path(out_dir)
-    search = run_search(config, out, jobs=jobs, backend=backend, scheduler=scheduler, progress=progress, play=play)
+    search = run_search(config, out, pool, progress=progress)
     write_settings(config, out)
     confirm = None
     if search.complete:
-        confirm = run_confirmation(config, search.trials, out, jobs=jobs, backend=backend, scheduler=scheduler,
-                                   progress=progress, play=play)
+        confirm = run_confirmation(config, search.trials, out, pool, progress=progress)
     paths = write_outputs(config, search, confirm if confirm is not None and confirm.complete else None, out)
     return TuneReport(out, search, confirm, tuple(paths), summary_line(config, search, confirm))

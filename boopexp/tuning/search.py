@@ -32,7 +32,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from boopexp.errors import ConfigError, StoreError
-from boopexp.experiments.runner import GameOutcome, PlayFunction, Progress, run_plan
+from boopexp.experiments.pool import GameOutcome, PoolOptions
+from boopexp.experiments.runner import Progress, run_plan
 from boopexp.experiments.store import scan_store, writable_folder
 from boopexp.experiments.tally import PairingScore, score
 from boopexp.tuning.config import TuneConfig
@@ -288,20 +289,12 @@ def describe(config: TuneConfig, out_dir: str | Path) -> list[str]:
                     f"{max(config.trials - done - running, 0)} to ask."]
 
 
-def run_search(
-    config: TuneConfig,
-    out_dir: str | Path,
-    *,
-    jobs: int = 1,
-    backend: str = "loky",
-    scheduler: str | None = None,
-    progress: TuneProgress | None = None,
-    play: PlayFunction | None = None,
-) -> SearchReport:
+def run_search(config: TuneConfig, out_dir: str | Path, pool: PoolOptions | None = None, *,
+               progress: TuneProgress | None = None) -> SearchReport:
     """Complete ``config.trials`` trials in ``out_dir`` (resuming whatever is there).
 
     Args:
-        jobs, backend, scheduler, play: passed to :func:`boopexp.experiments.runner.run_plan` for each trial.
+        pool: how games are played (:func:`boopexp.experiments.runner.run_plan`, for each trial).
         progress: receives the run events of every trial's games and the trial events.
 
     Raises:
@@ -325,8 +318,7 @@ def run_search(
             nonlocal played
             progress.trial_start(slot, config.trials, params)
             exp = trial_experiment(config, slot, params)
-            report = run_plan(exp, exp.plan(), trial_dir(out, slot), jobs=jobs, backend=backend,
-                              scheduler=scheduler, progress=progress, play=play)
+            report = run_plan(exp, exp.plan(), trial_dir(out, slot), pool, progress=progress)
             played += report.played
             if report.interrupted or report.failed or not report.complete:
                 return SearchReport(out, tuple(results), config.trials, played,

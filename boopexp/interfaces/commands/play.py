@@ -23,7 +23,7 @@ from boopexp.play.contract import check_max_plies
 from boopexp.play.identity import check_seed, pairing_hash
 
 if TYPE_CHECKING:
-    from boopexp.experiments.runner import Interrupts
+    from boopexp.experiments.interrupts import Interrupts
     from boopexp.interfaces.play_store import Saved
     from boopexp.play.session import PlaySession
 
@@ -90,9 +90,10 @@ _SETTINGS_OPTIONS = [
 def game(p1, p2, seed, mode, seconds, iterations, profile, throttle, preset, max_plies, p1_param, p2_param, config_path,
          show, as_json):
     """Play one game between two agents (p1 = Blue moves first) and print the result."""
-    from boopexp.experiments.runner import Interrupts, engine_is_compiled
+    from boopexp.experiments.interrupts import Interrupts
     from boopexp.game import notation
     from boopexp.play.contract import GameTask
+    from boopexp.play.warmup import engine_is_compiled
 
     settings = _settings(
         [("--p1", p1, "--p1-param", _parse_overrides(p1_param, "--p1-param")),
@@ -418,7 +419,7 @@ def play(agent_name, human_first, seed, mode, seconds, iterations, profile, thro
     commands.
     """
     from boopexp.engine.state import BLUE, RED
-    from boopexp.experiments.runner import Interrupts
+    from boopexp.experiments.interrupts import Interrupts
     from boopexp.interfaces import play_store
 
     settings = _settings([("--agent", agent_name, "--param", _parse_overrides(param, "--param"))],

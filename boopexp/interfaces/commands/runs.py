@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import shlex
 import signal
 import sys
@@ -27,7 +26,8 @@ from boopexp.errors import BoopError, ConfigError, LostResourceError
 
 if TYPE_CHECKING:  # the runner pulls in the engine; import it only when a run starts
     from boopexp.experiments.config import ExperimentConfig, PlannedPairing
-    from boopexp.experiments.runner import GameOutcome, RunReport
+    from boopexp.experiments.pool import GameOutcome, PoolOptions
+    from boopexp.experiments.runner import RunReport
     from boopexp.experiments.status import FolderStatus
     from boopexp.experiments.tally import PairingScore
 
@@ -39,11 +39,16 @@ EXIT_FAILED = 1
 EXIT_SIGNAL_BASE = 128  # the shell convention: 130 stopped by SIGINT (Ctrl-C), 143 by SIGTERM
 
 
-def default_jobs() -> int:
-    try:
-        return len(os.sched_getaffinity(0))  # honours taskset/cgroup CPU limits
-    except AttributeError:  # pragma: no cover - not Linux
-        return os.cpu_count() or 1
+def pool_options(jobs: int | None, backend: str, scheduler: str | None) -> PoolOptions:
+    """How a command's games are played, from its options (``--jobs`` defaults to this machine's
+    CPUs); checked here, before anything is written.
+
+    Raises:
+        ConfigError: a bad backend or scheduler (:func:`boopexp.experiments.pool.check_backend`).
+    """
+    from boopexp.experiments.pool import PoolOptions, cpu_count
+
+    return PoolOptions(jobs or cpu_count(), backend, scheduler)
 
 
 def run_options(fn: Callable) -> Callable:
@@ -96,7 +101,7 @@ def run(config_path: Path, games_per_side: int | None, pairings: tuple[str, ...]
                     f"--pairing {text!r} is not planned by {config_path}; its pairings: {', '.join(names)}"
                 )
             only.append(pairing)
-    _execute(config, plan, only, out, jobs, backend, scheduler, quiet, dry_run)
+    _execute(config, plan, only, out, pool_options(jobs, backend, scheduler), quiet, dry_run)
 
 
 @click.command("mirror")
@@ -117,7 +122,7 @@ def mirror(agent: str, games: int, config_path: Path | None, out: Path | None, j
     with schema.within("--agent"):
         agent = config.canonical(agent)
     plan = config.mirror_plan(agent, games)
-    _execute(config, plan, [pairing_name(agent, agent)], out, jobs, backend, scheduler, quiet, dry_run)
+    _execute(config, plan, [pairing_name(agent, agent)], out, pool_options(jobs, backend, scheduler), quiet, dry_run)
 
 
 def default_mirror_config() -> Path:
@@ -176,28 +181,17 @@ def status(directory: Path | None, as_json: bool) -> None:
 
 
 def _execute(config: ExperimentConfig, plan: Sequence[PlannedPairing], only: Sequence[str] | None,
-             out: Path | None, jobs: int | None, backend: str, scheduler: str | None, quiet: bool,
-             dry_run: bool = False) -> None:
-    from boopexp.experiments.runner import check_backend, run_plan
+             out: Path | None, pool: PoolOptions, quiet: bool, dry_run: bool = False) -> None:
+    from boopexp.experiments.runner import run_plan
 
-    check_backend(backend, scheduler)  # before anything is written
     out_dir = out if out is not None else RESULTS_DIR / config.name
     if dry_run:
-        _dry_run(config, plan, only, out_dir, jobs or default_jobs(), backend, scheduler)
+        _dry_run(config, plan, only, out_dir, pool)
         return
-    progress: _ProgressBase
-    if quiet:
-        progress = QuietProgress()
-    elif sys.stdout.isatty():
-        progress = BarProgress()
-    else:
-        progress = LineProgress()
+    progress = new_progress(quiet)
     try:
-        with resumable(scheduler):
-            report = run_plan(
-                config, plan, out_dir, jobs=jobs or default_jobs(), backend=backend, scheduler=scheduler,
-                progress=progress, pairings=only,
-            )
+        with resumable(pool.scheduler):
+            report = run_plan(config, plan, out_dir, pool, progress=progress, pairings=only)
     except KeyboardInterrupt:  # before the first game or after the last: run_plan handles it in between
         click.echo(f"Interrupted: the games finished so far are stored in {out_dir}. To resume, run:\n"
                    f"  {resume_command()}", err=True)
@@ -216,8 +210,7 @@ def _execute(config: ExperimentConfig, plan: Sequence[PlannedPairing], only: Seq
 
 
 def _dry_run(config: ExperimentConfig, plan: Sequence[PlannedPairing], only: Sequence[str] | None,
-             out_dir: Path, jobs: int, backend: str, scheduler: str | None) -> None:
-    from boopexp.experiments.runner import pool_size
+             out_dir: Path, pool: PoolOptions) -> None:
     from boopexp.experiments.status import describe_settings, plan_status
 
     selected = [p for p in plan if only is None or p.pairing in only]
@@ -230,8 +223,8 @@ def _dry_run(config: ExperimentConfig, plan: Sequence[PlannedPairing], only: Seq
         click.echo(f"  {s.label:<{width}}  {s.config_hash:<16}  {s.planned:>9}  {s.done:>9}  {s.planned - s.done:>9}")
     planned, done = sum(s.planned for s in scores), sum(s.done for s in scores)
     click.echo(f"  {'total':<{width}}  {'':<16}  {planned:>9}  {done:>9}  {planned - done:>9}")
-    where = (f"the dask cluster at {scheduler}" if scheduler
-             else f"{pool_size(jobs, planned - done)} {backend} worker(s)")
+    where = (f"the dask cluster at {pool.scheduler}" if pool.scheduler
+             else f"{pool.for_games(planned - done).jobs} {pool.backend} worker(s)")
     click.echo(f"{planned - done} game(s) to play on {where}.")
 
 
@@ -397,6 +390,15 @@ class BarProgress(_ProgressBase):
         if self.bar is not None:
             self.bar.close()
             self.bar = None
+
+
+def new_progress(quiet: bool, quiet_style: type = QuietProgress, bar_style: type = BarProgress,
+                 line_style: type = LineProgress) -> Any:
+    """A run's display: only the summary with ``--quiet``, else a bar on a terminal and a line a
+    game in a log or a pipe (``tune`` passes its own classes of the three styles)."""
+    if quiet:
+        return quiet_style()
+    return bar_style() if sys.stdout.isatty() else line_style()
 
 
 def _describe(outcome: GameOutcome) -> str:

@@ -22,7 +22,8 @@ from boopexp.interfaces.commands.runs import (
     BarProgress,
     LineProgress,
     QuietProgress,
-    default_jobs,
+    new_progress,
+    pool_options,
     resumable,
     resume_command,
     run_options,
@@ -39,12 +40,11 @@ def tune(config_path: Path, out: Path | None, jobs: int | None, backend: str, sc
     Results (study, per-trial stores, trials.csv, tuning.png, confirmed.yaml) go to
     results/<name>/; rerun the same command to resume a stopped tuning.
     """
-    from boopexp.experiments.runner import check_backend
     from boopexp.tuning.config import load_tune_config
     from boopexp.tuning.pipeline import run_tuning
 
     config = load_tune_config(config_path)
-    check_backend(backend, scheduler)  # before anything is written
+    pool = pool_options(jobs, backend, scheduler)  # checked before anything is written
     out_dir = out if out is not None else RESULTS_DIR / config.name
     if dry_run:
         from boopexp.tuning.search import describe
@@ -52,16 +52,9 @@ def tune(config_path: Path, out: Path | None, jobs: int | None, backend: str, sc
         for line in describe(config, out_dir):
             click.echo(line)
         return
-    progress: Any
-    if quiet:
-        progress = _QuietTune()
-    elif sys.stdout.isatty():
-        progress = _BarTune()
-    else:
-        progress = _LineTune()
+    progress = new_progress(quiet, _QuietTune, _BarTune, _LineTune)
     with resumable(scheduler):
-        report = run_tuning(config, out_dir, jobs=jobs or default_jobs(), backend=backend, scheduler=scheduler,
-                            progress=progress)
+        report = run_tuning(config, out_dir, pool, progress=progress)
     if report.failed:
         click.echo(f"{len(report.failed)} game(s) failed (not stored; rerun the same command to retry them):", err=True)
         for outcome in report.failed:

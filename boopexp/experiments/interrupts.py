@@ -1,0 +1,131 @@
+"""Ctrl-C and SIGTERM while games are played: :class:`Interrupts` (the parent's handling of both
+signals, used by ``run``, ``game`` and ``play``) and :func:`sigint_blocked` (the pools' processes
+and threads are born deaf to Ctrl-C, which the parent alone handles). docs/runner.md."""
+
+from __future__ import annotations
+
+import _thread
+import contextlib
+import signal
+import sys
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+
+class Interrupts:
+    """While a run plays: SIGINT (Ctrl-C) and SIGTERM (``kill``, a batch scheduler pre-empting
+    the job) stop it by raising KeyboardInterrupt in the main thread, except inside
+    :meth:`held`, where the signal is remembered and raised as soon as the section ends.
+    ``boopexp game`` and ``boopexp play`` stop the same way (:attr:`signum` says which signal).
+
+    A flag rather than ``pthread_sigmask``: a mask only holds the signal off the main thread,
+    and the kernel then hands it to one of the pool's threads, whose Python handler still runs
+    in the main thread at once, in the middle of the section.
+
+    A KeyboardInterrupt raised while the main thread is in a C library's callback into Python
+    (numba compiling the engine calls back from LLVM) is dropped by the library: until the block
+    is left, the signal is raised again every :data:`REMIND_S` seconds, and the dropped one is not
+    printed as a traceback.
+    """
+
+    #: seconds between two raises of a signal that has not stopped the block yet
+    REMIND_S = 1.0
+
+    def __init__(self) -> None:
+        self.signum: int | None = None
+        self.stopped = False
+        self._holding = False
+        self._pending = False
+        self._leaving = False
+        self._left = threading.Event()
+        self._reminder: threading.Thread | None = None
+        self._previous: dict[int, Any] = {}
+        self._unraisable: Any = None
+
+    def _handler(self, signum: int, frame: Any) -> None:
+        self.signum = signum
+        if self._leaving:  # a reminder after the block raised: it is already stopping
+            return
+        if self._holding:
+            self._pending = True
+            return
+        self._remind(signum)
+        raise KeyboardInterrupt
+
+    def _remind(self, signum: int) -> None:
+        if self._reminder is not None or not self._previous:
+            return
+        left = self._left
+
+        def again() -> None:
+            while not left.wait(self.REMIND_S):
+                _thread.interrupt_main(signal.Signals(signum))  # runs _handler in the main thread, as the signal did
+
+        self._reminder = threading.Thread(target=again, name="boopexp-interrupt-reminder", daemon=True)
+        self._reminder.start()
+
+    def _quiet_unraisable(self, unraisable: Any) -> None:
+        if self.signum is not None and unraisable.exc_type is KeyboardInterrupt:
+            return  # the signal's KeyboardInterrupt, dropped by a C callback: the reminder raises it again
+        self._unraisable(unraisable)
+
+    def __enter__(self) -> Interrupts:
+        self._leaving = False
+        self._left = threading.Event()
+        self._reminder = None
+        if threading.current_thread() is threading.main_thread():
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                self._previous[signum] = signal.signal(signum, self._handler)
+            self._unraisable, sys.unraisablehook = sys.unraisablehook, self._quiet_unraisable
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._leaving = True
+        self._left.set()
+        if self._reminder is not None:
+            self._reminder.join()
+        for signum, previous in self._previous.items():
+            signal.signal(signum, previous)
+        self._previous.clear()
+        if self._unraisable is not None:
+            sys.unraisablehook, self._unraisable = self._unraisable, None
+
+    @contextlib.contextmanager
+    def held(self) -> Iterator[None]:
+        self._holding = True
+        try:
+            yield
+        finally:
+            self._holding = False
+            if self._pending:
+                self._pending = False
+                raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def sigint_blocked() -> Iterator[None]:
+    """Block SIGINT in this thread while a pool starts its processes and threads.
+
+    A terminal sends Ctrl-C to every process of its foreground group, the pool's workers too: a
+    worker would die or print a KeyboardInterrupt traceback (while importing, while playing) and
+    send the interrupt back as a game's result, racing the parent's own handling of it. Processes
+    and threads inherit the signal mask of the thread that starts them (through fork and exec),
+    so the ones started in this block are born with SIGINT blocked: the parent alone handles
+    Ctrl-C and stops them. A Ctrl-C that arrives inside the block is delivered when it ends.
+    """
+    if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover - not POSIX
+        yield
+        return
+    from multiprocessing import resource_tracker
+
+    # The pools start the standard library's resource tracker on first use, which then unblocks
+    # SIGINT in the calling thread (SIG_UNBLOCK, not the previous mask) and would let the
+    # workers started after it see Ctrl-C: start it before blocking (it ignores SIGINT itself).
+    resource_tracker.ensure_running()
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
