@@ -153,8 +153,6 @@ def run_plan(config: ExperimentConfig, plan: Sequence[PlannedPairing], out_dir: 
         skipped = sum(s.done for s in scores.values())
         to_play = planned - skipped
         pool = pool.for_games(to_play, progress.message)
-        if to_play and pool.play is None and not warmup.engine_is_compiled():
-            progress.message("compiling the engine (first run only, ~1 min)", False)
 
         played = 0
         finished = skipped
@@ -167,8 +165,13 @@ def run_plan(config: ExperimentConfig, plan: Sequence[PlannedPairing], out_dir: 
         else:
             outcomes = sprt_outcomes(config.sprt, selected, todo, writer.scan_before.records, pool, progress.message)
         try:
-            with interrupts:
-                progress.start(planned, skipped, tuple(scores.values()))  # a Ctrl-C from here on is counted
+            with interrupts:  # a Ctrl-C from here on is counted
+                if to_play and pool.play is None and not pool.remote:
+                    # Before the clock starts (the progress's rate and ETA, the first game's
+                    # seconds): the pool's workers load the kernels from numba's cache.
+                    warmup.compile_engine(lambda text: progress.message(text, False),
+                                          {spec.kind for p in selected for spec in (p.p1_spec, p.p2_spec)})
+                progress.start(planned, skipped, tuple(scores.values()))
                 for outcome in outcomes:
                     if outcome.ok:
                         # Storing a game and counting it is one step: a Ctrl-C/SIGTERM arriving

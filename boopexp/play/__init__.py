@@ -2,5 +2,5 @@
 record it returns), ``match`` (the players and ``play_game``), ``replay`` (a stored game walked or
 played again), ``throttle`` (the host's rate, the cpu-mode throttle), ``calibrate`` (the device
 profile's fit), ``session`` (a human against an agent: the rules of ``boopexp play``) and
-``warmup`` (whether numba's cache holds the engine).
+``warmup`` (the engine compiled before the clock starts).
 """

@@ -36,7 +36,8 @@ from boopexp.play.contract import (
 )
 from boopexp.play.throttle import resolve_throttle
 
-__all__ = ["MAX_PLIES", "Forfeit", "GameTask", "Player", "PluginPlayer", "make_player", "play_game"]
+__all__ = ["MAX_PLIES", "Forfeit", "GameTask", "Player", "PluginPlayer", "compile_kernels", "make_player",
+           "play_game"]
 
 
 class Player:
@@ -185,6 +186,28 @@ def make_player(spec: AgentSpec, budget: Budget, seed_seq: np.random.SeedSequenc
     if spec.kind == "plugin":
         return PluginPlayer(spec, budget, seed_seq, costs, throttle)
     return _PLAYERS[spec.kind](spec, budget, new_rng_state(seed_seq), costs, throttle)
+
+
+def compile_kernels(plugins: bool = False) -> None:
+    """Call, in this process, every kernel a game calls from Python: each built-in player's move
+    on the first position (the search with two iterations: any parameters and budget run the same
+    kernels) and the rules playing it; with ``plugins``, the kernels behind
+    :class:`~boopexp.game.position.Position` too. numba compiles what its cache lacks (and fills
+    the cache) and loads the rest: :mod:`boopexp.play.warmup` calls it before the games start.
+    """
+    from boopexp.agents.specs import resolve_agent
+
+    budget = Budget(mode="iterations", iterations=2)
+    w = new_work()
+    for name in ("mcts-co", "heuristics", "random"):
+        player = make_player(resolve_agent(name), budget, np.random.SeedSequence(0))
+        st = initial_state()
+        code, _ = player.select(st)
+        size, square = decode_move(code)
+        rules.apply_move_inplace(st, size, square, rules.REAL, player.promotion, player.rng, w.groups, w.scores,
+                                 w.ties)
+    if plugins:
+        compile_position_api()
 
 
 def play_game(task: GameTask, on_ply=None) -> GameRecord:

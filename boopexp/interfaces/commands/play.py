@@ -93,7 +93,7 @@ def game(p1, p2, seed, mode, seconds, iterations, profile, throttle, preset, max
     from boopexp.experiments.interrupts import Interrupts
     from boopexp.game import notation
     from boopexp.play.contract import GameTask
-    from boopexp.play.warmup import engine_is_compiled
+    from boopexp.play.warmup import compile_engine
 
     settings = _settings(
         [("--p1", p1, "--p1-param", _parse_overrides(p1_param, "--p1-param")),
@@ -112,20 +112,21 @@ def game(p1, p2, seed, mode, seconds, iterations, profile, throttle, preset, max
             click.echo(f"ply {ply}: {who} plays {text}", err=as_json)
             click.echo(notation.render(st) + "\n", err=as_json)
 
-    if not engine_is_compiled():
-        click.echo("compiling the engine (first run only, ~1 min)", err=True)
-    plies = [0]
+    plies = [-1]  # -1: the engine is compiling
 
     def counted(ply, st, text, winner):
         plies[0] = ply
         on_ply(ply, st, text, winner)
 
     def stopped() -> str:
-        return (f"during ply {plies[0] + 1} of {task.pairing!r}: nothing is stored (game keeps no record); the same "
-                "command plays the game again from its first move.")
+        when = "while compiling the engine" if plies[0] < 0 else f"during ply {plies[0] + 1} of {task.pairing!r}"
+        return (f"{when}: nothing is stored (game keeps no record); the same command plays the game again from its "
+                "first move.")
 
     with _stopping(Interrupts(), stopped):
-        from boopexp.play.match import play_game  # loads the engine (compiles it on a first run)
+        compile_engine(_notice, (a.kind, b.kind))  # not counted as the game's host CPU time
+        plies[0] = 0
+        from boopexp.play.match import play_game
 
         record = play_game(task, on_ply=counted)
     _relay_plugin_output(record)
@@ -145,6 +146,11 @@ def game(p1, p2, seed, mode, seconds, iterations, profile, throttle, preset, max
         its = sorted(t["iterations"] for t in mcts_moves)
         click.echo(f"MCTS iterations per move: median {its[len(its) // 2]}, min {its[0]}, max {its[-1]}")
     click.echo(f"seed {record['seed']}, host CPU {record['host_seconds']:.2f} s")
+
+
+def _notice(text: str) -> None:
+    """A notice on stderr (stdout is the game's)."""
+    click.echo(text, err=True)
 
 
 def _relay_plugin_output(record: Mapping[str, Any]) -> None:
@@ -421,6 +427,7 @@ def play(agent_name, human_first, seed, mode, seconds, iterations, profile, thro
     from boopexp.engine.state import BLUE, RED
     from boopexp.experiments.interrupts import Interrupts
     from boopexp.interfaces import play_store
+    from boopexp.play.warmup import compile_engine
 
     settings = _settings([("--agent", agent_name, "--param", _parse_overrides(param, "--param"))],
                          seed, mode, seconds, iterations, profile, throttle, preset, config_path, max_plies)
@@ -459,7 +466,8 @@ def play(agent_name, human_first, seed, mode, seconds, iterations, profile, thro
                 "new game.")
 
     with _stopping(stop, stopped):
-        from boopexp.interfaces import interactive  # loads the engine (compiles it on a first run)
+        compile_engine(_notice, (spec.kind,))  # not counted as the agent's first move
+        from boopexp.interfaces import interactive
 
         session = play_store.new_session(spec, BLUE if human_first else RED, budget, preset, seed, out,
                                          settings.max_plies)
