@@ -15,9 +15,11 @@ comma  := ,
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
 
+# pip -qq: errors only (no notices, nor warnings such as a pip.conf's); a first install takes ~30 s.
 $(STAMP): pyproject.toml $(LOCK)
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c $(LOCK) -e '.[$(EXTRAS)]'
+	@echo "Installing boopexp and its locked dependencies into $(VENV) (once, ~30 s)"
+	@$(PYTHON) -m venv $(VENV)
+	@$(BIN)/python -m pip install -qq --disable-pip-version-check -c $(LOCK) -e '.[$(EXTRAS)]'
 	@touch $(STAMP)
 
 install: $(STAMP) ## Create/update .venv: pyproject.toml's packages at the versions of requirements/constraints.txt
@@ -43,9 +45,16 @@ test-golden: $(STAMP) ## Only the golden-data tests
 bench: $(STAMP) ## Engine and MCTS throughput on one core (medians)
 	$(BIN)/boopexp bench
 
-run: $(STAMP) ## Small default: play configs/smoke.yaml and print its tables
+run: $(STAMP) ## Small default: play configs/smoke.yaml and print its tables, then what to look at next
 	$(BIN)/boopexp run configs/smoke.yaml --jobs $(JOBS)
-	$(BIN)/boopexp tables results/smoke --out results/smoke/tables
+	$(BIN)/boopexp tables results/smoke --out results/smoke/tables --brief
+	@echo
+	@echo "That was a smoke test (4 games a pairing: the numbers mean nothing). Next:"
+	@echo "  results/smoke/tables/      these tables (.md with their notes, .csv, .tex) and figures (.png)"
+	@echo "  make reproduce             the paper's Tables I and II: 1,400 games (those in results/ are kept),"
+	@echo "                             then results/tables/"
+	@echo "  $(BIN)/boopexp --help   every command (after '. $(BIN)/activate': boopexp --help)"
+	@echo "  README.md, docs/tables.md  what the tables and tests mean; docs/runner.md: your own experiment"
 
 tables: $(STAMP) ## Tables I and II (+ telemetry, figures) from results/ablation and results/mirror
 	$(BIN)/boopexp tables results/ablation results/mirror --out results/tables

@@ -116,3 +116,29 @@ def test_each_command_module_docstring_names_its_commands():
         first = _docstring(COMMANDS / f"{name}.py").split("\n\n", 1)[0]
         said = set(re.findall(r"``boopexp ([\w-]+)``", first))
         assert said == {c.name for c in cmds}, f"commands/{name}.py's docstring names {sorted(said)}"
+
+
+def _recipe(target: str) -> list[str]:
+    """The recipe lines of a Makefile target (tabs stripped)."""
+    lines = (ROOT / "Makefile").read_text(encoding="utf-8").splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(f"{target}:"))
+    recipe = []
+    for line in lines[start + 1:]:
+        if not line.startswith("\t"):
+            break
+        recipe.append(line[1:])
+    return recipe
+
+
+def test_make_run_ends_with_what_to_look_at_next_and_names_what_exists():
+    # 'make run' ended in statistics paragraphs and a 'no ratings' warning (issue 20, item 13b)
+    recipe = _recipe("run")
+    assert any(line.startswith("$(BIN)/boopexp tables results/smoke") and "--brief" in line for line in recipe)
+    last = next(i for i in range(len(recipe), 0, -1) if not recipe[i - 1].startswith("@echo"))
+    shown = [line.removeprefix("@echo").strip().strip('"') for line in recipe[last:]]  # what it ends with
+    assert any(line.endswith("Next:") for line in shown) and len(shown) <= 8, shown
+    text = "\n".join(shown)
+    for needle in ("results/smoke/tables/", "make reproduce", "boopexp --help", "README.md", "docs/tables.md"):
+        assert needle in text, needle
+    assert _recipe("reproduce") and (ROOT / "docs" / "tables.md").exists() and (ROOT / "docs" / "runner.md").exists()
+    assert "make run" in (ROOT / "README.md").read_text(encoding="utf-8")

@@ -30,8 +30,25 @@ def test_tables_writes_everything(tmp_path):
     assert TABLE_FILES | {"game_length.csv", "table1.png", "table2.svg", "iterations.png"} <= written
     assert "| vanilla | 40/50 | 48/50 | 0 | 88.0% [" in result.stdout
     assert "| mcts-co | 10 | 90 | 0 | 100 |" in result.stdout
-    assert f"Wrote {len(written)} files to {out}/" in result.stdout
+    # the files on one line, last, as ``boopexp ratings`` says them (19 lines of paths before)
+    names = result.stdout.splitlines()[-1].removeprefix(f"Wrote {len(written)} files to {out}/: ").split(", ")
+    assert sorted(names) == sorted(written) and str(out / "table1.md") not in result.stdout
     assert result.stderr == ""
+
+
+def test_tables_brief_prints_the_tables_without_their_notes(tmp_path):
+    root = _results(tmp_path)
+    out = tmp_path / "tables"
+    args = ["tables", str(root / "ablation"), str(root / "mirror"), "--out", str(out)]
+    full = CliRunner().invoke(main, args)
+    brief = CliRunner().invoke(main, [*args, "--brief"])
+    assert brief.exit_code == 0, brief.output
+    assert "| vanilla | 40/50 | 48/50 | 0 | 88.0% [" in brief.stdout
+    assert "| mcts-co | 10 | 90 | 0 | 100 |" in brief.stdout
+    assert "Fisher exact test" in full.stdout and "Fisher exact test" not in brief.stdout
+    assert f"Notes (what the columns and tests are): {out}/table1.md, {out}/table2.md" in brief.stdout
+    assert brief.stdout.splitlines()[-1] == full.stdout.splitlines()[-1]  # the same files written
+    assert len(brief.stdout.splitlines()) < len(full.stdout.splitlines()) - 10
 
 
 def test_tables_default_directories(tmp_path, monkeypatch):

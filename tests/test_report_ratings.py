@@ -249,6 +249,25 @@ def test_tables_skip_ratings_for_two_agents(tmp_path):
     assert not (tmp_path / "out" / "ratings.csv").exists()
 
 
+def test_tables_say_nothing_of_ratings_for_agents_that_never_meet(tmp_path):
+    # configs/smoke.yaml's design: pairs of agents that never play the others (no common scale, by
+    # design): no ratings and no warning, as for two agents ('make run' warned "no ratings").
+    write_results(tmp_path / "store", games_for("mcts-co vs vanilla", 2, 0) + games_for("heuristics vs random", 2, 0)
+                  + games_for("random vs heuristics", 0, 2))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ReportWarning)
+        report = build_report([tmp_path / "store"], tmp_path / "out")
+    assert "ratings" not in report.tables and not (tmp_path / "out" / "ratings.csv").exists()
+
+
+def test_tables_warn_when_only_undecided_games_link_the_agents(tmp_path):
+    # the games link every agent, but a link is only games without a winner: the fit fails, and says why
+    write_results(tmp_path / "store", games_for("mcts-co vs vanilla", 2, 1) + games_for("vanilla vs random", 0, 0, 2)
+                  + games_for("random vs heuristics", 1, 2))
+    with pytest.warns(ReportWarning, match="no ratings: ratings need every agent linked by decided games"):
+        build_report([tmp_path / "store"], tmp_path / "out")
+
+
 def test_write_ratings_from_loaded_data(three_agents, tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ReportWarning)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from boopexp.analysis import figures, render
@@ -32,9 +32,10 @@ class Report:
     tables: dict[str, Table]
     data: GameData
 
-    def markdown(self, name: str) -> str:
-        """One table as Markdown (what the command prints for table1 and table2)."""
-        return render.markdown_document([self.tables[name]])
+    def markdown(self, name: str, notes: bool = True) -> str:
+        """One table as Markdown (what the command prints for table1 and table2), with its notes or without."""
+        table = self.tables[name]
+        return render.markdown_document([table if notes else replace(table, notes=())])
 
 
 def build_tables(data: GameData) -> dict[str, Table]:
@@ -112,6 +113,7 @@ def build_report(results_dirs: Sequence[Path | str], out_dir: Path | str) -> Rep
 
 def _ratings(data: GameData, tables: dict[str, Table], out: Path) -> list[Path]:
     """ratings.md/.csv/.png/.svg when the games hold three or more agents (else stale ones removed)."""
+    from boopexp.analysis.ratings import linked_groups
     from boopexp.analysis.ratings_report import (
         MIN_AGENTS_FOR_TABLES,
         game_agents,
@@ -121,7 +123,11 @@ def _ratings(data: GameData, tables: dict[str, Table], out: Path) -> list[Path]:
     )
 
     fit = None
-    if len(game_agents(data)) >= MIN_AGENTS_FOR_TABLES:
+    # Agents whose games never meet (a design of separate groups, like configs/smoke.yaml's) have
+    # no common scale: like two agents, nothing to rate and nothing to warn about. A warning is for
+    # games that link every agent but whose decided games do not, or another failed fit.
+    games = data.games
+    if len(game_agents(data)) >= MIN_AGENTS_FOR_TABLES and len(linked_groups(games["p1"], games["p2"])) == 1:
         try:
             fit = ratings_from_data(data)
         except ConfigError as exc:

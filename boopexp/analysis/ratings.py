@@ -215,17 +215,36 @@ def fit_ratings(
     )
 
 
-def _check_connected(names: list[str], played: np.ndarray) -> None:
-    """Every agent must be linked to every other by decided games (else the scales are unrelated)."""
+def linked_groups(p1: Sequence[str], p2: Sequence[str]) -> list[list[str]]:
+    """The agents of some games split into the groups their games link (one group: one scale can hold them).
+
+    Args:
+        p1, p2: the agents of each game, whatever its outcome.
+    """
+    names = list(dict.fromkeys([*p1, *p2]))
+    index = {a: i for i, a in enumerate(names)}
+    played = np.zeros((len(names), len(names)))
+    for a, b in zip(p1, p2):
+        played[index[a], index[b]] += 1
+    return _groups(names, played)
+
+
+def _groups(names: list[str], played: np.ndarray) -> list[list[str]]:
+    """The agents linked by ``played[i, j] > 0`` (games of i as P1 against j), group by group, each sorted."""
     from scipy.sparse.csgraph import connected_components
 
-    if len(names) < 2:
-        raise ConfigError("ratings need at least two agents")
     links = (played + played.T) > 0
     np.fill_diagonal(links, False)
     n, labels = connected_components(links, directed=False)
-    if n > 1:
-        groups = [sorted(names[i] for i in range(len(names)) if labels[i] == g) for g in range(n)]
+    return [sorted(names[i] for i in range(len(names)) if labels[i] == g) for g in range(n)]
+
+
+def _check_connected(names: list[str], played: np.ndarray) -> None:
+    """Every agent must be linked to every other by decided games (else the scales are unrelated)."""
+    if len(names) < 2:
+        raise ConfigError("ratings need at least two agents")
+    groups = _groups(names, played)
+    if len(groups) > 1:
         raise ConfigError(
             "ratings need every agent linked by decided games; separate groups: "
             + " | ".join(", ".join(g) for g in groups)

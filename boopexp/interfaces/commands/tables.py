@@ -20,11 +20,13 @@ from boopexp.analysis.defaults import DEFAULT_OUT_DIR, DEFAULT_RESULTS_DIRS
     show_default=True,
     help="Folder for the tables (.md/.csv/.tex) and figures (.png/.svg).",
 )
-def tables(results_dirs: tuple[Path, ...], out_dir: Path) -> None:
+@click.option("--brief", is_flag=True,
+              help="Print the tables without the notes under them (what the columns and tests are: in the .md files).")
+def tables(results_dirs: tuple[Path, ...], out_dir: Path, brief: bool) -> None:
     """Build Tables I and II, telemetry and pairwise tables from RESULTS_DIR/games.jsonl.
 
     RESULTS_DIR defaults to results/ablation and results/mirror. Prints Tables I and II as
-    Markdown (those with rows; for swept games the sweep table), then the files written.
+    Markdown (those with rows; for swept games the sweep table), then the files written, on one line.
     """
     from boopexp.analysis import ReportWarning, build_report  # pandas and matplotlib: only when building
 
@@ -44,8 +46,10 @@ def tables(results_dirs: tuple[Path, ...], out_dir: Path) -> None:
     # (whose pairings are no paper's); the paper's two, empty, only when nothing else would show.
     shown = [name for name in ("table1", "table2") if report.tables[name].rows]
     shown += ["sweep"] if "sweep" in report.tables else []
-    for name in shown or ["table1", "table2"]:
-        click.echo(report.markdown(name))
-    click.echo(f"Wrote {len(report.paths)} files to {report.out_dir}/:")
-    for path in report.paths:
-        click.echo(f"  {path}")
+    shown = shown or ["table1", "table2"]
+    for name in shown:
+        click.echo(report.markdown(name, notes=not brief))
+    if brief:
+        click.echo("Notes (what the columns and tests are): "
+                   + ", ".join(str(report.out_dir / f"{name}.md") for name in shown))
+    click.echo(f"Wrote {len(report.paths)} files to {report.out_dir}/: " + ", ".join(p.name for p in report.paths))
