@@ -37,7 +37,7 @@ from boopexp.engine.luts import (
     SCAN_S3,
     SCAN_SP,
 )
-from boopexp.engine.rules import colour_masks
+from boopexp.engine.rules import piece_masks
 from boopexp.engine.state import POOL_LARGE_BLUE, POOL_LARGE_RED, STATE_SIZE
 
 
@@ -116,8 +116,7 @@ def _pools(st, me):
 @njit(cache=True, _nrt=False)
 def bitboards(st):
     """(blue smalls, blue larges, red smalls, red larges) as 36-bit masks, bit = square."""
-    blue, red, bl, rl = colour_masks(st)  # the one board scan (rules)
-    return blue ^ bl, bl, red ^ rl, rl
+    return piece_masks(st)  # the one board scan (rules)
 
 
 @njit(cache=True, _nrt=False, inline="always")

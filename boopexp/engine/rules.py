@@ -150,6 +150,33 @@ def colour_masks(st):
 
 
 @njit(cache=True, _nrt=False, inline="always")
+def piece_masks(st):
+    """(Blue's smalls, Blue's larges, Red's smalls, Red's larges) as bit masks (bit = square).
+
+    The same scan as :func:`colour_masks`, split four ways for the heuristic, which wants the
+    smalls: one OR per piece there is ~10 % faster heuristic evaluations than deriving them from
+    colour_masks, while apply_move and the solver are ~5-8 % faster with colour_masks' two-way
+    split (interleaved ``boopexp bench`` A/B, medians of 4 rounds, 2026-11-24)."""
+    bs = np.int64(0)
+    bl = np.int64(0)
+    rs = np.int64(0)
+    rl = np.int64(0)
+    for i in range(N_SQUARES):
+        v = st[i]
+        if v != 0:
+            bit = np.int64(1) << np.int64(i)
+            if v == -1:
+                bs |= bit
+            elif v == -2:
+                bl |= bit
+            elif v == 1:
+                rs |= bit
+            else:
+                rl |= bit
+    return bs, bl, rs, rl
+
+
+@njit(cache=True, _nrt=False, inline="always")
 def own_mask(st, colour):
     """Bit mask (bit = square) of ``colour``'s pieces."""
     m = np.int64(0)
