@@ -21,6 +21,7 @@ from boopexp.experiments.store import (
     scan_store,
     seal,
 )
+from boopexp.experiments.summary import game_summary
 from boopexp.experiments.tally import score, unplanned
 from boopexp.play.identity import GameKey, record_key
 
@@ -264,7 +265,8 @@ def test_seal_waits_for_no_run_and_needs_a_store(tmp_path):
             seal(tmp_path)
 
 
-SEAL_STEPS = ["seal:written", "seal:synced", "seal:renamed", "seal:truncated"]
+SEAL_STEPS = ["seal-summary:written", "seal-summary:synced", "seal-summary:renamed", "seal:written", "seal:synced",
+              "seal:renamed", "seal:truncated"]
 
 
 def _stored_lines(folder) -> list[GameKey]:
@@ -296,7 +298,11 @@ def test_a_seal_killed_at_any_step_leaves_every_game_exactly_once(tmp_path, step
     seal(tmp_path)
     assert sorted(_stored_lines(tmp_path)) == games
     assert [record_key(r) for r in store.scan().records] == games and store.scan().duplicates == 0
-    assert not list(tmp_path.glob(".games-*"))
+    assert not list(tmp_path.glob(".games-*")) and not list(tmp_path.glob(".summary-*"))
+    # every segment has the summary of its games, and no summary is left without its segment
+    assert sorted(p.name for p in tmp_path.glob("summary-*")) == ["summary-0001.parquet", "summary-0002.parquet"]
+    assert store.outcomes().records == tuple(game_summary(r) for r in store.scan().records)
+    assert store.outcomes().warnings() == []
     with store.open() as w:  # and the store takes new games
         w.append(rec(5))
     assert len(store.scan().records) == 6

@@ -81,7 +81,7 @@ def folder_status(folder: str | Path) -> FolderStatus:
     """
     folder = require_results_folder(folder)
     store = GameStore(folder)
-    scan = store.scan()
+    scan = store.outcomes()  # identities and outcomes only: never moves or telemetry
     doc = store.read_config()
     if doc is None:
         # no plan: every stored game of a pairing counts (planned = done)
@@ -123,5 +123,5 @@ def describe_settings(settings: dict[str, Any]) -> str:
 
 def plan_status(plan: Sequence[PlannedPairing], folder: str | Path) -> tuple[PairingScore, ...]:
     """Games of ``plan`` already in ``folder`` (which may not exist yet), without writing anything."""
-    scan = GameStore(folder).scan()
+    scan = GameStore(folder).outcomes()
     return score([p.entry() for p in plan], scan.records)

@@ -26,7 +26,7 @@ import re
 import signal
 import time
 import zlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -35,6 +35,7 @@ import yaml
 
 from boopexp.errors import ConfigError, StoreError
 from boopexp.experiments.config import load_yaml
+from boopexp.experiments.summary import SUMMARY_PATTERN, game_summary, read_summary, summary_bytes, summary_path
 from boopexp.play.contract import WINNERS, WINNERS_TEXT, pack_record, unpack_record
 from boopexp.play.identity import GameKey, record_key
 
@@ -134,6 +135,7 @@ class StoreScan:
         origins: the file and line of each record of ``records`` (same order).
         duplicate_files: the files holding either copy of a duplicated game, in reading order.
         conflicts: the duplicates whose winner differs from the first copy's.
+        notes: summaries not used although present (stale or unreadable: their segment was read).
     """
 
     path: Path
@@ -143,6 +145,7 @@ class StoreScan:
     origins: tuple[Location, ...] = ()
     duplicate_files: tuple[Path, ...] = ()
     conflicts: tuple[Conflict, ...] = ()
+    notes: tuple[str, ...] = ()
 
     @property
     def keys(self) -> frozenset[GameKey]:
@@ -154,7 +157,7 @@ class StoreScan:
 
     def warnings(self) -> list[str]:
         """One line per anomaly tolerated while reading."""
-        out = []
+        out = list(self.notes)
         if self.tail is not None:
             out.append(
                 f"{self.path} line {self.tail.line}: truncated last line ({len(self.tail.data)} bytes"
@@ -238,23 +241,30 @@ def read_store_files(directory: str | Path) -> list[StoreFile]:
             whole, through a temporary file, so a cut-short segment is damage, never a crash).
     """
     directory = Path(directory)
+    log = _read_log(directory)
+    files = [StoreFile(path, _segment_lines(path, _read_segment(path))) for path in segment_paths(directory)]
+    return files if log is None else [*files, log]
+
+
+def _read_log(directory: Path) -> StoreFile | None:
+    """The live log's complete lines and cut-short tail, or None if there is no log."""
     log_path = directory / GAMES_FILE
     try:
         log = log_path.read_bytes()
     except (FileNotFoundError, NotADirectoryError):  # no folder yet, or a file in its place
-        log = None
+        return None
     except OSError as exc:
         raise StoreError(f"cannot read {log_path}: {exc}") from None
-    files = []
-    for path in segment_paths(directory):
-        lines, tail = split_lines(_read_segment(path))
-        if tail is not None:
-            raise StoreError(f"{path}: damaged sealed segment (its last line has no newline); restore it from a copy")
-        files.append(StoreFile(path, lines))
-    if log is not None:
-        lines, tail = split_lines(log)
-        files.append(StoreFile(log_path, lines, tail))
-    return files
+    lines, tail = split_lines(log)
+    return StoreFile(log_path, lines, tail)
+
+
+def _segment_lines(path: Path, data: bytes) -> list[tuple[int, bytes]]:
+    """The lines of a sealed segment's bytes (``data``, compressed)."""
+    lines, tail = split_lines(_decompress(path, data))
+    if tail is not None:
+        raise StoreError(f"{path}: damaged sealed segment (its last line has no newline); restore it from a copy")
+    return lines
 
 
 def parse_line(path: Path, number: int, raw: bytes) -> dict[str, Any]:
@@ -287,11 +297,68 @@ def scan_store(directory: str | Path) -> StoreScan:
         StoreError: a line other than the log's last one is not a valid record (file and line
             named), or a segment is damaged.
     """
-    return _scan_files(Path(directory), read_store_files(directory))
+    files = read_store_files(directory)
+    return _scan_games(Path(directory), [_Games(f.path, ((n, parse_line(f.path, n, raw)) for n, raw in f.lines),
+                                                f.tail) for f in files])
 
 
-def _scan_files(directory: Path, files: list[StoreFile]) -> StoreScan:
-    """:func:`scan_store` of files already read (seal reads them once for both jobs)."""
+def scan_outcomes(directory: str | Path) -> StoreScan:
+    """:func:`scan_store` reading only what counting games needs: its records are the games'
+    summaries (:func:`boopexp.experiments.summary.game_summary`: identity, sides, outcome, length,
+    forfeit, sweep point), taken from each sealed segment's summary file when it matches the
+    segment, else decoded from the segment; the live log is decoded. What ``status``, a resumed
+    ``run`` and ``run --dry-run`` read: they never touch moves or telemetry.
+
+    Raises:
+        StoreError: as :func:`scan_store`.
+    """
+    return _scan_summaries(Path(directory))[0]
+
+
+@dataclass(frozen=True)
+class _Games:
+    """The games of one file of a store as (1-based line, record or summary), in line order."""
+
+    path: Path
+    games: Iterable[tuple[int, dict[str, Any]]]
+    tail: TruncatedTail | None = None
+
+
+@dataclass(frozen=True)
+class _Unsummarised:
+    """A sealed segment read without a usable summary: what writing its summary needs."""
+
+    path: Path
+    data: bytes
+    rows: list[tuple[int, dict[str, Any]]]
+
+
+def _scan_summaries(directory: Path) -> tuple[StoreScan, StoreFile | None, dict[int, dict[str, Any]],
+                                              list[_Unsummarised]]:
+    """:func:`scan_outcomes`, plus what :func:`seal` needs: the log's lines, its games' summaries
+    by line, and the segments that lack a summary matching them (decoded here)."""
+    log = _read_log(directory)  # before the segments are listed, as read_store_files
+    sources: list[_Games] = []
+    notes: list[str] = []
+    unsummarised: list[_Unsummarised] = []
+    for path in segment_paths(directory):
+        rows, problem = read_summary(path)
+        if problem is not None:
+            notes.append(problem)
+        if rows is None:
+            data = _read_segment(path)
+            rows = [(n, game_summary(parse_line(path, n, raw))) for n, raw in _segment_lines(path, data)]
+            unsummarised.append(_Unsummarised(path, data, rows))
+        sources.append(_Games(path, rows))
+    log_rows: dict[int, dict[str, Any]] = {}
+    if log is not None:
+        log_rows = {n: game_summary(parse_line(log.path, n, raw)) for n, raw in log.lines}
+        sources.append(_Games(log.path, log_rows.items(), log.tail))
+    return _scan_games(directory, sources, tuple(notes)), log, log_rows, unsummarised
+
+
+def _scan_games(directory: Path, files: list[_Games], notes: tuple[str, ...] = ()) -> StoreScan:
+    """Deduplicate the games of a store's files read in order (the first copy counts)."""
     records: list[dict[str, Any]] = []
     origins: list[Location] = []
     first: dict[GameKey, tuple[Location, str | None]] = {}
@@ -300,8 +367,7 @@ def _scan_files(directory: Path, files: list[StoreFile]) -> StoreScan:
     duplicates = 0
     tail = None
     for f in files:
-        for number, raw in f.lines:
-            record = parse_line(f.path, number, raw)
+        for number, record in f.games:
             key = record_key(record)
             seen = first.get(key)
             if seen is not None:
@@ -316,7 +382,7 @@ def _scan_files(directory: Path, files: list[StoreFile]) -> StoreScan:
         tail = f.tail or tail
     order = [f.path for f in files]
     return StoreScan(directory / GAMES_FILE, tuple(records), duplicates, tail, tuple(origins),
-                     tuple(p for p in order if p in duplicate_files), tuple(conflicts))
+                     tuple(p for p in order if p in duplicate_files), tuple(conflicts), notes)
 
 
 def decode_record(record: dict[str, Any]) -> dict[str, Any]:
@@ -344,6 +410,10 @@ class GameStore:
     def scan(self) -> StoreScan:
         """Validate and read every game: sealed segments and live log (see :func:`scan_store`)."""
         return scan_store(self.directory)
+
+    def outcomes(self) -> StoreScan:
+        """The games' summaries only (see :func:`scan_outcomes`): what counting them needs."""
+        return scan_outcomes(self.directory)
 
     def read_config(self) -> dict[str, Any] | None:
         """The resolved config saved with the games, or None if there is none.
@@ -410,12 +480,12 @@ class StoreWriter:
     def __init__(self, store: GameStore) -> None:
         self.store = store
         # Validate before creating anything: a corrupt store must be left exactly as it is.
-        store.scan()
+        store.outcomes()
         with writable_folder(store.directory):
             store.directory.mkdir(parents=True, exist_ok=True)
             self._lock_fd = _lock(store.directory / LOCK_FILE, "wait for it or use another --out")
             try:
-                scan = store.scan()  # again, under the lock
+                scan = store.outcomes()  # again, under the lock
                 #: Where a truncated last line was moved (None if there was none).
                 self.moved_tail: Path | None = None
                 self.scan_before = scan
@@ -493,26 +563,38 @@ def seal(directory: str | Path) -> SealReport:
     in the segment and maybe still in the log, read once; the next seal drops those copies.
     Lines are moved byte for byte (:func:`migrate` rewrites them).
 
+    The new segment's summary (``summary-NNNN.parquet``, :mod:`boopexp.experiments.summary`) is
+    written the same way just before it (``seal-summary:written`` … ``:renamed``): a summary
+    whose segment was never renamed into place is never read, and is removed by the next seal or
+    migrate. Sealed games are read from their summaries, not decoded; a segment without a summary
+    that matches it (sealed by an older version, restored from a copy) is decoded and given one.
+
     Raises:
         StoreError: the folder holds no store, a line is invalid (nothing is changed), or a run is
             writing the store.
     """
     directory = Path(directory)
     with _maintenance(directory, "seal"):
-        files = read_store_files(directory)
-        scan = _scan_files(directory, files)  # every line valid, no conflicting copies: before any write
+        # every line valid, no conflicting copies: before any write
+        scan, log, log_rows, unsummarised = _scan_summaries(directory)
         scan.refuse_conflicts("sealed", "seal")
-        log = files[-1] if files and files[-1].path.name == GAMES_FILE else None
+        for old in unsummarised:
+            _write_durably(summary_path(old.path), summary_bytes(old.rows, old.data), "seal-summary")
         if log is None:
             return SealReport(None, 0, 0)
         # The log's lines that are the counted copy of their game: not sealed yet, not repeated.
         counted = set(scan.origins)
-        moving = [raw + b"\n" for number, raw in log.lines if (log.path, number) in counted]
+        numbers = [number for number, _ in log.lines if (log.path, number) in counted]
+        lines = dict(log.lines)
+        moving = [lines[number] + b"\n" for number in numbers]
         moved_tail = _move_tail(log.path, log.tail) if log.tail is not None else None
         segment = None
         if moving:
             segment = directory / f"games-{_next_segment_number(directory):04d}.jsonl.gz"
-            _write_durably(segment, gzip.compress(b"".join(moving), SEGMENT_COMPRESSLEVEL, mtime=0), "seal")
+            data = gzip.compress(b"".join(moving), SEGMENT_COMPRESSLEVEL, mtime=0)
+            rows = [(line, log_rows[number]) for line, number in enumerate(numbers, start=1)]
+            _write_durably(summary_path(segment), summary_bytes(rows, data), "seal-summary")
+            _write_durably(segment, data, "seal")
         if log.lines:
             _truncate(log.path)
         _fault_point("seal:truncated")
@@ -545,7 +627,10 @@ def migrate(directory: str | Path) -> MigrateReport:
     Crash-safe like :func:`seal`: the new segment is written to a temporary file, fsynced and
     renamed over ``games-0001.jsonl.gz`` (fault points ``migrate:written``, ``migrate:synced``,
     ``migrate:renamed``); it holds every game, so until the older segments are removed and the log
-    truncated (``migrate:truncated``) their games are merely read twice and counted once.
+    truncated (``migrate:truncated``) their games are merely read twice and counted once. The
+    segment's summary is written before it (a crash between the two leaves a summary that does not
+    match the segment: ignored, rewritten by the next migrate); a migrated store whose summary is
+    missing or stale gets one without being rewritten.
 
     Raises:
         StoreError: the folder holds no store, a line is invalid (nothing is changed), or a run is
@@ -564,11 +649,16 @@ def migrate(directory: str | Path) -> MigrateReport:
         if scan.tail is not None:
             moved_tail = _move_tail(log, scan.tail)
             log_size = scan.tail.offset
+        summary = summary_bytes(((n, game_summary(r)) for n, r in enumerate(scan.records, start=1)), data)
         if not older and not log_size and target.is_file() and target.read_bytes() == data:
+            if read_summary(target)[0] is None:
+                _write_durably(summary_path(target), summary, "migrate-summary")
             return MigrateReport(target, len(scan.records), False, (), moved_tail)
+        _write_durably(summary_path(target), summary, "migrate-summary")
         _write_durably(target, data, "migrate")
         for path in older:
             path.unlink()
+            summary_path(path).unlink(missing_ok=True)
         if log_size:
             _truncate(log)
         _fsync_dir(directory)
@@ -589,23 +679,32 @@ def _maintenance(directory: Path, verb: str) -> Iterator[None]:
     lock = _lock(directory / LOCK_FILE, f"wait for it to finish, then {verb} again")
     try:
         _remove_temporaries(directory)
+        _remove_orphan_summaries(directory)
         yield
     finally:
         os.close(lock)
 
 
 def _read_segment(path: Path) -> bytes:
+    """A sealed segment's bytes, as stored (compressed)."""
     try:
         data = path.read_bytes()
-        if not data:
-            # A segment is written whole through a temporary file and is a gzip stream even when it
-            # holds no game (20 bytes): zero bytes is a lost segment, and reading it as empty would
-            # have its games played again.
-            raise StoreError(f"{path}: damaged sealed segment (0 bytes; a sealed segment is never empty); "
-                             "restore it from a copy")
-        return gzip.decompress(data)
     except FileNotFoundError:
         raise StoreError(f"{path} vanished while reading (sealed or migrated meanwhile?); read again") from None
+    except OSError as exc:
+        raise StoreError(f"{path}: damaged sealed segment ({exc}); restore it from a copy") from None
+    if not data:
+        # A segment is written whole through a temporary file and is a gzip stream even when it
+        # holds no game (20 bytes): zero bytes is a lost segment, and reading it as empty would
+        # have its games played again.
+        raise StoreError(f"{path}: damaged sealed segment (0 bytes; a sealed segment is never empty); "
+                         "restore it from a copy")
+    return data
+
+
+def _decompress(path: Path, data: bytes) -> bytes:
+    try:
+        return gzip.decompress(data)
     except (OSError, EOFError, zlib.error) as exc:  # gzip.BadGzipFile is an OSError
         raise StoreError(f"{path}: damaged sealed segment ({exc}); restore it from a copy") from None
 
@@ -637,9 +736,19 @@ def _truncate(path: Path) -> None:
 
 
 def _remove_temporaries(directory: Path) -> None:
-    """Temporary segments of a seal or migrate killed before its rename (never read)."""
+    """Temporary segments and summaries of a seal or migrate killed before its rename (never read)."""
     for name in os.listdir(directory):
-        if name.startswith(".games-") and name.endswith(".jsonl.gz.tmp"):
+        if ((name.startswith(".games-") and name.endswith(".jsonl.gz.tmp"))
+                or (name.startswith(".summary-") and name.endswith(".parquet.tmp"))):
+            (directory / name).unlink()
+
+
+def _remove_orphan_summaries(directory: Path) -> None:
+    """Summaries whose segment does not exist (a seal killed between the two renames): never read,
+    but they would look like data."""
+    segments = {summary_path(p).name for p in segment_paths(directory)}
+    for name in os.listdir(directory):
+        if SUMMARY_PATTERN.fullmatch(name) and name not in segments:
             (directory / name).unlink()
 
 

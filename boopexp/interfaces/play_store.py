@@ -71,7 +71,7 @@ def new_session(agent: AgentSpec, human_colour: int, budget: Budget, preset: str
 
     throttle = resolve_throttle(budget.throttle) if budget.mode == "cpu" else 1.0
     pairing = session_task(agent, human_colour, budget, preset, seed, 0, max_plies).pairing
-    index = next_game_index(GameStore(out).scan().records, pairing)
+    index = next_game_index(GameStore(out).outcomes().records, pairing)
     return PlaySession(agent, human_colour, budget, preset, seed, index, throttle, max_plies)
 
 

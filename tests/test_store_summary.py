@@ -1,0 +1,127 @@
+"""The summaries beside sealed segments (summary-NNNN.parquet): what status, resume and --dry-run
+read instead of decoding the games, always equal to decoding, and never trusted when they do not
+match their segment (docs/runner.md, "Summaries")."""
+
+from __future__ import annotations
+
+import gzip
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from boopexp.experiments import store as store_module
+from boopexp.experiments.status import results_folders
+from boopexp.experiments.store import GameStore, encode_record, migrate, parse_line, scan_outcomes, scan_store, seal
+from boopexp.experiments.summary import game_summary, read_summary, summary_path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def rec(index: int, winner: str | None = "p1", pairing: str = "a vs b", **extra) -> dict:
+    return {"config_hash": "aaaa", "pairing": pairing, "game_index": index, "winner": winner, **extra}
+
+
+def sealed_store(folder: Path, n: int = 4) -> GameStore:
+    store = GameStore(folder)
+    with store.open() as w:
+        for i in range(n):
+            w.append(rec(i, "p2" if i % 2 else "p1", sweep={"budget.seconds": 0.5}) if i != 3
+                     else rec(i, None, termination="ply_limit"))
+    seal(folder)
+    return store
+
+
+def status(folder: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "boopexp", "status", str(folder)], capture_output=True, text=True)
+
+
+def test_the_summary_equals_full_decoding_on_every_committed_store():
+    folders = [f for f in results_folders(ROOT / "results") if store_module.segment_paths(f)]
+    assert len(folders) >= 50
+    for folder in folders:
+        for segment in store_module.segment_paths(folder):
+            rows, problem = read_summary(segment)
+            assert problem is None and rows is not None, (segment, problem)  # committed, and matching
+            lines = gzip.decompress(segment.read_bytes()).splitlines()
+            assert rows == [(n, game_summary(parse_line(segment, n, raw))) for n, raw in enumerate(lines, start=1)]
+        assert scan_outcomes(folder).records == tuple(game_summary(r) for r in scan_store(folder).records), folder
+
+
+def test_status_reads_the_summaries_never_the_sealed_games(tmp_path, monkeypatch):
+    store = sealed_store(tmp_path / "r")
+    assert summary_path(tmp_path / "r" / "games-0001.jsonl.gz").is_file()
+    expected = tuple(game_summary(r) for r in store.scan().records)
+
+    def no_decoding(*args, **kwargs):
+        raise AssertionError("a sealed game was decoded")
+
+    monkeypatch.setattr(store_module, "parse_line", no_decoding)
+    scan = store.outcomes()
+    assert scan.records == expected and scan.warnings() == []
+    assert [(r["game_index"], r["winner"], r["termination"], r["sweep"]) for r in scan.records] == [
+        (0, "p1", "victory", {"budget.seconds": 0.5}), (1, "p2", "victory", {"budget.seconds": 0.5}),
+        (2, "p1", "victory", {"budget.seconds": 0.5}), (3, None, "ply_limit", None)]
+
+
+@pytest.mark.parametrize("damage", ["stale", "corrupt"])
+def test_a_stale_or_corrupt_summary_is_one_warning_and_the_segment_is_read(tmp_path, damage):
+    folder = tmp_path / "r"
+    store = sealed_store(folder)
+    segment, summary = folder / "games-0001.jsonl.gz", folder / "summary-0001.parquet"
+    if damage == "stale":  # the segment restored from an older copy: three games, not four
+        segment.write_bytes(gzip.compress(b"".join(encode_record(r) for r in store.scan().records[:3]), mtime=0))
+        why = f"{summary} does not match games-0001.jsonl.gz (written for another version of it)"
+    else:
+        summary.write_bytes(b"PAR1 not really")
+        why = f"{summary}: unreadable summary"
+    done = status(folder)
+    assert done.returncode == 0, done.stderr
+    warnings = [line for line in done.stderr.splitlines() if "summary" in line]
+    assert len(warnings) == 1 and warnings[0].startswith(f"Warning: {why}"), done.stderr
+    assert f"boopexp seal {folder} rewrites" in warnings[0]
+    games = 3 if damage == "stale" else 4
+    assert len(store.outcomes().records) == games  # counted from the segment, as decoded
+    # seal rewrites the summary (the log is empty: no game moves), and the warning is gone
+    before = segment.read_bytes()
+    assert seal(folder).segment is None and segment.read_bytes() == before
+    assert read_summary(segment)[1] is None and store.outcomes().warnings() == []
+    assert "summary" not in status(folder).stderr
+
+
+def test_a_missing_summary_is_read_from_the_segment_silently_and_seal_or_migrate_writes_it(tmp_path):
+    folder = tmp_path / "r"
+    store = sealed_store(folder)
+    summary = folder / "summary-0001.parquet"
+    summary.unlink()
+    scan = store.outcomes()
+    assert scan.warnings() == [] and scan.records == tuple(game_summary(r) for r in store.scan().records)
+    seal(folder)
+    assert summary.is_file() and read_summary(folder / "games-0001.jsonl.gz")[1] is None
+    summary.unlink()
+    migrated = migrate(folder)  # a migrated store: the segment is left as it is, its summary added
+    assert not migrated.changed and read_summary(folder / "games-0001.jsonl.gz")[0] is not None
+
+
+def test_migrate_writes_the_summary_of_its_segment_and_drops_the_older_ones(tmp_path):
+    folder = tmp_path / "r"
+    store = sealed_store(folder, 2)
+    with store.open() as w:
+        w.append(rec(7))
+    seal(folder)
+    assert sorted(p.name for p in folder.glob("summary-*")) == ["summary-0001.parquet", "summary-0002.parquet"]
+    report = migrate(folder)
+    assert report.changed and sorted(p.name for p in folder.glob("summary-*")) == ["summary-0001.parquet"]
+    rows, problem = read_summary(folder / "games-0001.jsonl.gz")
+    assert problem is None and [r["game_index"] for _, r in rows] == [0, 1, 7]
+
+
+def test_a_summary_whose_segment_was_never_renamed_is_ignored_then_removed(tmp_path):
+    folder = tmp_path / "r"
+    store = sealed_store(folder, 2)
+    orphan = folder / "summary-0002.parquet"
+    orphan.write_bytes((folder / "summary-0001.parquet").read_bytes())  # a seal killed between its renames
+    assert len(store.outcomes().records) == 2
+    seal(folder)
+    assert not orphan.exists()
