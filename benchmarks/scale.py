@@ -107,7 +107,7 @@ def bench_size(work: Path, games: int) -> dict[str, dict[str, float]]:
     for name, argv in commands.items():
         out[name] = measure(argv, ROOT)
         print(f"{games}: {name}: {out[name]}", file=sys.stderr)
-    store_bytes = sum(p.stat().st_size for p in folder.iterdir() if p.name.startswith("games"))
+    store_bytes = sum(p.stat().st_size for p in folder.iterdir() if p.name.startswith(("games", "summary-")))
     out["store"] = {"games": 72 * per_pairing, "bytes": store_bytes,
                     "bytes_per_game": round(store_bytes / (72 * per_pairing))}
     return out

@@ -125,3 +125,15 @@ def test_a_summary_whose_segment_was_never_renamed_is_ignored_then_removed(tmp_p
     assert len(store.outcomes().records) == 2
     seal(folder)
     assert not orphan.exists()
+
+
+def test_status_without_a_config_counts_the_summaries_as_it_counted_the_records(tmp_path):
+    import json
+
+    folder = tmp_path / "r"
+    sealed_store(folder)  # records without p1/p2 specs: their sides are unknown, shown as ""
+    done = subprocess.run([sys.executable, "-m", "boopexp", "status", "--json", str(folder)], capture_output=True,
+                          text=True)
+    assert done.returncode == 0, done.stderr
+    [row] = json.loads(done.stdout)[0]["pairings"]
+    assert (row["p1"], row["p2"], row["done"], row["p1_wins"], row["p2_wins"], row["no_winner"]) == ("", "", 4, 2, 1, 1)

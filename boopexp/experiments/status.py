@@ -87,7 +87,7 @@ def folder_status(folder: str | Path) -> FolderStatus:
         # no plan: every stored game of a pairing counts (planned = done)
         found: dict[str, PairingScore] = {}
         for r in scan.records:
-            s = found.get(r["pairing"]) or PairingScore(PlanEntry(r["pairing"], r.get("p1", ""), r.get("p2", ""),
+            s = found.get(r["pairing"]) or PairingScore(PlanEntry(r["pairing"], r["p1"] or "", r["p2"] or "",
                                                                   r["config_hash"], 0))
             if s.config_hash != r["config_hash"]:
                 s = dataclasses.replace(s, entry=dataclasses.replace(s.entry, config_hash="(several)"))
