@@ -77,6 +77,18 @@ class PlanEntry:
     config_hash: str
     games: int
     sweep: tuple[tuple[str, Any], ...] = ()
+    shard: identity.Shard | None = None
+
+    @property
+    def share(self) -> int:
+        """The games of the pairing this store is to hold: all ``games``, or a shard's share."""
+        return self.games if self.shard is None else self.shard.share(self.config_hash, self.pairing, self.games)
+
+    def counts(self, game_index: int) -> bool:
+        """Whether game ``game_index`` of this pairing is planned here (below ``games``, and the
+        shard's when the store is a shard's)."""
+        return game_index < self.games and (self.shard is None
+                                            or self.shard.holds(self.config_hash, self.pairing, game_index))
 
     @property
     def label(self) -> str:
@@ -99,6 +111,7 @@ class PlannedPairing:
     games: int
     budget: Budget = field(default_factory=Budget)
     sweep: tuple[tuple[str, Any], ...] = ()
+    shard: identity.Shard | None = None
 
     @property
     def p1(self) -> str:
@@ -114,7 +127,18 @@ class PlannedPairing:
 
     def entry(self) -> PlanEntry:
         """The store's view of this pairing."""
-        return PlanEntry(self.pairing, self.p1, self.p2, self.config_hash, self.games, self.sweep)
+        return PlanEntry(self.pairing, self.p1, self.p2, self.config_hash, self.games, self.sweep, self.shard)
+
+    @property
+    def share(self) -> int:
+        """The games of this pairing to play here: all of them, or the shard's share."""
+        return self.entry().share
+
+    def indices(self) -> range:
+        """The game indices to play here, in order: 0..games-1, or the shard's."""
+        if self.shard is None:
+            return range(self.games)
+        return self.shard.indices(self.config_hash, self.pairing, self.games)
 
     def to_dict(self) -> dict[str, Any]:
         """The ``plan:`` item written to a store's config.yaml (with its budget and sweep point
@@ -156,6 +180,7 @@ class ExperimentConfig:
         sweep: the ``sweep:`` axes, if any; then ``points`` holds one config per grid point.
         points: the configs of the sweep's points (each with its ``point``), in grid order.
         point: for a point's config, its ``((axis, value), ...)``; empty otherwise.
+        shard: play only this shard of the plan (``run --shard I/N``; docs/cluster.md), or None.
         source: where the config came from (for messages).
         directory: the config file's folder, where plugin modules are also looked for.
     """
@@ -174,6 +199,7 @@ class ExperimentConfig:
     sweep: Sweep | None = None
     points: tuple[ExperimentConfig, ...] = ()
     point: tuple[tuple[str, Any], ...] = ()
+    shard: identity.Shard | None = None
     source: str = "<config>"
     directory: str | None = field(default=None, compare=False)
 
@@ -198,7 +224,7 @@ class ExperimentConfig:
         """The pairing "p1 vs p2" of this config with ``games`` games."""
         s1, s2 = self.agent(p1), self.agent(p2)
         config_hash = identity.pairing_hash(self.seed, self.budget, self.preset, s1, s2, self.max_plies)
-        return PlannedPairing(s1, s2, config_hash, games, self.budget, self.point)
+        return PlannedPairing(s1, s2, config_hash, games, self.budget, self.point, self.shard)
 
     def plan(self, games_per_side: int | None = None) -> tuple[PlannedPairing, ...]:
         """Every pairing string of the config with its number of games (per sweep point, in
@@ -243,7 +269,7 @@ class ExperimentConfig:
             GameTask.new(self.name, p.config_hash, p.p1_spec, p.p2_spec, i, p.budget, self.preset, self.max_plies,
                          p.sweep)
             for p in plan
-            for i in range(p.games)
+            for i in p.indices()
         )
 
     def resolved(self, plan: tuple[PlannedPairing, ...] | None = None) -> dict[str, Any]:
@@ -271,7 +297,22 @@ class ExperimentConfig:
         }
         if self.sprt is not None:  # only when set: the stores of runs without it are unchanged
             out["sprt"] = self.sprt.to_dict()
+        if self.shard is not None:  # likewise: an unsharded store's config.yaml is as it was
+            out["shard"] = self.shard.to_dict()
         return out
+
+    def with_shard(self, shard: identity.Shard) -> ExperimentConfig:
+        """A copy that plans only ``shard``'s games (at every point of a sweep).
+
+        Raises:
+            ConfigError: the config has ``sprt:``, whose games are not known in advance.
+        """
+        if self.sprt is not None:
+            raise ConfigError(f"--shard {shard}: {self.source} has sprt:, which decides after each block of "
+                              "games which games are played next, so its games cannot be dealt to shards in "
+                              "advance; run it unsharded (--backend dask spreads its games over a cluster)")
+        points = tuple(dataclasses.replace(p, shard=shard) for p in self.points)
+        return dataclasses.replace(self, shard=shard, points=points)
 
     def with_pairings(self, pairings: tuple[tuple[str, str], ...], games_per_side: int,
                       agents: Mapping[str, dict[str, Any]] | None = None) -> ExperimentConfig:
@@ -457,6 +498,7 @@ def plan_entries(resolved: Mapping[str, Any], source: str = "config.yaml") -> tu
     plan = resolved.get("plan") if isinstance(resolved, Mapping) else None
     if not isinstance(plan, list):
         raise ConfigError(f"{source}: no 'plan:' list; was it written by boopexp run?")
+    shard = identity.Shard.from_dict(resolved["shard"], source) if resolved.get("shard") is not None else None
     out = []
     for i, item in enumerate(plan):
         try:
@@ -468,6 +510,7 @@ def plan_entries(resolved: Mapping[str, Any], source: str = "config.yaml") -> tu
                     config_hash=str(item["config_hash"]),
                     games=int(item["games"]),
                     sweep=tuple(dict(item.get("sweep") or {}).items()),
+                    shard=shard,
                 )
             )
         except (KeyError, TypeError, ValueError):

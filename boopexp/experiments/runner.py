@@ -149,7 +149,7 @@ def run_plan(config: ExperimentConfig, plan: Sequence[PlannedPairing], out_dir: 
         # keyed like the games: a sweep plans the same pairing string once per point
         scores = {(s.config_hash, s.pairing): s for s in score(entries, writer.scan_before.records)}
         forfeited = forfeits(entries, writer.scan_before.records)
-        planned = sum(p.games for p in selected)
+        planned = sum(p.share for p in selected)
         skipped = sum(s.done for s in scores.values())
         to_play = planned - skipped
         pool = pool.for_games(to_play, progress.message)

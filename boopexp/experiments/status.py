@@ -118,7 +118,11 @@ def describe_settings(settings: dict[str, Any]) -> str:
         b = f"{mode} {budget.get('seconds')} s/move"
     sweep = settings.get("sweep")
     swept = f", sweep over {', '.join(sweep)}" if isinstance(sweep, dict) and sweep else ""
-    return f"{settings.get('name')}, seed {settings.get('seed')}, budget {b}, preset {settings.get('preset')}{swept}"
+    shard = settings.get("shard")
+    part = (f", shard {shard.get('index')}/{shard.get('count')} (its share of the plan)"
+            if isinstance(shard, dict) else "")
+    return (f"{settings.get('name')}, seed {settings.get('seed')}, budget {b}, preset {settings.get('preset')}"
+            f"{swept}{part}")
 
 
 def plan_status(plan: Sequence[PlannedPairing], folder: str | Path) -> tuple[PairingScore, ...]:

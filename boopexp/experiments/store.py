@@ -23,10 +23,11 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import signal
 import time
 import zlib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -36,7 +37,7 @@ import yaml
 from boopexp.errors import ConfigError, StoreError
 from boopexp.experiments.config import load_yaml
 from boopexp.experiments.summary import SUMMARY_PATTERN, game_summary, read_summary, summary_bytes, summary_path
-from boopexp.play.contract import WINNERS, WINNERS_TEXT, pack_record, unpack_record
+from boopexp.play.contract import WINNERS, WINNERS_TEXT, pack_record, same_game, unpack_record
 from boopexp.play.identity import GameKey, record_key
 
 try:  # POSIX advisory locks; without them two runs into one folder are merely not prevented
@@ -101,7 +102,8 @@ Location = tuple[Path, int]
 
 @dataclass(frozen=True)
 class Conflict:
-    """A game stored twice with different winners: which copy counts would then be a guess.
+    """A game stored twice as two different games (another winner, or other moves or settings:
+    :func:`~boopexp.play.contract.same_game`): which copy counts would then be a guess.
 
     Attributes:
         key: the game.
@@ -118,8 +120,12 @@ class Conflict:
     def describe(self) -> str:
         """One line naming both copies and their winners."""
         config_hash, pairing, index = self.key
-        return (f"{self.second[0]} line {self.second[1]}: game {pairing!r} #{index} (settings {config_hash}) is "
-                f"stored again with winner {self.second_winner!r}, but {self.first[0]} line {self.first[1]} has "
+        head = (f"{self.second[0]} line {self.second[1]}: game {pairing!r} #{index} (settings {config_hash}) is "
+                "stored again")
+        if self.second_winner == self.first_winner:
+            return (f"{head} as another game (same winner {self.second_winner!r}, other moves or fields than "
+                    f"{self.first[0]} line {self.first[1]})")
+        return (f"{head} with winner {self.second_winner!r}, but {self.first[0]} line {self.first[1]} has "
                 f"{self.first_winner!r}")
 
 
@@ -134,7 +140,9 @@ class StoreScan:
         tail: the partial last line of the log, if any (ignored).
         origins: the file and line of each record of ``records`` (same order).
         duplicate_files: the files holding either copy of a duplicated game, in reading order.
-        conflicts: the duplicates whose winner differs from the first copy's.
+        conflicts: the duplicates whose winner differs from the first copy's; when the scan reads
+            whole records (:func:`scan_store`, :func:`merge`), also those that are another game
+            with the same winner (other moves or fields: :func:`~boopexp.play.contract.same_game`).
         notes: summaries not used although present (stale or unreadable: their segment was read).
     """
 
@@ -298,8 +306,12 @@ def scan_store(directory: str | Path) -> StoreScan:
             named), or a segment is damaged.
     """
     files = read_store_files(directory)
-    return _scan_games(Path(directory), [_Games(f.path, ((n, parse_line(f.path, n, raw)) for n, raw in f.lines),
-                                                f.tail) for f in files])
+    return _scan_games(Path(directory), _parsed(files), whole=True)
+
+
+def _parsed(files: Iterable[StoreFile]) -> list[_Games]:
+    """The files' lines as parsed records."""
+    return [_Games(f.path, ((n, parse_line(f.path, n, raw)) for n, raw in f.lines), f.tail) for f in files]
 
 
 def scan_outcomes(directory: str | Path) -> StoreScan:
@@ -357,11 +369,16 @@ def _scan_summaries(directory: Path) -> tuple[StoreScan, StoreFile | None, dict[
     return _scan_games(directory, sources, tuple(notes)), log, log_rows, unsummarised
 
 
-def _scan_games(directory: Path, files: list[_Games], notes: tuple[str, ...] = ()) -> StoreScan:
-    """Deduplicate the games of a store's files read in order (the first copy counts)."""
+def _scan_games(directory: Path, files: list[_Games], notes: tuple[str, ...] = (), whole: bool = False) -> StoreScan:
+    """Deduplicate the games of a store's files read in order (the first copy counts).
+
+    Args:
+        whole: the games are whole records (not summaries): a copy that is another game with
+            the same winner is a conflict too (:func:`~boopexp.play.contract.same_game`).
+    """
     records: list[dict[str, Any]] = []
     origins: list[Location] = []
-    first: dict[GameKey, tuple[Location, str | None]] = {}
+    first: dict[GameKey, tuple[Location, int]] = {}  # where the counted copy is, its index in records
     duplicate_files: set[Path] = set()
     conflicts: list[Conflict] = []
     duplicates = 0
@@ -373,10 +390,11 @@ def _scan_games(directory: Path, files: list[_Games], notes: tuple[str, ...] = (
             if seen is not None:
                 duplicates += 1
                 duplicate_files.update((seen[0][0], f.path))
-                if record["winner"] != seen[1]:
-                    conflicts.append(Conflict(key, seen[0], seen[1], (f.path, number), record["winner"]))
+                kept = records[seen[1]]
+                if record["winner"] != kept["winner"] or (whole and not same_game(record, kept)):
+                    conflicts.append(Conflict(key, seen[0], kept["winner"], (f.path, number), record["winner"]))
                 continue
-            first[key] = ((f.path, number), record["winner"])
+            first[key] = ((f.path, number), len(records))
             records.append(record)
             origins.append((f.path, number))
         tail = f.tail or tail
@@ -664,6 +682,117 @@ def migrate(directory: str | Path) -> MigrateReport:
         _fsync_dir(directory)
         _fault_point("migrate:truncated")
         return MigrateReport(target, len(scan.records), True, older, moved_tail)
+
+
+@dataclass(frozen=True)
+class MergeReport:
+    """What :func:`merge` did.
+
+    Attributes:
+        out: the merged store.
+        added: games written into it by this merge (0: every game was already there).
+        games: games in it after the merge.
+        segment: the segment that holds the added games, or None if none was added.
+    """
+
+    out: Path
+    added: int
+    games: int
+    segment: Path | None = None
+
+
+#: Keys of a store's config.yaml that merging shards may see differ: which shard it is.
+MERGE_IGNORED_KEYS = ("shard",)
+
+
+def merge(sources: Sequence[str | Path], out: str | Path) -> MergeReport:
+    """Combine the stores of one config (the shards of ``run --shard I/N``, or any stores of the
+    same settings) into the store ``out``: every game once, in identity order, byte for byte.
+
+    Idempotent: a game already in ``out`` is not added again. Refuses, with nothing written,
+    stores whose config.yaml differ (but for ``shard:``) and two copies of one game that are
+    different games (:class:`Conflict`). Atomic: a new ``out`` is built beside it
+    (``.OUT.merging``) and renamed into place; an existing one (an earlier merge's, or an
+    unsharded run's of the same settings) gets one new segment through a temporary file, as
+    :func:`seal` writes, its summary first (fault points ``merge-summary:…``, ``merge:written``,
+    ``merge:synced``, ``merge:renamed``; a
+    new ``out`` also ``merge:built``, before its rename). A kill leaves ``out`` as it was or
+    complete; the next merge removes the temporaries.
+
+    Raises:
+        ConfigError: a source without config.yaml, stores of other settings, or an ``out`` that
+            holds games without a config.yaml.
+        StoreError: a damaged store, two copies of one game that differ, or a process writing ``out``.
+    """
+    out = Path(out)
+    folders = list(dict.fromkeys(Path(d) for d in sources))
+    docs = []
+    for folder in folders:
+        doc = GameStore(folder).read_config()
+        if doc is None:
+            raise ConfigError(f"{folder / CONFIG_FILE}: missing; merge needs each store's settings to check "
+                              "they are the same (was the folder written by boopexp run?)")
+        docs.append((folder, doc))
+    settings = {k: v for k, v in docs[0][1].items() if k not in MERGE_IGNORED_KEYS}
+    out_doc = GameStore(out).read_config()
+    if out_doc is None and has_games_files(out):
+        raise ConfigError(f"--out {out} holds games but no {CONFIG_FILE}; merge into a new folder")
+    for folder, doc in docs[1:]:
+        mine = {k: v for k, v in doc.items() if k not in MERGE_IGNORED_KEYS}
+        if mine != settings:
+            key = _first_difference(settings, mine)
+            raise ConfigError(
+                f"{docs[0][0] / CONFIG_FILE} and {folder / CONFIG_FILE} differ in {key} ({_show(settings.get(key), 40)}"
+                f" vs {_show(mine.get(key), 40)}): merge only stores of the same settings (the shards of one run)")
+    if out_doc is not None and out_doc != settings:  # a shard's folder, or another config's store
+        key = _first_difference(out_doc, settings)
+        raise ConfigError(
+            f"--out {out} holds a store of other settings: its {CONFIG_FILE} has {key} = {_show(out_doc.get(key), 40)},"
+            f" the merged stores' {_show(settings.get(key), 40)}; merge into a new folder (or an earlier merge's)")
+    exists = out.is_dir() and any(out.iterdir())
+    if exists:
+        lock = _lock(out / LOCK_FILE, "wait for it to finish, then merge again")
+    try:
+        if exists:
+            _remove_temporaries(out)
+            _remove_orphan_summaries(out)
+        files = [f for folder in ([out] if exists else []) + [d for d in folders if d != out]
+                 for f in read_store_files(folder)]
+        scan = _scan_games(out, _parsed(files), whole=True)
+        scan.refuse_conflicts("merged", "merge")
+        lines = {(f.path, number): raw for f in files for number, raw in f.lines}
+        held = {f.path for f in files if f.path.parent == out} if exists else set()
+        adding = sorted((record_key(r), lines[o], i) for i, (r, o) in enumerate(zip(scan.records, scan.origins))
+                        if o[0] not in held)
+        data = gzip.compress(b"".join(raw + b"\n" for _, raw, _ in adding), SEGMENT_COMPRESSLEVEL, mtime=0)
+        rows = [(n, game_summary(scan.records[i])) for n, (_, _, i) in enumerate(adding, start=1)]
+        if exists:
+            if not adding:
+                return MergeReport(out, 0, len(scan.records))
+            segment = out / f"games-{_next_segment_number(out):04d}.jsonl.gz"
+            _write_durably(summary_path(segment), summary_bytes(rows, data), "merge-summary")  # as seal does
+            _write_durably(segment, data, "merge")
+            return MergeReport(out, len(adding), len(scan.records), segment)
+        building = out.with_name(f".{out.name}.merging")
+        with writable_folder(out):
+            if building.exists():
+                shutil.rmtree(building)  # a merge killed before its rename
+            GameStore(building).write_config(settings)
+            segment = building / "games-0001.jsonl.gz"
+            _write_durably(summary_path(segment), summary_bytes(rows, data), "merge-summary")
+            _write_durably(segment, data, "merge")
+            _fault_point("merge:built")
+            os.replace(building, out)  # onto nothing or an empty folder: the whole store at once
+            _fsync_dir(out.parent)
+        return MergeReport(out, len(adding), len(scan.records), out / segment.name)
+    finally:
+        if exists:
+            os.close(lock)
+
+
+def _first_difference(a: Mapping[str, Any], b: Mapping[str, Any]) -> str:
+    """The first key (in ``a``'s order, then ``b``'s) whose value differs between two configs."""
+    return next(k for k in dict.fromkeys([*a, *b]) if a.get(k) != b.get(k))
 
 
 @contextlib.contextmanager

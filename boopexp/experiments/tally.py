@@ -51,7 +51,8 @@ class PairingScore:
 
     @property
     def planned(self) -> int:
-        return self.entry.games
+        """The games this store is to hold: the pairing's, or a shard's share of them."""
+        return self.entry.share
 
     @property
     def sweep(self) -> tuple[tuple[str, Any], ...]:
@@ -94,7 +95,7 @@ def score(entries: Iterable[PlanEntry], records: Iterable[Mapping[str, Any]]) ->
     for r in records:
         key = (r["config_hash"], r["pairing"])
         s = scores.get(key)
-        if s is not None and r["game_index"] < s.planned:
+        if s is not None and s.entry.counts(r["game_index"]):
             scores[key] = s.with_game(r["winner"])
     return tuple(scores[(e.config_hash, e.pairing)] for e in entries)
 
@@ -104,10 +105,10 @@ def forfeits(entries: Iterable[PlanEntry], records: Iterable[Mapping[str, Any]])
 
     A forfeit is a decided game (the opponent is its ``winner``); the loser is the forfeiting agent.
     """
-    limit = {(e.config_hash, e.pairing): e.games for e in entries}
+    planned = {(e.config_hash, e.pairing): e for e in entries}
     out: dict[str, dict[str, int]] = {}
     for r in records:
-        if r.get("termination") not in FORFEITS or r["game_index"] >= limit.get((r["config_hash"], r["pairing"]), 0):
+        if r.get("termination") not in FORFEITS or not _planned(planned, r):
             continue
         agent = str((r.get("forfeit") or {}).get("agent") or (r.get("p2") if r["winner"] == Side.P1 else r.get("p1")))
         slot = out.setdefault(agent, {})
@@ -116,6 +117,13 @@ def forfeits(entries: Iterable[PlanEntry], records: Iterable[Mapping[str, Any]])
 
 
 def unplanned(entries: Iterable[PlanEntry], records: Iterable[Mapping[str, Any]]) -> int:
-    """How many records are outside the plan (other settings, or indices beyond the planned count)."""
-    limit = {(e.config_hash, e.pairing): e.games for e in entries}
-    return sum(1 for r in records if r["game_index"] >= limit.get((r["config_hash"], r["pairing"]), 0))
+    """How many records are outside the plan (other settings, indices beyond the planned count, or
+    another shard's games in a shard's store)."""
+    planned = {(e.config_hash, e.pairing): e for e in entries}
+    return sum(1 for r in records if not _planned(planned, r))
+
+
+def _planned(entries: Mapping[tuple[str, str], PlanEntry], record: Mapping[str, Any]) -> bool:
+    """Whether a record is a game of the plan (``entries`` keyed by settings hash and pairing)."""
+    entry = entries.get((record["config_hash"], record["pairing"]))
+    return entry is not None and entry.counts(record["game_index"])

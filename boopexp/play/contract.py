@@ -297,6 +297,13 @@ def without_host_timing(record: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+def same_game(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """Whether two records (as read: :func:`unpack_record`) are one game played twice: equal but
+    for the host's timings and the code version that played them. The test of ``replay`` and of
+    the store's copies of one game (a copy that is another game is a conflict)."""
+    return {**without_host_timing(a), "version": None} == {**without_host_timing(b), "version": None}
+
+
 # ---------------------------------------------------------------------------------------------
 # The stored form of a record (docs/runner.md, "Record schema")
 

@@ -17,11 +17,13 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from boopexp import schema
+from boopexp.errors import ConfigError
 
 if TYPE_CHECKING:
     from boopexp.agents.budget import Budget
@@ -106,3 +108,80 @@ def game_key(config_hash: str, pairing: str, game_index: int) -> GameKey:
 def record_key(record: Mapping[str, Any]) -> GameKey:
     """The identity ``(config_hash, pairing, game_index)`` of a game record."""
     return game_key(record["config_hash"], record["pairing"], record["game_index"])
+
+
+@dataclass(frozen=True)
+class Shard:
+    """Shard ``index`` of ``count`` (1-based, as ``--shard I/N`` and Slurm's ``--array=1-N``): a
+    deterministic 1/N of every plan, chosen by game identity alone.
+
+    Game ``i`` of a pairing belongs to shard ``1 + (i + offset) mod N``, where ``offset`` is a
+    stable hash of the pairing's ``(config_hash, pairing)`` (SHA-256, never Python's ``hash()``).
+    So each pairing's games are dealt round-robin (every shard gets its share of every pairing,
+    within one game), the offset spreads pairings of few games (a sweep of one game per point)
+    over the shards, the shards of any N are disjoint and together the whole plan, and which
+    shard holds a game depends neither on ``--jobs`` nor on the other pairings planned. A game's
+    record does not depend on its shard: its seed comes from its identity (:func:`game_seed`).
+    """
+
+    index: int
+    count: int
+
+    @classmethod
+    def parse(cls, text: str, option: str = "--shard") -> Shard:
+        """``"I/N"`` with 1 ≤ I ≤ N.
+
+        Raises:
+            ConfigError: one line naming the option, the value and what is allowed.
+        """
+        first, sep, second = str(text).partition("/")
+        try:
+            index, count = int(first), int(second)
+        except ValueError:
+            index = count = 0
+        if not sep or count < 1:
+            raise ConfigError(f"{option} {text}: expected I/N, shard I of N shards (N >= 1, I in 1..N), e.g. "
+                              f"{option} 1/4 (with Slurm: {option} $SLURM_ARRAY_TASK_ID/4 and --array=1-4)")
+        if not 1 <= index <= count:
+            raise ConfigError(f"{option} {text}: I must be in 1..N (shard I of N, 1-based like "
+                              f"sbatch --array=1-{count})")
+        return cls(index, count)
+
+    def __str__(self) -> str:
+        return f"{self.index}/{self.count}"
+
+    def first_index(self, config_hash: str, pairing: str) -> int:
+        """The smallest game index of pairing ``(config_hash, pairing)`` in this shard (then every
+        ``count``-th)."""
+        digest = hashlib.sha256(f"{config_hash}\n{pairing}".encode()).hexdigest()
+        offset = int(digest[:16], 16) % self.count
+        return (self.index - 1 - offset) % self.count
+
+    def holds(self, config_hash: str, pairing: str, game_index: int) -> bool:
+        """Whether game ``game_index`` of the pairing is this shard's."""
+        return game_index % self.count == self.first_index(config_hash, pairing)
+
+    def share(self, config_hash: str, pairing: str, games: int) -> int:
+        """How many of a pairing's ``games`` (indices 0..games-1) this shard plays."""
+        first = self.first_index(config_hash, pairing)
+        return 0 if first >= games else (games - 1 - first) // self.count + 1
+
+    def indices(self, config_hash: str, pairing: str, games: int) -> range:
+        """The game indices of this shard among 0..games-1, in order."""
+        return range(self.first_index(config_hash, pairing), games, self.count)
+
+    def to_dict(self) -> dict[str, int]:
+        """The ``shard:`` of a shard's config.yaml."""
+        return {"index": self.index, "count": self.count}
+
+    @classmethod
+    def from_dict(cls, data: Any, source: str) -> Shard:
+        """The ``shard:`` of a config.yaml.
+
+        Raises:
+            ConfigError: not ``{index: I, count: N}`` with 1 ≤ I ≤ N.
+        """
+        try:
+            return cls.parse(f"{int(data['index'])}/{int(data['count'])}", f"{source}: shard")
+        except (TypeError, KeyError, ValueError):
+            raise ConfigError(f"{source}: shard = {data!r} must be {{index: I, count: N}} with 1 <= I <= N") from None

@@ -12,7 +12,7 @@ from boopexp.agents.specs import ALIASES
 from boopexp.errors import BoopError, ConfigError, StoreError, show_value
 from boopexp.game.position import Position
 from boopexp.game.sides import Colour, Side
-from boopexp.play.contract import FORFEITS, task_from_record, termination_of, without_host_timing
+from boopexp.play.contract import FORFEITS, same_game, task_from_record, termination_of
 from boopexp.play.identity import PAIRING_SEPARATOR, pairing_name
 from boopexp.play.match import play_game
 
@@ -170,7 +170,7 @@ def first_difference(record: Mapping) -> int | None:
     check_searchable(record)
     again = play_game(task_from_record(dict(record)))
     # the version may differ: a record of older code is checked against the current one
-    if {**without_host_timing(again), "version": None} == {**without_host_timing(dict(record)), "version": None}:
+    if same_game(again, record):
         return None
     a, b = again["moves"], list(record["moves"])
     return 1 + next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))

@@ -16,7 +16,7 @@ _COMMANDS: dict[str, tuple[str, ...]] = {
     "runs": ("run", "mirror", "status"),
     "bench": ("bench",),
     "play": ("game", "calibrate", "replay", "play"),
-    "stores": ("seal", "migrate"),
+    "stores": ("seal", "migrate", "merge"),
     "tune": ("tune",),
 }
 

@@ -79,15 +79,24 @@ def run_options(fn: Callable) -> Callable:
 @click.option("--pairing", "pairings", multiple=True, metavar='"A vs B"',
               help='Play only this pairing of the config (p1 first, aliases allowed; repeatable), e.g. '
                    '--pairing "mcts-co vs vanilla".')
+@click.option("--shard", "shard", metavar="I/N", default=None,
+              help="Play only shard I of N (1-based: I in 1..N): a fixed 1/N of the plan chosen by game identity, "
+                   "for Slurm job arrays (--shard $SLURM_ARRAY_TASK_ID/N, one --out per shard); then "
+                   "boopexp merge (docs/cluster.md).")
 @run_options
-def run(config_path: Path, games_per_side: int | None, pairings: tuple[str, ...], out: Path | None,
-        jobs: int | None, backend: str, scheduler: str | None, quiet: bool, dry_run: bool) -> None:
+def run(config_path: Path, games_per_side: int | None, pairings: tuple[str, ...], shard: str | None,
+        out: Path | None, jobs: int | None, backend: str, scheduler: str | None, quiet: bool,
+        dry_run: bool) -> None:
     """Play the games of CONFIG that its results folder lacks (rerun to resume)."""
     from boopexp.experiments.config import load_config, parse_pairing
+    from boopexp.play.identity import Shard
 
+    part = Shard.parse(shard) if shard is not None else None  # a bad I/N is refused before the config is read
     config = load_config(config_path)
     if games_per_side is not None:
         config = config.with_games_per_side(games_per_side)
+    if part is not None:
+        config = config.with_shard(part)
     plan = config.plan()
     only = None
     if pairings:
@@ -145,16 +154,17 @@ def default_mirror_config() -> Path:
 
 
 @click.command("status")
-@click.argument("directory", metavar="[DIR]", required=False, type=click.Path(file_okay=False, path_type=Path))
+@click.argument("directories", metavar="[DIR]...", nargs=-1, type=click.Path(file_okay=False, path_type=Path))
 @click.option("--json", "as_json", is_flag=True,
               help="Print one JSON document (a list of folders, each with its settings and per-pairing counts).")
-def status(directory: Path | None, as_json: bool) -> None:
-    """Games done / planned and wins so far, per pairing (default: every store under results/, at
-    any depth; a damaged one is one line on stderr, the others are listed, exit 1)."""
+def status(directories: tuple[Path, ...], as_json: bool) -> None:
+    """Games done / planned and wins so far, per pairing, of each DIR (default: every store under
+    results/, at any depth; a damaged one is one line on stderr, the others are listed, exit 1)."""
     from boopexp.experiments.status import folder_status, require_results_folder, results_folders
 
-    if directory is not None:
-        states = [folder_status(require_results_folder(directory))]
+    if directories:
+        # every folder named must exist (exit 2, nothing listed), as with one
+        states = [folder_status(d) for d in [require_results_folder(d) for d in directories]]
         damaged = 0
     else:
         states, damaged = [], 0

@@ -1,7 +1,8 @@
-"""``boopexp seal`` and ``boopexp migrate``: compact a results folder's store (docs/runner.md).
+"""``boopexp seal``, ``boopexp migrate`` and ``boopexp merge``: compact a results folder's store,
+combine the stores of one config's shards (docs/runner.md, docs/cluster.md).
 
-The library does the work (:func:`boopexp.experiments.store.seal`, :func:`boopexp.experiments.store.migrate`); these
-commands check the folder, call it and say what changed.
+The library does the work (:func:`boopexp.experiments.store.seal`, :func:`boopexp.experiments.store.migrate`,
+:func:`boopexp.experiments.store.merge`); these commands check the folders, call it and say what changed.
 """
 
 from __future__ import annotations
@@ -62,3 +63,26 @@ def migrate(directory: Path) -> None:
     size = report.segment.stat().st_size
     click.echo(f"{directory}: {report.games} games in {report.segment.name} "
                f"({size:,} bytes, {size / max(report.games, 1):,.0f} bytes/game)")
+
+
+@click.command("merge")
+@click.argument("directories", metavar="DIR...", nargs=-1, required=True,
+                type=click.Path(file_okay=False, path_type=Path))
+@click.option("--out", "out", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="The merged store (new, or an earlier merge's: only the games it lacks are added).")
+def merge(directories: tuple[Path, ...], out: Path) -> None:
+    """Combine the stores of one config (the shards of run --shard I/N) into --out: every game once;
+    idempotent; two different copies of one game, or stores of other settings, are refused."""
+    from boopexp.experiments.store import merge as merge_stores
+
+    for directory in directories:
+        if not directory.is_dir():
+            raise ConfigError(f"no results folder {str(directory)!r}")
+    report = merge_stores(directories, out)
+    if not report.added:
+        click.echo(f"{out}: nothing to merge, every game of the {len(directories)} store(s) is there "
+                   f"({report.games} games)")
+    else:
+        assert report.segment is not None
+        click.echo(f"{out}: {report.added} games merged from {len(directories)} store(s) into "
+                   f"{report.segment.name} ({report.games} games in all)")
