@@ -42,6 +42,15 @@ def pytest_configure(config: pytest.Config) -> None:
     )
 
 
+def one_line(result: Any, code: int) -> str:
+    """The one ``Error: ...`` line of a CliRunner result that must exit ``code`` without a traceback."""
+    assert result.exit_code == code, (result.exit_code, result.output)
+    assert "Traceback" not in result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: "), result.output
+    return lines[0]
+
+
 #: a record without its host-timing fields (the tests compare records of one game played twice)
 without_timing = without_host_timing
 

@@ -6,6 +6,7 @@ import gzip
 import json
 
 from click.testing import CliRunner
+from conftest import one_line as _one_line
 
 from boopexp.interfaces.cli import main
 
@@ -59,14 +60,6 @@ def _snapshot(folder):
     before they read is no data and is left out."""
     return {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in sorted(folder.iterdir())
             if p.name != "games.jsonl.lock"}
-
-
-def _one_line(result, code):
-    assert result.exit_code == code, (result.exit_code, result.output)
-    assert "Traceback" not in result.output
-    lines = result.output.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("Error: "), result.output
-    return lines[0]
 
 
 def test_a_zero_byte_segment_is_refused_as_a_corrupt_store_by_every_command(tmp_path):

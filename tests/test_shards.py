@@ -7,7 +7,7 @@ import json
 
 import pytest
 from click.testing import CliRunner
-from conftest import DEMO_CONFIG, fake_play_game, without_timing
+from conftest import DEMO_CONFIG, fake_play_game, one_line, without_timing
 
 from boopexp.experiments.config import load_yaml, parse_config
 from boopexp.experiments.pool import PoolOptions
@@ -21,14 +21,6 @@ SWEPT = DEMO_CONFIG + "sweep:\n  budget.iterations: [2, 3, 4]\n"
 
 def invoke(*args):
     return CliRunner().invoke(main, [str(a) for a in args])
-
-
-def one_line(result, code):
-    assert result.exit_code == code, (result.exit_code, result.output)
-    assert "Traceback" not in result.output
-    lines = result.output.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("Error: "), result.output
-    return lines[0]
 
 
 def config_of(text, games_per_side=None):
