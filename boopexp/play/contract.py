@@ -298,10 +298,17 @@ def without_host_timing(record: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def same_game(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
-    """Whether two records (as read: :func:`unpack_record`) are one game played twice: equal but
-    for the host's timings and the code version that played them. The test of ``replay`` and of
-    the store's copies of one game (a copy that is another game is a conflict)."""
-    return {**without_host_timing(a), "version": None} == {**without_host_timing(b), "version": None}
+    """Whether two records are one game played twice: equal but for the host's timings and the
+    code version that played them. The test of ``replay`` and of the store's copies of one game
+    (a copy that is another game is a conflict).
+
+    Each is compared in its full form (:func:`unpack_record` of :func:`pack_record`), so a copy
+    stored in schema 1 without the fields schema 2 derives compares equal to its schema-2 copy.
+    """
+    def content(record: Mapping[str, Any]) -> dict[str, Any]:
+        return {**without_host_timing(unpack_record(pack_record(record))), "version": None}
+
+    return content(a) == content(b)
 
 
 # ---------------------------------------------------------------------------------------------
