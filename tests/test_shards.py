@@ -185,6 +185,12 @@ def test_merged_shards_are_the_unsharded_store_game_for_game(tmp_path):
                             f"({games} games in all)\n"
     merged = {k: without_timing(r) for k, r in _records(tmp_path / "merged").items()}
     assert merged == {k: without_timing(r) for k, r in _records(tmp_path / "all").items()}
+    # its summary (what status and a resumed run read) is what decoding its games gives
+    from boopexp.experiments.summary import game_summary
+
+    store = GameStore(tmp_path / "merged")
+    assert store.outcomes().notes == ()
+    assert list(store.outcomes().records) == [game_summary(r) for r in store.scan().records]
     # the settings are the unsharded run's, byte for byte; status counts the whole plan as done
     assert (tmp_path / "merged" / "config.yaml").read_bytes() == (tmp_path / "all" / "config.yaml").read_bytes()
     (doc,) = json.loads(invoke("status", tmp_path / "merged", "--json").output)
@@ -272,11 +278,18 @@ def test_a_merge_killed_leaves_out_as_it_was_or_complete_and_a_rerun_finishes(tm
                           env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == -signal.SIGKILL, done.stderr
     whole = set().union(*(_records(f) for f in folders))
-    # as it was (nothing, or the earlier merge; a temporary file is never read) or complete
-    now = {k: v for k, v in (snapshot(out) or {}).items() if not k.endswith(".tmp")} if out.exists() else None
+    # as it was (nothing, or the earlier merge; a temporary file, or a summary whose segment was
+    # never renamed into place, is never read) or complete
+    now = None if not out.exists() else {
+        k: v for k, v in snapshot(out).items()
+        if not k.endswith(".tmp") and not (k.startswith("summary-") and not (out / k.replace(
+            "summary-", "games-").replace(".parquet", ".jsonl.gz")).exists())}
     assert now == before or set(_records(out)) == whole
     result = invoke("merge", *folders, "--out", out)
     assert result.exit_code == 0, result.output
     assert set(_records(out)) == whole and GameStore(out).scan().duplicates == 0
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".merging")]
     assert not [p for p in out.iterdir() if p.name.endswith(".tmp")]
+    # every segment has its summary, equal to what decoding the segment gives
+    assert GameStore(out).outcomes().notes == () and len(list(out.glob("summary-*.parquet"))) == len(
+        list(out.glob("games-*.jsonl.gz")))
