@@ -23,6 +23,7 @@ import pytest
 from boopexp.analysis.builder import build_report
 from boopexp.errors import StoreError
 from boopexp.experiments.store import FAULT_ENV, GameStore, encode_record, migrate, seal
+from boopexp.experiments.summary import game_summary
 from boopexp.game.sides import Colour, Side
 from boopexp.play.contract import (
     FORFEITS,
@@ -157,7 +158,8 @@ def test_replay_comparison_holds_across_schemas():
 
 
 @pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="POSIX only")
-@pytest.mark.parametrize("step", ["migrate:written", "migrate:synced", "migrate:renamed", "migrate:truncated"])
+@pytest.mark.parametrize("step", ["migrate-summary:written", "migrate-summary:renamed", "migrate:written",
+                                  "migrate:synced", "migrate:renamed", "migrate:truncated"])
 def test_a_migrate_killed_at_any_step_loses_nothing_and_a_rerun_finishes_it(tmp_path, step):
     folder = schema1_store(tmp_path / "r")
     (folder / "games-0001.jsonl.gz").write_bytes(gzip.compress(encode_record(schema1_records()[1])))
@@ -167,10 +169,16 @@ def test_a_migrate_killed_at_any_step_loses_nothing_and_a_rerun_finishes_it(tmp_
     done = subprocess.run([sys.executable, "-m", "boopexp", "migrate", str(folder)], env=env, capture_output=True)
     assert done.returncode == -signal.SIGKILL, done.stderr.decode()
     assert [record_key(r) for r in GameStore(folder).scan().records] == expected
+    # a summary written for the new segment while the old one is still in place is not trusted
+    assert [record_key(r) for r in GameStore(folder).outcomes().records] == expected
     migrate(folder)
     assert [p.name for p in folder.glob("games-*")] == ["games-0001.jsonl.gz"] and not list(folder.glob(".games-*"))
     lines = gzip.decompress((folder / "games-0001.jsonl.gz").read_bytes()).splitlines()
     assert [record_key(json.loads(line)) for line in lines] == expected
+    assert [p.name for p in folder.glob("summary-*")] == ["summary-0001.parquet"]
+    assert not list(folder.glob(".summary-*"))
+    assert GameStore(folder).outcomes().records == tuple(game_summary(r) for r in GameStore(folder).scan().records)
+    assert GameStore(folder).outcomes().warnings() == []
 
 
 def test_unpack_does_not_change_its_argument():
