@@ -255,6 +255,8 @@ def _write_store(folder, frame: pd.DataFrame) -> None:
             record["sweep"] = {"budget.seconds": g.point}
         records.append(record)
     write_results(folder, records)
+    if folder.name in rb.STORES:  # a study store names its experiment (configs/robustness-*.yaml)
+        (folder / "config.yaml").write_text(f"name: robustness-{folder.name}\n", encoding="utf-8")
 
 
 def test_rebuild_from_stores_is_byte_identical(tmp_path):
@@ -301,3 +303,24 @@ def test_a_folder_that_is_not_the_study_is_refused_and_nothing_is_written(tmp_pa
     assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
     assert sorted(p.name for p in folder.iterdir()) == sorted(p.name for p in before if p.parent == folder)
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("config", ["name: demo\n", None], ids=["another-experiment", "no-config"])
+def test_a_copied_store_under_a_study_name_is_refused_and_nothing_is_written(tmp_path, config):
+    """Issue 20 item 11, re-tried: ``cp -r <any store> fake2/d1`` gave "0 claim rows", exit 0, and
+    7 files written into fake2/: a store counts by the experiment it holds, not by its folder's name."""
+    store = tmp_path / "fake2" / "d1"
+    write_results(store, [make_record("mcts-co vs vanilla", i, "p1", plies=3) for i in range(3)])
+    if config is None:
+        (store / "config.yaml").unlink()
+    else:
+        (store / "config.yaml").write_text(config, encoding="utf-8")
+    before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    result = CliRunner().invoke(main, ["robustness", str(tmp_path / "fake2")])
+    assert result.exit_code == 2, result.output
+    held = "the games of experiment 'demo'" if config else "no config.yaml"
+    assert result.stderr.splitlines() == [
+        f"Error: {str(store)!r} is not the robustness study's store d1: it holds {held}, not those of "
+        "'robustness-d1' (configs/robustness-d1.yaml); give the study's folder (default results/robustness)"]
+    assert result.stdout == ""
+    assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before

@@ -38,7 +38,7 @@ import pandas as pd
 from boopexp.analysis import claims as cl
 from boopexp.analysis.records import ReportWarning, read_plan
 from boopexp.errors import ConfigError, StoreError
-from boopexp.experiments.store import has_games_files, read_store_files
+from boopexp.experiments.store import GameStore, has_games_files, read_store_files
 
 if TYPE_CHECKING:  # for the annotations only: d1_ratings imports it where it fits
     from boopexp.analysis.ratings_bootstrap import BootstrapRatings
@@ -176,6 +176,8 @@ def load_study(root: Path | str, reference_root: Path | str | None = None) -> St
             f"{', '.join(STORES)} (each a results folder of configs/robustness-*.yaml); give the study's folder "
             "(default results/robustness)"
         )
+    for name in STORES:
+        check_study_store(root / name, name)
     reference_root = root.parent if reference_root is None else Path(reference_root)
     stores: dict[str, pd.DataFrame] = {}
     missing: list[str] = []
@@ -189,6 +191,31 @@ def load_study(root: Path | str, reference_root: Path | str | None = None) -> St
         if read.planned is not None and len(read.games) < read.planned:
             incomplete[name] = (len(read.games), read.planned)
     return StudyGames(stores=stores, missing=tuple(missing), incomplete=incomplete)
+
+
+def check_study_store(folder: Path, store: str) -> None:
+    """Refuse a folder named like one of the study's stores that is not it.
+
+    A store identifies itself by the experiment name its config.yaml was written with
+    (``robustness-<store>``, from configs/robustness-<store>.yaml): a copy of another run's store
+    under the study's folder name would otherwise be analysed as the study's (issue 20 item 11).
+    A folder without games is not checked (it is reported missing).
+
+    Raises:
+        ConfigError: ``folder`` holds games of another experiment (or no config.yaml).
+        StoreError: its config.yaml is damaged.
+    """
+    if not has_games_files(folder):
+        return
+    expected = f"robustness-{store}"
+    doc = GameStore(folder).read_config()
+    name = None if doc is None else doc.get("name")
+    if name != expected:
+        held = "no config.yaml" if doc is None else f"the games of experiment {name!r}"
+        raise ConfigError(
+            f"{str(folder)!r} is not the robustness study's store {store}: it holds {held}, not those of "
+            f"{expected!r} (configs/{expected}.yaml); give the study's folder (default results/robustness)"
+        )
 
 
 # ---------------------------------------------------------------------------------------------
