@@ -294,6 +294,13 @@ def test_status_lists_nested_stores_and_goes_on_past_a_damaged_one(workdir, fake
     assert as_json.exit_code == 1 and [d["folder"] for d in json.loads(as_json.stdout)] == heads
     shutil.rmtree(results / "broken")
     assert invoke("status").exit_code == 0
+    # issue 20: a folder that is not a store but holds stores lists them as results/ does
+    study = invoke("status", "results/study")
+    assert study.exit_code == 0, study.output
+    assert [line.split(":")[0] for line in study.stdout.splitlines() if line and not line.startswith(" ")] == [
+        str(Path("results") / p) for p in ("study/d1", "study/deeper/d2")]
+    assert study.stdout == invoke("status").stdout.split("\n\n", 1)[1]
+    assert [d["folder"] for d in json.loads(invoke("status", "results", "--json").stdout)] == heads
 
 
 def test_bar_progress_shows_the_running_score(capsys):

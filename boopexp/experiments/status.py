@@ -72,6 +72,14 @@ def results_folders(root: str | Path) -> list[Path]:
     return sorted(Path(d) for d, _, _ in os.walk(root) if has_games_files(d))
 
 
+def status_folders(folder: str | Path) -> list[Path]:
+    """The stores ``status FOLDER`` shows: the folder itself when it is a store (or holds none, so
+    that its plan, if any, still shows), else every store under it as :func:`results_folders`
+    finds them under results/ (a study's folder, a folder of copied stores)."""
+    folder = Path(folder)
+    return [folder] if has_games_files(folder) else results_folders(folder) or [folder]
+
+
 def folder_status(folder: str | Path) -> FolderStatus:
     """Read one results folder (see :class:`FolderStatus`).
 

@@ -159,21 +159,23 @@ def default_mirror_config() -> Path:
               help="Print one JSON document (a list of folders, each with its settings and per-pairing counts).")
 def status(directories: tuple[Path, ...], as_json: bool) -> None:
     """Games done / planned and wins so far, per pairing, of each DIR (default: every store under
-    results/, at any depth; a damaged one is one line on stderr, the others are listed, exit 1)."""
-    from boopexp.experiments.status import folder_status, require_results_folder, results_folders
+    results/, at any depth, as under a DIR that is not itself a store; a damaged one is one line
+    on stderr, the others are listed, exit 1)."""
+    from boopexp.experiments.status import folder_status, require_results_folder, results_folders, status_folders
 
-    if directories:
-        # every folder named must exist (exit 2, nothing listed), as with one
-        states = [folder_status(d) for d in [require_results_folder(d) for d in directories]]
-        damaged = 0
-    else:
-        states, damaged = [], 0
-        for folder in results_folders(RESULTS_DIR):
-            try:
-                states.append(folder_status(folder))
-            except BoopError as exc:  # one damaged store must not hide the others
-                click.echo(f"Error: {exc}", err=True)
-                damaged += 1
+    # every folder named must exist (exit 2, nothing listed), as with one
+    named = [require_results_folder(d) for d in directories]
+    folders = [f for d in named for f in status_folders(d)] if directories else results_folders(RESULTS_DIR)
+    states, damaged = [], 0
+    for folder in folders:
+        if folder in named:
+            states.append(folder_status(folder))  # a store named: its damage is the command's error
+            continue
+        try:
+            states.append(folder_status(folder))
+        except BoopError as exc:  # one damaged store must not hide the others
+            click.echo(f"Error: {exc}", err=True)
+            damaged += 1
     if as_json:
         click.echo(json.dumps([s.to_dict() for s in states], indent=1))
     elif not states and not damaged:
