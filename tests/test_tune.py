@@ -432,6 +432,26 @@ def test_cli_tune_out_that_cannot_be_written_is_one_line_as_for_run(tmp_path, mo
     assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
 
 
+@pytest.mark.parametrize("dry_run", [[], ["--dry-run"]], ids=["tune", "dry-run"])
+def test_cli_tune_out_into_a_run_store_is_refused_and_nothing_written(tmp_path, dry_run):
+    """Issue 20: ``tune --out`` a run's store wrote the study, trials and outputs beside games.jsonl."""
+    from conftest import DEMO_CONFIG
+
+    (tmp_path / "demo.yaml").write_text(DEMO_CONFIG)
+    store = tmp_path / "store"
+    ran = CliRunner().invoke(main, ["run", str(tmp_path / "demo.yaml"), "--out", str(store), "--jobs", "1", "-q",
+                                    "--games-per-side", "1"])
+    assert ran.exit_code == 0, ran.output
+    path = _config(tmp_path)
+    before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    result = CliRunner().invoke(main, ["tune", str(path), "--out", str(store), "--jobs", "1", *dry_run])
+    assert result.exit_code == 2, result.output
+    assert result.stderr.splitlines() == [
+        f"Error: --out {str(store)!r} is a run's store (it holds games.jsonl or sealed segments), not a tuning's "
+        "folder; choose another --out"]
+    assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
+
+
 def test_shipped_tune_config_parses():
     tc = load_tune_config(TESTS.parent / "configs" / "tune-mcts-co.yaml")
     assert [p.name for p in tc.space] == ["k", "preselect_m", "discount", "uct_c"]

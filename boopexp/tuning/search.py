@@ -34,7 +34,7 @@ import numpy as np
 from boopexp.errors import ConfigError, StoreError
 from boopexp.experiments.pool import GameOutcome, PoolOptions
 from boopexp.experiments.runner import Progress, run_plan
-from boopexp.experiments.store import scan_outcomes, writable_folder
+from boopexp.experiments.store import has_games_files, scan_outcomes, writable_folder
 from boopexp.experiments.tally import PairingScore, score
 from boopexp.tuning.config import TuneConfig
 
@@ -258,10 +258,24 @@ def importances(study: optuna.Study) -> dict[str, float] | None:
     return {k: float(v) for k, v in found.items()}
 
 
+def check_tune_folder(out: Path) -> None:
+    """Refuse a tuning's folder that is a run's store: the tuning's files (study, trials, outputs)
+    would be written beside that run's games (a tuning keeps its games in per-trial stores below).
+
+    Raises:
+        ConfigError: ``out`` holds games.jsonl or sealed segments (nothing is written).
+    """
+    if has_games_files(out):
+        raise ConfigError(f"--out {str(out)!r} is a run's store (it holds games.jsonl or sealed segments), "
+                          "not a tuning's folder; choose another --out")
+
+
 def describe(config: TuneConfig, out_dir: str | Path) -> list[str]:
     """Lines saying what ``boopexp tune`` would do in ``out_dir`` (``--dry-run``); writes nothing."""
     import optuna
     from optuna.trial import TrialState
+
+    check_tune_folder(Path(out_dir))
 
     space = ", ".join(f"{p.name} {p.low}..{p.high}{' (log)' if p.log else ''}" for p in config.space)
     c = config.confirm
@@ -305,6 +319,7 @@ def run_search(config: TuneConfig, out_dir: str | Path, pool: PoolOptions | None
 
     progress = progress or TuneProgress()
     out = Path(out_dir)
+    check_tune_folder(out)
     with writable_folder(out):  # one line, as for run's --out, before anything is written
         out.mkdir(parents=True, exist_ok=True)
     dists = distributions(config)
