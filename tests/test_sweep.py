@@ -205,6 +205,12 @@ def test_tables_of_a_sweep_print_the_sweep_table_not_empty_paper_tables(tmp_path
     assert result.stdout.startswith("## Sweep: win rate of the first agent")
     assert "| heuristics vs random | 1 |" in result.stdout and "| heuristics vs random | 2 |" in result.stdout
     assert result.stderr == ""  # several settings per pairing is what a sweep is: no warning
+    # issue 20: the empty Table I/II files were still written ("(no rows)"): only what has rows
+    written = sorted(p.name for p in (tmp_path / "tables").iterdir())
+    assert not [name for name in written if name.startswith(("table1", "table2"))], written
+    assert {"sweep.md", "sweep.csv"} <= set(written)
+    assert not any("no rows" in (tmp_path / "tables" / name).read_text() for name in written
+                   if name.endswith((".md", ".csv")))
 
 
 def test_a_swept_run_tags_its_records_and_tables_draw_the_sweep(tmp_path, monkeypatch):

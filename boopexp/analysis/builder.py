@@ -54,7 +54,8 @@ def build_report(results_dirs: Sequence[Path | str], out_dir: Path | str) -> Rep
 
     Files: table1, table2, telemetry (with the game-length table), pairwise as .md/.csv/.tex,
     game_length.csv, and table1/table2/iterations .png/.svg when they have data; for swept
-    games (records with ``sweep``) also sweep.md, sweep.csv and sweep.png/.svg.
+    games (records with ``sweep``) also sweep.md, sweep.csv and sweep.png/.svg, and Table I/II
+    only when they have rows.
     Warnings (missing directory, truncated last line, mixed settings) are
     :class:`~boopexp.analysis.records.ReportWarning`.
 
@@ -76,9 +77,13 @@ def build_report(results_dirs: Sequence[Path | str], out_dir: Path | str) -> Rep
     except OSError as exc:
         raise StoreError(f"cannot create output folder {str(out)!r}: {exc}") from None
 
+    swept = sweep_table(data.games)
+    # Swept games fill the sweep table, not the paper's (whose pairings they are not): an empty
+    # Table I/II is then not written (nor left from an earlier build), as the command prints it.
+    # Without a sweep both are written, rows or not (the committed outputs hold empty ones).
+    paper = [name for name in ("table1", "table2") if swept is None or tables[name].rows]
     documents: dict[str, list[Table]] = {
-        "table1": [tables["table1"]],
-        "table2": [tables["table2"]],
+        **{name: [tables[name]] for name in paper},
         "telemetry": [tables["telemetry"], tables["game_length"]],
         "pairwise": [tables["pairwise"]],
     }
@@ -88,13 +93,14 @@ def build_report(results_dirs: Sequence[Path | str], out_dir: Path | str) -> Rep
         files.append((f"{stem}.csv", render.to_csv(parts[0])))
         files.append((f"{stem}.tex", render.latex_document(parts)))
     files.append(("game_length.csv", render.to_csv(tables["game_length"])))
-    swept = sweep_table(data.games)
     if swept is not None:
         tables["sweep"] = swept
         files += [("sweep.md", render.markdown_document([swept])), ("sweep.csv", render.to_csv(swept))]
 
     paths: list[Path] = []
     try:
+        for stale in (f"{n}.{ext}" for n in ("table1", "table2") if n not in paper for ext in ("md", "csv", "tex")):
+            (out / stale).unlink(missing_ok=True)
         for name, text in files:
             path = out / name
             # newline="" keeps '\n' on every platform: the same bytes everywhere.
