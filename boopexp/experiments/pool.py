@@ -386,6 +386,7 @@ def _dask_outcomes(fn: PlayFunction, pending: Iterator[GameTask], jobs: int, sch
     in_flight: dict[Any, GameTask] = {}
     with contextlib.ExitStack() as stack:
         quiet = stack.enter_context(_quiet_teardown())  # entered first: it ends after the client closes
+        stack.enter_context(_dask_logs_silenced())
         stack.enter_context(dask.config.set(environ))
         with sigint_blocked():  # the cluster's threads and worker processes leave Ctrl-C to this one
             if scheduler:
@@ -485,6 +486,35 @@ def _next_completed(completed: Any, client: Any) -> Any:
         with completed.thread_condition:  # notified by every completion (as_completed.__next__ does the same)
             completed.thread_condition.wait(timeout=0.1)
     return next(completed)
+
+
+#: The loggers through which dask's client side (and the tornado/asyncio loops it runs on) report
+#: connection trouble in this process.
+_DASK_LOGGERS = ("distributed", "tornado", "asyncio")
+
+
+@contextlib.contextmanager
+def _dask_logs_silenced() -> Iterator[None]:
+    """Silence, in this process, the log lines of dask's client side for the run.
+
+    When the scheduler goes away, dask logs what it sees (a CommClosedError traceback from the
+    client's connection, failed reconnections) before the run notices the loss and says it in its
+    one line with the stored count and the resume command; under load the traceback came first,
+    now and then. Everything those lines could report reaches the run otherwise: a game's failure
+    as its future's exception, the scheduler's loss as the client's status. The workers' own logs
+    (their processes) are not affected.
+    """
+    known = [name for name in logging.root.manager.loggerDict
+             if any(name.startswith(f"{prefix}.") for prefix in _DASK_LOGGERS)]  # dask sets some children's levels
+    loggers = [logging.getLogger(name) for name in (*_DASK_LOGGERS, *known)]
+    levels = [logger.level for logger in loggers]
+    try:
+        for logger in loggers:
+            logger.setLevel(logging.CRITICAL + 1)
+        yield
+    finally:
+        for logger, level in zip(loggers, levels):
+            logger.setLevel(level)
 
 
 @contextlib.contextmanager
