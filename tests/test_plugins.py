@@ -434,3 +434,74 @@ def test_a_factory_that_exits_or_hangs_when_the_config_is_read_is_a_config_error
         assert result.exit_code == 2 and len(result.stderr.strip().splitlines()) == 1, result.stderr
         assert "agents.bot" in result.stderr and needle in result.stderr, result.stderr
         assert not (unruly / "results").exists()
+
+
+DEAF = textwrap.dedent('''
+    import time
+
+    class Deaf:
+        """Catches everything, the time limit and Ctrl-C included, and never answers."""
+
+        def choose(self, position, rng):
+            while True:
+                try:
+                    time.sleep(100)
+                except BaseException:
+                    pass
+
+    class CtrlC:
+        def choose(self, position, rng):
+            raise KeyboardInterrupt
+
+    def deaf():
+        return Deaf()
+
+    def ctrl_c():
+        return CtrlC()
+''')
+
+
+@pytest.fixture
+def deaf(tmp_path):
+    """deaf.py (a plugin that catches everything; one that raises KeyboardInterrupt) and p.yaml."""
+    (tmp_path / "deaf.py").write_text(DEAF)
+    write_config(tmp_path, "deaf: {plugin: 'deaf:deaf', move_timeout_s: 0.3}\nctrlc: {plugin: 'deaf:ctrl_c'}",
+                 "[[deaf, random], [ctrlc, random]]")
+    return tmp_path
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_plugin_that_catches_everything_or_raises_keyboard_interrupt_forfeits_and_the_run_goes_on(deaf, jobs):
+    """The deaf plugin hung the run for ever (its interruption caught, again and again); a plugin's own
+    KeyboardInterrupt stopped the whole run as if Ctrl-C had been pressed (130, nothing stored)."""
+    result = boopexp_process("run", "p.yaml", "--jobs", jobs, cwd=deaf, timeout=120)
+    assert result.returncode == 0, result.stderr
+    records = {r["pairing"]: r for r in records_of(deaf / "results/p")}
+    assert len(records) == 4
+    errors = {"deaf": "move_timeout: plugin 'deaf' took longer than 0.3 s (move_timeout_s)",
+              "ctrlc": "KeyboardInterrupt"}
+    for agent, error in errors.items():
+        for pairing in (f"{agent} vs random", f"random vs {agent}"):
+            r = records[pairing]
+            assert r["termination"] == "agent_error" and r["forfeit"]["error"] == error, (pairing, r)
+    # the deaf plugin could not be stopped: said once a process, on stderr
+    warnings = [line for line in result.stderr.splitlines() if line.startswith("Warning: plugin 'deaf'")]
+    assert 1 <= len(warnings) <= 2 and "did not stop when interrupted" in warnings[0], result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_game_against_a_plugin_that_catches_everything_forfeits(deaf):
+    result = boopexp_process("game", "--config", "p.yaml", "--p1", "random", "--p2", "deaf", cwd=deaf, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert ("random vs deaf: p1 (random, blue) wins in 1 plies by forfeit: deaf (p2) agent_error: move_timeout: "
+            "plugin 'deaf' took longer than 0.3 s (move_timeout_s)") in result.stdout
+
+
+def test_a_plugin_raising_keyboard_interrupt_is_not_ctrl_c(deaf):
+    """It stopped the command as Ctrl-C would: "Interrupted by Ctrl-C during ply 2 of 'random vs ctrlc': nothing
+    is stored ...", exit 130."""
+    result = boopexp_process("game", "--config", "p.yaml", "--p1", "random", "--p2", "ctrlc", cwd=deaf, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert ("random vs ctrlc: p1 (random, blue) wins in 1 plies by forfeit: ctrlc (p2) agent_error: "
+            "KeyboardInterrupt") in result.stdout
+    assert "Interrupted" not in result.stderr

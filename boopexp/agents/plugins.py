@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
-import signal
+import os
 import sys
 import threading
 import time
@@ -159,43 +159,50 @@ def call_plugin(fn: Callable[..., Any], *args: Any, seconds: float, output: Plug
                 timeout_error: str) -> Any:
     """``fn(*args)``, a call into a plugin, kept from touching anything but its own game.
 
+    The call runs in a thread of its own (:class:`_Call`) while the calling thread waits for it,
+    at most ``seconds``. Why a thread: Ctrl-C and SIGTERM are handled in the main thread, so the
+    plugin never sees them (a plugin that catches every exception cannot swallow them, and the
+    run stays interruptible however the plugin behaves), and the caller can give up on a call
+    that does not end.
+
     * Exceptions: anything ``fn`` raises, ``BaseException`` subclasses included (``sys.exit()``
-      raises ``SystemExit``, which would otherwise end the whole run), becomes a
-      :class:`PluginFailure`. Only ``KeyboardInterrupt`` passes (Ctrl-C, and SIGTERM, which the
-      runner turns into one, stop the run, not the game).
-    * Time: past ``seconds``, the call is interrupted and fails (``timeout_error``); a plugin that
-      catches the interruption is reminded every :data:`REMIND_S` seconds, and one that answers
-      anyway fails all the same. How, and the limits of it: :class:`_Alarm`, :class:`_Watchdog`.
+      raises ``SystemExit``; ``KeyboardInterrupt`` raised by the plugin itself is its own, never
+      the user's Ctrl-C, which reaches the waiting thread), becomes a :class:`PluginFailure`.
+    * Time: past ``seconds``, the call is interrupted (:data:`_TimeUp` raised in its thread, again
+      every :data:`REMIND_S` seconds, for :data:`GRACE_S` seconds) and fails (``timeout_error``),
+      even if it answers meanwhile. One that does not stop (it catches the interruption, or it is
+      blocked in a system call or in C code, where no exception can reach it) is abandoned: its
+      thread is left to run until the process ends, and :func:`_abandon` says so once on stderr.
     * Prints: what ``fn`` writes to ``sys.stdout`` or ``sys.stderr`` goes to ``output`` (None:
       thrown away), never to the run's own streams (``game --json`` prints JSON, progress lines
       are not cut). Writes below Python's streams (``os.write(1, ...)``, C code, child processes)
       are not captured.
 
+    A signal that interrupts the wait (KeyboardInterrupt) propagates: the run stops; the plugin
+    is interrupted too, not waited for.
+
     Raises:
         PluginFailure: ``fn`` raised or ran out of time.
     """
-    limit = _Alarm(seconds) if _Alarm.usable() else _Watchdog(seconds)
-    with _captured(output if output is not None else PluginOutput()):
-        try:
-            try:
-                limit.start()
-                result = fn(*args)
-            finally:
-                limit.stop()
-        except _TimeUp:
-            limit.stop()  # the interruption may have cut the first stop() short
-            raise PluginFailure(timeout_error, timed_out=True) from None
-        except KeyboardInterrupt:
-            raise
-        except BaseException as exc:  # noqa: BLE001 - whatever the plugin raised: its game forfeits
-            raise PluginFailure(one_line(exc)) from None
-    if limit.expired:  # it caught the interruption and answered all the same: too late
+    call = _Call(fn, args, output if output is not None else PluginOutput())
+    call.start()
+    try:
+        answered = call.done.wait(max(seconds, 0.0))
+    except BaseException:  # Ctrl-C or SIGTERM in this thread: the run stops
+        call.interrupt()
+        raise
+    if not answered:
+        if not call.stop(GRACE_S):
+            _abandon(call, timeout_error)
         raise PluginFailure(timeout_error, timed_out=True)
-    return result
+    if call.error is not None:
+        raise PluginFailure(one_line(call.error))
+    return call.value
 
 
-#: Seconds between two interruptions of a plugin that caught the first one.
-REMIND_S = 0.5
+#: Seconds between two interruptions of a plugin past its time limit, and how long it has to stop.
+REMIND_S = 0.1
+GRACE_S = 0.5
 
 
 class _TimeUp(BaseException):
@@ -203,105 +210,126 @@ class _TimeUp(BaseException):
     ``except Exception`` does not swallow it."""
 
 
-class _Alarm:
-    """The time limit of a call in the main thread: ``SIGALRM`` from ``setitimer``.
+_NEW, _RUNNING, _DONE, _CANCELLED = range(4)
 
-    Why a signal: it interrupts the plugin where it is, in the thread that plays the game, which
-    is the main thread wherever games are played by boopexp's own processes (``game``, ``play``,
-    ``run --jobs 1`` in the command's process; ``run --jobs N``: loky runs each game in its
-    worker's main thread). Blocking calls (``time.sleep``, waiting on a socket or a lock) are
-    interrupted too, and after the call the game goes on in the same process with nothing left
-    running. A thread that waits for the call instead could not stop it: the hung plugin would go
-    on burning a core, in a worker that plays the next games.
 
-    The limit: the handler runs between two Python bytecodes, so a plugin stuck inside C code
-    that does not check for signals (a long numpy or numba call, a C extension's loop) is
-    interrupted only when that code returns. The previous SIGALRM handler and timer are restored
-    after the call (a timer already running goes on with the time it had left).
+class _Call(threading.Thread):
+    """One call into a plugin, in a daemon thread (a thread left running does not keep the
+    process alive). :meth:`interrupt` raises :class:`_TimeUp` in it
+    (``PyThreadState_SetAsyncExc``, CPython only, like boopexp's engine, numba): the exception
+    comes at the plugin's next Python bytecode, so not while it is blocked in a system call
+    (``time.sleep``, I/O, a lock) or in C code that does not return.
+
+    The states make the interruption safe: it is raised only while ``fn`` runs (from just before
+    it is called until the thread has noted its end, with a pending one cleared then), never
+    into the thread's own bookkeeping nor, once the thread has ended, into another thread that
+    reuses its identifier.
     """
 
-    def __init__(self, seconds: float):
-        self.seconds = float(seconds)
-        self.expired = False
-        self._armed = False
-        self._stopped = True
-        self._previous_handler: Any = None
-        self._previous_timer = (0.0, 0.0)
-        self._started = 0.0
+    def __init__(self, fn: Callable[..., Any], args: tuple, output: PluginOutput):
+        super().__init__(name="boopexp-plugin", daemon=True)
+        self.fn: Any = fn
+        self.args: Any = args
+        self.output = output
+        self.value: Any = None
+        self.error: BaseException | None = None
+        #: set once the call has ended, whichever way
+        self.done = threading.Event()
+        self._lock = threading.Lock()
+        self._state = _NEW
+        self._sent = False
 
-    @staticmethod
-    def usable() -> bool:
-        """Signals can be handled in this thread (the main thread, on a POSIX system)."""
-        return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+    def run(self) -> None:
+        try:
+            with _captured(self.output):
+                try:
+                    try:
+                        with self._lock:
+                            if self._state == _CANCELLED:
+                                return
+                            self._state = _RUNNING
+                        self.value = self.fn(*self.args)
+                    except BaseException as exc:  # noqa: BLE001 - whatever the plugin raised: its game forfeits
+                        self.error = exc
+                except BaseException as exc:  # noqa: BLE001 - an interruption raised just as the call ended
+                    self.error = exc
+                self._end()
+        finally:
+            self.fn = self.args = None  # the plugin's objects are not kept alive by an abandoned thread
+            self.done.set()
 
-    def _ring(self, signum: int, frame: Any) -> None:
-        if self._armed:  # once stop() has begun, a late signal does nothing
-            self.expired = True
-            raise _TimeUp
-
-    def start(self) -> None:
-        self._previous_handler = signal.signal(signal.SIGALRM, self._ring)
-        self._stopped = False
-        self._armed = True
-        self._started = time.monotonic()
-        self._previous_timer = signal.setitimer(signal.ITIMER_REAL, self.seconds, REMIND_S)
-
-    def stop(self) -> None:
-        """Disarm and restore; idempotent (it may be cut short by a late interruption and run again)."""
-        self._armed = False
-        if self._stopped:
-            return
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        previous = self._previous_handler
-        signal.signal(signal.SIGALRM, previous if previous is not None else signal.SIG_DFL)
-        delay, interval = self._previous_timer
-        if delay > 0:
-            signal.setitimer(signal.ITIMER_REAL, max(delay - (time.monotonic() - self._started), 1e-3), interval)
-        self._stopped = True
-
-
-class _Watchdog:
-    """The time limit of a call in any other thread (a dask worker plays its games in a thread,
-    where no signal handler can be set): a watchdog thread raises the interruption in the
-    calling thread (``PyThreadState_SetAsyncExc``) once the time is up, and again every
-    :data:`REMIND_S` seconds until the call ends.
-
-    The limit, beyond :class:`_Alarm`'s: such an exception is raised only when the thread runs
-    Python code again, so a plugin blocked in a system call (``time.sleep``, I/O, a lock) is not
-    interrupted before that call returns. CPython only (so is boopexp's engine, numba).
-    """
-
-    def __init__(self, seconds: float):
-        self.seconds = float(seconds)
-        self.expired = False
-        self._armed = False
-        self._target = 0
-        self._done = threading.Event()
-        self._thread: threading.Thread | None = None
-
-    def start(self) -> None:
-        self._target = threading.get_ident()
-        self._armed = True
-        self._thread = threading.Thread(target=self._watch, name="boopexp-plugin-watchdog", daemon=True)
-        self._thread.start()
-
-    def _watch(self) -> None:
-        delay = self.seconds
-        while not self._done.wait(delay):
-            if not self._armed:
+    def _end(self) -> None:
+        while True:
+            try:
+                with self._lock:
+                    self._state = _DONE
+                    if self._sent:
+                        _set_async_exc(threading.get_ident(), None)  # one not raised yet never is now
                 return
-            self.expired = True
-            _set_async_exc(self._target, _TimeUp)
-            delay = REMIND_S
+            except _TimeUp:  # raised before the lock was taken
+                continue
 
-    def stop(self) -> None:
-        """Stop the watchdog and clear an interruption not delivered yet; idempotent."""
-        self._armed = False
-        self._done.set()
-        if self._thread is not None:
-            self._thread.join()  # from here on, nothing more is raised in the calling thread
-        if self.expired:
-            _set_async_exc(self._target, None)
+    def interrupt(self) -> None:
+        """Raise :class:`_TimeUp` in the call if it is running; a call not begun never begins."""
+        with self._lock:
+            if self._state == _NEW:
+                self._state = _CANCELLED
+            elif self._state == _RUNNING and self.ident is not None:
+                self._sent = True
+                _set_async_exc(self.ident, _TimeUp)
+
+    def stop(self, grace: float) -> bool:
+        """Interrupt the call every :data:`REMIND_S` seconds until it ends, at most ``grace``
+        seconds; whether it has ended."""
+        deadline = time.monotonic() + grace
+        while not self.done.is_set():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            self.interrupt()
+            self.done.wait(min(REMIND_S, left))
+        return self.done.is_set() or not self.is_alive()
+
+
+#: The plugins already reported as left running in this process (:func:`_abandon`).
+_ABANDONED: set[str] = set()
+
+
+def _abandon(call: _Call, timeout_error: str) -> None:
+    """Leave ``call`` running: what it prints from now on is thrown away (its game is over), and
+    stderr says so, once a process for each plugin: its thread may keep a CPU busy until the
+    process ends (``run --jobs N``: a worker process; ``game``, ``play``, ``run --jobs 1``: the
+    command's own)."""
+    with _SINKS_LOCK:
+        if call.ident in _SINKS:
+            _SINKS[call.ident] = PluginOutput()
+    if timeout_error in _ABANDONED:
+        return
+    _ABANDONED.add(timeout_error)
+    stream = _real_stderr()
+    stream.write(
+        f"Warning: {timeout_error.removeprefix('move_timeout: ')} and did not stop when interrupted (it catches "
+        f"the interruption, or is blocked in a system call or C code): it forfeits, and is left running in "
+        f"process {os.getpid()} until that process ends (it may keep a CPU busy).\n")
+    stream.flush()
+
+
+def _real_stderr() -> Any:
+    stream = sys.stderr
+    while isinstance(stream, _Router):
+        stream = stream._stream
+    return stream
+
+
+def _quiet_time_up(args: Any, hook: Any = threading.excepthook) -> None:
+    """threading.excepthook: an interruption that reached a plugin's thread after its last
+    handler is no error to report (the call ended); anything else goes to the hook before."""
+    if args.exc_type is _TimeUp and isinstance(args.thread, _Call):
+        return
+    hook(args)
+
+
+threading.excepthook = _quiet_time_up
 
 
 def _set_async_exc(thread_id: int, exc: type[BaseException] | None) -> None:
@@ -392,14 +420,18 @@ def _captured(output: PluginOutput) -> Iterator[None]:
     """Within: this thread's prints go to ``output`` (:class:`_Router`)."""
     tid = threading.get_ident()
     with _SINKS_LOCK:
-        if not _SINKS:
-            sys.stdout, sys.stderr = _Router(sys.stdout), _Router(sys.stderr)
+        # Not only for the first call: a stream replaced since (a test's capture, a plugin left
+        # running that replaced it) is routed too.
+        if not isinstance(sys.stdout, _Router):
+            sys.stdout = _Router(sys.stdout)
+        if not isinstance(sys.stderr, _Router):
+            sys.stderr = _Router(sys.stderr)
         _SINKS[tid] = output
     try:
         yield
     finally:
-        _SINKS.pop(tid, None)  # first: from here on this thread prints where it did before
         with _SINKS_LOCK:
+            _SINKS.pop(tid, None)
             if not _SINKS:
                 # put the streams back, unless the plugin replaced them meanwhile
                 if isinstance(sys.stdout, _Router):
