@@ -1,5 +1,41 @@
-"""``python -m boopexp`` = the ``boopexp`` command."""
+"""The ``boopexp`` command: ``python -m boopexp`` and the console script (pyproject.toml's
+``[project.scripts]``) both run :func:`main`."""
 
-from boopexp.interfaces.cli import main
+from __future__ import annotations
 
-main()
+import signal
+import sys
+
+
+def main() -> None:
+    """Import the command line and run it; Ctrl-C or SIGTERM while importing it (the first
+    ~0.1-1 s: click, numpy, numba, ...) ends the command with one line, not a traceback from
+    whichever module was being imported, and the exit code of the signal (130, 143). Once the
+    command line is imported, the signals are back to their usual handling (each command's)."""
+    stopped: list[int] = []
+
+    def starting(signum: int, frame: object) -> None:
+        stopped.append(signum)
+        raise KeyboardInterrupt
+
+    previous = {signum: signal.signal(signum, starting) for signum in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        from boopexp.interfaces.cli import main as cli
+
+        _restore(previous)
+    except KeyboardInterrupt:
+        _restore(previous)
+        signum = stopped[-1] if stopped else signal.SIGINT
+        name = "Ctrl-C" if signum == signal.SIGINT else signal.Signals(signum).name
+        print(f"Interrupted by {name} while starting: nothing was done.", file=sys.stderr)
+        sys.exit(128 + signum)
+    cli()
+
+
+def _restore(previous: dict) -> None:
+    for signum, handler in previous.items():
+        signal.signal(signum, handler)
+
+
+if __name__ == "__main__":
+    main()

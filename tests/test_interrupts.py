@@ -194,3 +194,45 @@ def test_a_game_that_fails_after_the_signal_stops_the_run_instead(tmp_path):
     report = runner.run_plan(config, config.plan(), tmp_path / "res", PoolOptions(jobs=1, play=play))
     assert report.interrupted and report.stopped_by == signal.SIGTERM
     assert report.failed == () and report.played == 0 and len(played) == 1
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_a_game_stops_while_a_plugin_that_catches_everything_thinks(tmp_path, signum):
+    """The plugin ran in the main thread, where the signal's KeyboardInterrupt was raised: it
+    caught it, and the command ran on, deaf to Ctrl-C and SIGTERM (only SIGKILL ended it)."""
+    from test_plugins import DEAF  # deaf.py: a plugin that catches everything
+
+    (tmp_path / "deaf.py").write_text(DEAF)
+    (tmp_path / "p.yaml").write_text("name: p\nseed: 1\ngames_per_side: 1\nbudget: {mode: iterations, iterations: 2}\n"
+                                     "agents:\n  deaf: {plugin: 'deaf:deaf', move_timeout_s: 600}\n"
+                                     "pairings: [[random, deaf]]\n")
+    proc = _start(["game", "--config", "p.yaml", "--p1", "random", "--p2", "deaf", "--show"], tmp_path)
+    _wait_for(proc, b"ply 1: Blue plays")  # random has moved: the plugin thinks
+    seconds, out, err = _signal_during_the_search(proc, signum)
+    assert proc.returncode == 128 + signum and seconds < STOP_WITHIN, (seconds, err)
+    name = "Ctrl-C" if signum == signal.SIGINT else "SIGTERM"
+    assert _one_line(err) == (f"Interrupted by {name} during ply 2 of 'random vs deaf': nothing is stored (game "
+                              "keeps no record); the same command plays the game again from its first move.")
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_a_signal_while_the_command_line_is_imported_is_one_line(tmp_path, signum):
+    """Ctrl-C in the first ~0.1 s printed a 16-29-line KeyboardInterrupt traceback from whichever
+    module was being imported (SIGTERM: killed, no word). A slow ``click`` on PYTHONPATH holds
+    the import open until the signal comes."""
+    shim = tmp_path / "shim" / "click"
+    shim.mkdir(parents=True)
+    (shim / "__init__.py").write_text("import sys, time\nprint('importing click', flush=True)\ntime.sleep(60)\n")
+    proc = subprocess.Popen([sys.executable, "-m", "boopexp", "game", "--p1", "random", "--p2", "random"],
+                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                            env={**os.environ, "PYTHONPATH": str(tmp_path / "shim")})
+    _wait_for(proc, b"importing click", timeout=60)
+    seconds, out, err = _signal_during_the_search(proc, signum)
+    name = "Ctrl-C" if signum == signal.SIGINT else "SIGTERM"
+    assert (proc.returncode, err) == (128 + signum, f"Interrupted by {name} while starting: nothing was done.\n")
+
+
+def test_the_console_script_runs_the_guarded_entry_point():
+    """``boopexp`` (pyproject's [project.scripts]) starts where ``python -m boopexp`` does."""
+    text = (Path(__file__).resolve().parents[1] / "pyproject.toml").read_text()
+    assert '[project.scripts]\nboopexp = "boopexp.__main__:main"\n' in text
