@@ -178,3 +178,11 @@ def test_a_bad_parameter_names_the_option_it_was_typed_with(tmp_path, monkeypatc
     # and a budget option is still named from the error's key, as before
     assert error_line("game", "--p1", "random", "--p2", "random", "--seconds", "inf") == \
         "Error: --seconds inf: budget.seconds = inf must be a positive number of seconds"
+
+
+def test_a_game_stopped_by_its_ply_cap_says_so_and_no_more():
+    """It said "(ply limit; a position cycle)" of any game without a winner: a cycle is named only
+    when a position came back (random players at 6 plies: none did)."""
+    result = invoke("game", "--p1", "random", "--p2", "random", "--max-plies", "6")
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[0] == "random vs random: no winner after 6 plies: stopped at the ply cap (6)"

@@ -95,6 +95,26 @@ def walk(record: Mapping, on_ply: OnPly | None = None) -> Position:
     return position
 
 
+def first_repeat(record: Mapping) -> tuple[int, int] | None:
+    """The first position of ``record``'s game that is one it had already reached, as
+    ``(ply, earlier ply)`` (ply 0: the initial position), or None: whether a game without a
+    winner went round a position cycle, rather than only running out of plies.
+
+    Raises:
+        StoreError: as :func:`walk`.
+    """
+    seen: dict[Position, int] = {Position.initial(): 0}
+    found: list[tuple[int, int]] = []
+
+    def note(ply: int, text: str, position: Position) -> None:
+        if not found and position in seen:
+            found.append((ply, seen[position]))
+        seen.setdefault(position, ply)
+
+    walk(record, note)
+    return found[0] if found else None
+
+
 def check_counted_fields(record: Mapping, colour: Colour | None) -> None:
     """Check every field that ``status`` and the tables count against the game's moves and agents:
     the winner (side, colour, agent), the termination, the number of plies, the agent names and

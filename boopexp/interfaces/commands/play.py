@@ -135,7 +135,7 @@ def game(p1, p2, seed, mode, seconds, iterations, profile, throttle, preset, max
         return
     mcts_moves = [t for t in record["telemetry"] if t["iterations"] > 0]
     if record["winner"] is None:
-        click.echo(f"{task.pairing}: no winner after {record['plies']} plies (ply limit; a position cycle)")
+        click.echo(f"{task.pairing}: no winner after {record['plies']} plies: {_no_winner(record)}")
     else:
         click.echo(
             f"{task.pairing}: {record['winner']} ({record['winner_agent']}, {record['winner_colour']}) wins "
@@ -146,6 +146,16 @@ def game(p1, p2, seed, mode, seconds, iterations, profile, throttle, preset, max
         its = sorted(t["iterations"] for t in mcts_moves)
         click.echo(f"MCTS iterations per move: median {its[len(its) // 2]}, min {its[0]}, max {its[-1]}")
     click.echo(f"seed {record['seed']}, host CPU {record['host_seconds']:.2f} s")
+
+
+def _no_winner(record: Mapping[str, Any]) -> str:
+    """Why a game without a winner stopped, as far as its moves show: the ply cap, and a position
+    cycle only when a position came back."""
+    from boopexp.play.replay import first_repeat
+
+    repeat = first_repeat(record)
+    cycle = f"; a position cycle (the position after ply {repeat[0]} is that after ply {repeat[1]})" if repeat else ""
+    return f"stopped at the ply cap ({record['plies']}){cycle}"
 
 
 def _notice(text: str) -> None:
