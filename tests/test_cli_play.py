@@ -186,3 +186,17 @@ def test_a_game_stopped_by_its_ply_cap_says_so_and_no_more():
     result = invoke("game", "--p1", "random", "--p2", "random", "--max-plies", "6")
     assert result.exit_code == 0, result.output
     assert result.output.splitlines()[0] == "random vs random: no winner after 6 plies: stopped at the ply cap (6)"
+
+
+def test_ctrl_c_before_the_game_command_handles_it_is_one_line_and_130(monkeypatch):
+    """A Ctrl-C after the command line is imported but before ``game`` handles it (its own imports,
+    reading the config, building plugins): click printed "Aborted!" and exited 1."""
+    from boopexp.interfaces.commands import play
+
+    def ctrl_c(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(play, "_settings", ctrl_c)
+    result = CliRunner().invoke(main, ["game", "--p1", "random", "--p2", "random"])
+    assert (result.exit_code, result.stderr) == (
+        130, "Interrupted by Ctrl-C: boopexp game stopped before it finished; run it again.\n")

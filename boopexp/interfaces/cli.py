@@ -1,7 +1,8 @@
 """The ``boopexp`` command line: a thin click layer over the library.
 
 Library errors (:class:`boopexp.errors.BoopError`) become one line on stderr and exit code 2
-for configuration/usage errors, 1 otherwise; no traceback for a user's mistake.
+for configuration/usage errors, 1 otherwise; no traceback for a user's mistake. A Ctrl-C that
+no command handled is one line and 130 too (python -m boopexp: :mod:`boopexp.__main__`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,12 @@ class BoopGroup(click.Group):
         except BoopError as exc:
             click.echo(f"Error: {exc}", err=True)
             sys.exit(1)
+        except KeyboardInterrupt:
+            # Ctrl-C outside a command's own handling of it (run, game, play, tune: what they
+            # keep, how to go on): click would print "Aborted!" and exit 1.
+            command = " ".join(["boopexp", *([ctx.invoked_subcommand] if ctx.invoked_subcommand else [])])
+            click.echo(f"Interrupted by Ctrl-C: {command} stopped before it finished; run it again.", err=True)
+            sys.exit(130)
 
 
 @click.group(cls=BoopGroup, context_settings={"help_option_names": ["-h", "--help"]})
