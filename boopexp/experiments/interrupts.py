@@ -5,6 +5,7 @@ and threads are born deaf to Ctrl-C, which the parent alone handles). docs/runne
 from __future__ import annotations
 
 import _thread
+import atexit
 import contextlib
 import signal
 import sys
@@ -37,6 +38,7 @@ class Interrupts:
         self.stopped = False
         self._holding = False
         self._pending = False
+        self._settled = False
         self._leaving = False
         self._left = threading.Event()
         self._reminder: threading.Thread | None = None
@@ -71,7 +73,7 @@ class Interrupts:
         self._unraisable(unraisable)
 
     def __enter__(self) -> Interrupts:
-        self._leaving = False
+        self._holding = self._pending = self._settled = self._leaving = False
         self._left = threading.Event()
         self._reminder = None
         if threading.current_thread() is threading.main_thread():
@@ -91,16 +93,50 @@ class Interrupts:
         if self._unraisable is not None:
             sys.unraisablehook, self._unraisable = self._unraisable, None
 
+    def settle(self) -> None:
+        """From now until the block ends, a signal is only recorded (:attr:`signum`), never
+        raised: called once the games are over, so that a Ctrl-C while the pool shuts down, the
+        summary is printed or the process exits is one decision (:attr:`late`) made by the caller,
+        not a KeyboardInterrupt (or an "Exception ignored" traceback) wherever it lands."""
+        self._holding = True
+        self._settled = True
+
+    @property
+    def late(self) -> bool:
+        """A signal arrived after :meth:`settle` (the games were over): the caller stops as interrupted."""
+        return self._settled and self._pending
+
     @contextlib.contextmanager
     def held(self) -> Iterator[None]:
         self._holding = True
         try:
             yield
         finally:
-            self._holding = False
-            if self._pending:
+            self._holding = self._settled
+            if self._pending and not self._settled:
                 self._pending = False
                 raise KeyboardInterrupt
+
+
+_IGNORING_AT_EXIT: list[bool] = []
+
+
+def ignore_signals_at_exit() -> None:
+    """Ignore SIGINT and SIGTERM once the interpreter exits (registered once per process).
+
+    Python's finalization puts the default action back on a signal with a Python handler, so a
+    Ctrl-C in the last milliseconds of a finished command killed it by the signal (status -2,
+    no message) after its summary and exit status were decided; an ignored signal stays ignored.
+    """
+    if not _IGNORING_AT_EXIT:
+        _IGNORING_AT_EXIT.append(True)
+        atexit.register(_ignore_signals)
+
+
+def _ignore_signals() -> None:
+    if threading.current_thread() is threading.main_thread():
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(signum, signal.SIG_IGN)
 
 
 @contextlib.contextmanager

@@ -292,7 +292,7 @@ def _loky_outcomes(fn: PlayFunction, pending: Iterator[GameTask], jobs: int,
     from joblib.externals.loky import get_reusable_executor
     from joblib.externals.loky.process_executor import BrokenProcessPool
 
-    current: list[Any] = []  # the last pool used: the one to stop if the run stops early
+    current = _LOKY_POOL  # the last pool used: the one to stop if the run stops early, or to release
 
     def executor() -> Any:  # a broken pool is replaced by a new one here
         with sigint_blocked():  # the workers (and loky's threads) it starts never see Ctrl-C
@@ -367,6 +367,22 @@ def _loky_outcomes(fn: PlayFunction, pending: Iterator[GameTask], jobs: int,
             for future in in_flight:
                 future.cancel()
             current[0].shutdown(wait=False, kill_workers=True)
+
+
+#: The loky pool last used by :func:`_loky_outcomes` (kept for reuse: a tuning's trials share it).
+_LOKY_POOL: list[Any] = []
+
+
+def release_pool() -> None:
+    """Shut down the loky pool a run used and wait for its workers and loky's threads to end.
+
+    Called by the command line once the games are over or stopped, while its
+    :class:`~boopexp.experiments.interrupts.Interrupts` only records signals: left to the
+    interpreter's exit, these threads are joined with Python's default Ctrl-C handling back, and a
+    Ctrl-C there printed "Exception ignored in: <module 'threading'>" tracebacks and exited 0.
+    """
+    while _LOKY_POOL:
+        _LOKY_POOL.pop().shutdown(wait=True, kill_workers=True)  # idle after the last game; else dropped
 
 
 def _dask_outcomes(fn: PlayFunction, pending: Iterator[GameTask], jobs: int, scheduler: str | None,

@@ -102,7 +102,7 @@ class Progress:
 
 def run_plan(config: ExperimentConfig, plan: Sequence[PlannedPairing], out_dir: str | Path,
              pool: PoolOptions | None = None, *, progress: RunEvents | None = None,
-             pairings: Sequence[str] | None = None) -> RunReport:
+             pairings: Sequence[str] | None = None, interrupts: Interrupts | None = None) -> RunReport:
     """Play the games of ``plan`` that the store in ``out_dir`` lacks, storing each as it finishes.
 
     Args:
@@ -115,6 +115,10 @@ def run_plan(config: ExperimentConfig, plan: Sequence[PlannedPairing], out_dir: 
             one event per game.
         pairings: play only these pairing strings of the plan (default: all); the whole plan is
             still saved in config.yaml.
+        interrupts: the caller's :class:`Interrupts`, already entered (the command line's, which
+            spans the pool's shutdown and the summary too); it is left settled once the games are
+            over or stopped (:meth:`Interrupts.settle`): a later signal is the caller's to report.
+            Default: run_plan's own, for the games only.
 
     Returns:
         The report; Ctrl-C ends the run early with ``interrupted=True`` (stored games kept).
@@ -157,7 +161,8 @@ def run_plan(config: ExperimentConfig, plan: Sequence[PlannedPairing], out_dir: 
         played = 0
         finished = skipped
         failed: list[GameOutcome] = []
-        interrupts = Interrupts()
+        own = interrupts is None
+        interrupts = Interrupts() if interrupts is None else interrupts
         lost: LostResourceError | None = None
         new_records: list[dict[str, Any]] = []
         if config.sprt is None:
@@ -165,7 +170,7 @@ def run_plan(config: ExperimentConfig, plan: Sequence[PlannedPairing], out_dir: 
         else:
             outcomes = sprt_outcomes(config.sprt, selected, todo, writer.scan_before.records, pool, progress.message)
         try:
-            with interrupts:  # a Ctrl-C from here on is counted
+            with interrupts if own else contextlib.nullcontext():  # a Ctrl-C from here on is counted
                 if to_play and pool.play is None and not pool.remote:
                     # Before the clock starts (the progress's rate and ETA, the first game's
                     # seconds): the pool's workers load the kernels from numba's cache.
@@ -193,11 +198,17 @@ def run_plan(config: ExperimentConfig, plan: Sequence[PlannedPairing], out_dir: 
                         failed.append(outcome)
                     finished += 1
                     progress.game(outcome, finished, planned, tuple(scores.values()))
+                # The games are over: a signal from here on (the pool shutting down, the summary,
+                # the exit) is recorded, and the run reported interrupted (interrupts.late).
+                interrupts.settle()
         except KeyboardInterrupt:
             interrupts.stopped = True
+            interrupts.settle()  # a second Ctrl-C while the pool stops is the same stop
         except LostResourceError as exc:
+            interrupts.settle()
             lost = exc
         except Exception:
+            interrupts.settle()
             if interrupts.signum is None:
                 raise
             interrupts.stopped = True  # numba, cut by the signal while compiling the engine, fails after it
@@ -215,8 +226,8 @@ def run_plan(config: ExperimentConfig, plan: Sequence[PlannedPairing], out_dir: 
         skipped=skipped,
         played=played,
         failed=tuple(failed),
-        interrupted=interrupts.stopped,
-        stopped_by=(interrupts.signum or signal.SIGINT) if interrupts.stopped else None,
+        interrupted=interrupts.stopped or interrupts.late,
+        stopped_by=(interrupts.signum or signal.SIGINT) if interrupts.stopped or interrupts.late else None,
         sprt=_sprt_tests(config, selected, [*writer.scan_before.records, *new_records]),
         forfeits=forfeited,
     )

@@ -200,23 +200,38 @@ def _execute(config: ExperimentConfig, plan: Sequence[PlannedPairing], only: Seq
     if dry_run:
         _dry_run(config, plan, only, out_dir, pool)
         return
+    from boopexp.experiments.interrupts import Interrupts, ignore_signals_at_exit
+    from boopexp.experiments.pool import release_pool
+
     progress = new_progress(quiet)
-    try:
-        with resumable(pool.scheduler):
-            report = run_plan(config, plan, out_dir, pool, progress=progress, pairings=only)
-    except KeyboardInterrupt:  # before the first game or after the last: run_plan handles it in between
-        click.echo(f"Interrupted: the games finished so far are stored in {out_dir}. To resume, run:\n"
-                   f"  {resume_command()}", err=True)
-        sys.exit(EXIT_SIGNAL_BASE + signal.SIGINT)
-    _summary(report)
-    if report.interrupted:
-        done = sum(s.done for s in report.scores)
-        click.echo(
-            f"Interrupted: {done} of {report.planned} games are stored in {report.games_path} "
-            f"(games in flight were dropped). To resume, run:\n  {resume_command()}",
-            err=True,
-        )
-        sys.exit(EXIT_SIGNAL_BASE + (report.stopped_by or signal.SIGINT))
+    # One handler from before the store is opened to the exit code: run_plan counts a signal
+    # during the games and settles it after them, so that a Ctrl-C while the pool shuts down or
+    # the summary prints is recorded and reported here (the same line, 130), not a traceback.
+    interrupts = Interrupts()
+    ignore_signals_at_exit()
+    with interrupts:
+        try:
+            with resumable(pool.scheduler):
+                report = run_plan(config, plan, out_dir, pool, progress=progress, pairings=only,
+                                  interrupts=interrupts)
+        except KeyboardInterrupt:  # before the first game: run_plan counts it from there on
+            interrupts.settle()
+            release_pool()
+            click.echo(f"Interrupted: the games finished so far are stored in {out_dir}. To resume, run:\n"
+                       f"  {resume_command()}", err=True)
+            sys.exit(EXIT_SIGNAL_BASE + (interrupts.signum or signal.SIGINT))
+        release_pool()  # its workers and threads end now, not in the interpreter's exit
+        _summary(report)
+        # A signal after the last game (the pool shutting down, the summary) stops the command as
+        # one during the games does, even when every game is stored: the same line and 130.
+        if report.interrupted or interrupts.late:
+            done = sum(s.done for s in report.scores)
+            click.echo(
+                f"Interrupted: {done} of {report.planned} games are stored in {report.games_path} "
+                f"(games in flight were dropped). To resume, run:\n  {resume_command()}",
+                err=True,
+            )
+            sys.exit(EXIT_SIGNAL_BASE + (interrupts.signum or report.stopped_by or signal.SIGINT))
     if report.failed:
         sys.exit(EXIT_FAILED)
 
