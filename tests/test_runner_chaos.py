@@ -191,6 +191,44 @@ def test_dask_worker_and_scheduler_killed_mid_run_then_resumed_gives_every_game_
     assert {k: without_timing(r) for k, r in records.items()} == reference
 
 
+@pytest.mark.slow
+def test_dask_run_whose_only_worker_is_killed_says_it_waits_then_ctrl_c_is_130(workdir, processes):
+    """Issue 20: a run whose only dask worker was killed waited with no word until Ctrl-C. After
+    pool.NO_WORKER_S seconds without a worker it says so in one line and keeps waiting."""
+    pytest.importorskip("distributed")
+    import threading
+
+    games = workdir / "results" / "demo" / "games.jsonl"
+    port = free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    env = {"PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")]),
+           "BOOPEXP_TEST_FAKE_SLEEP": "0.3"}
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    processes.start([str(BIN / "dask"), "scheduler", "--host", "127.0.0.1", "--port", str(port),
+                     "--no-dashboard"], workdir, env, **quiet)
+    wait_for(lambda: listening(port), "the dask scheduler", 60)
+    worker = processes.start([str(BIN / "dask"), "worker", address, "--nworkers", "1", "--nthreads", "1",
+                              "--no-dashboard", "--host", "127.0.0.1"], workdir, env, **quiet)
+    args = ["run", "configs/demo.yaml", "--games-per-side", "15", "--backend", "dask", "--scheduler", address]
+    run = processes.start([sys.executable, "-c", FAKE_CLI, *args], workdir,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    err: list[str] = []
+    reader = threading.Thread(target=lambda: err.extend(run.stderr), daemon=True)
+    reader.start()
+    wait_for(lambda: stored(games) >= 2, "2 games", 60, run)
+    os.killpg(worker.pid, signal.SIGKILL)  # the nanny too: no worker comes back
+    waiting = (f"Warning: no dask worker is connected to {address}: waiting; start one or press Ctrl-C "
+               "(finished games are stored)")
+    wait_for(lambda: any(line.rstrip("\n") == waiting for line in err), "the waiting line", 30, run)
+    os.killpg(run.pid, signal.SIGINT)
+    out, _ = run.communicate(timeout=60)
+    reader.join(10)
+    done = len(keys_in(games.parent))
+    lines = [line for line in stderr_lines("".join(err)) if not line.startswith("dask: ")]
+    assert (run.returncode, lines) == (130, [waiting, INTERRUPT.format(done=done, planned=60, path=Path(
+        "results/demo/games.jsonl")), f"  boopexp {' '.join(args)}"]), "".join(err)
+
+
 # --------------------------------------------------------------------------------------------
 # Ctrl-C under a pool: one message, exit 130, whatever the instant
 

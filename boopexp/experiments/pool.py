@@ -432,7 +432,7 @@ def _dask_outcomes(fn: PlayFunction, pending: Iterator[GameTask], jobs: int, sch
                 if not in_flight:
                     exhausted = True
                     return
-                future = _next_completed(completed, client)
+                future = _next_completed(completed, client, address, say)
                 task = in_flight.pop(future)
                 try:
                     outcome = future.result()
@@ -493,12 +493,32 @@ def _connected(client: Any) -> bool:
     return client.status == "running"
 
 
-def _next_completed(completed: Any, client: Any) -> Any:
+#: Seconds without any worker on the scheduler before the run says it is waiting for one.
+NO_WORKER_S = 5.0
+
+
+def _next_completed(completed: Any, client: Any, address: str,
+                    say: Callable[[str, bool], None] = _drop_message) -> Any:
     """The next finished future of ``completed``; :class:`_SchedulerLost` if the scheduler is
-    lost meanwhile (a game submitted during the loss would otherwise be waited for forever)."""
+    lost meanwhile (a game submitted during the loss would otherwise be waited for forever).
+
+    A scheduler left without workers (the only one killed) keeps the games until one joins: after
+    :data:`NO_WORKER_S` seconds without any, ``say`` gets one line saying so (again after each
+    return and loss of workers), and the wait goes on (Ctrl-C stops it, the stored games kept).
+    """
+    alone_since: float | None = None
+    warned = False
     while not completed.has_ready():
         if not _connected(client):
             raise _SchedulerLost
+        if client.scheduler_info().get("workers"):  # the client's copy, refreshed every ~2 s: no call
+            alone_since, warned = None, False
+        elif alone_since is None:
+            alone_since = time.monotonic()
+        elif not warned and time.monotonic() - alone_since >= NO_WORKER_S:
+            say(f"no dask worker is connected to {address}: waiting; start one or press Ctrl-C "
+                "(finished games are stored)", True)
+            warned = True
         with completed.thread_condition:  # notified by every completion (as_completed.__next__ does the same)
             completed.thread_condition.wait(timeout=0.1)
     return next(completed)
