@@ -131,9 +131,10 @@ def workdir(tmp_path):
 # dask: a worker killed, then the scheduler killed, then resumed on a new one
 
 
-def _cluster(processes: Processes, cwd: Path, port: int) -> subprocess.Popen:
-    """A ``dask scheduler`` on 127.0.0.1:port and a ``dask worker`` of two processes; returns the
-    worker's process (its children are the worker processes, each restarted by its nanny)."""
+def _cluster(processes: Processes, cwd: Path, port: int, workers: int = 2) -> subprocess.Popen:
+    """A ``dask scheduler`` on 127.0.0.1:port and a ``dask worker`` of ``workers`` processes;
+    returns the worker's process (its children are the worker processes, each restarted by its
+    nanny)."""
     # the workers unpickle conftest.fake_play_game (so does the scheduler, with the task graph)
     env = {"PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")]),
            "BOOPEXP_TEST_FAKE_SLEEP": "0.3"}
@@ -141,9 +142,9 @@ def _cluster(processes: Processes, cwd: Path, port: int) -> subprocess.Popen:
     processes.start([str(BIN / "dask"), "scheduler", "--host", "127.0.0.1", "--port", str(port),
                      "--no-dashboard"], cwd, env, **quiet)
     wait_for(lambda: listening(port), "the dask scheduler", 60)
-    worker = processes.start([str(BIN / "dask"), "worker", f"tcp://127.0.0.1:{port}", "--nworkers", "2",
+    worker = processes.start([str(BIN / "dask"), "worker", f"tcp://127.0.0.1:{port}", "--nworkers", str(workers),
                               "--nthreads", "1", "--no-dashboard", "--host", "127.0.0.1"], cwd, env, **quiet)
-    wait_for(lambda: len(worker_processes(worker.pid)) >= 2, "the dask worker processes", 60)
+    wait_for(lambda: len(worker_processes(worker.pid)) >= workers, "the dask worker processes", 60)
     return worker
 
 
@@ -201,14 +202,7 @@ def test_dask_run_whose_only_worker_is_killed_says_it_waits_then_ctrl_c_is_130(w
     games = workdir / "results" / "demo" / "games.jsonl"
     port = free_port()
     address = f"tcp://127.0.0.1:{port}"
-    env = {"PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")]),
-           "BOOPEXP_TEST_FAKE_SLEEP": "0.3"}
-    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
-    processes.start([str(BIN / "dask"), "scheduler", "--host", "127.0.0.1", "--port", str(port),
-                     "--no-dashboard"], workdir, env, **quiet)
-    wait_for(lambda: listening(port), "the dask scheduler", 60)
-    worker = processes.start([str(BIN / "dask"), "worker", address, "--nworkers", "1", "--nthreads", "1",
-                              "--no-dashboard", "--host", "127.0.0.1"], workdir, env, **quiet)
+    worker = _cluster(processes, workdir, port, workers=1)
     args = ["run", "configs/demo.yaml", "--games-per-side", "15", "--backend", "dask", "--scheduler", address]
     run = processes.start([sys.executable, "-c", FAKE_CLI, *args], workdir,
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
