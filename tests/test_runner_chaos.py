@@ -205,7 +205,7 @@ def test_dask_run_whose_only_worker_is_killed_says_it_waits_then_ctrl_c_is_130(w
     worker = _cluster(processes, workdir, port, workers=1)
     args = ["run", "configs/demo.yaml", "--games-per-side", "15", "--backend", "dask", "--scheduler", address]
     run = processes.start([sys.executable, "-c", FAKE_CLI, *args], workdir,
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     err: list[str] = []
     reader = threading.Thread(target=lambda: err.extend(run.stderr), daemon=True)
     reader.start()
@@ -215,8 +215,8 @@ def test_dask_run_whose_only_worker_is_killed_says_it_waits_then_ctrl_c_is_130(w
                "(finished games are stored)")
     wait_for(lambda: any(line.rstrip("\n") == waiting for line in err), "the waiting line", 30, run)
     os.killpg(run.pid, signal.SIGINT)
-    out, _ = run.communicate(timeout=60)
-    reader.join(10)
+    run.wait(timeout=60)
+    reader.join(10)  # stderr is the reader's alone (communicate would race it for the last lines)
     done = len(keys_in(games.parent))
     lines = [line for line in stderr_lines("".join(err)) if not line.startswith("dask: ")]
     assert (run.returncode, lines) == (130, [waiting, INTERRUPT.format(done=done, planned=60, path=Path(
@@ -275,7 +275,7 @@ def test_ctrl_c_just_after_the_last_game_is_the_same_message_and_130_never_0(wor
     exit 0; never a traceback, never -2. The instants before that decision are hit one by one in
     test_ctrl_c_after_the_last_game_before_the_exit_status_is_130_and_the_message."""
     games = workdir / "results" / "demo" / "games.jsonl"
-    args = ["run", "configs/demo.yaml", "--jobs", "2", "--games-per-side", "4"]
+    args = ["run", "configs/demo.yaml", "--games-per-side", "4", "--jobs", "2"]  # the resume command's order
     expected = [INTERRUPT.format(done=16, planned=16, path=Path("results/demo/games.jsonl")),
                 f"  boopexp {' '.join(args)}"]
     for instant in (0.0, 0.01, 0.03, 0.06, 0.1, 0.2):
