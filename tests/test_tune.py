@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 from click.testing import CliRunner
+from conftest import one_line
 from tune_helpers import play_coin, play_uct_matters
 
 from boopexp.agents.specs import MCTS_PARAMS, PAPER_PARAMS
@@ -199,26 +200,23 @@ def test_bad_tune_config_is_one_line(change, message):
 
 @pytest.mark.parametrize("change, message", BAD[:3] + BAD[14:15], ids=[m for _, m in BAD[:3] + BAD[14:15]])
 def test_cli_bad_tune_config_exit_2_nothing_written(tmp_path, change, message):
+    assert message in _cli_tune_error(tmp_path, change)
+
+
+def _cli_tune_error(tmp_path, change) -> str:
+    """The one error line of ``tune`` on the base config with ``change``; nothing written."""
     path = tmp_path / "bad.yaml"
     path.write_text(yaml.safe_dump(_bad_doc(change)), encoding="utf-8")
     out = tmp_path / "out"
-    result = CliRunner().invoke(main, ["tune", str(path), "--out", str(out)])
-    assert result.exit_code == 2, result.output
-    lines = result.output.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("Error: ") and message in lines[0]
+    line = one_line(CliRunner().invoke(main, ["tune", str(path), "--out", str(out)]), 2)
     assert not out.exists()
+    return line
 
 
 @pytest.mark.parametrize("change, message", PLANNING, ids=[next(iter(c)) for c, _ in PLANNING])
 def test_cli_tune_config_with_a_planning_key_exit_2_nothing_written(tmp_path, change, message):
-    path = tmp_path / "bad.yaml"
-    path.write_text(yaml.safe_dump(_bad_doc(change)), encoding="utf-8")
-    out = tmp_path / "out"
-    result = CliRunner().invoke(main, ["tune", str(path), "--out", str(out)])
-    assert result.exit_code == 2, result.output
-    lines = result.output.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith(f"Error: {path}: ") and message in lines[0]
-    assert not out.exists()
+    line = _cli_tune_error(tmp_path, change)
+    assert line.startswith(f"Error: {tmp_path / 'bad.yaml'}: ") and message in line
 
 
 def test_the_tuners_experiment_plans_no_games_of_its_own():
