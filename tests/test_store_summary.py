@@ -137,3 +137,65 @@ def test_status_without_a_config_counts_the_summaries_as_it_counted_the_records(
     assert done.returncode == 0, done.stderr
     [row] = json.loads(done.stdout)[0]["pairings"]
     assert (row["p1"], row["p2"], row["done"], row["p1_wins"], row["p2_wins"], row["no_winner"]) == ("", "", 4, 2, 1, 1)
+
+
+def _columns_as_summaries(folder: Path) -> list[dict]:
+    """The columnar scan's rows as scan_outcomes gives them (its fields only)."""
+    from boopexp.experiments.store import OUTCOME_COLUMNS, scan_outcome_columns
+
+    fields = [c for c in OUTCOME_COLUMNS if c != "line"]
+    return [{k: r[k] for k in fields} for r in scan_outcome_columns(folder).records()]
+
+
+def test_the_columns_count_as_the_records_on_every_committed_store():
+    from boopexp.experiments.config import plan_entries
+    from boopexp.experiments.store import OUTCOME_COLUMNS, scan_outcome_columns
+    from boopexp.experiments.tally import score, score_columns, unplanned
+
+    fields = [c for c in OUTCOME_COLUMNS if c != "line"]
+    for folder in results_folders(ROOT / "results"):
+        scan = scan_outcomes(folder)
+        assert _columns_as_summaries(folder) == [{k: r[k] for k in fields} for r in scan.records], folder
+        doc = GameStore(folder).read_config()
+        if doc is not None:
+            entries = plan_entries(doc, str(folder))
+            columns = scan_outcome_columns(folder)
+            assert score_columns(entries, columns.table) == (score(entries, scan.records),
+                                                             unplanned(entries, scan.records)), folder
+
+
+def test_duplicates_and_conflicts_found_on_columns_are_those_of_the_records(tmp_path):
+    from boopexp.experiments.store import scan_outcome_columns
+
+    folder = tmp_path / "r"
+    sealed_store(folder)  # games 0-3 sealed, with their summary
+    store = GameStore(folder)
+    with store.open() as w:
+        w.append(rec(1, "p2", sweep={"budget.seconds": 0.5}))  # the same game again: a duplicate
+        w.append(rec(2, "p2"))  # game 2 again with another winner: a conflict
+        w.append(rec(7, "p1", pairing="b vs a"))
+    with open(folder / "games.jsonl", "ab") as fh:
+        fh.write(b'{"config_hash": "aa')  # a truncated last line
+    scan = scan_outcomes(folder)
+    columns = scan_outcome_columns(folder)
+    assert len(scan.warnings()) == 3 and columns.scan.warnings() == scan.warnings()
+    assert (columns.scan.duplicates, columns.scan.conflicts) == (2, scan.conflicts)
+    fields = ["config_hash", "pairing", "game_index", "winner"]
+    assert [{k: r[k] for k in fields} for r in columns.records()] == [{k: r[k] for k in fields} for r in scan.records]
+
+
+def test_status_counts_the_summaries_columns_never_one_row_a_game(tmp_path, monkeypatch):
+    from boopexp.experiments import summary as summary_module
+    from boopexp.experiments.status import folder_status
+
+    folder = tmp_path / "r"
+    sealed_store(folder)
+
+    def no_rows(*args, **kwargs):
+        raise AssertionError("a summary was read row by row")
+
+    monkeypatch.setattr(store_module, "read_summary", no_rows)
+    monkeypatch.setattr(summary_module, "read_summary", no_rows)
+    monkeypatch.setattr(store_module, "parse_line", no_rows)
+    [row] = folder_status(folder).to_dict()["pairings"]
+    assert (row["done"], row["p1_wins"], row["p2_wins"], row["no_winner"]) == (4, 2, 1, 1)

@@ -14,10 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from boopexp.errors import ConfigError
-from boopexp.experiments.config import PlanEntry, PlannedPairing, plan_entries
+from boopexp.experiments.config import PlannedPairing, plan_entries
 from boopexp.experiments.sprt import PairingTest, parse_sprt, plan_tests
-from boopexp.experiments.store import GameStore, has_games_files
-from boopexp.experiments.tally import PairingScore, forfeits, score, unplanned
+from boopexp.experiments.store import GameStore, has_games_files, scan_outcome_columns
+from boopexp.experiments.tally import PairingScore, forfeits, score_columns, score_found
+from boopexp.play.contract import FORFEITS
 
 
 @dataclass(frozen=True)
@@ -87,28 +88,26 @@ def folder_status(folder: str | Path) -> FolderStatus:
         ConfigError: the folder does not exist, or its config.yaml has no readable plan.
         StoreError: games.jsonl or config.yaml is corrupt.
     """
+    import pyarrow as pa  # here: ``boopexp --help`` does not pay for it
+    import pyarrow.compute as pc
+
     folder = require_results_folder(folder)
     store = GameStore(folder)
-    scan = store.outcomes()  # identities and outcomes only: never moves or telemetry
+    # identities and outcomes only, as columns: never moves or telemetry, nor one object a game
+    outcomes = scan_outcome_columns(folder)
+    warnings = tuple(outcomes.scan.warnings())
     doc = store.read_config()
     if doc is None:
         # no plan: every stored game of a pairing counts (planned = done)
-        found: dict[str, PairingScore] = {}
-        for r in scan.records:
-            s = found.get(r["pairing"]) or PairingScore(PlanEntry(r["pairing"], r["p1"] or "", r["p2"] or "",
-                                                                  r["config_hash"], 0))
-            if s.config_hash != r["config_hash"]:
-                s = dataclasses.replace(s, entry=dataclasses.replace(s.entry, config_hash="(several)"))
-            s = s.with_game(r["winner"])
-            found[r["pairing"]] = dataclasses.replace(s, entry=dataclasses.replace(s.entry, games=s.done))
-        scores = tuple(found.values())
-        return FolderStatus(folder, None, scores, 0, tuple(scan.warnings()))
+        return FolderStatus(folder, None, score_found(outcomes.table), 0, warnings)
     entries = plan_entries(doc, str(store.config_path))
     settings = {k: v for k, v in doc.items() if k != "plan"}
     spec = parse_sprt(str(store.config_path), doc.get("sprt"))
-    tests = plan_tests(spec, entries, scan.records) if spec is not None else ()
-    return FolderStatus(folder, settings, score(entries, scan.records), unplanned(entries, scan.records),
-                        tuple(scan.warnings()), tests, forfeits(entries, scan.records))
+    tests = plan_tests(spec, entries, outcomes.records()) if spec is not None else ()
+    scores, other = score_columns(entries, outcomes.table)
+    # forfeits are few: only those games are read one by one
+    forfeited = outcomes.records(pc.is_in(outcomes.table["termination"], pa.array(list(FORFEITS), pa.string())))
+    return FolderStatus(folder, settings, scores, other, warnings, tests, forfeits(entries, forfeited))
 
 
 def describe_settings(settings: dict[str, Any]) -> str:
@@ -135,5 +134,4 @@ def describe_settings(settings: dict[str, Any]) -> str:
 
 def plan_status(plan: Sequence[PlannedPairing], folder: str | Path) -> tuple[PairingScore, ...]:
     """Games of ``plan`` already in ``folder`` (which may not exist yet), without writing anything."""
-    scan = GameStore(folder).outcomes()
-    return score([p.entry() for p in plan], scan.records)
+    return score_columns([p.entry() for p in plan], scan_outcome_columns(folder).table)[0]

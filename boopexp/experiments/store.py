@@ -36,7 +36,15 @@ import yaml
 
 from boopexp.errors import ConfigError, StoreError
 from boopexp.experiments.config import load_yaml
-from boopexp.experiments.summary import SUMMARY_PATTERN, game_summary, read_summary, summary_bytes, summary_path
+from boopexp.experiments.summary import (
+    SUMMARY_PATTERN,
+    game_summary,
+    read_summary,
+    read_summary_table,
+    summary_bytes,
+    summary_path,
+    summary_table,
+)
 from boopexp.play.contract import WINNERS, WINNERS_TEXT, pack_record, same_game, unpack_record
 from boopexp.play.identity import GameKey, record_key
 
@@ -325,6 +333,98 @@ def scan_outcomes(directory: str | Path) -> StoreScan:
         StoreError: as :func:`scan_store`.
     """
     return _scan_summaries(Path(directory))[0]
+
+
+#: What counting a store's games reads of each summary (:func:`scan_outcome_columns`).
+OUTCOME_COLUMNS = ("line", "config_hash", "pairing", "game_index", "p1", "p2", "winner", "termination", "forfeit")
+
+
+@dataclass(frozen=True)
+class OutcomeColumns:
+    """The games of a store as columns: what ``status`` and ``run --dry-run`` count from.
+
+    Attributes:
+        table: a pyarrow Table of :data:`OUTCOME_COLUMNS` (``forfeit`` as JSON text), one row per
+            game, the counted copy of each (the first read), in reading order.
+        scan: the same store's :class:`StoreScan` without its records: its warnings (truncated
+            tail, duplicates, conflicts, unused summaries) are those of :func:`scan_outcomes`.
+    """
+
+    table: Any
+    scan: StoreScan
+
+    def records(self, mask: Any = None) -> list[dict[str, Any]]:
+        """The rows selected by ``mask`` (a boolean array; all rows without one) as summaries
+        (``forfeit`` decoded): for the few games a reader needs one by one (forfeits, SPRT)."""
+        rows = (self.table if mask is None else self.table.filter(mask)).to_pylist()
+        for r in rows:
+            r["forfeit"] = None if r["forfeit"] is None else json.loads(r["forfeit"])
+        return cast(list[dict[str, Any]], rows)
+
+
+def scan_outcome_columns(directory: str | Path) -> OutcomeColumns:
+    """:func:`scan_outcomes` as columns, never one Python object per sealed game: each sealed
+    segment's summary is read as a pyarrow Table (a segment without a usable summary, and the live
+    log, are decoded and turned into one), and a game stored twice is found on the key columns
+    (pyarrow group_by): only the copies of such games are compared one by one, as
+    :func:`scan_outcomes` does (same counted copy, duplicates, conflicts and warnings).
+
+    Raises:
+        StoreError: as :func:`scan_store`.
+    """
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    directory = Path(directory)
+    log = _read_log(directory)  # before the segments are listed, as read_store_files
+    notes: list[str] = []
+    paths: list[Path] = []
+    tables: list[Any] = []
+    for path in segment_paths(directory):
+        table, problem = read_summary_table(path, OUTCOME_COLUMNS)
+        if problem is not None:
+            notes.append(problem)
+        if table is None:
+            data = _read_segment(path)
+            rows = [(n, game_summary(parse_line(path, n, raw))) for n, raw in _segment_lines(path, data)]
+            table = summary_table(rows).select(list(OUTCOME_COLUMNS))
+        paths.append(path)
+        tables.append(table.append_column("file", pa.array(np.full(len(table), len(tables), dtype=np.int32))))
+    if log is not None:
+        table = summary_table((n, game_summary(parse_line(log.path, n, raw))) for n, raw in log.lines)
+        table = table.select(list(OUTCOME_COLUMNS))
+        paths.append(log.path)
+        tables.append(table.append_column("file", pa.array(np.full(len(table), len(tables), dtype=np.int32))))
+    if not tables:
+        tables.append(summary_table(()).select(list(OUTCOME_COLUMNS)).append_column("file", pa.array([], pa.int32())))
+    table = pa.concat_tables(tables)
+    table = table.append_column("row", pa.array(np.arange(len(table), dtype=np.int64)))
+    keys = ["config_hash", "pairing", "game_index"]
+    groups = table.group_by(keys, use_threads=False).aggregate([("row", "min"), ("row", "count")])
+    duplicates = 0
+    duplicate_files: set[Path] = set()
+    conflicts: list[Conflict] = []
+    if len(table) and pc.max(groups["row_count"]).as_py() > 1:
+        # Only the copies of games stored twice are compared one by one, in reading order.
+        twice = groups.filter(pc.greater(groups["row_count"], 1)).select(keys)
+        copies = table.join(twice, keys=keys, join_type="inner", use_threads=False).sort_by("row")
+        first: dict[GameKey, tuple[Location, str | None]] = {}
+        for r in copies.select(keys + ["file", "line", "winner"]).to_pylist():
+            key = record_key(r)
+            where = (paths[r["file"]], r["line"])
+            seen = first.get(key)
+            if seen is None:
+                first[key] = (where, r["winner"])
+                continue
+            duplicates += 1
+            duplicate_files.update((seen[0][0], where[0]))
+            if r["winner"] != seen[1]:
+                conflicts.append(Conflict(key, seen[0], seen[1], where, r["winner"]))
+        table = table.take(np.sort(groups["row_min"].to_numpy()))  # the first copy of each game, in order
+    scan = StoreScan(directory / GAMES_FILE, (), duplicates, log.tail if log is not None else None, (),
+                     tuple(p for p in paths if p in duplicate_files), tuple(conflicts), tuple(notes))
+    return OutcomeColumns(table.select(list(OUTCOME_COLUMNS)), scan)
 
 
 @dataclass(frozen=True)

@@ -74,6 +74,19 @@ def summary_bytes(rows: Iterable[tuple[int, Mapping[str, Any]]], segment: bytes)
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    table = summary_table(rows)
+    table = table.replace_schema_metadata(_fingerprint(segment))
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink, compression="zstd")
+    return bytes(sink.getvalue().to_pybytes())
+
+
+def summary_table(rows: Iterable[tuple[int, Mapping[str, Any]]]) -> Any:
+    """``rows`` ((line, :func:`game_summary`) in line order) as the pyarrow Table of a summary
+    file (:data:`COLUMNS`, without metadata): what a segment without a summary, or the live log,
+    gives the columnar readers (:func:`boopexp.experiments.store.scan_outcome_columns`)."""
+    import pyarrow as pa
+
     columns: dict[str, list[Any]] = {c: [] for c in COLUMNS}
     for line, summary in rows:
         columns["line"].append(line)
@@ -84,11 +97,8 @@ def summary_bytes(rows: Iterable[tuple[int, Mapping[str, Any]]], segment: bytes)
                         ("game_index", pa.int64()), ("experiment", pa.string()), ("p1", pa.string()),
                         ("p2", pa.string()), ("winner", pa.string()), ("termination", pa.string()),
                         ("plies", pa.int64()), ("device_seconds", pa.float64()), ("forfeit", pa.string()),
-                        ("sweep", pa.string())], metadata=_fingerprint(segment))
-    table = pa.table(columns, schema=schema)
-    sink = pa.BufferOutputStream()
-    pq.write_table(table, sink, compression="zstd")
-    return bytes(sink.getvalue().to_pybytes())
+                        ("sweep", pa.string())])
+    return pa.table(columns, schema=schema)
 
 
 def read_summary(segment: Path) -> tuple[list[tuple[int, dict[str, Any]]] | None, str | None]:
@@ -97,6 +107,25 @@ def read_summary(segment: Path) -> tuple[list[tuple[int, dict[str, Any]]] | None
     A summary is used only if its metadata matches the segment as it is now (size and gzip
     trailer): a segment restored or rewritten since is decoded instead.
     """
+    table, problem = read_summary_table(segment)
+    if table is None:
+        return None, problem
+    columns = table.to_pydict()
+    # A store holds few distinct settings, pairings and agents: one string object each, not one a
+    # game (a third of the memory of 100k rows).
+    shared: dict[str, str] = {}
+    for c in _SHARED_COLUMNS:
+        columns[c] = [v if v is None else shared.setdefault(v, v) for v in columns[c]]
+    for c in _JSON_COLUMNS:
+        columns[c] = [v if v is None else json.loads(v) for v in columns[c]]
+    names = COLUMNS[1:]
+    return [(line, dict(zip(names, values))) for line, *values in zip(*(columns[c] for c in COLUMNS))], None
+
+
+def read_summary_table(segment: Path, columns: Iterable[str] = COLUMNS) -> tuple[Any, str | None]:
+    """``segment``'s summary as a pyarrow Table of ``columns`` (without metadata), or None and why
+    not, as :func:`read_summary` (which reads it): the columnar readers count from it without one
+    Python object a game."""
     path = summary_path(segment)
     try:
         size = segment.stat().st_size
@@ -118,19 +147,11 @@ def read_summary(segment: Path) -> tuple[list[tuple[int, dict[str, Any]]] | None
                 or meta.get(b"segment_trailer") != trailer.hex().encode()):
             return None, (f"{path} does not match {segment.name} (written for another version of it); the "
                           f"segment is read instead (boopexp seal {segment.parent} rewrites the summary)")
-        columns = f.read(columns=list(COLUMNS)).to_pydict()
+        table = f.read(columns=list(columns))
     except Exception as exc:  # pyarrow's errors (ArrowInvalid, OSError, KeyError...) have no common base
         return None, (f"{path}: unreadable summary ({type(exc).__name__}); the segment is read instead "
                       f"(boopexp seal {segment.parent} rewrites it)")
-    # A store holds few distinct settings, pairings and agents: one string object each, not one a
-    # game (a third of the memory of 100k rows).
-    shared: dict[str, str] = {}
-    for c in _SHARED_COLUMNS:
-        columns[c] = [v if v is None else shared.setdefault(v, v) for v in columns[c]]
-    for c in _JSON_COLUMNS:
-        columns[c] = [v if v is None else json.loads(v) for v in columns[c]]
-    names = COLUMNS[1:]
-    return [(line, dict(zip(names, values))) for line, *values in zip(*(columns[c] for c in COLUMNS))], None
+    return table.replace_schema_metadata(None), None
 
 
 def _fingerprint(segment: bytes) -> dict[bytes, bytes]:

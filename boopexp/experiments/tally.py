@@ -127,3 +127,85 @@ def _planned(entries: Mapping[tuple[str, str], PlanEntry], record: Mapping[str, 
     """Whether a record is a game of the plan (``entries`` keyed by settings hash and pairing)."""
     entry = entries.get((record["config_hash"], record["pairing"]))
     return entry is not None and entry.counts(record["game_index"])
+
+
+def score_columns(entries: Iterable[PlanEntry], table: Any) -> tuple[tuple[PairingScore, ...], int]:
+    """:func:`score` and :func:`unplanned` of a table of games (the ``table`` of
+    :class:`~boopexp.experiments.store.OutcomeColumns`), counted on its columns with numpy:
+    ``status`` and ``run --dry-run`` at a million games, without one Python object a game.
+
+    Raises:
+        StoreError: a counted game's winner is not one of :data:`~boopexp.play.contract.WINNERS`
+            (the first such game, as :meth:`PairingScore.with_game` says it).
+    """
+    import numpy as np
+    import pyarrow.compute as pc
+
+    entries = tuple(entries)
+    index = {f"{e.config_hash}\x00{e.pairing}": i for i, e in enumerate(entries)}
+    pairs, codes = _codes(pc.binary_join_element_wise(table["config_hash"], table["pairing"], "\x00"))
+    # per row, its entry (len(entries): none, planned no game)
+    of_pair = np.array([index.get(p, len(entries)) for p in pairs] or [0], dtype=np.int64)
+    row_entry = of_pair[codes] if len(codes) else np.zeros(0, dtype=np.int64)
+    game_index = table["game_index"].to_numpy()
+    limits = np.array([e.games for e in entries] + [0], dtype=np.int64)
+    planned = game_index < limits[row_entry]
+    for i, e in enumerate(entries):
+        if e.shard is not None:  # Shard.holds on the column: the shard's indices are first_index mod count
+            rows = row_entry == i
+            first = e.shard.first_index(e.config_hash, e.pairing)
+            planned &= ~rows | (game_index % e.shard.count == first)
+    scores = _tallies([PairingScore(e) for e in entries], table, row_entry, planned)
+    return scores, int(len(planned) - planned.sum())
+
+
+def score_found(table: Any) -> tuple[PairingScore, ...]:
+    """Every stored game counted per pairing, in order of first appearance, for a store without a
+    plan (planned = done; settings hash "(several)" when a pairing's games have more than one;
+    sides from its first game): ``status`` of a folder without config.yaml, on columns."""
+    import numpy as np
+    import pyarrow.compute as pc
+
+    pairings, codes = _codes(table["pairing"])
+    firsts = np.unique(codes, return_index=True)[1] if len(codes) else np.zeros(0, dtype=np.int64)
+    heads = table.select(["config_hash", "p1", "p2"]).take(firsts).to_pylist()
+    _, by_hash = _codes(pc.binary_join_element_wise(table["config_hash"], table["pairing"], "\x00"))
+    hashes = np.bincount(np.unique(np.stack([codes, by_hash]), axis=1)[0], minlength=len(pairings))
+    blank = [PairingScore(PlanEntry(p, h["p1"] or "", h["p2"] or "",
+                                    h["config_hash"] if n == 1 else "(several)", 0))
+             for p, h, n in zip(pairings, heads, hashes)]
+    scores = _tallies(blank, table, codes, np.ones(len(codes), dtype=bool))
+    return tuple(dataclasses.replace(s, entry=dataclasses.replace(s.entry, games=s.done)) for s in scores)
+
+
+def _codes(column: Any) -> tuple[list[str], Any]:
+    """The distinct values of a text column in order of first appearance, and each row's code."""
+    import numpy as np
+
+    encoded = column.combine_chunks().dictionary_encode() if len(column) else None
+    if encoded is None:
+        return [], np.zeros(0, dtype=np.int64)
+    return encoded.dictionary.to_pylist(), encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+
+
+def _tallies(blank: list[PairingScore], table: Any, group: Any, counted: Any) -> tuple[PairingScore, ...]:
+    """``blank`` (one score per group code) with the winners of the rows ``counted`` added, as
+    :meth:`PairingScore.with_game` would, one game at a time."""
+    import numpy as np
+    import pyarrow.compute as pc
+
+    winner = table["winner"]
+    p1 = pc.fill_null(pc.equal(winner, Side.P1.value), False).to_numpy(zero_copy_only=False)
+    p2 = pc.fill_null(pc.equal(winner, Side.P2.value), False).to_numpy(zero_copy_only=False)
+    none = pc.is_null(winner).to_numpy(zero_copy_only=False)
+    wrong = np.flatnonzero(counted & ~(p1 | p2 | none))
+    if len(wrong):
+        blank[int(group[wrong[0]])].with_game(winner[int(wrong[0])].as_py())  # raises its one line
+    n = len(blank)
+
+    def count(mask: Any) -> list[int]:
+        return [int(c) for c in np.bincount(group[counted & mask], minlength=n)[:n]]
+
+    done, p1_wins, p2_wins, no_winner = (count(np.ones(len(group), dtype=bool)), count(p1), count(p2), count(none))
+    return tuple(dataclasses.replace(s, done=d, p1_wins=a, p2_wins=b, no_winner=c)
+                 for s, d, a, b, c in zip(blank, done, p1_wins, p2_wins, no_winner))
