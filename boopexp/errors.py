@@ -124,6 +124,12 @@ class LostResourceError(BoopError):
     and rerunning the command resumes."""
 
 
+def exception_line(exc: BaseException) -> str:
+    """``"TypeError: message"`` on one line (what a forfeit record and an error message show)."""
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
 def show_value(value: object, limit: int = 60) -> str:
     """repr() of a bad value, shortened so that an error message stays on one line."""
     text = " ".join(repr(value).split())

@@ -29,17 +29,11 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from boopexp.agents.specs import MOVE_TIMEOUT_KEY, AgentSpec
-from boopexp.errors import ConfigError
+from boopexp.errors import ConfigError, exception_line
 
 #: The method every plugin agent has, and the optional one.
 REQUIRED_METHOD = "choose"
 OPTIONAL_METHOD = "promote"
-
-
-def one_line(exc: BaseException) -> str:
-    """``"TypeError: message"`` on one line (what a forfeit record and an error message show)."""
-    text = " ".join(str(exc).split())
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def load_factory(target: str, directory: str | None = None) -> Callable[..., Any]:
@@ -58,7 +52,7 @@ def load_factory(target: str, directory: str | None = None) -> Callable[..., Any
     except (ConfigError, KeyboardInterrupt):
         raise
     except BaseException as exc:  # noqa: BLE001 - the user's module failed to import (sys.exit() too): say why
-        raise ConfigError(f"plugin {target!r}: importing {module_name!r} raised {one_line(exc)}") from None
+        raise ConfigError(f"plugin {target!r}: importing {module_name!r} raised {exception_line(exc)}") from None
     obj: Any = module
     for part in attr.split("."):
         if not hasattr(obj, part):
@@ -146,7 +140,7 @@ class PluginFailure(Exception):
     ``sys.exit()`` too) or it ran past its time limit. The game forfeits (``agent_error``).
 
     Attributes:
-        error: one line: the exception (:func:`one_line`), or the ``timeout_error`` given.
+        error: one line: the exception (:func:`~boopexp.errors.exception_line`), or the ``timeout_error`` given.
         timed_out: the call ran past its time limit.
     """
 
@@ -196,7 +190,7 @@ def call_plugin(fn: Callable[..., Any], *args: Any, seconds: float, output: Plug
             _abandon(call, timeout_error)
         raise PluginFailure(timeout_error, timed_out=True)
     if call.error is not None:
-        raise PluginFailure(one_line(call.error))
+        raise PluginFailure(exception_line(call.error))
     return call.value
 
 

@@ -32,7 +32,7 @@ from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from boopexp.errors import ConfigError, LostResourceError
+from boopexp.errors import ConfigError, LostResourceError, exception_line
 from boopexp.experiments.interrupts import sigint_blocked
 from boopexp.experiments.scheduler import check_scheduler_address, connect_scheduler
 from boopexp.experiments.store import check_record
@@ -442,7 +442,7 @@ def _dask_outcomes(fn: PlayFunction, pending: Iterator[GameTask], jobs: int, sch
                 except Exception as exc:  # noqa: BLE001 - the cluster's, not the game's (play_one catches those)
                     if not _connected(client):
                         raise _SchedulerLost from None
-                    outcome = GameOutcome(task, error=f"the dask cluster could not play it: {_one_line(exc)}",
+                    outcome = GameOutcome(task, error=f"the dask cluster could not play it: {exception_line(exc)}",
                                           detail=traceback.format_exc())
                 yield outcome
         except (_SchedulerLost, OSError, TimeoutError) as exc:
@@ -567,7 +567,4 @@ def _quiet_teardown() -> Iterator[Callable[[], None]]:
     finally:
         logging.disable(previous)
 
-
-def _one_line(exc: BaseException) -> str:
-    return f"{type(exc).__name__}: {' '.join(str(exc).split())}"
 

@@ -34,7 +34,7 @@ from typing import Any, cast
 
 import yaml
 
-from boopexp.errors import ConfigError, StoreError
+from boopexp.errors import ConfigError, StoreError, show_value
 from boopexp.experiments.config import load_yaml
 from boopexp.experiments.summary import (
     SUMMARY_PATTERN,
@@ -1083,5 +1083,4 @@ def _json_default(obj: Any) -> Any:
 
 
 def _show(value: Any, limit: int = 80) -> str:
-    text = " ".join(repr(value).split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    return show_value(value, limit)  # a stored line's values: longer by default than a config value's

@@ -15,13 +15,13 @@ from typing import cast
 import numpy as np
 
 from boopexp.agents.budget import Budget, device_costs
-from boopexp.agents.plugins import PluginFailure, PluginOutput, build_agent, call_plugin, one_line, timeout_error
+from boopexp.agents.plugins import PluginFailure, PluginOutput, build_agent, call_plugin, timeout_error
 from boopexp.agents.specs import AgentSpec
 from boopexp.engine import mcts, rules
 from boopexp.engine.buffers import new_work
 from boopexp.engine.rng import new_rng_state
 from boopexp.engine.state import TO_MOVE, decode_move, encode_move, initial_state
-from boopexp.errors import ConfigError, IllegalMoveError, InvalidMoveError
+from boopexp.errors import ConfigError, IllegalMoveError, InvalidMoveError, exception_line
 from boopexp.game import notation
 from boopexp.game.position import Move, Position, compile_position_api
 from boopexp.game.sides import Colour, Side
@@ -161,7 +161,7 @@ class PluginPlayer(Player):
                 raise InvalidMoveError(f"{answer!r}: size and square must be integers")
             move = position.check_legal(answer)
         except (InvalidMoveError, IllegalMoveError) as exc:
-            raise Forfeit(Termination.ILLEGAL_MOVE, one_line(exc), shown) from None
+            raise Forfeit(Termination.ILLEGAL_MOVE, exception_line(exc), shown) from None
         self.promotion = rules.PROMO_HEURISTIC
         promote = getattr(self.agent, "promote", None)
         if promote is not None:
