@@ -30,7 +30,7 @@ import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -38,7 +38,7 @@ import pandas as pd
 from boopexp.analysis import claims as cl
 from boopexp.analysis.records import ReportWarning, read_plan
 from boopexp.errors import ConfigError, StoreError
-from boopexp.experiments.store import GameStore, has_games_files, read_store_files
+from boopexp.experiments.store import GameStore, has_games_files, read_store_files, scan_outcome_columns
 
 if TYPE_CHECKING:  # for the annotations only: d1_ratings imports it where it fits
     from boopexp.analysis.ratings_bootstrap import BootstrapRatings
@@ -113,11 +113,83 @@ class StoreOutcomes:
 
 
 def read_outcomes(directory: Path) -> StoreOutcomes:
-    """Only what the analysis needs from a store's records, without unpacking their telemetry.
+    """Only what the analysis needs from a store: each game's identity, winner and sweep point.
 
-    Reads the sealed segments then the live log (:func:`boopexp.experiments.store.read_store_files`); a game
-    read twice is counted once; games of settings outside the store's config.yaml plan are left
-    out (and counted). A truncated last line of the live log is ignored with a warning.
+    Read as columns (:func:`boopexp.experiments.store.scan_outcome_columns`: each sealed segment's
+    summary, a segment without a usable one and the live log decoded), never one Python object
+    per game. A game read twice is counted once (the first copy read: the sealed segments by
+    number, then the live log); games of settings outside the store's config.yaml plan are left
+    out and counted, every copy. A truncated last line of the live log is ignored with a warning,
+    as is a summary that does not match its segment (the segment is read instead).
+
+    The store's own reader validates every line it decodes more strictly than this analysis needs:
+    when it refuses one, the store is read line by line (:func:`read_outcome_lines`), which names
+    the bad line as this command always has, or reads the store if its rules accept it. So does a
+    store holding both games stored twice and games off the plan: which of the copies are off the
+    plan only the lines say.
+
+    Raises:
+        StoreError: a complete line that is not a JSON object with the record's keys.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    plan = read_plan(directory)
+    try:
+        columns = scan_outcome_columns(directory)
+    except StoreError:
+        return read_outcome_lines(directory)
+    table, scan = columns.table, columns.scan
+    off_plan = 0
+    if plan is not None:
+        keys = pc.binary_join_element_wise(table["config_hash"], table["pairing"], "\x00")
+        planned_keys = pa.array([f"{config_hash}\x00{pairing}" for pairing, config_hash in plan], pa.string())
+        in_plan = pc.is_in(keys, value_set=planned_keys)
+        off_plan = len(table) - int(pc.sum(in_plan).as_py() or 0)
+        if off_plan and scan.duplicates:
+            return read_outcome_lines(directory)
+        table = table.filter(in_plan)
+    if scan.tail is not None:
+        warnings.warn(f"{scan.path}:{scan.tail.line}: skipping truncated last line", ReportWarning, stacklevel=2)
+    for note in scan.notes:
+        warnings.warn(note, ReportWarning, stacklevel=2)
+    pairing = _objects(table["pairing"])
+    sides = {p: pairing_agents(p) for p in set(pairing.tolist())}
+    sweep = pc.dictionary_encode(table["sweep"]).combine_chunks()
+    points = np.array([_point(json.loads(v)) for v in sweep.dictionary.to_pylist()] + [math.nan], dtype=float)
+    games = pd.DataFrame({
+        "pairing": pairing.tolist(),
+        "p1": [sides[p][0] for p in pairing.tolist()],
+        "p2": [sides[p][1] for p in pairing.tolist()],
+        "winner": _objects(table["winner"]).tolist(),
+        "point": points[sweep.indices.fill_null(len(sweep.dictionary)).to_numpy()],
+        "config_hash": _objects(table["config_hash"]).tolist(),
+        "game_index": table["game_index"].to_numpy(),
+    })
+    if games.empty:
+        games = _empty()
+    planned = sum(v for v in plan.values() if v is not None) if plan else None
+    return StoreOutcomes(games=games, planned=planned, duplicates=scan.duplicates, off_plan=off_plan)
+
+
+def _objects(column: Any) -> np.ndarray:
+    """A text column as an object array holding one string object per distinct value (None for null)."""
+    import pyarrow.compute as pc
+
+    encoded = pc.dictionary_encode(column).combine_chunks()
+    values = np.array([*encoded.dictionary.to_pylist(), None], dtype=object)
+    return values[encoded.indices.fill_null(len(encoded.dictionary)).to_numpy()]
+
+
+def _point(sweep: Any) -> float:
+    """A game's sweep value: the value of its one swept axis, NaN when not swept (or on several axes)."""
+    sweep = sweep or {}
+    return float(next(iter(sweep.values()))) if len(sweep) == 1 else math.nan
+
+
+def read_outcome_lines(directory: Path) -> StoreOutcomes:
+    """:func:`read_outcomes` reading every line of the store (:func:`read_store_files`), parsing
+    only the identity, winner and sweep of each record: what names a bad line.
 
     Raises:
         StoreError: a complete line that is not a JSON object with the record's keys.
@@ -127,7 +199,7 @@ def read_outcomes(directory: Path) -> StoreOutcomes:
     duplicates = off_plan = 0
     for f in read_store_files(directory):
         if f.tail is not None:
-            warnings.warn(f"{f.path}:{f.tail.line}: skipping truncated last line", ReportWarning, stacklevel=2)
+            warnings.warn(f"{f.path}:{f.tail.line}: skipping truncated last line", ReportWarning, stacklevel=3)
         for number, raw in f.lines:
             try:
                 record = json.loads(raw)
@@ -143,10 +215,8 @@ def read_outcomes(directory: Path) -> StoreOutcomes:
             if key in rows:
                 duplicates += 1
                 continue
-            sweep = record.get("sweep") or {}
-            point = float(next(iter(sweep.values()))) if len(sweep) == 1 else math.nan
             p1, p2 = pairing_agents(key[1])
-            rows[key] = (key[1], p1, p2, winner, point, key[0], key[2])
+            rows[key] = (key[1], p1, p2, winner, _point(record.get("sweep")), key[0], key[2])
     games = pd.DataFrame(list(rows.values()),
                          columns=["pairing", "p1", "p2", "winner", "point", "config_hash", "game_index"])
     if games.empty:

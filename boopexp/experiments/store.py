@@ -336,7 +336,8 @@ def scan_outcomes(directory: str | Path) -> StoreScan:
 
 
 #: What counting a store's games reads of each summary (:func:`scan_outcome_columns`).
-OUTCOME_COLUMNS = ("line", "config_hash", "pairing", "game_index", "p1", "p2", "winner", "termination", "forfeit")
+OUTCOME_COLUMNS = ("line", "config_hash", "pairing", "game_index", "p1", "p2", "winner", "termination", "forfeit",
+                   "sweep")
 
 
 @dataclass(frozen=True)
@@ -344,7 +345,7 @@ class OutcomeColumns:
     """The games of a store as columns: what ``status`` and ``run --dry-run`` count from.
 
     Attributes:
-        table: a pyarrow Table of :data:`OUTCOME_COLUMNS` (``forfeit`` as JSON text), one row per
+        table: a pyarrow Table of :data:`OUTCOME_COLUMNS` (``forfeit``, ``sweep`` as JSON text), one row per
             game, the counted copy of each (the first read), in reading order.
         scan: the same store's :class:`StoreScan` without its records: its warnings (truncated
             tail, duplicates, conflicts, unused summaries) are those of :func:`scan_outcomes`.
@@ -355,10 +356,11 @@ class OutcomeColumns:
 
     def records(self, mask: Any = None) -> list[dict[str, Any]]:
         """The rows selected by ``mask`` (a boolean array; all rows without one) as summaries
-        (``forfeit`` decoded): for the few games a reader needs one by one (forfeits, SPRT)."""
+        (``forfeit``, ``sweep`` decoded): for the few games a reader needs one by one (forfeits, SPRT)."""
         rows = (self.table if mask is None else self.table.filter(mask)).to_pylist()
         for r in rows:
-            r["forfeit"] = None if r["forfeit"] is None else json.loads(r["forfeit"])
+            for c in ("forfeit", "sweep"):
+                r[c] = None if r[c] is None else json.loads(r[c])
         return cast(list[dict[str, Any]], rows)
 
 
