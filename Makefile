@@ -10,7 +10,7 @@ JOBS   ?= 2
 comma  := ,
 
 .DEFAULT_GOAL := help
-.PHONY: help install lock lint test test-golden bench run tables robustness reproduce openspiel clean-cache clean
+.PHONY: help install lock lint test test-golden test-slurm bench run tables robustness reproduce openspiel clean-cache clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -41,6 +41,20 @@ test: $(STAMP) ## Run the whole test suite (golden data: env BOOP_GOLDEN, defaul
 
 test-golden: $(STAMP) ## Only the golden-data tests
 	$(BIN)/python -m pytest -q -k golden
+
+# The daemons (munged, slurmctld, slurmd on 127.0.0.1) are started and stopped by the tests'
+# fixture (tests/slurm_helpers.py); this target only installs the packages when they are missing.
+# BOOPEXP_SLURM_REQUIRED: here a missing Slurm fails the tests instead of skipping them.
+SLURM_TOOLS = munged mungekey slurmctld slurmd sbatch squeue scontrol scancel sinfo
+test-slurm: $(STAMP) ## The Slurm tests on a real one-node Slurm here (as root; installs Debian's slurm-wlm and munge if missing)
+	@export PATH="$$PATH:/usr/sbin:/sbin"; missing=; \
+	for tool in $(SLURM_TOOLS); do command -v $$tool >/dev/null || missing="$$missing $$tool"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" != 0 ]; then echo "make test-slurm: missing$$missing; run it as root to install slurm-wlm and munge"; exit 2; fi; \
+	  echo "Installing Debian's slurm-wlm and munge (missing:$$missing)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq slurm-wlm munge >/dev/null; \
+	fi
+	BOOPEXP_SLURM_REQUIRED=1 $(BIN)/python -m pytest -q tests/test_slurm.py
 
 bench: $(STAMP) ## Engine and MCTS throughput on one core (medians)
 	$(BIN)/boopexp bench
