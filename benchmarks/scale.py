@@ -1,7 +1,7 @@
 """Store scale: wall, CPU and peak memory of the commands that read a store, on synthetic stores
 of 10k and 100k games (1M with ``--million``) built from the committed study's real records.
 
-    python benchmarks/scale.py [--sizes 10000 100000] [--million] [--work DIR] [--keep] [--json FILE]
+    python benchmarks/scale.py [--sizes 10000 100000] [--million] [--only CMD...] [--work DIR] [--keep] [--json FILE]
 
 The records are those of ``results/robustness/d1`` (72 pairings x 100 games of the round robin,
 device-mode MCTS games, real moves and telemetry); copy c of a game gets ``game_index`` + 100 c,
@@ -16,7 +16,11 @@ each in a child process whose own resource usage is read with ``os.wait4``:
 * ``status``: the counts per pairing;
 * ``resume``: ``run`` with nothing left to play (the store scan of a resumed run);
 * ``dry-run``: ``run --dry-run`` (the plan against the store);
-* ``tables``, ``ratings``: the analyses, into folders under the work folder.
+* ``tables``, ``ratings``: the analyses, into folders under the work folder;
+* ``merge``: the same games built as two halves (every other game), each sealed, merged into a
+  new folder (``merge A B --out C``: the merge of two shards);
+* ``seal-add``: 10 % more games (the next indices of every pairing) written to the sealed
+  store's log and sealed (a store that grows by runs and seals).
 
 Results go to stdout as a Markdown table (docs/cluster.md, "Scale"). The 1M store takes about
 3.5 GB of disk as a live log and several minutes per command: hence ``--million``.
@@ -43,28 +47,40 @@ CONFIG = ROOT / "configs" / "robustness-d1.yaml"
 #: Games per pairing side in the source store (indices 0..99 of each of its 72 pairings).
 SOURCE_GAMES = 100
 INDEX = re.compile(rb'"game_index":(\d+),')
+#: The rows of the table, in order (``merge``: the store as two sealed halves merged into a new
+#: folder; ``seal-add``: 10 % more games sealed into the sealed store).
+COMMANDS = ("seal", "status", "resume", "dry-run", "tables", "ratings", "merge", "seal-add")
 
 
-def build_store(folder: Path, games: int) -> int:
-    """Write a store of at least ``games`` games (72 pairings x G) as a live log; returns G."""
+def build_store(folder: Path, games: int, part: tuple[int, int] = (0, 1), extra: int = 0) -> int:
+    """Write a store of at least ``games`` games (72 pairings x G) as a live log; returns G.
+
+    ``part`` (k, n) keeps the k-th of every n games in writing order (n shards of one store);
+    ``extra`` writes instead the indices G .. G + extra - 1 of every pairing (games a sealed store
+    of G per pairing lacks)."""
     lines = gzip.decompress((SOURCE / "games-0001.jsonl.gz").read_bytes()).splitlines(keepends=True)
     pairings = len(lines) // SOURCE_GAMES
     per_pairing = math.ceil(games / pairings)
-    folder.mkdir(parents=True)
+    first, last = (per_pairing, per_pairing + extra) if extra else (0, per_pairing)
+    folder.mkdir(parents=True, exist_ok=bool(extra))
     config = (SOURCE / "config.yaml").read_text()
     config = config.replace(f"games_per_side: {SOURCE_GAMES}\n", f"games_per_side: {per_pairing}\n")
     config = config.replace(f"  games: {SOURCE_GAMES}\n", f"  games: {per_pairing}\n")
-    (folder / "config.yaml").write_text(config)
+    if not extra:
+        (folder / "config.yaml").write_text(config)
+    written = 0
     with open(folder / "games.jsonl", "wb") as out:
-        for copy in range(math.ceil(per_pairing / SOURCE_GAMES)):
+        for copy in range(math.ceil(last / SOURCE_GAMES)):
             shift = copy * SOURCE_GAMES
             chunk = []
             for line in lines:
                 m = INDEX.search(line)
                 assert m is not None
                 index = int(m.group(1)) + shift
-                if index < per_pairing:
-                    chunk.append(line[: m.start(1)] + str(index).encode() + line[m.end(1):])
+                if first <= index < last:
+                    if written % part[1] == part[0]:
+                        chunk.append(line[: m.start(1)] + str(index).encode() + line[m.end(1):])
+                    written += 1
             out.write(b"".join(chunk))
     return per_pairing
 
@@ -86,7 +102,7 @@ def measure(argv: list[str], cwd: Path) -> dict[str, float]:
             "peak_rss_gb": round(usage.ru_maxrss / 2**20, 3), "exit": proc.returncode}
 
 
-def bench_size(work: Path, games: int) -> dict[str, dict[str, float]]:
+def bench_size(work: Path, games: int, only: tuple[str, ...] = COMMANDS) -> dict[str, dict[str, float]]:
     folder = work / f"store-{games}"
     if folder.exists():
         shutil.rmtree(folder)
@@ -105,11 +121,32 @@ def bench_size(work: Path, games: int) -> dict[str, dict[str, float]]:
     }
     out = {}
     for name, argv in commands.items():
+        if name != "seal" and name not in only:  # the store is sealed in any case
+            continue
         out[name] = measure(argv, ROOT)
         print(f"{games}: {name}: {out[name]}", file=sys.stderr)
     store_bytes = sum(p.stat().st_size for p in folder.iterdir() if p.name.startswith(("games", "summary-")))
     out["store"] = {"games": 72 * per_pairing, "bytes": store_bytes,
                     "bytes_per_game": round(store_bytes / (72 * per_pairing))}
+    # The same games as two sealed shards merged into a new folder, then (the store changes from
+    # here on) 10 % more games added to the sealed store and sealed.
+    halves = [work / f"half-{games}-{k}" for k in range(2)]
+    for k, half in enumerate(halves if "merge" in only else []):
+        shutil.rmtree(half, ignore_errors=True)
+        build_store(half, games, part=(k, 2))
+        subprocess.run([sys.executable, "-m", "boopexp", "seal", str(half)], cwd=ROOT, check=True,
+                       stdout=subprocess.DEVNULL)
+    if "merge" in only:
+        merged = work / f"merged-{games}"
+        shutil.rmtree(merged, ignore_errors=True)
+        out["merge"] = measure(["merge", *map(str, halves), "--out", str(merged)], ROOT)
+        print(f"{games}: merge: {out['merge']}", file=sys.stderr)
+        for path in [*halves, merged]:
+            shutil.rmtree(path, ignore_errors=True)
+    if "seal-add" in only:
+        build_store(folder, games, extra=math.ceil(per_pairing / 10))
+        out["seal-add"] = measure(["seal", str(folder)], ROOT)
+        print(f"{games}: seal-add: {out['seal-add']}", file=sys.stderr)
     return out
 
 
@@ -117,7 +154,7 @@ def table(results: dict[int, dict[str, dict[str, float]]]) -> str:
     sizes = sorted(results)
     head = "| command | " + " | ".join(f"{results[n]['store']['games']:,} games" for n in sizes) + " |"
     rows = [head, "|---" * (len(sizes) + 1) + "|"]
-    for name in ("seal", "status", "resume", "dry-run", "tables", "ratings"):
+    for name in [c for c in COMMANDS if all(c in results[n] for n in sizes)]:
         cells = []
         for n in sizes:
             m = results[n][name]
@@ -136,6 +173,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--work", type=Path, help="folder for the stores (default: a temporary one, removed)")
     ap.add_argument("--keep", action="store_true", help="keep the stores")
     ap.add_argument("--json", type=Path, help="also write the measurements to this file")
+    ap.add_argument("--only", nargs="+", choices=COMMANDS, default=COMMANDS,
+                    help="measure only these commands (the store is sealed in any case)")
     args = ap.parse_args(argv)
     sizes = [*args.sizes, *([1_000_000] if args.million else [])]
     work = args.work or Path(tempfile.mkdtemp(prefix="boopexp-scale-"))
@@ -143,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
     results = {}
     try:
         for n in sizes:
-            results[n] = bench_size(work, n)
+            results[n] = bench_size(work, n, tuple(args.only))
             if not args.keep:
                 shutil.rmtree(work / f"store-{n}")
     finally:
