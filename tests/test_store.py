@@ -366,3 +366,85 @@ def test_a_run_refuses_a_zero_byte_segment_instead_of_playing_its_games_again(tm
     with pytest.raises(StoreError, match=r"games-0001.jsonl.gz: damaged sealed segment \(0 bytes"):
         run_plan(c, c.plan(), tmp_path)
     assert played == [] and snapshot(tmp_path) == before
+
+
+def test_stored_keys_answer_per_pairing_on_sorted_index_arrays(tmp_path):
+    from boopexp.experiments.store import scan_outcome_columns
+
+    segment = tmp_path / "games-0001.jsonl.gz"
+    segment.write_bytes(gzip.compress(b"".join(encode_record(rec(i)) for i in (5, 0, 3))))
+    write_lines(tmp_path / "games.jsonl", [rec(1, pairing="b vs a"), rec(3), rec(2, config_hash="bbbb")])
+    keys = scan_outcome_columns(tmp_path).keys()
+    assert len(keys) == 5  # index 3 of "a vs b" is stored twice, counted once
+    assert ("aaaa", "a vs b", 3) in keys and ("aaaa", "a vs b", 4) not in keys and ("cccc", "a vs b", 0) not in keys
+    assert list(keys.missing("aaaa", "a vs b", range(8))) == [1, 2, 4, 6, 7]
+    assert list(keys.missing("aaaa", "a vs b", range(1, 8, 2))) == [1, 7]  # a shard's indices
+    assert list(keys.missing("bbbb", "a vs b", range(4))) == [0, 1, 3]
+    assert list(keys.missing("aaaa", "x vs y", range(3))) == [0, 1, 2]
+
+
+def test_a_run_reads_its_store_again_under_the_lock_but_only_what_changed(tmp_path, monkeypatch):
+    """The read before the lock validates; the read under it sees what another process appended
+    meanwhile, decoding only the new lines (issue 22: every line was decoded twice)."""
+    from boopexp.experiments import store as store_module
+
+    seal_folder = tmp_path / "s"
+    write_lines(seal_folder / "games.jsonl", [rec(0), rec(1)])
+    seal(seal_folder)
+    write_lines(seal_folder / "games.jsonl", [rec(2), rec(3)])
+    parsed = []
+    real_parse, real_lock = store_module.parse_line, store_module._lock
+    monkeypatch.setattr(store_module, "parse_line", lambda path, n, raw: (parsed.append(n), real_parse(path, n, raw))[1])
+
+    def lock_after_another_run(path, hint):  # another process appends between the reads
+        with open(seal_folder / "games.jsonl", "ab") as fh:
+            fh.write(encode_record(rec(4)) + encode_record(rec(2)))
+        return real_lock(path, hint)
+
+    monkeypatch.setattr(store_module, "_lock", lock_after_another_run)
+    with GameStore(seal_folder).open() as w:
+        assert [r["game_index"] for r in w.stored.records()] == [0, 1, 2, 3, 4]
+        assert w.stored.scan.duplicates == 1 and w.stored.scan.duplicate_files == (seal_folder / "games.jsonl",)
+    assert parsed == [1, 2, 3, 4]  # the sealed games from their summary, each line of the log once
+
+
+def test_a_seal_between_the_two_reads_is_read_again_in_full(tmp_path, monkeypatch):
+    from boopexp.experiments import store as store_module
+
+    write_lines(tmp_path / "games.jsonl", [rec(0), rec(1)])
+    real_lock = store_module._lock
+
+    def lock_after_a_seal(path, hint):  # a seal and another run, between the reads
+        monkeypatch.setattr(store_module, "_lock", real_lock)
+        seal(tmp_path)
+        write_lines(tmp_path / "games.jsonl", [rec(2, "p2"), rec(3)])
+        return real_lock(path, hint)
+
+    monkeypatch.setattr(store_module, "_lock", lock_after_a_seal)
+    with GameStore(tmp_path).open() as w:
+        assert [(r["game_index"], r["winner"]) for r in w.stored.records()] == [(0, "p1"), (1, "p1"), (2, "p2"),
+                                                                               (3, "p1")]
+        assert w.stored.scan.warnings() == []
+
+
+def test_a_resumed_run_makes_no_task_for_a_stored_game(tmp_path, monkeypatch):
+    """The plan asks the stored index arrays before it makes a task (and computes its seed)."""
+    from conftest import DEMO_CONFIG, fake_play_game
+
+    from boopexp.experiments.config import load_yaml, parse_config
+    from boopexp.experiments.runner import run_plan
+    from boopexp.play import contract, match
+
+    c = parse_config(load_yaml(DEMO_CONFIG, "t.yaml"), "t.yaml")
+    tasks = c.tasks(c.plan())
+    with GameStore(tmp_path).open() as w:
+        for t in tasks[:-2]:
+            w.append(fake_play_game(t))
+    made = []
+    real_new = contract.GameTask.new.__func__
+    monkeypatch.setattr(contract.GameTask, "new", classmethod(lambda cls, *a, **k: (made.append(a[4]),
+                                                                                   real_new(cls, *a, **k))[1]))
+    monkeypatch.setattr(match, "play_game", fake_play_game)
+    report = run_plan(c, c.plan(), tmp_path)
+    assert report.skipped == len(tasks) - 2 and report.played == 2 and report.complete
+    assert len(made) == 2

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -263,13 +263,20 @@ class ExperimentConfig:
         """The planned games, pairing by pairing, game indices 0..n-1, each with its own seed."""
         return list(self.iter_tasks(plan))
 
-    def iter_tasks(self, plan: tuple[PlannedPairing, ...]) -> Iterator[GameTask]:
-        """:meth:`tasks`, one at a time (a long plan is never built in memory)."""
+    def iter_tasks(self, plan: tuple[PlannedPairing, ...],
+                   indices: Callable[[PlannedPairing], Iterable[int]] | None = None) -> Iterator[GameTask]:
+        """:meth:`tasks`, one at a time (a long plan is never built in memory).
+
+        Args:
+            indices: the game indices of each pairing to make tasks of (default: all of
+                :meth:`PlannedPairing.indices`): a resumed run's missing games, asked before a
+                task (and its seed) is made for a stored game.
+        """
         return (
             GameTask.new(self.name, p.config_hash, p.p1_spec, p.p2_spec, i, p.budget, self.preset, self.max_plies,
                          p.sweep)
             for p in plan
-            for i in p.indices()
+            for i in (p.indices() if indices is None else indices(p))
         )
 
     def resolved(self, plan: tuple[PlannedPairing, ...] | None = None) -> dict[str, Any]:

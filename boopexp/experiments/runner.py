@@ -26,7 +26,7 @@ from boopexp.experiments.scheduler import probe_scheduler
 from boopexp.experiments.sprt import plan_tests
 from boopexp.experiments.sprt_rounds import sprt_outcomes
 from boopexp.experiments.store import GameStore
-from boopexp.experiments.tally import PairingScore, forfeits, score
+from boopexp.experiments.tally import PairingScore, forfeits, score_columns
 from boopexp.play import warmup
 
 
@@ -135,7 +135,8 @@ def run_plan(config: ExperimentConfig, plan: Sequence[PlannedPairing], out_dir: 
         probe_scheduler(pool.scheduler)  # an unreachable cluster is reported before anything is written
     store = GameStore(out_dir)
     with store.open() as writer:
-        for text in writer.scan_before.warnings():
+        stored = writer.stored  # the store's games as columns, read once under the lock
+        for text in stored.scan.warnings():
             progress.message(text)
         if writer.moved_tail is not None:
             progress.message(f"the truncated bytes were moved to {writer.moved_tail}", True)
@@ -146,13 +147,16 @@ def run_plan(config: ExperimentConfig, plan: Sequence[PlannedPairing], out_dir: 
             )
 
         selected = tuple(p for p in plan if pairings is None or p.pairing in pairings)
-        done = writer.scan_before.keys
-        # Lazily: a plan of 10^9 games costs nothing until its games are played.
-        todo = (t for t in config.iter_tasks(selected) if t.key not in done)
+        done = stored.keys()
+        # Lazily: a plan of 10^9 games costs nothing until its games are played; a stored game's
+        # index is skipped on the arrays of stored indices, before a task (and its seed) is made.
+        todo = config.iter_tasks(selected, lambda p: done.missing(p.config_hash, p.pairing, p.indices()))
         entries = [p.entry() for p in selected]
         # keyed like the games: a sweep plans the same pairing string once per point
-        scores = {(s.config_hash, s.pairing): s for s in score(entries, writer.scan_before.records)}
-        forfeited = forfeits(entries, writer.scan_before.records)
+        scores = {(s.config_hash, s.pairing): s for s in score_columns(entries, stored.table)[0]}
+        forfeited = forfeits(entries, stored.forfeited())
+        # The SPRT reads the outcomes of its pairings one by one (only a run with ``sprt:``).
+        sprt_records = stored.records() if config.sprt is not None else []
         planned = sum(p.share for p in selected)
         skipped = sum(s.done for s in scores.values())
         to_play = planned - skipped
@@ -168,7 +172,7 @@ def run_plan(config: ExperimentConfig, plan: Sequence[PlannedPairing], out_dir: 
         if config.sprt is None:
             outcomes = iter_outcomes(todo, pool, progress.message)
         else:
-            outcomes = sprt_outcomes(config.sprt, selected, todo, writer.scan_before.records, pool, progress.message)
+            outcomes = sprt_outcomes(config.sprt, selected, todo, sprt_records, pool, progress.message)
         try:
             with interrupts if own else contextlib.nullcontext():  # a Ctrl-C from here on is counted
                 if to_play and pool.play is None and not pool.remote:
@@ -184,7 +188,8 @@ def run_plan(config: ExperimentConfig, plan: Sequence[PlannedPairing], out_dir: 
                         # games on disk and no line is cut short by the interrupt.
                         with interrupts.held():
                             writer.append(outcome.record)  # type: ignore[arg-type]
-                            new_records.append(outcome.record)  # type: ignore[arg-type]
+                            if config.sprt is not None:  # the report's test; nothing kept else
+                                new_records.append(outcome.record)  # type: ignore[arg-type]
                             played += 1
                             key = (outcome.task.config_hash, outcome.task.pairing)  # a sweep repeats pairings
                             scores[key] = scores[key].with_game(outcome.record["winner"])  # type: ignore[index]
@@ -217,8 +222,8 @@ def run_plan(config: ExperimentConfig, plan: Sequence[PlannedPairing], out_dir: 
                 outcomes.close()  # stops the pool: games in flight are dropped, not stored
             progress.close()
         if lost is not None:
-            stored = sum(s.done for s in scores.values())
-            raise LostResourceError(f"{lost}; {stored} of {planned} games are stored in {store.games_path}")
+            kept = sum(s.done for s in scores.values())
+            raise LostResourceError(f"{lost}; {kept} of {planned} games are stored in {store.games_path}")
     return RunReport(
         out_dir=Path(out_dir),
         scores=tuple(scores.values()),
@@ -228,7 +233,7 @@ def run_plan(config: ExperimentConfig, plan: Sequence[PlannedPairing], out_dir: 
         failed=tuple(failed),
         interrupted=interrupts.stopped or interrupts.late,
         stopped_by=(interrupts.signum or signal.SIGINT) if interrupts.stopped or interrupts.late else None,
-        sprt=_sprt_tests(config, selected, [*writer.scan_before.records, *new_records]),
+        sprt=_sprt_tests(config, selected, [*sprt_records, *new_records]),
         forfeits=forfeited,
     )
 

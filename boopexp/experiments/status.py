@@ -18,7 +18,6 @@ from boopexp.experiments.config import PlannedPairing, plan_entries
 from boopexp.experiments.sprt import PairingTest, parse_sprt, plan_tests
 from boopexp.experiments.store import GameStore, has_games_files, scan_outcome_columns
 from boopexp.experiments.tally import PairingScore, forfeits, score_columns, score_found
-from boopexp.play.contract import FORFEITS
 
 
 @dataclass(frozen=True)
@@ -88,9 +87,6 @@ def folder_status(folder: str | Path) -> FolderStatus:
         ConfigError: the folder does not exist, or its config.yaml has no readable plan.
         StoreError: games.jsonl or config.yaml is corrupt.
     """
-    import pyarrow as pa  # here: ``boopexp --help`` does not pay for it
-    import pyarrow.compute as pc
-
     folder = require_results_folder(folder)
     store = GameStore(folder)
     # identities and outcomes only, as columns: never moves or telemetry, nor one object a game
@@ -106,8 +102,7 @@ def folder_status(folder: str | Path) -> FolderStatus:
     tests = plan_tests(spec, entries, outcomes.records()) if spec is not None else ()
     scores, other = score_columns(entries, outcomes.table)
     # forfeits are few: only those games are read one by one
-    forfeited = outcomes.records(pc.is_in(outcomes.table["termination"], pa.array(list(FORFEITS), pa.string())))
-    return FolderStatus(folder, settings, scores, other, warnings, tests, forfeits(entries, forfeited))
+    return FolderStatus(folder, settings, scores, other, warnings, tests, forfeits(entries, outcomes.forfeited()))
 
 
 def describe_settings(settings: dict[str, Any]) -> str:

@@ -18,6 +18,7 @@ is tolerated: it is reported, ignored, and moved aside (never deleted) before th
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import gzip
 import hashlib
 import json
@@ -45,7 +46,7 @@ from boopexp.experiments.summary import (
     summary_path,
     summary_table,
 )
-from boopexp.play.contract import WINNERS, WINNERS_TEXT, pack_record, same_game, unpack_record
+from boopexp.play.contract import FORFEITS, WINNERS, WINNERS_TEXT, pack_record, same_game, unpack_record
 from boopexp.play.identity import GameKey, record_key
 
 try:  # POSIX advisory locks; without them two runs into one folder are merely not prevented
@@ -264,15 +265,22 @@ def read_store_files(directory: str | Path) -> list[StoreFile]:
 
 def _read_log(directory: Path) -> StoreFile | None:
     """The live log's complete lines and cut-short tail, or None if there is no log."""
+    log = _read_log_bytes(directory)
+    if log is None:
+        return None
+    lines, tail = split_lines(log)
+    return StoreFile(directory / GAMES_FILE, lines, tail)
+
+
+def _read_log_bytes(directory: Path) -> bytes | None:
+    """The live log's bytes, or None if there is no log."""
     log_path = directory / GAMES_FILE
     try:
-        log = log_path.read_bytes()
+        return log_path.read_bytes()
     except (FileNotFoundError, NotADirectoryError):  # no folder yet, or a file in its place
         return None
     except OSError as exc:
         raise StoreError(f"cannot read {log_path}: {exc}") from None
-    lines, tail = split_lines(log)
-    return StoreFile(log_path, lines, tail)
 
 
 def _segment_lines(path: Path, data: bytes) -> list[tuple[int, bytes]]:
@@ -338,21 +346,91 @@ def scan_outcomes(directory: str | Path) -> StoreScan:
 #: What counting a store's games reads of each summary (:func:`scan_outcome_columns`).
 OUTCOME_COLUMNS = ("line", "config_hash", "pairing", "game_index", "p1", "p2", "winner", "termination", "forfeit",
                    "sweep")
+#: Game indices :meth:`StoredKeys.missing` checks at once (a plan of 10^9 games stays lazy).
+_MISSING_CHUNK = 1 << 16
+
+
+@dataclass(frozen=True)
+class _FileTable:
+    """One file of a store as :func:`scan_outcome_columns` read it, with what tells whether a later
+    read may reuse it (``stamp``): a segment's identity and size on disk (a segment is never
+    written in place: sealing and migrating rename a new file), or the live log's bytes read (their
+    length, BLAKE2 digest and number of lines: the log only grows between seals, and a seal runs
+    under the lock a writer holds)."""
+
+    path: Path
+    stamp: tuple[Any, ...]
+    table: Any  # OUTCOME_COLUMNS
+    note: str | None = None
+    tail: TruncatedTail | None = None
+
+
+class StoredKeys:
+    """The identities of a store's games as one sorted numpy array of game indices per (settings
+    hash, pairing): what a resumed ``run`` asks "is game i of pairing P under settings H stored?"
+    (8 bytes a game, where a set of key tuples took ~150)."""
+
+    def __init__(self, config_hash: Any, pairing: Any, game_index: Any) -> None:
+        """From three equal-length columns (pyarrow arrays or chunked arrays)."""
+        import numpy as np
+        import pyarrow.compute as pc
+
+        self._by: dict[tuple[str, str], Any] = {}
+        if not len(game_index):
+            return
+        encoded = pc.binary_join_element_wise(config_hash, pairing, "\x00").combine_chunks().dictionary_encode()
+        codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+        index = np.asarray(game_index.to_numpy() if hasattr(game_index, "to_numpy") else game_index, dtype=np.int64)
+        order = np.lexsort((index, codes))
+        codes, index = codes[order], index[order]
+        starts = np.flatnonzero(np.diff(codes, prepend=-1))
+        for start, end in zip(starts, [*starts[1:], len(codes)]):
+            config, _, name = encoded.dictionary[int(codes[start])].as_py().partition("\x00")
+            self._by[(config, name)] = np.unique(index[start:end])
+
+    def __len__(self) -> int:
+        return sum(len(a) for a in self._by.values())
+
+    def __contains__(self, key: object) -> bool:
+        if not (isinstance(key, tuple) and len(key) == 3):
+            return False
+        found = self._by.get((key[0], key[1]))
+        if found is None:
+            return False
+        at = int(found.searchsorted(key[2]))
+        return at < len(found) and int(found[at]) == key[2]
+
+    def missing(self, config_hash: str, pairing: str, indices: range) -> Iterator[int]:
+        """The indices of ``indices`` (in their order) whose game is not stored, lazily."""
+        import numpy as np
+
+        found = self._by.get((config_hash, pairing))
+        if found is None or not len(found):
+            yield from indices
+            return
+        for start in range(0, len(indices), _MISSING_CHUNK):
+            part = indices[start:start + _MISSING_CHUNK]
+            chunk = np.arange(part.start, part.stop, part.step, dtype=np.int64)
+            at = np.minimum(found.searchsorted(chunk), len(found) - 1)
+            yield from chunk[found[at] != chunk].tolist()
 
 
 @dataclass(frozen=True)
 class OutcomeColumns:
-    """The games of a store as columns: what ``status`` and ``run --dry-run`` count from.
+    """The games of a store as columns: what ``status``, ``run --dry-run`` and a resumed ``run``
+    count from.
 
     Attributes:
         table: a pyarrow Table of :data:`OUTCOME_COLUMNS` (``forfeit``, ``sweep`` as JSON text), one row per
             game, the counted copy of each (the first read), in reading order.
         scan: the same store's :class:`StoreScan` without its records: its warnings (truncated
             tail, duplicates, conflicts, unused summaries) are those of :func:`scan_outcomes`.
+        files: each file as read (what ``scan_outcome_columns(..., since=this)`` reuses).
     """
 
     table: Any
     scan: StoreScan
+    files: tuple[_FileTable, ...] = ()
 
     def records(self, mask: Any = None) -> list[dict[str, Any]]:
         """The rows selected by ``mask`` (a boolean array; all rows without one) as summaries
@@ -363,44 +441,107 @@ class OutcomeColumns:
                 r[c] = None if r[c] is None else json.loads(r[c])
         return cast(list[dict[str, Any]], rows)
 
+    def forfeited(self) -> list[dict[str, Any]]:
+        """The forfeited games as :meth:`records` (few: read one by one, for
+        :func:`boopexp.experiments.tally.forfeits`)."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
 
-def scan_outcome_columns(directory: str | Path) -> OutcomeColumns:
+        return self.records(pc.is_in(self.table["termination"], pa.array(list(FORFEITS), pa.string())))
+
+    def keys(self) -> StoredKeys:
+        """The stored games' identities, as arrays (:class:`StoredKeys`)."""
+        return StoredKeys(self.table["config_hash"], self.table["pairing"], self.table["game_index"])
+
+
+def scan_outcome_columns(directory: str | Path, since: OutcomeColumns | None = None) -> OutcomeColumns:
     """:func:`scan_outcomes` as columns, never one Python object per sealed game: each sealed
     segment's summary is read as a pyarrow Table (a segment without a usable summary, and the live
-    log, are decoded and turned into one), and a game stored twice is found on the key columns
-    (pyarrow group_by): only the copies of such games are compared one by one, as
+    log, are decoded and turned into one), and a game stored twice is found on one int64 identity
+    per game (numpy): only the copies of such games are compared one by one, as
     :func:`scan_outcomes` does (same counted copy, duplicates, conflicts and warnings).
+
+    Args:
+        since: an earlier scan of the same folder: the files it read that have not changed since
+            are not read again (a segment still the same file, the live log's lines already read
+            if the log still begins with them): how a run reads its store again under the lock.
 
     Raises:
         StoreError: as :func:`scan_store`.
     """
     import numpy as np
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     directory = Path(directory)
-    log = _read_log(directory)  # before the segments are listed, as read_store_files
-    notes: list[str] = []
-    paths: list[Path] = []
-    tables: list[Any] = []
-    for path in segment_paths(directory):
-        table, problem = read_summary_table(path, OUTCOME_COLUMNS)
-        if problem is not None:
-            notes.append(problem)
-        if table is None:
-            data = _read_segment(path)
-            rows = [(n, game_summary(parse_line(path, n, raw))) for n, raw in _segment_lines(path, data)]
-            table = summary_table(rows).select(list(OUTCOME_COLUMNS))
-        paths.append(path)
-        tables.append(table.append_column("file", pa.array(np.full(len(table), len(tables), dtype=np.int32))))
+    earlier = {f.path: f for f in since.files} if since is not None else {}
+    log = _log_table(directory, earlier.get(directory / GAMES_FILE))  # before the segments are listed
+    files = [_segment_table(path, earlier.get(path)) for path in segment_paths(directory)]
     if log is not None:
-        table = summary_table((n, game_summary(parse_line(log.path, n, raw))) for n, raw in log.lines)
-        table = table.select(list(OUTCOME_COLUMNS))
-        paths.append(log.path)
-        tables.append(table.append_column("file", pa.array(np.full(len(table), len(tables), dtype=np.int32))))
+        files.append(log)
+    tables = [f.table.append_column("file", pa.array(np.full(len(f.table), i, dtype=np.int32)))
+              for i, f in enumerate(files)]
     if not tables:
         tables.append(summary_table(()).select(list(OUTCOME_COLUMNS)).append_column("file", pa.array([], pa.int32())))
     table = pa.concat_tables(tables)
+    paths = [f.path for f in files]
+    notes = tuple(f.note for f in files if f.note is not None)
+    table, scan = _dedupe_columns(directory, table, paths, notes, log.tail if log is not None else None)
+    return OutcomeColumns(table.select(list(OUTCOME_COLUMNS)), scan, tuple(files))
+
+
+def _segment_table(path: Path, earlier: _FileTable | None) -> _FileTable:
+    """A sealed segment's games as a table of :data:`OUTCOME_COLUMNS`: ``earlier`` if the segment
+    is still that file, else its summary, else decoded."""
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        raise StoreError(f"{path} vanished while reading (sealed or migrated meanwhile?); read again") from None
+    except OSError as exc:
+        raise StoreError(f"{path}: damaged sealed segment ({exc}); restore it from a copy") from None
+    stamp = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+    if earlier is not None and earlier.stamp == stamp:
+        return earlier
+    table, note = read_summary_table(path, OUTCOME_COLUMNS)
+    if table is None:
+        data = _read_segment(path)
+        rows = ((n, game_summary(parse_line(path, n, raw))) for n, raw in _segment_lines(path, data))
+        table = summary_table(rows).select(list(OUTCOME_COLUMNS))
+    return _FileTable(path, stamp, table, note)
+
+
+def _log_table(directory: Path, earlier: _FileTable | None) -> _FileTable | None:
+    """The live log's games as a table of :data:`OUTCOME_COLUMNS` (None: no log); only its lines
+    after those of ``earlier`` are decoded if the log still begins with them."""
+    data = _read_log_bytes(directory)
+    if data is None:
+        return None
+    path, end = directory / GAMES_FILE, data.rfind(b"\n") + 1
+    start, first_line, head = 0, 0, None
+    if earlier is not None:
+        length, digest, lines = earlier.stamp
+        if length <= end and hashlib.blake2b(data[:length]).digest() == digest:
+            start, first_line, head = length, lines, earlier.table
+    new, tail = split_lines(data[start:])
+    if tail is not None:
+        tail = dataclasses.replace(tail, line=tail.line + first_line, offset=tail.offset + start)
+    table = summary_table((first_line + n, game_summary(parse_line(path, first_line + n, raw)))
+                          for n, raw in new).select(list(OUTCOME_COLUMNS))
+    if head is not None:
+        import pyarrow as pa
+
+        table = pa.concat_tables([head, table])
+    stamp = (end, hashlib.blake2b(data[:end]).digest(), first_line + data.count(b"\n", start, end))
+    return _FileTable(path, stamp, table, None, tail)
+
+
+def _dedupe_columns(directory: Path, table: Any, paths: list[Path], notes: tuple[str, ...],
+                    tail: TruncatedTail | None) -> tuple[Any, StoreScan]:
+    """The first copy of each game of ``table`` (reading order; its ``file`` column indexes
+    ``paths``) and the scan's duplicates and conflicts (winners compared, as
+    :func:`scan_outcomes`)."""
+    import numpy as np
+    import pyarrow.compute as pc
+
     # One int64 a game for its identity (the codes of its settings hash and pairing, then its
     # index): numpy finds the games stored twice in a few bytes a game, where a group-by on the
     # text keys took about 1 KB a game at its peak.
@@ -433,9 +574,9 @@ def scan_outcome_columns(directory: str | Path) -> OutcomeColumns:
             if r["winner"] != seen[1]:
                 conflicts.append(Conflict(key, seen[0], seen[1], where, r["winner"]))
         table = table.take(np.sort(first_rows))  # the first copy of each game, in reading order
-    scan = StoreScan(directory / GAMES_FILE, (), duplicates, log.tail if log is not None else None, (),
-                     tuple(p for p in paths if p in duplicate_files), tuple(conflicts), tuple(notes))
-    return OutcomeColumns(table.select(list(OUTCOME_COLUMNS)), scan)
+    scan = StoreScan(directory / GAMES_FILE, (), duplicates, tail, (),
+                     tuple(p for p in paths if p in duplicate_files), tuple(conflicts), notes)
+    return table, scan
 
 
 @dataclass(frozen=True)
@@ -608,18 +749,22 @@ class StoreWriter:
 
     def __init__(self, store: GameStore) -> None:
         self.store = store
-        # Validate before creating anything: a corrupt store must be left exactly as it is.
-        store.outcomes()
+        # Validate before creating anything (the folder, the lock file): a corrupt store must be
+        # left exactly as it is.
+        stored = scan_outcome_columns(store.directory)
         with writable_folder(store.directory):
             store.directory.mkdir(parents=True, exist_ok=True)
             self._lock_fd = _lock(store.directory / LOCK_FILE, "wait for it or use another --out")
             try:
-                scan = store.outcomes()  # again, under the lock
+                # Again, under the lock: another process may have appended or sealed meanwhile.
+                # Only what changed is read again (the log's new lines, a new segment).
+                stored = scan_outcome_columns(store.directory, since=stored)
                 #: Where a truncated last line was moved (None if there was none).
                 self.moved_tail: Path | None = None
-                self.scan_before = scan
-                if scan.tail is not None:
-                    self.moved_tail = _move_tail(store.games_path, scan.tail)
+                #: The games stored before this writer's first append, as columns.
+                self.stored = stored
+                if stored.scan.tail is not None:
+                    self.moved_tail = _move_tail(store.games_path, stored.scan.tail)
                 self._fd = os.open(store.games_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
             except BaseException:
                 os.close(self._lock_fd)

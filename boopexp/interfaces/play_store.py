@@ -90,7 +90,7 @@ def save(session: PlaySession, out: str | Path) -> GameRecord:
         raise StoreError("only a finished game is saved")
     record = session.record()
     with GameStore(out).open() as writer:
-        before = writer.scan_before.records
+        before = writer.stored.records()
         if any(r["pairing"] == record["pairing"] and r["game_index"] == record["game_index"] for r in before):
             record["game_index"] = next_game_index(before, record["pairing"])
         writer.append(record)
