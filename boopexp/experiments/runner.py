@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import signal
-from collections.abc import Sequence
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -169,7 +169,10 @@ def run_plan(config: ExperimentConfig, plan: Sequence[PlannedPairing], out_dir: 
         interrupts = Interrupts() if interrupts is None else interrupts
         lost: LostResourceError | None = None
         new_records: list[dict[str, Any]] = []
-        if config.sprt is None:
+        outcomes: Generator[GameOutcome, None, None]
+        if not to_play:  # a finished plan: not even the engine is imported (a second at any size)
+            outcomes = _no_games()
+        elif config.sprt is None:
             outcomes = iter_outcomes(todo, pool, progress.message)
         else:
             outcomes = sprt_outcomes(config.sprt, selected, todo, sprt_records, pool, progress.message)
@@ -236,6 +239,11 @@ def run_plan(config: ExperimentConfig, plan: Sequence[PlannedPairing], out_dir: 
         sprt=_sprt_tests(config, selected, [*sprt_records, *new_records]),
         forfeits=forfeited,
     )
+
+
+def _no_games() -> Generator[GameOutcome, None, None]:
+    """The outcomes of a run with nothing to play."""
+    yield from ()
 
 
 def _sprt_tests(config: ExperimentConfig, plan: Sequence[PlannedPairing], records: Sequence[dict]) -> tuple:
