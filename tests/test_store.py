@@ -394,7 +394,8 @@ def test_a_run_reads_its_store_again_under_the_lock_but_only_what_changed(tmp_pa
     write_lines(seal_folder / "games.jsonl", [rec(2), rec(3)])
     parsed = []
     real_parse, real_lock = store_module.parse_line, store_module._lock
-    monkeypatch.setattr(store_module, "parse_line", lambda path, n, raw: (parsed.append(n), real_parse(path, n, raw))[1])
+    monkeypatch.setattr(store_module, "parse_line",
+                        lambda path, n, raw: (parsed.append(n), real_parse(path, n, raw))[1])
 
     def lock_after_another_run(path, hint):  # another process appends between the reads
         with open(seal_folder / "games.jsonl", "ab") as fh:
