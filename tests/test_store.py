@@ -449,3 +449,59 @@ def test_a_resumed_run_makes_no_task_for_a_stored_game(tmp_path, monkeypatch):
     report = run_plan(c, c.plan(), tmp_path)
     assert report.skipped == len(tasks) - 2 and report.played == 2 and report.complete
     assert len(made) == 2
+
+
+def test_a_long_log_is_sealed_into_segments_of_bounded_size_each_with_its_summary(tmp_path, monkeypatch):
+    """Seal streams the log: at most SEGMENT_GAMES games a segment (what it holds in memory),
+    sealed games' keys from their summaries, the lines byte for byte (issue 22: seal of 1M held
+    every record)."""
+    from boopexp.experiments import store as store_module
+
+    monkeypatch.setattr(store_module, "SEGMENT_GAMES", 2)
+    store = GameStore(tmp_path)
+    write_lines(store.games_path, [rec(0), rec(1)])
+    seal(tmp_path)
+    games = [rec(2), rec(1), rec(3, "p2"), rec(2), rec(4), rec(5), rec(6, None)]
+    log = write_lines(store.games_path, games)
+    parsed = []
+    real_parse = store_module.parse_line
+    monkeypatch.setattr(store_module, "parse_line",
+                        lambda path, n, raw: (parsed.append(path.name), real_parse(path, n, raw))[1])
+    report = seal(tmp_path)
+    assert parsed == ["games.jsonl"] * len(games)  # no sealed game decoded
+    assert [p.name for p in report.segments] == ["games-0002.jsonl.gz", "games-0003.jsonl.gz", "games-0004.jsonl.gz"]
+    assert report.segment == report.segments[0] and report.games == 5 and report.dropped == 2
+    moved = b"".join(gzip.decompress(p.read_bytes()) for p in report.segments)
+    assert moved == b"".join(line + b"\n" for i, line in enumerate(log.splitlines()) if i not in (1, 3))
+    assert gzip.decompress(report.segments[0].read_bytes()) == encode_record(rec(2)) + encode_record(rec(3, "p2"))
+    assert report.segments[0].read_bytes() == gzip.compress(encode_record(rec(2)) + encode_record(rec(3, "p2")),
+                                                            9, mtime=0)  # the bytes gzip.compress gave
+    assert store.games_path.read_bytes() == b""
+    assert [record_key(r)[2] for r in store.scan().records] == list(range(7)) and store.scan().duplicates == 0
+    assert store.outcomes().records == tuple(game_summary(r) for r in store.scan().records)
+    assert store.outcomes().warnings() == []
+
+
+@pytest.mark.parametrize("copy", ["sealed", "log"])
+def test_seal_refuses_a_conflict_found_while_streaming_with_nothing_written(tmp_path, monkeypatch, copy):
+    from boopexp.experiments import store as store_module
+
+    monkeypatch.setattr(store_module, "SEGMENT_GAMES", 1)  # temporaries written before the conflict
+    store = GameStore(tmp_path)
+    if copy == "sealed":
+        write_lines(store.games_path, [rec(0)])
+        seal(tmp_path)
+        write_lines(store.games_path, [rec(1), rec(2), rec(0, "p2"), rec(3)])
+        first = f"{tmp_path / 'games-0001.jsonl.gz'} line 1"
+    else:
+        write_lines(store.games_path, [rec(1), rec(0), rec(2), rec(0, "p2"), rec(3)])
+        first = f"{store.games_path} line 2"
+    (tmp_path / "games.jsonl.lock").touch()  # seal's advisory lock (empty): no data
+    before = snapshot(tmp_path)
+    with pytest.raises(StoreError) as error:
+        seal(tmp_path)
+    line = 3 if copy == "sealed" else 4
+    assert str(error.value) == (f"{store.games_path} line {line}: game 'a vs b' #0 (settings aaaa) is stored again "
+                                f"with winner 'p2', but {first} has 'p1'; nothing sealed: remove the wrong copy, "
+                                "then seal again")
+    assert snapshot(tmp_path) == before

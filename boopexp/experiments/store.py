@@ -363,6 +363,7 @@ class _FileTable:
     table: Any  # OUTCOME_COLUMNS
     note: str | None = None
     tail: TruncatedTail | None = None
+    decoded: bool = False  # a segment read without a summary that matches it
 
 
 class StoredKeys:
@@ -375,30 +376,37 @@ class StoredKeys:
         import numpy as np
         import pyarrow.compute as pc
 
-        self._by: dict[tuple[str, str], Any] = {}
+        self._by: dict[tuple[str, str], Any] = {}  # (settings hash, pairing) -> sorted indices
+        self._rows: dict[tuple[str, str], Any] = {}  # the row of each, in the columns given
         if not len(game_index):
             return
         encoded = pc.binary_join_element_wise(config_hash, pairing, "\x00").combine_chunks().dictionary_encode()
         codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
         index = np.asarray(game_index.to_numpy() if hasattr(game_index, "to_numpy") else game_index, dtype=np.int64)
-        order = np.lexsort((index, codes))
+        order = np.lexsort((np.arange(len(index)), index, codes))  # stable: a repeated game's first row
         codes, index = codes[order], index[order]
+        first = np.ones(len(index), dtype=bool)
+        first[1:] = (codes[1:] != codes[:-1]) | (index[1:] != index[:-1])
+        codes, index, order = codes[first], index[first], order[first]
         starts = np.flatnonzero(np.diff(codes, prepend=-1))
         for start, end in zip(starts, [*starts[1:], len(codes)]):
             config, _, name = encoded.dictionary[int(codes[start])].as_py().partition("\x00")
-            self._by[(config, name)] = np.unique(index[start:end])
+            self._by[(config, name)] = index[start:end]
+            self._rows[(config, name)] = order[start:end]
 
     def __len__(self) -> int:
         return sum(len(a) for a in self._by.values())
 
     def __contains__(self, key: object) -> bool:
-        if not (isinstance(key, tuple) and len(key) == 3):
-            return False
-        found = self._by.get((key[0], key[1]))
+        return isinstance(key, tuple) and len(key) == 3 and self.find(*key) >= 0
+
+    def find(self, config_hash: str, pairing: str, game_index: int) -> int:
+        """The row of game ``game_index`` of the pairing in the columns given (its first), or -1."""
+        found = self._by.get((config_hash, pairing))
         if found is None:
-            return False
-        at = int(found.searchsorted(key[2]))
-        return at < len(found) and int(found[at]) == key[2]
+            return -1
+        at = int(found.searchsorted(game_index))
+        return int(self._rows[(config_hash, pairing)][at]) if at < len(found) and found[at] == game_index else -1
 
     def missing(self, config_hash: str, pairing: str, indices: range) -> Iterator[int]:
         """The indices of ``indices`` (in their order) whose game is not stored, lazily."""
@@ -426,11 +434,17 @@ class OutcomeColumns:
         scan: the same store's :class:`StoreScan` without its records: its warnings (truncated
             tail, duplicates, conflicts, unused summaries) are those of :func:`scan_outcomes`.
         files: each file as read (what ``scan_outcome_columns(..., since=this)`` reuses).
+        file_of_row: the index in ``files`` of each row's file (numpy).
     """
 
     table: Any
     scan: StoreScan
     files: tuple[_FileTable, ...] = ()
+    file_of_row: Any = None  # numpy: the index in ``files`` of each row's file
+
+    def origin_of_row(self, row: int) -> Location:
+        """The file and line of row ``row`` of :attr:`table`."""
+        return self.files[int(self.file_of_row[row])].path, int(self.table["line"][row].as_py())
 
     def records(self, mask: Any = None) -> list[dict[str, Any]]:
         """The rows selected by ``mask`` (a boolean array; all rows without one) as summaries
@@ -469,15 +483,20 @@ def scan_outcome_columns(directory: str | Path, since: OutcomeColumns | None = N
     Raises:
         StoreError: as :func:`scan_store`.
     """
-    import numpy as np
-    import pyarrow as pa
-
     directory = Path(directory)
     earlier = {f.path: f for f in since.files} if since is not None else {}
     log = _log_table(directory, earlier.get(directory / GAMES_FILE))  # before the segments are listed
     files = [_segment_table(path, earlier.get(path)) for path in segment_paths(directory)]
     if log is not None:
         files.append(log)
+    return _combine_columns(directory, files, log.tail if log is not None else None)
+
+
+def _combine_columns(directory: Path, files: list[_FileTable], tail: TruncatedTail | None) -> OutcomeColumns:
+    """The files' tables in reading order as one, each game once (:func:`_dedupe_columns`)."""
+    import numpy as np
+    import pyarrow as pa
+
     tables = [f.table.append_column("file", pa.array(np.full(len(f.table), i, dtype=np.int32)))
               for i, f in enumerate(files)]
     if not tables:
@@ -485,8 +504,9 @@ def scan_outcome_columns(directory: str | Path, since: OutcomeColumns | None = N
     table = pa.concat_tables(tables)
     paths = [f.path for f in files]
     notes = tuple(f.note for f in files if f.note is not None)
-    table, scan = _dedupe_columns(directory, table, paths, notes, log.tail if log is not None else None)
-    return OutcomeColumns(table.select(list(OUTCOME_COLUMNS)), scan, tuple(files))
+    table, scan = _dedupe_columns(directory, table, paths, notes, tail)
+    file_of_row = table["file"].to_numpy()
+    return OutcomeColumns(table.select(list(OUTCOME_COLUMNS)), scan, tuple(files), file_of_row)
 
 
 def _segment_table(path: Path, earlier: _FileTable | None) -> _FileTable:
@@ -506,6 +526,7 @@ def _segment_table(path: Path, earlier: _FileTable | None) -> _FileTable:
         data = _read_segment(path)
         rows = ((n, game_summary(parse_line(path, n, raw))) for n, raw in _segment_lines(path, data))
         table = summary_table(rows).select(list(OUTCOME_COLUMNS))
+        return _FileTable(path, stamp, table, note, decoded=True)
     return _FileTable(path, stamp, table, note)
 
 
@@ -814,65 +835,202 @@ class SealReport:
     """What :func:`seal` did.
 
     Attributes:
-        segment: the new sealed segment, or None if the log had no game to move.
-        games: games moved into it.
+        segment: the (first) new sealed segment, or None if the log had no game to move.
+        games: games moved into the new segments.
         dropped: lines of the log not moved: games already sealed (a seal cut short between its
             rename and its truncation) or repeated within the log.
         moved_tail: where a truncated last line of the log was set aside, if there was one.
+        segments: every new segment (several when the log held more than :data:`SEGMENT_GAMES`).
     """
 
     segment: Path | None
     games: int
     dropped: int
     moved_tail: Path | None = None
+    segments: tuple[Path, ...] = ()
 
 
 def seal(directory: str | Path) -> SealReport:
-    """Move the finished games of a store's live log into a new sealed segment, crash-safely.
+    """Move the finished games of a store's live log into new sealed segments, crash-safely.
 
-    Steps (each a fault point of :data:`FAULT_ENV` for the tests): write the segment to a
-    temporary file (``seal:written``), fsync it (``seal:synced``), rename it to
-    ``games-NNNN.jsonl.gz`` (``seal:renamed``), then truncate the log (``seal:truncated``). A
-    crash before the rename leaves only an ignored temporary file; after it, the moved games are
-    in the segment and maybe still in the log, read once; the next seal drops those copies.
-    Lines are moved byte for byte (:func:`migrate` rewrites them).
+    The log is read line by line and its games written into segments of at most
+    :data:`SEGMENT_GAMES` games each, so memory stays bounded at any size: the sealed games' keys
+    come from their summaries' columns (:class:`StoredKeys`), never from decoding them.
 
-    The new segment's summary (``summary-NNNN.parquet``, :mod:`boopexp.experiments.summary`) is
-    written the same way just before it (``seal-summary:written`` … ``:renamed``): a summary
-    whose segment was never renamed into place is never read, and is removed by the next seal or
-    migrate. Sealed games are read from their summaries, not decoded; a segment without a summary
-    that matches it (sealed by an older version, restored from a copy) is decoded and given one.
+    Steps (each a fault point of :data:`FAULT_ENV` for the tests): each new segment and its
+    summary (``summary-NNNN.parquet``, :mod:`boopexp.experiments.summary`) are written to
+    temporary files and fsynced (``seal-summary:written``, ``seal-summary:synced``,
+    ``seal:written``, ``seal:synced``) while the log is read; once every line is known valid and
+    no game is stored twice with another winner, each summary then its segment is renamed into
+    place (``seal-summary:renamed``, ``seal:renamed``), then the log is truncated
+    (``seal:truncated``). A crash before a rename leaves only ignored temporary files; after
+    one, the moved games are in a segment and still in the log, read once; the next seal drops
+    those copies. A summary whose segment was never renamed into place is never read, and is
+    removed by the next seal or migrate. Lines are moved byte for byte (:func:`migrate` rewrites
+    them). A segment without a summary that matches it (sealed by an older version, restored
+    from a copy) is decoded and given one.
 
     Raises:
-        StoreError: the folder holds no store, a line is invalid (nothing is changed), or a run is
-            writing the store.
+        StoreError: the folder holds no store, a line is invalid (nothing is changed), two copies
+            of a game have different winners (nothing is changed), or a run is writing the store.
     """
     directory = Path(directory)
     with _maintenance(directory, "seal"):
-        # every line valid, no conflicting copies: before any write
-        scan, log, log_rows, unsummarised = _scan_summaries(directory)
-        scan.refuse_conflicts("sealed", "seal")
-        for old in unsummarised:
-            _write_durably(summary_path(old.path), summary_bytes(old.rows, old.data), "seal-summary")
-        if log is None:
-            return SealReport(None, 0, 0)
-        # The log's lines that are the counted copy of their game: not sealed yet, not repeated.
-        counted = set(scan.origins)
-        numbers = [number for number, _ in log.lines if (log.path, number) in counted]
-        lines = dict(log.lines)
-        moving = [lines[number] + b"\n" for number in numbers]
-        moved_tail = _move_tail(log.path, log.tail) if log.tail is not None else None
-        segment = None
-        if moving:
-            segment = directory / f"games-{_next_segment_number(directory):04d}.jsonl.gz"
-            data = gzip.compress(b"".join(moving), SEGMENT_COMPRESSLEVEL, mtime=0)
-            rows = [(line, log_rows[number]) for line, number in enumerate(numbers, start=1)]
-            _write_durably(summary_path(segment), summary_bytes(rows, data), "seal-summary")
-            _write_durably(segment, data, "seal")
-        if log.lines:
-            _truncate(log.path)
+        files = [_segment_table(path, None) for path in segment_paths(directory)]
+        sealed = _combine_columns(directory, files, None)
+        keys = sealed.keys()
+        winner_codes = _winner_codes(sealed.table["winner"])
+        log_path = directory / GAMES_FILE
+        writer = _SegmentWriter(directory, "seal", _next_segment_number(directory))
+        conflicts = list(sealed.scan.conflicts)
+        seen: dict[Any, int] = {}  # a game of the log -> its line * 4 + its winner's code
+        pairs: dict[tuple[str, str], int] = {}
+        lines = moved = 0
+        tail = None
+        try:
+            for number, offset, raw in _log_lines(log_path):
+                if not raw.endswith(b"\n"):
+                    tail = TruncatedTail(line=number, offset=offset, data=raw)
+                    break
+                if not raw[:-1].strip():
+                    continue
+                lines += 1
+                record = parse_line(log_path, number, raw[:-1])
+                summary = game_summary(record)
+                winner = summary["winner"]
+                code = _WINNER_CODE.get(winner, 3)
+                config_hash, pairing, index = record_key(record)
+                row = keys.find(config_hash, pairing, index)
+                if row >= 0:  # sealed already: a seal cut short between its rename and truncation
+                    if int(winner_codes[row]) != code:
+                        where = sealed.origin_of_row(row)
+                        conflicts.append(Conflict((config_hash, pairing, index), where,
+                                                  sealed.table["winner"][row].as_py(), (log_path, number), winner))
+                    continue
+                pair = pairs.setdefault((config_hash, pairing), len(pairs))
+                key = (pair << 40) | index if index < 1 << 40 else (pair, index)
+                first = seen.get(key)
+                if first is not None:  # repeated within the log
+                    if first & 3 != code:
+                        conflicts.append(Conflict((config_hash, pairing, index), (log_path, first >> 2),
+                                                  _WINNERS_BY_CODE[first & 3], (log_path, number), winner))
+                    continue
+                seen[key] = number << 2 | code
+                moved += 1
+                if not conflicts:
+                    writer.add(raw, summary)
+            if not conflicts:
+                writer.close()
+        except BaseException:
+            writer.discard()
+            raise
+        if conflicts:
+            writer.discard()
+            dataclasses.replace(sealed.scan, conflicts=tuple(conflicts)).refuse_conflicts("sealed", "seal")
+        for f in files:
+            if f.decoded:  # no summary that matches it: decoded again, one segment at a time
+                data = _read_segment(f.path)
+                rows = [(n, game_summary(parse_line(f.path, n, raw))) for n, raw in _segment_lines(f.path, data)]
+                _write_durably(summary_path(f.path), summary_bytes(rows, data), "seal-summary")
+        moved_tail = _move_tail(log_path, tail) if tail is not None else None
+        writer.publish()
+        if lines:
+            _truncate(log_path)
         _fault_point("seal:truncated")
-        return SealReport(segment, len(moving), len(log.lines) - len(moving), moved_tail)
+        segments = writer.segments
+        return SealReport(segments[0] if segments else None, moved, lines - moved, moved_tail, segments)
+
+
+#: A winner as a small code (3: anything else), for comparing copies on numpy columns.
+_WINNER_CODE: dict[Any, int] = {"p1": 0, "p2": 1, None: 2}
+_WINNERS_BY_CODE: dict[int, Any] = {v: k for k, v in _WINNER_CODE.items()}
+
+
+def _winner_codes(column: Any) -> Any:
+    """:data:`_WINNER_CODE` of each value of a winner column, as a numpy array."""
+    import numpy as np
+    import pyarrow.compute as pc
+
+    codes = np.full(len(column), 3, dtype=np.int8)
+    for value, code in _WINNER_CODE.items():
+        hit = pc.is_null(column) if value is None else pc.fill_null(pc.equal(column, value), False)
+        codes[hit.to_numpy(zero_copy_only=False)] = code
+    return codes
+
+
+def _log_lines(path: Path) -> Iterator[tuple[int, int, bytes]]:
+    """The live log's lines as (1-based number, byte offset, bytes with their newline), read a
+    buffer at a time; the last one lacks its newline if a write was cut short."""
+    try:
+        fh = open(path, "rb")
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    except OSError as exc:
+        raise StoreError(f"cannot read {path}: {exc}") from None
+    with fh:
+        offset = 0
+        for number, raw in enumerate(fh, start=1):
+            yield number, offset, raw
+            offset += len(raw)
+
+
+#: Games a segment written by :func:`seal` or :func:`merge` holds at most: one segment's lines'
+#: summaries and compressed bytes are what either holds in memory (~0.3 GB at this size).
+SEGMENT_GAMES = 1 << 17
+
+
+class _SegmentWriter:
+    """New sealed segments of at most :data:`SEGMENT_GAMES` games, numbered from ``number``,
+    each written with its summary to temporary files (fsynced, fault points ``VERB:written``,
+    ``VERB:synced``, ``VERB-summary:…``) as it fills: nothing is visible until :meth:`publish`
+    renames them into place, each summary before its segment."""
+
+    def __init__(self, directory: Path, verb: str, number: int) -> None:
+        self.directory, self.verb, self.number = directory, verb, number
+        self.pending: list[tuple[Path, Path, str]] = []  # (temporary, final, step) in rename order
+        self.segments: tuple[Path, ...] = ()
+        self._start()
+
+    def _start(self) -> None:
+        self._zip = zlib.compressobj(SEGMENT_COMPRESSLEVEL, zlib.DEFLATED, 31)  # gzip, mtime 0
+        self._chunks: list[bytes] = []
+        self._rows: list[tuple[int, dict[str, Any]]] = []
+
+    def add(self, line: bytes, summary: dict[str, Any]) -> None:
+        """One game: its stored line (with its newline) and its :func:`game_summary`."""
+        self._chunks.append(self._zip.compress(line))
+        self._rows.append((len(self._rows) + 1, summary))
+        if len(self._rows) >= SEGMENT_GAMES:
+            self._finish()
+
+    def _finish(self) -> None:
+        if not self._rows:
+            return
+        data = b"".join(self._chunks) + self._zip.flush()
+        segment = self.directory / f"games-{self.number:04d}.jsonl.gz"
+        summary = summary_path(segment)
+        step = f"{self.verb}-summary"
+        self.pending.append((_write_temporary(summary, summary_bytes(self._rows, data), step), summary, step))
+        self.pending.append((_write_temporary(segment, data, self.verb), segment, self.verb))
+        self.segments += (segment,)
+        self.number += 1
+        self._start()
+
+    def close(self) -> None:
+        """Write the last, partly filled segment."""
+        self._finish()
+
+    def publish(self) -> None:
+        """Rename every written summary and segment into place."""
+        for tmp, final, step in self.pending:
+            _rename_durably(tmp, final, step)
+
+    def discard(self) -> None:
+        """Remove the temporary files written so far (nothing was published)."""
+        for tmp, _, _ in self.pending:
+            tmp.unlink(missing_ok=True)
+        self.pending = []
+        self.segments = ()
 
 
 @dataclass(frozen=True)
@@ -1101,6 +1259,11 @@ def _next_segment_number(directory: Path) -> int:
 
 def _write_durably(path: Path, data: bytes, step: str) -> None:
     """Temporary file, fsync, rename, fsync the folder: ``path`` is either absent/old or complete."""
+    _rename_durably(_write_temporary(path, data, step), path, step)
+
+
+def _write_temporary(path: Path, data: bytes, step: str) -> Path:
+    """``data`` in the temporary file of ``path`` (``.NAME.tmp``), fsynced; returns it."""
     tmp = path.with_name(f".{path.name}.tmp")
     with open(tmp, "wb") as fh:
         fh.write(data)
@@ -1108,6 +1271,11 @@ def _write_durably(path: Path, data: bytes, step: str) -> None:
         _fault_point(f"{step}:written")
         os.fsync(fh.fileno())
     _fault_point(f"{step}:synced")
+    return tmp
+
+
+def _rename_durably(tmp: Path, path: Path, step: str) -> None:
+    """Rename a written temporary file into place and fsync the folder."""
     os.replace(tmp, path)
     _fsync_dir(path.parent)
     _fault_point(f"{step}:renamed")

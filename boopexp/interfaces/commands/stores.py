@@ -47,7 +47,8 @@ def seal(directory: Path) -> None:
         click.echo(f"{directory}: no game to seal" + (f" ({report.dropped} already sealed)" if report.dropped else ""))
     else:
         extra = f"; {report.dropped} copies of sealed games dropped" if report.dropped else ""
-        click.echo(f"{directory}: {report.games} games sealed into {report.segment.name}{extra}")
+        into = report.segment.name + (f" .. {report.segments[-1].name}" if len(report.segments) > 1 else "")
+        click.echo(f"{directory}: {report.games} games sealed into {into}{extra}")
 
 
 @click.command("migrate")
