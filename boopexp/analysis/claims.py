@@ -40,7 +40,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from boopexp.analysis.stats import wilson_interval
+from boopexp.analysis.stats import BOSCHLOO_MAX_TABLES, boschloo_bound, boschloo_within_reach, wilson_interval
 
 #: Family-wise level.
 ALPHA = 0.05
@@ -171,7 +171,9 @@ def share_greater(claim: str, component: str, a: tuple[int, int], b: tuple[int, 
         a, b: (successes, decided games) of each sample.
 
     ``p_contra`` is Boschloo's test in the other direction; the estimate is the difference of
-    the shares with a Newcombe (Wilson-score) 95% interval.
+    the shares with a Newcombe (Wilson-score) 95% interval. Samples too large for Boschloo's test
+    (:func:`boopexp.analysis.stats.boschloo_within_reach`) are tested by Fisher's one-sided test,
+    an upper bound of Boschloo's p-value, and ``test`` says so.
     """
     from scipy.stats import fisher_exact
 
@@ -184,6 +186,11 @@ def share_greater(claim: str, component: str, a: tuple[int, int], b: tuple[int, 
     greater = _boschloo(ka, kb, na - ka, nb - kb, "greater")
     less = _boschloo(ka, kb, na - ka, nb - kb, "less")
     fisher = float(fisher_exact(table, alternative="greater").pvalue)
+    if boschloo_within_reach(na, nb):
+        test = f"Boschloo exact one-sided (Fisher one-sided p = {fisher:.3g})"
+    else:
+        test = (f"Fisher exact one-sided, an upper bound of Boschloo's p (Boschloo's test not computed: "
+                f"{(na + 1) * (nb + 1):,} tables, more than {BOSCHLOO_MAX_TABLES:,})")
     la, ha = wilson_interval(ka, na)
     lb, hb = wilson_interval(kb, nb)
     d = ka / na - kb / nb
@@ -193,17 +200,20 @@ def share_greater(claim: str, component: str, a: tuple[int, int], b: tuple[int, 
         claim=claim, component=component, kind="directional", estimate=d, ci_low=low, ci_high=high,
         p_value=min(1.0, greater), p_contra=min(1.0, less), p_weak=math.nan, outside=False,
         n=na + nb, no_winner=no_winner,
-        test=(f"{component}: {ka}/{na} vs {kb}/{nb}, Boschloo exact one-sided (Fisher one-sided "
-              f"p = {fisher:.3g})"),
+        test=f"{component}: {ka}/{na} vs {kb}/{nb}, {test}",
     )
 
 
 @functools.lru_cache(maxsize=64)
 def _boschloo(a: int, b: int, c: int, d: int, alternative: str) -> float:
     """Boschloo's exact test on [[a, b], [c, d]] (samples in columns), cached: it takes seconds at
-    400 + 400 games, and the same table is tested in the default and the 1 s family."""
+    400 + 400 games, and the same table is tested in the default and the 1 s family. Beyond
+    reach (:func:`boopexp.analysis.stats.boschloo_within_reach`), Fisher's one-sided p, which
+    bounds it from above (:func:`boopexp.analysis.stats.boschloo_bound`)."""
     from scipy.stats import boschloo_exact
 
+    if not boschloo_within_reach(a + c, b + d):
+        return boschloo_bound([[a, c], [b, d]], alternative)
     return float(boschloo_exact([[a, b], [c, d]], alternative=alternative).pvalue)
 
 

@@ -25,7 +25,15 @@ from boopexp.analysis.paper import (
     table2_reference,
 )
 from boopexp.analysis.records import GameData
-from boopexp.analysis.stats import ALPHA, boschloo_exact, fisher_exact, verdict, wilson_interval
+from boopexp.analysis.stats import (
+    ALPHA,
+    boschloo_bound_note,
+    boschloo_or_bound,
+    boschloo_within_reach,
+    fisher_exact,
+    verdict,
+    wilson_interval,
+)
 from boopexp.analysis.tables import (
     DASH,
     NO_WINNER_NOTE,
@@ -65,9 +73,10 @@ BOSCHLOO_NOTE = (
 )
 
 
-def _disagreement_note(frame: pd.DataFrame, key: str) -> list[str]:
-    """A note naming the rows where Fisher and Boschloo fall on different sides of ALPHA."""
-    both = frame.dropna(subset=["p_value", "p_value_boschloo"])
+def _disagreement_note(frame: pd.DataFrame, key: str, bounded: list[str]) -> list[str]:
+    """A note naming the rows where Fisher and Boschloo fall on different sides of ALPHA (not
+    the ``bounded`` rows, whose p (Boschloo) is only a bound of it: :func:`_bound_note`)."""
+    both = frame[~frame[key].isin(bounded)].dropna(subset=["p_value", "p_value_boschloo"])
     split = both[(both["p_value"] < ALPHA) != (both["p_value_boschloo"] < ALPHA)][key].tolist()
     if not split:
         return []
@@ -91,7 +100,16 @@ def _fisher_or_nan(wins: int, games: int, paper_wins: int, paper_games: int) -> 
 
 
 def _boschloo_or_nan(table: list[list[int]], n: int) -> float:
-    return boschloo_exact(table) if n else math.nan
+    """Boschloo's p of ``table`` (rows: ours, the paper's), or its Fisher bound when too large
+    (:func:`boschloo_or_bound`); NaN without games."""
+    return boschloo_or_bound(table) if n else math.nan
+
+
+def _bound_note(bounded: list[str]) -> list[str]:
+    """The note naming the rows whose p (Boschloo) is the Fisher bound, if any."""
+    if not bounded:
+        return []
+    return [boschloo_bound_note(bounded) + " They are left out of the comparison of Fisher and Boschloo."]
 
 
 def _against_paper(row: Any, paper_rate: float) -> tuple[str, ...]:
@@ -156,6 +174,7 @@ def table1(data: GameData) -> Table:
             else:
                 sides.append((None, 0, paper_wins, paper_games, "", None))
         records.append(_comparison_row(opponent, sides, paper))
+    bounded = [r["opponent"] for r in records if r.pop(_BOUNDED)]
     frame = pd.DataFrame(records)
     frame = frame.astype({c: "Int64" for c in TABLE1_INT} | {c: "float64" for c in TABLE1_FLOAT})
 
@@ -189,7 +208,8 @@ def table1(data: GameData) -> Table:
         NO_WINNER_NOTE + " The status counts every finished game.",
         FISHER_NOTE + " The test pools both sides; per-side p-values are in table1.csv.",
         BOSCHLOO_NOTE + " Both sides pooled.",
-        *_disagreement_note(shown, "opponent"),
+        *_bound_note(bounded),
+        *_disagreement_note(shown, "opponent", bounded),
     ]
     return Table(
         name="table1",
@@ -202,6 +222,9 @@ def table1(data: GameData) -> Table:
         notes=tuple(notes),
     )
 
+
+#: The key of a Table I row (not a column) saying its p (Boschloo) is the Fisher bound.
+_BOUNDED = "boschloo_bound"
 
 #: one side of a Table I row: (our wins, decided games, paper wins, paper games, config_hash, no winner);
 #: our wins and no winner are None when the side was not played
@@ -239,6 +262,7 @@ def _comparison_row(opponent: str, sides: list[_Side], paper: PaperCounts) -> di
         "p_value_p2": _fisher_or_nan(w2 or 0, n2, pw2, pn2),
         "p_value_boschloo": _boschloo_or_nan([[wins, games - wins], [paper_wins, paper_games - paper_wins]],
                                              games),
+        _BOUNDED: games > 0 and not boschloo_within_reach(games, paper_games),
         "verdict": verdict(p),
         "p1_config_hash": h1,
         "p2_config_hash": h2,
@@ -265,6 +289,7 @@ def table2(data: GameData) -> Table:
     counts = pairing_counts(data.selected)
     reference = table2_reference()
     records = []
+    bounded = []
     for agent in TABLE2_AGENTS:
         paper = reference[agent]
         paper_games = paper.p1_wins + paper.p2_wins
@@ -281,6 +306,8 @@ def table2(data: GameData) -> Table:
         paper_share = paper.p2_wins / paper_games
         decided = [p1 or 0, p2 or 0]  # None only when nothing was played (n_decided = 0)
         p = fisher_exact([decided, [paper.p1_wins, paper.p2_wins]]) if n_decided else math.nan
+        if n_decided and not boschloo_within_reach(n_decided, paper_games):
+            bounded.append(agent)
         records.append({
             "agent": agent,
             "status": _status([games], [paper_games]),
@@ -320,7 +347,8 @@ def table2(data: GameData) -> Table:
         NO_WINNER_NOTE + " The status counts every finished game.",
         FISHER_NOTE + " Here the 2x2 table is (ours, paper) x (P1 wins, P2 wins).",
         BOSCHLOO_NOTE,
-        *_disagreement_note(shown, "agent"),
+        *_bound_note(bounded),
+        *_disagreement_note(shown, "agent", bounded),
     ]
     return Table(
         name="table2",

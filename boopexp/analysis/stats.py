@@ -19,6 +19,15 @@ come from one common win probability?
 
 The wrappers only add input checks and the degenerate cases (an empty row or column: nothing to
 test, p = 1). SciPy is imported inside the functions so that loading the report stays cheap.
+
+**Boschloo at large n.** SciPy's Boschloo sums over every 2×2 table with the two samples' sizes,
+(n1 + 1)(n2 + 1) of them, at each of 32 values of the common rate: time and memory grow with that
+product (0.05 s for 100 games against the paper's 100, 43 s for 10,000 against 100, about 40 min
+for 100,000, more than a day for a million). Above :data:`BOSCHLOO_MAX_TABLES` tables
+(:func:`boschloo_within_reach`) the tables show :func:`boschloo_bound` instead, and say so
+(:func:`boschloo_bound_note`): Fisher's one-sided p, which bounds Boschloo's from above. No
+large-sample test replaces Boschloo here: the paper's sample stays at 50 or 100 games, often with
+rates near 100%, where the normal approximations stray from the exact tests (docs/tables.md).
 """
 
 from __future__ import annotations
@@ -32,6 +41,12 @@ Z95 = 1.959963984540054
 
 #: Significance level of the "consistent" / "differs" verdicts.
 ALPHA = 0.05
+
+#: The most 2×2 tables, (n1 + 1)(n2 + 1), for which Boschloo's exact test is computed (about 5 s
+#: of CPU a call at this size): every committed table and claim is below it (the largest, the
+#: robustness study's C7b mirrors, 390 × 396 tables; Tables I and II at most 101 × 101), and a
+#: Table I row of up to 2,474 games against the paper's 100 stays exact.
+BOSCHLOO_MAX_TABLES = 250_000
 
 
 def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
@@ -109,6 +124,56 @@ def boschloo_exact(table: tuple[tuple[int, int], tuple[int, int]] | list[list[in
     from scipy.stats import boschloo_exact as _boschloo
 
     return _two_sided_p(table, _boschloo, samples_as_columns=True)
+
+
+def boschloo_within_reach(n1: int, n2: int) -> bool:
+    """Whether Boschloo's exact test of samples of ``n1`` and ``n2`` is computed: at most
+    :data:`BOSCHLOO_MAX_TABLES` tables (module docstring)."""
+    return (n1 + 1) * (n2 + 1) <= BOSCHLOO_MAX_TABLES
+
+
+def boschloo_bound(table: tuple[tuple[int, int], tuple[int, int]] | list[list[int]],
+                   alternative: str = "two-sided") -> float:
+    """What stands for Boschloo's p-value beyond :data:`BOSCHLOO_MAX_TABLES`: Fisher's one-sided
+    p-value (``alternative`` "greater": the first row's rate is the larger), and for "two-sided"
+    twice the smaller one, clipped to 1 (Boschloo's two-sided convention).
+
+    It is an upper bound of Boschloo's p-value: Boschloo's statistic is Fisher's one-sided p and
+    its p-value the supremum, over the common rate, of the chance of a Fisher p at most the
+    observed one, which Fisher's validity bounds by that p. So a bound below a level means
+    Boschloo's p is below it too; a bound above it says nothing of Boschloo's. Fisher's test
+    costs about a millisecond at any n (the hypergeometric distribution, ``scipy.stats.fisher_exact``).
+
+    Args, Raises: as :func:`boschloo_exact` (``table``: one row per sample; transposing it does
+    not change Fisher's p).
+    """
+    from scipy.stats import fisher_exact as _fisher
+
+    a, b, c, d = _counts(table)
+    if _degenerate(a, b, c, d):
+        return 1.0
+    if alternative != "two-sided":
+        return min(1.0, float(_fisher([[a, b], [c, d]], alternative=alternative).pvalue))
+    one_sided = min(float(_fisher([[a, b], [c, d]], alternative=alt).pvalue) for alt in ("less", "greater"))
+    return min(1.0, 2.0 * one_sided)
+
+
+def boschloo_or_bound(table: tuple[tuple[int, int], tuple[int, int]] | list[list[int]]) -> float:
+    """:func:`boschloo_exact` of ``table`` (rows: the samples) when within reach
+    (:func:`boschloo_within_reach`), else :func:`boschloo_bound`."""
+    a, b, c, d = _counts(table)
+    return boschloo_exact(table) if boschloo_within_reach(a + b, c + d) else boschloo_bound(table)
+
+
+def boschloo_bound_note(rows: list[str]) -> str:
+    """The note of a table whose ``rows`` show :func:`boschloo_bound` instead of Boschloo's p."""
+    return (
+        "p (Boschloo) for " + ", ".join(rows) + ": not Boschloo's test, which sums over every 2x2 table "
+        f"of the two samples' sizes, (n1 + 1)(n2 + 1) of them, more than {BOSCHLOO_MAX_TABLES:,} here "
+        "(minutes to hours of computing); shown instead is twice the smaller one-sided Fisher p, "
+        "an upper bound of Boschloo's two-sided p (below 0.05, Boschloo's p is too; above, it may "
+        "not be)."
+    )
 
 
 def _two_sided_p(table: tuple[tuple[int, int], tuple[int, int]] | list[list[int]], test: Callable[..., Any], *,
