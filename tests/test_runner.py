@@ -323,15 +323,22 @@ def test_dask_local_cluster_matches_loky(tmp_path, real_play_game):
 
 class _FakeDaskClient:
     """What :func:`boopexp.experiments.pool.dask_banner` asks a dask Client; its scheduler's HTTP server
-    holds ``applications`` (distributed attaches its bokeh dashboard there)."""
+    holds ``applications`` (distributed attaches its bokeh dashboard there). Its scheduler is gone
+    for ``nthreads``, which the run must not call: under load, the chaos test's scheduler died
+    during that call and the run ended in a CommClosedError traceback instead of its one line."""
 
     def __init__(self, applications):
         self.applications = applications
         self.scheduler = SimpleNamespace(address="tcp://h:8786")
         self.dashboard_link = "http://h:8787/status"
 
-    def nthreads(self):
-        return {"tcp://w1": 1, "tcp://w2": 1}
+    def scheduler_info(self):  # distributed keeps its last copy when the scheduler cannot be reached
+        return {"workers": {"tcp://w1": {"nthreads": 1}, "tcp://w2": {"nthreads": 1}}}
+
+    def nthreads(self):  # a call to the scheduler: raises when the scheduler has just died
+        from distributed.comm import CommClosedError
+
+        raise CommClosedError("in <TCP (closed) ConnectionPool.ncores>: ConnectionResetError")
 
     def run_on_scheduler(self, function):
         http = SimpleNamespace(applications=self.applications)

@@ -421,7 +421,7 @@ def _dask_outcomes(fn: PlayFunction, pending: Iterator[GameTask], jobs: int, sch
         exhausted = False
         try:
             while True:
-                width = max(1, sum(client.nthreads().values()))  # workers may join or leave
+                width = max(1, worker_threads(client))  # workers may join or leave
                 while len(in_flight) < width:
                     task = next(pending, None)
                     if task is None:
@@ -446,7 +446,8 @@ def _dask_outcomes(fn: PlayFunction, pending: Iterator[GameTask], jobs: int, sch
                                           detail=traceback.format_exc())
                 yield outcome
         except (_SchedulerLost, OSError, TimeoutError) as exc:
-            if isinstance(exc, _SchedulerLost) or not _connected(client):
+            # a call to the scheduler can fail (CommClosedError) before the client's status says so
+            if isinstance(exc, (_SchedulerLost, distributed.comm.CommClosedError)) or not _connected(client):
                 raise LostResourceError(f"lost the dask scheduler at {address} mid-run") from None
             raise
         finally:
@@ -463,9 +464,20 @@ class _SchedulerLost(Exception):
 def dask_banner(client: Any) -> str:
     """The line that says where the games are played: worker threads, scheduler, and its
     dashboard only when the scheduler really serves one."""
-    threads = sum(client.nthreads().values())
+    threads = worker_threads(client)
     dashboard = f", dashboard {client.dashboard_link}" if has_dashboard(client) else ""
     return f"dask: {threads} worker thread(s) at {client.scheduler.address}{dashboard}"
+
+
+def worker_threads(client: Any) -> int:
+    """The worker threads the client's scheduler has now (0 without workers).
+
+    From ``scheduler_info``, whose refresh from the scheduler swallows a lost connection (its
+    last copy is kept), not ``nthreads``, whose call raises CommClosedError when the scheduler has
+    just died: the run learns of the loss from the client's status, in one place
+    (:func:`_next_completed`), instead of a traceback now and then.
+    """
+    return sum(int(w.get("nthreads", 0)) for w in client.scheduler_info().get("workers", {}).values())
 
 
 def has_dashboard(client: Any) -> bool:
@@ -511,7 +523,7 @@ def _next_completed(completed: Any, client: Any, address: str,
     while not completed.has_ready():
         if not _connected(client):
             raise _SchedulerLost
-        if client.scheduler_info().get("workers"):  # the client's copy, refreshed every ~2 s: no call
+        if client.scheduler_info().get("workers"):  # asks the scheduler; a lost connection keeps the last copy
             alone_since, warned = None, False
         elif alone_since is None:
             alone_since = time.monotonic()
