@@ -1,7 +1,8 @@
-"""boopexp on a real single-node Slurm (docs/cluster.md "A Slurm job array"): the committed
-scripts of examples/slurm/ submit a job array of shards and their merge, and the merged store is
-the unsharded run's, game for game; a shard requeued mid-run (preemption) resumes and plays the
-same games.
+"""boopexp on a real single-node Slurm (docs/cluster.md "A Slurm job array", "Dask on Slurm"):
+the committed scripts of examples/slurm/ submit a job array of shards and their merge, and the
+merged store is the unsharded run's, game for game; a shard requeued mid-run (preemption) resumes
+and plays the same games; ``run --backend dask --slurm`` plays a run on dask workers that are
+Slurm jobs (dask-jobqueue's SLURMCluster), and a worker job Slurm refuses is one line.
 
 The cluster (tests/slurm_helpers.py) is started once for this module and stopped at its end,
 whatever the outcome. Skipped, with the reason, where Slurm is not installed or we are not root
@@ -13,30 +14,34 @@ first, so the shards load it from numba's cache.
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import DEMO_CONFIG, without_timing
+from click.testing import CliRunner
+from conftest import DEMO_CONFIG, one_line, without_timing
 from slurm_helpers import LocalSlurm, missing
 
 from boopexp.experiments.store import GameStore
+from boopexp.interfaces.cli import main
 
 #: Why Slurm cannot run here; ``make test-slurm`` (BOOPEXP_SLURM_REQUIRED=1) fails on it instead of skipping.
 MISSING = missing()
 REQUIRED = bool(os.environ.get("BOOPEXP_SLURM_REQUIRED"))
-pytestmark = pytest.mark.skipif(MISSING is not None and not REQUIRED, reason=str(MISSING))
+needs_slurm = pytest.mark.skipif(MISSING is not None and not REQUIRED, reason=str(MISSING))
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "slurm"
 BIN = Path(sys.executable).parent
 
-#: Games that take ~0.5 s each, so that a shard can be requeued while it plays.
+#: Games that take ~0.5 s each (a few seconds on a loaded machine), so that a shard can be requeued while it plays.
 SLOW_CONFIG = """\
 name: slow
 seed: 5
-games_per_side: 8
+games_per_side: 4
 budget: {mode: iterations, iterations: 4000}
 pairings:
   - [vanilla, heuristics]
@@ -64,11 +69,18 @@ def records(folder: Path) -> dict:
             for r in GameStore(folder).scan().records}
 
 
+_UNSHARDED: dict[str, dict] = {}
+
+
 def unsharded(config: Path, out: Path) -> dict:
-    done = subprocess.run([str(BIN / "boopexp"), "run", str(config), "--jobs", "1", "-q", "--out", str(out)],
-                          capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr
-    return records(out)
+    """The records of an ordinary run of ``config`` (``--jobs 1``), played once per config text."""
+    text = config.read_text()
+    if text not in _UNSHARDED:
+        done = subprocess.run([str(BIN / "boopexp"), "run", str(config), "--jobs", "1", "-q", "--out", str(out)],
+                              capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stderr
+        _UNSHARDED[text] = records(out)
+    return _UNSHARDED[text]
 
 
 def submit(slurm: LocalSlurm, work: Path, config: Path, n: int) -> tuple[str, str]:
@@ -79,6 +91,7 @@ def submit(slurm: LocalSlurm, work: Path, config: Path, n: int) -> tuple[str, st
     return array, merge
 
 
+@needs_slurm
 def test_a_job_array_of_4_shards_merged_is_the_unsharded_run(slurm, tmp_path):
     config = tmp_path / "demo.yaml"
     config.write_text(DEMO_CONFIG.replace("games_per_side: 2", "games_per_side: 3"))
@@ -100,6 +113,7 @@ def test_a_job_array_of_4_shards_merged_is_the_unsharded_run(slurm, tmp_path):
     assert ["total", "12/12"] in [line.split() for line in merge_log.splitlines()], merge_log
 
 
+@needs_slurm
 def test_a_shard_requeued_mid_run_resumes_and_plays_the_same_games(slurm, tmp_path):
     config = tmp_path / "slow.yaml"
     config.write_text(SLOW_CONFIG)
@@ -120,4 +134,167 @@ def test_a_shard_requeued_mid_run_resumes_and_plays_the_same_games(slurm, tmp_pa
     assert ", start 1" in first and "Interrupted: " in first and "games are stored in" in first, log
     assert "Played " in second and "were already stored" in second and "0 were already stored" not in second, log
     assert GameStore(tmp_path / "out" / "shard-1").scan().duplicates == 0
-    assert records(tmp_path / "out" / "all") == expected and len(expected) == 16
+    assert records(tmp_path / "out" / "all") == expected and len(expected) == 8
+
+
+# --------------------------------------------------------------------------------------------
+# Dask on Slurm: run --backend dask --slurm
+
+#: 4 games of ~0.2 s (~1 s loaded): one worker is still busy with the second when the first is stored.
+FEW_SLOW = SLOW_CONFIG.replace("games_per_side: 4", "games_per_side: 2").replace("iterations: 4000", "iterations: 1500")
+
+
+def dask_on_slurm_env(tmp_path: Path, **settings: str) -> dict[str, str]:
+    """dask's jobqueue.slurm config for the local cluster: everything on 127.0.0.1, logs in tmp_path."""
+    env = {
+        "DASK_JOBQUEUE__SLURM__SCHEDULER_OPTIONS": '{"host": "127.0.0.1", "dashboard_address": "127.0.0.1:0"}',
+        "DASK_JOBQUEUE__SLURM__WORKER_EXTRA_ARGS": '["--host", "127.0.0.1"]',
+        "DASK_JOBQUEUE__SLURM__WALLTIME": "00:10:00",
+        "DASK_JOBQUEUE__SLURM__MEMORY": "1GB",
+        "DASK_JOBQUEUE__SLURM__LOG_DIRECTORY": str(tmp_path / "worker-logs"),
+        "DASK_JOBQUEUE__SLURM__LOCAL_DIRECTORY": str(tmp_path / "dask-space"),
+        # a lost worker job is replaced 1 s after it left rather than 15 s (docs/cluster.md)
+        "DASK_DISTRIBUTED__DEPLOY__LOST_WORKER_TIMEOUT": "1s",
+    }
+    return {**env, **{f"DASK_JOBQUEUE__SLURM__{k.upper()}": v for k, v in settings.items()}}
+
+
+def boopexp_here(slurm: LocalSlurm, args: list[str], env: dict[str, str], timeout: float = 180):
+    return subprocess.run([str(BIN / "boopexp"), *args], capture_output=True, text=True, timeout=timeout,
+                          env={**slurm.env, **env})
+
+
+def few_slow_games_on_one_worker(tmp_path: Path) -> tuple[Path, Path, list[str], dict[str, str]]:
+    """FEW_SLOW's config, the run's folder, and the arguments and environment of its run on one Slurm worker."""
+    config, out = tmp_path / "slow.yaml", tmp_path / "dask"
+    config.write_text(FEW_SLOW)
+    args = ["run", str(config), "--backend", "dask", "--slurm", "--jobs", "1", "--out", str(out)]
+    return config, out, args, dask_on_slurm_env(tmp_path)
+
+
+def start_after_first_game(slurm: LocalSlurm, args: list[str], env: dict[str, str], out: Path) -> subprocess.Popen:
+    """``boopexp ARGS`` started, returned once it has stored its first game in ``out``."""
+    run = subprocess.Popen([str(BIN / "boopexp"), *args], env={**slurm.env, **env}, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True, start_new_session=True)
+    games = out / "games.jsonl"
+    deadline = time.monotonic() + 120
+    while not (games.exists() and games.read_bytes().count(b"\n") >= 1):
+        if run.poll() is not None or time.monotonic() > deadline:
+            os.killpg(run.pid, signal.SIGKILL)
+            pytest.fail(f"no game stored: {run.communicate()}\n{slurm.logs()}")
+        time.sleep(0.05)
+    return run
+
+
+def then_wait(run: subprocess.Popen, action: Callable[[], object], timeout: float) -> str:
+    """Do ``action`` to a running ``run`` and wait for its end; its stderr. Killed if it outlives ``timeout``."""
+    try:
+        action()
+        return run.communicate(timeout=timeout)[1]
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+            run.communicate()
+
+
+def wait_queue_empty(slurm: LocalSlurm, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while slurm.run("squeue", "-h").stdout.strip():
+        assert time.monotonic() < deadline, slurm.run("squeue").stdout
+        time.sleep(0.2)
+
+
+@needs_slurm
+def test_dask_on_slurm_plays_the_run_on_worker_jobs_then_cancels_them(slurm, tmp_path):
+    config = tmp_path / "demo.yaml"
+    config.write_text(DEMO_CONFIG)
+    expected = unsharded(config, tmp_path / "unsharded")
+    done = boopexp_here(slurm, ["run", str(config), "--backend", "dask", "--slurm", "--jobs", "2",
+                                "--out", str(tmp_path / "dask")], dask_on_slurm_env(tmp_path))
+    assert done.returncode == 0, (done.stderr, slurm.logs())
+    banner = [line for line in done.stderr.splitlines() if line.startswith("dask: ")]
+    assert len(banner) == 1 and "2 Slurm job(s) of 1 worker(s) submitted" in banner[0], done.stderr
+    assert records(tmp_path / "dask") == expected and len(expected) == 8
+    # the workers were Slurm jobs (their logs), and the run's end cancelled them
+    assert len(list((tmp_path / "worker-logs").glob("*.err"))) >= 1
+    wait_queue_empty(slurm)
+
+
+@needs_slurm
+def test_dask_on_slurm_a_worker_job_cancelled_mid_run_is_submitted_again_and_the_run_completes(slurm, tmp_path):
+    config, out, args, env = few_slow_games_on_one_worker(tmp_path)
+    run = start_after_first_game(slurm, args, env, out)
+    # the only worker's job ends mid-run (as at its walltime, or preempted)
+    err = then_wait(run, lambda: slurm.run("scancel", "--name=dask-worker"), timeout=120)
+    assert run.returncode == 0 and "Error" not in err, err
+    # another worker job was submitted and played the rest: every game once, the ordinary run's
+    assert len(list((tmp_path / "worker-logs").glob("*.err"))) >= 2, err
+    assert GameStore(out).scan().duplicates == 0
+    assert records(out) == unsharded(config, tmp_path / "unsharded")
+    wait_queue_empty(slurm)
+
+
+@needs_slurm
+def test_dask_on_slurm_sigterm_mid_run_exits_143_cancels_the_worker_jobs_and_the_rerun_resumes(slurm, tmp_path):
+    config, out, args, env = few_slow_games_on_one_worker(tmp_path)
+    run = start_after_first_game(slurm, args, env, out)
+    err = then_wait(run, lambda: run.send_signal(signal.SIGTERM), timeout=60)  # as Slurm stops the run's own job
+    stored = len(records(out))
+    assert run.returncode == 143 and "Traceback" not in err, err
+    assert 1 <= stored < 4 and f"Interrupted: {stored} of 4 games are stored in" in err, err
+    wait_queue_empty(slurm)  # its worker jobs were cancelled with it
+    again = boopexp_here(slurm, args, env)
+    assert again.returncode == 0 and f"{stored} were already stored" in again.stdout, (again.stdout, again.stderr)
+    assert records(out) == unsharded(config, tmp_path / "unsharded")
+    wait_queue_empty(slurm)
+
+
+@needs_slurm
+def test_dask_on_slurm_a_worker_job_slurm_refuses_is_one_line_and_nothing_written(slurm, tmp_path):
+    config = tmp_path / "demo.yaml"
+    config.write_text(DEMO_CONFIG)
+    out = tmp_path / "dask"
+    done = boopexp_here(slurm, ["run", str(config), "--backend", "dask", "--slurm", "--out", str(out)],
+                        dask_on_slurm_env(tmp_path, queue="nosuchpartition"), timeout=60)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.splitlines() == [
+        "Error: --slurm: Slurm refuses the dask worker job (sbatch: error: invalid partition specified: "
+        "nosuchpartition); set its options in dask's jobqueue.slurm config (docs/cluster.md \"Dask on Slurm\")"]
+    assert not out.exists() and not slurm.run("squeue", "-h").stdout.strip()
+
+
+def test_slurm_option_mistakes_are_one_line_and_exit_2(tmp_path, monkeypatch):
+    config = tmp_path / "demo.yaml"
+    config.write_text(DEMO_CONFIG)
+    out = tmp_path / "out"
+
+    def run(*args):
+        return CliRunner().invoke(main, ["run", str(config), "--out", str(out), *args])
+
+    assert one_line(run("--slurm"), 2) == "Error: --slurm needs --backend dask (the dask workers are Slurm jobs)"
+    assert one_line(run("--backend", "dask", "--slurm", "--scheduler", "tcp://h:8786"), 2) == (
+        "Error: --slurm starts its own scheduler: it cannot be used with --scheduler 'tcp://h:8786'")
+    monkeypatch.setenv("PATH", str(tmp_path))  # no sbatch
+    assert one_line(run("--backend", "dask", "--slurm"), 2) == (
+        "Error: --slurm submits the dask workers with sbatch, which is not on PATH: run boopexp where you submit "
+        "Slurm jobs (a login node), or start the workers yourself and pass --scheduler")
+    monkeypatch.setitem(sys.modules, "dask_jobqueue", None)  # as if dask-jobqueue were not installed
+    assert one_line(run("--backend", "dask", "--slurm"), 2) == (
+        "Error: --slurm needs dask-jobqueue, which is not installed; install it with: pip install 'boopexp[slurm]'")
+    assert not out.exists()
+
+
+def test_slurm_workers_are_never_more_than_the_games_to_play(tmp_path, monkeypatch):
+    """``--jobs 64`` for 8 games submits 8 worker jobs, not 64 (each would wait in the queue for nothing)."""
+    config = tmp_path / "demo.yaml"
+    config.write_text(DEMO_CONFIG)
+    sbatch = tmp_path / "bin" / "sbatch"  # --dry-run submits nothing: a submit host is all it needs
+    sbatch.parent.mkdir()
+    sbatch.write_text("#!/bin/sh\nexit 1\n")
+    sbatch.chmod(0o755)
+    monkeypatch.setenv("PATH", os.pathsep.join([str(sbatch.parent), os.environ["PATH"]]))
+    result = CliRunner().invoke(main, ["run", str(config), "--out", str(tmp_path / "out"), "--backend", "dask",
+                                       "--slurm", "--jobs", "64", "--dry-run"])
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[-1] == "8 game(s) to play on 8 dask worker(s) as Slurm jobs."
+    assert not (tmp_path / "out").exists()

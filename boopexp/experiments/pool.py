@@ -34,7 +34,13 @@ from typing import Any
 
 from boopexp.errors import ConfigError, LostResourceError, exception_line
 from boopexp.experiments.interrupts import sigint_blocked
-from boopexp.experiments.scheduler import check_scheduler_address, connect_scheduler
+from boopexp.experiments.scheduler import (
+    check_scheduler_address,
+    check_slurm,
+    connect_scheduler,
+    slurm_banner,
+    slurm_cluster,
+)
 from boopexp.experiments.store import check_record
 from boopexp.play.contract import GameRecord, GameTask
 from boopexp.play.identity import record_key
@@ -97,8 +103,9 @@ def play_one(play: PlayFunction, task: GameTask) -> GameOutcome:
     return GameOutcome(task, record=record, seconds=time.perf_counter() - start)
 
 
-def check_backend(backend: str, scheduler: str | None = None) -> None:
-    """Refuse an unknown backend, a scheduler without dask, or dask when it is not installed.
+def check_backend(backend: str, scheduler: str | None = None, slurm: bool = False) -> None:
+    """Refuse an unknown backend, a scheduler or ``--slurm`` without dask, both together, or dask
+    (dask-jobqueue, sbatch) when it is not installed.
 
     Raises:
         ConfigError: with the fix (``pip install 'boopexp[dask]'`` for a missing dask).
@@ -107,6 +114,10 @@ def check_backend(backend: str, scheduler: str | None = None) -> None:
         raise ConfigError(f"--backend {backend!r} is not allowed; allowed: {', '.join(BACKENDS)}")
     if scheduler and backend != "dask":
         raise ConfigError(f"--scheduler {scheduler!r} needs --backend dask")
+    if slurm and backend != "dask":
+        raise ConfigError("--slurm needs --backend dask (the dask workers are Slurm jobs)")
+    if slurm and scheduler:
+        raise ConfigError(f"--slurm starts its own scheduler: it cannot be used with --scheduler {scheduler!r}")
     if scheduler:
         check_scheduler_address(scheduler)
     if backend == "dask":
@@ -117,6 +128,8 @@ def check_backend(backend: str, scheduler: str | None = None) -> None:
                 "--backend dask needs dask.distributed, which is not installed; "
                 "install it with: pip install 'boopexp[dask]'"
             ) from None
+    if slurm:
+        check_slurm()
 
 
 def _drop_message(text: str, warning: bool = True) -> None:
@@ -136,6 +149,8 @@ class PoolOptions:
         backend: ``loky`` (local processes) or ``dask`` (a dask.distributed cluster).
         scheduler: address of a running dask scheduler; without it a LocalCluster of ``jobs``
             worker processes is started.
+        slurm: with the dask backend, start a scheduler here whose ``jobs`` worker processes are
+            Slurm jobs (dask-jobqueue's SLURMCluster, :func:`boopexp.experiments.scheduler.slurm_cluster`).
         play: the function that plays one game; None for :func:`boopexp.play.match.play_game`,
             looked up when the games start (so a monkeypatched one is used). A pool pickles it
             (with cloudpickle): its module must be importable in the workers.
@@ -145,9 +160,10 @@ class PoolOptions:
     backend: str = "loky"
     scheduler: str | None = None
     play: PlayFunction | None = None
+    slurm: bool = False
 
     def __post_init__(self) -> None:
-        check_backend(self.backend, self.scheduler)
+        check_backend(self.backend, self.scheduler, self.slurm)
 
     @property
     def in_process(self) -> bool:
@@ -156,19 +172,21 @@ class PoolOptions:
 
     @property
     def remote(self) -> bool:
-        """The games are played by a running dask cluster's own workers (``--scheduler``)."""
-        return bool(self.scheduler)  # a scheduler needs the dask backend (check_backend)
+        """The games are played on other machines: a running dask cluster's own workers
+        (``--scheduler``), or Slurm jobs (``--slurm``)."""
+        return bool(self.scheduler) or self.slurm  # both need the dask backend (check_backend)
 
     def for_games(self, games: int, say: Callable[[str, bool], None] | None = None) -> PoolOptions:
         """These options with the workers to start: ``jobs``, but never more than the games to
         play (each worker costs a process, ~20 MB and its start-up); ``say`` gets a warning when
-        they outnumber this machine's CPUs. A remote dask cluster's own workers play: unchanged.
+        they outnumber this machine's CPUs. A running dask cluster's own workers play: unchanged;
+        ``--slurm`` workers are jobs submitted for these games (capped, but not by this machine's CPUs).
         """
-        if self.remote:
+        if self.scheduler:
             return self
         workers = max(1, min(self.jobs, games))
         cpus = cpu_count()
-        if workers > cpus and say is not None:
+        if workers > cpus and say is not None and not self.slurm:
             say(f"--jobs {self.jobs}: {workers} workers on {cpus} CPU(s) share the cores: games run no faster"
                 " in total, and cpu/wall budgets get less thinking per move", True)
         return dataclasses.replace(self, jobs=workers)
@@ -207,7 +225,7 @@ def iter_outcomes(
     elif pool.backend == "loky":
         outcomes = _loky_outcomes(fn, pending, pool.jobs, say)
     else:
-        outcomes = _dask_outcomes(fn, pending, pool.jobs, pool.scheduler, say)
+        outcomes = _dask_outcomes(fn, pending, pool.jobs, pool.scheduler, say, pool.slurm)
     try:
         for outcome in outcomes:
             yield _checked(outcome)
@@ -386,8 +404,9 @@ def release_pool() -> None:
 
 
 def _dask_outcomes(fn: PlayFunction, pending: Iterator[GameTask], jobs: int, scheduler: str | None,
-                   say: Callable[[str, bool], None]) -> Iterator[GameOutcome]:
-    """Play ``pending`` on a dask.distributed cluster, one game per worker thread at a time.
+                   say: Callable[[str, bool], None], slurm: bool = False) -> Iterator[GameOutcome]:
+    """Play ``pending`` on a dask.distributed cluster, one game per worker thread at a time: the
+    one at ``scheduler``, a SLURMCluster of ``jobs`` workers (``slurm``), or a LocalCluster of them.
 
     Dask reschedules a game whose worker died by itself and gives up on it (KilledWorker) after
     ``distributed.scheduler.allowed-failures`` deaths: that game is a failure, the rest go on.
@@ -407,6 +426,9 @@ def _dask_outcomes(fn: PlayFunction, pending: Iterator[GameTask], jobs: int, sch
         with sigint_blocked():  # the cluster's threads and worker processes leave Ctrl-C to this one
             if scheduler:
                 client = stack.enter_context(connect_scheduler(scheduler))
+            elif slurm:
+                cluster = stack.enter_context(slurm_cluster(jobs, _ONE_THREAD))
+                client = stack.enter_context(distributed.Client(cluster, set_as_default=False))
             else:
                 # silence_logs: its workers' warnings (a task cancelled as the cluster closes) are
                 # dask's bookkeeping, not the run's; errors still show
@@ -416,7 +438,12 @@ def _dask_outcomes(fn: PlayFunction, pending: Iterator[GameTask], jobs: int, sch
                 )
                 client = stack.enter_context(distributed.Client(cluster, set_as_default=False))
         address = scheduler or client.scheduler.address
-        say(dask_banner(client), False)
+        say(slurm_banner(address, jobs) if slurm else dask_banner(client), False)
+        # a Slurm cluster's workers join when their jobs start: waiting for them is no trouble
+        waiting = (f"no dask worker is connected to {address}: waiting for the worker jobs in the Slurm queue "
+                   "(squeue --me); press Ctrl-C to stop (finished games are stored)" if slurm else
+                   f"no dask worker is connected to {address}: waiting; start one or press Ctrl-C "
+                   "(finished games are stored)")
         completed = distributed.as_completed(loop=client.loop)
         exhausted = False
         try:
@@ -432,7 +459,7 @@ def _dask_outcomes(fn: PlayFunction, pending: Iterator[GameTask], jobs: int, sch
                 if not in_flight:
                     exhausted = True
                     return
-                future = _next_completed(completed, client, address, say)
+                future = _next_completed(completed, client, say, waiting)
                 task = in_flight.pop(future)
                 try:
                     outcome = future.result()
@@ -509,13 +536,13 @@ def _connected(client: Any) -> bool:
 NO_WORKER_S = 5.0
 
 
-def _next_completed(completed: Any, client: Any, address: str,
-                    say: Callable[[str, bool], None] = _drop_message) -> Any:
+def _next_completed(completed: Any, client: Any, say: Callable[[str, bool], None] = _drop_message,
+                    waiting: str = "no dask worker is connected: waiting") -> Any:
     """The next finished future of ``completed``; :class:`_SchedulerLost` if the scheduler is
     lost meanwhile (a game submitted during the loss would otherwise be waited for forever).
 
     A scheduler left without workers (the only one killed) keeps the games until one joins: after
-    :data:`NO_WORKER_S` seconds without any, ``say`` gets one line saying so (again after each
+    :data:`NO_WORKER_S` seconds without any, ``say`` gets the line ``waiting`` (again after each
     return and loss of workers), and the wait goes on (Ctrl-C stops it, the stored games kept).
     """
     alone_since: float | None = None
@@ -528,8 +555,7 @@ def _next_completed(completed: Any, client: Any, address: str,
         elif alone_since is None:
             alone_since = time.monotonic()
         elif not warned and time.monotonic() - alone_since >= NO_WORKER_S:
-            say(f"no dask worker is connected to {address}: waiting; start one or press Ctrl-C "
-                "(finished games are stored)", True)
+            say(waiting, True)
             warned = True
         with completed.thread_condition:  # notified by every completion (as_completed.__next__ does the same)
             completed.thread_condition.wait(timeout=0.1)

@@ -22,7 +22,7 @@ from boopexp.errors import LostResourceError
 from boopexp.experiments.config import ExperimentConfig, PlannedPairing
 from boopexp.experiments.interrupts import Interrupts
 from boopexp.experiments.pool import GameOutcome, PoolOptions, iter_outcomes
-from boopexp.experiments.scheduler import probe_scheduler
+from boopexp.experiments.scheduler import probe_scheduler, probe_slurm
 from boopexp.experiments.sprt import plan_tests
 from boopexp.experiments.sprt_rounds import sprt_outcomes
 from boopexp.experiments.store import GameStore
@@ -133,6 +133,8 @@ def run_plan(config: ExperimentConfig, plan: Sequence[PlannedPairing], out_dir: 
     plan = tuple(plan)
     if pool.scheduler:
         probe_scheduler(pool.scheduler)  # an unreachable cluster is reported before anything is written
+    elif pool.slurm:
+        probe_slurm()  # so is a worker job that Slurm refuses (a bad partition, account, limit)
     store = GameStore(out_dir)
     with store.open() as writer:
         stored = writer.stored  # the store's games as columns, read once under the lock

@@ -1,12 +1,17 @@
 """The dask scheduler a run connects to: its address checked (``[protocol://]host:port``) and the
-connection made within :data:`SCHEDULER_TIMEOUT_S`, or one line saying it cannot be reached
-(docs/cluster.md)."""
+connection made within :data:`SCHEDULER_TIMEOUT_S`, or one line saying it cannot be reached; or,
+with ``--slurm``, the scheduler a run starts itself, whose workers are Slurm jobs (dask-jobqueue's
+``SLURMCluster``), the worker job checked by Slurm before anything is written (docs/cluster.md).
+"""
 
 from __future__ import annotations
 
 import contextlib
+import math
 import re
-from collections.abc import Iterator
+import shutil
+import subprocess
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from boopexp.errors import BoopError, ConfigError
@@ -57,3 +62,91 @@ def probe_scheduler(address: str) -> None:
     with connect_scheduler(address):
         pass
 
+
+
+# --------------------------------------------------------------------------------------------
+# --slurm: dask-jobqueue's SLURMCluster
+
+#: What a worker job asks for when dask's ``jobqueue.slurm`` config does not say (docs/cluster.md).
+SLURM_DEFAULT_CORES = 1
+SLURM_DEFAULT_MEMORY_PER_CORE_GB = 2
+
+
+def check_slurm() -> None:
+    """Refuse ``--slurm`` where dask-jobqueue is not installed or Slurm's ``sbatch`` is not on PATH.
+
+    Raises:
+        ConfigError: with what to install or where to run.
+    """
+    try:
+        import dask_jobqueue  # noqa: F401
+    except ImportError:
+        raise ConfigError("--slurm needs dask-jobqueue, which is not installed; install it with: "
+                          "pip install 'boopexp[slurm]'") from None
+    if shutil.which("sbatch") is None:
+        raise ConfigError("--slurm submits the dask workers with sbatch, which is not on PATH: run boopexp where "
+                          "you submit Slurm jobs (a login node), or start the workers yourself and pass --scheduler")
+
+
+def slurm_job_options(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The keyword arguments of a ``SLURMCluster`` (and of its worker job): dask's ``jobqueue.slurm``
+    config (queue, account, walltime, …: ``~/.config/dask/jobqueue.yaml`` or ``DASK_JOBQUEUE__SLURM__*``),
+    with each job's cores run as as many single-threaded worker processes, ``environ`` exported
+    in the job script, and one core and 2 GB a core where the config gives no cores or memory.
+
+    A game runs on one core and holds the GIL (the kernels are compiled without ``nogil``), so
+    threads sharing a worker would only take turns: one process per core, one thread each.
+    """
+    import dask
+
+    cores = int(dask.config.get("jobqueue.slurm.cores", None) or SLURM_DEFAULT_CORES)
+    memory = dask.config.get("jobqueue.slurm.memory", None) or f"{SLURM_DEFAULT_MEMORY_PER_CORE_GB * cores}GB"
+    prologue = list(dask.config.get("jobqueue.slurm.job-script-prologue", None) or [])
+    if environ:
+        prologue.append("export " + " ".join(f"{k}={v}" for k, v in environ.items()))
+    return {"cores": cores, "processes": cores, "memory": memory, "job_script_prologue": prologue}
+
+
+def probe_slurm() -> None:
+    """Ask Slurm whether it would run the worker job (``sbatch --test-only``: nothing is submitted),
+    so that a bad partition, account or limit is one line before anything is written.
+
+    Raises:
+        ConfigError: Slurm refused the job; its own error line.
+    """
+    from dask_jobqueue.slurm import SLURMJob
+
+    script = SLURMJob("tcp://127.0.0.1:8786", name="boopexp-probe", **slurm_job_options()).job_script()
+    try:
+        done = subprocess.run(["sbatch", "--test-only"], input=script, capture_output=True, text=True,
+                              timeout=SCHEDULER_TIMEOUT_S)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise ConfigError(f"--slurm: sbatch --test-only of the dask worker job failed ({exc})") from None
+    if done.returncode != 0:
+        # its own error line if it has one (a bad partition), else its last word (a memory limit: on stdout)
+        lines = [line.strip() for line in (done.stderr + done.stdout).splitlines() if line.strip()]
+        errors = [line for line in lines if line.startswith("sbatch: error:")]
+        reason = errors[0] if errors else lines[-1] if lines else f"exit {done.returncode}"
+        raise ConfigError(f"--slurm: Slurm refuses the dask worker job ({reason}); set its options in dask's "
+                          "jobqueue.slurm config (docs/cluster.md \"Dask on Slurm\")")
+
+
+@contextlib.contextmanager
+def slurm_cluster(workers: int, environ: Mapping[str, str]) -> Iterator[Any]:
+    """A ``SLURMCluster`` that keeps ``workers`` single-threaded worker processes as Slurm jobs
+    (``cores`` of them a job), replacing a job that ends (walltime, preemption) while the run lasts;
+    closing it cancels its jobs (scancel)."""
+    from dask_jobqueue import SLURMCluster
+
+    options = slurm_job_options(environ)
+    with SLURMCluster(**options) as cluster:
+        jobs = math.ceil(workers / options["cores"])
+        cluster.adapt(minimum_jobs=jobs, maximum_jobs=jobs)  # adaptive: a lost job is submitted again
+        yield cluster
+
+
+def slurm_banner(address: str, workers: int) -> str:
+    """The line that says where a ``--slurm`` run's games are played."""
+    cores = slurm_job_options()["cores"]
+    return (f"dask: scheduler at {address}; {math.ceil(workers / cores)} Slurm job(s) of {cores} worker(s) "
+            "submitted (squeue --me): the games start as the workers join")

@@ -39,16 +39,16 @@ EXIT_FAILED = 1
 EXIT_SIGNAL_BASE = 128  # the shell convention: 130 stopped by SIGINT (Ctrl-C), 143 by SIGTERM
 
 
-def pool_options(jobs: int | None, backend: str, scheduler: str | None) -> PoolOptions:
+def pool_options(jobs: int | None, backend: str, scheduler: str | None, slurm: bool = False) -> PoolOptions:
     """How a command's games are played, from its options (``--jobs`` defaults to this machine's
     CPUs); checked here, before anything is written.
 
     Raises:
-        ConfigError: a bad backend or scheduler (:func:`boopexp.experiments.pool.check_backend`).
+        ConfigError: a bad backend, scheduler or ``--slurm`` (:func:`boopexp.experiments.pool.check_backend`).
     """
     from boopexp.experiments.pool import PoolOptions, cpu_count
 
-    return PoolOptions(jobs or cpu_count(), backend, scheduler)
+    return PoolOptions(jobs or cpu_count(), backend, scheduler, slurm=slurm)
 
 
 def run_options(fn: Callable) -> Callable:
@@ -62,6 +62,9 @@ def run_options(fn: Callable) -> Callable:
                      help="loky: local processes; dask: a dask.distributed cluster (pip install 'boopexp[dask]')."),
         click.option("--scheduler", metavar="ADDRESS", default=None,
                      help="Dask scheduler address, e.g. tcp://host:8786 (default: a local cluster of --jobs workers)."),
+        click.option("--slurm", is_flag=True,
+                     help="With --backend dask: the --jobs workers are Slurm jobs (dask-jobqueue's SLURMCluster, "
+                          "set up by dask's jobqueue.slurm config; pip install 'boopexp[slurm]'; docs/cluster.md)."),
         click.option("--quiet", "-q", is_flag=True, help="Print only the final summary."),
         click.option("--dry-run", is_flag=True,
                      help="Print the plan (pairings, settings hashes, games stored and to play) and stop: "
@@ -85,7 +88,7 @@ def run_options(fn: Callable) -> Callable:
                    "boopexp merge (docs/cluster.md).")
 @run_options
 def run(config_path: Path, games_per_side: int | None, pairings: tuple[str, ...], shard: str | None,
-        out: Path | None, jobs: int | None, backend: str, scheduler: str | None, quiet: bool,
+        out: Path | None, jobs: int | None, backend: str, scheduler: str | None, slurm: bool, quiet: bool,
         dry_run: bool) -> None:
     """Play the games of CONFIG that its results folder lacks (rerun to resume)."""
     from boopexp.experiments.config import load_config, parse_pairing
@@ -110,7 +113,7 @@ def run(config_path: Path, games_per_side: int | None, pairings: tuple[str, ...]
                     f"--pairing {text!r} is not planned by {config_path}; its pairings: {', '.join(names)}"
                 )
             only.append(pairing)
-    _execute(config, plan, only, out, pool_options(jobs, backend, scheduler), quiet, dry_run)
+    _execute(config, plan, only, out, pool_options(jobs, backend, scheduler, slurm), quiet, dry_run)
 
 
 @click.command("mirror")
@@ -122,7 +125,7 @@ def run(config_path: Path, games_per_side: int | None, pairings: tuple[str, ...]
                    f"(default: {DEFAULT_MIRROR_CONFIG} of the current folder, else of the boopexp checkout).")
 @run_options
 def mirror(agent: str, games: int, config_path: Path | None, out: Path | None, jobs: int | None, backend: str,
-           scheduler: str | None, quiet: bool, dry_run: bool) -> None:
+           scheduler: str | None, slurm: bool, quiet: bool, dry_run: bool) -> None:
     """Play the mirror games of one agent, sharing the mirror config's settings and results folder."""
     from boopexp.experiments.config import load_config
     from boopexp.play.identity import pairing_name
@@ -131,7 +134,8 @@ def mirror(agent: str, games: int, config_path: Path | None, out: Path | None, j
     with schema.within("--agent"):
         agent = config.canonical(agent)
     plan = config.mirror_plan(agent, games)
-    _execute(config, plan, [pairing_name(agent, agent)], out, pool_options(jobs, backend, scheduler), quiet, dry_run)
+    _execute(config, plan, [pairing_name(agent, agent)], out, pool_options(jobs, backend, scheduler, slurm), quiet,
+             dry_run)
 
 
 def default_mirror_config() -> Path:
@@ -250,8 +254,10 @@ def _dry_run(config: ExperimentConfig, plan: Sequence[PlannedPairing], only: Seq
         click.echo(f"  {s.label:<{width}}  {s.config_hash:<16}  {s.planned:>9}  {s.done:>9}  {s.planned - s.done:>9}")
     planned, done = sum(s.planned for s in scores), sum(s.done for s in scores)
     click.echo(f"  {'total':<{width}}  {'':<16}  {planned:>9}  {done:>9}  {planned - done:>9}")
+    workers = pool.for_games(planned - done).jobs
     where = (f"the dask cluster at {pool.scheduler}" if pool.scheduler
-             else f"{pool.for_games(planned - done).jobs} {pool.backend} worker(s)")
+             else f"{workers} dask worker(s) as Slurm jobs" if pool.slurm
+             else f"{workers} {pool.backend} worker(s)")
     click.echo(f"{planned - done} game(s) to play on {where}.")
 
 

@@ -34,7 +34,7 @@ from boopexp.interfaces.commands.runs import (
 @click.argument("config_path", metavar="CONFIG", type=click.Path(dir_okay=False, path_type=Path))
 @run_options
 def tune(config_path: Path, out: Path | None, jobs: int | None, backend: str, scheduler: str | None,
-         quiet: bool, dry_run: bool) -> None:
+         slurm: bool, quiet: bool, dry_run: bool) -> None:
     """Tune the agent of CONFIG's tune: section (Optuna TPE), then confirm the best on fresh games.
 
     Results (study, per-trial stores, trials.csv, tuning.png, confirmed.yaml) go to
@@ -44,7 +44,7 @@ def tune(config_path: Path, out: Path | None, jobs: int | None, backend: str, sc
     from boopexp.tuning.pipeline import run_tuning
 
     config = load_tune_config(config_path)
-    pool = pool_options(jobs, backend, scheduler)  # checked before anything is written
+    pool = pool_options(jobs, backend, scheduler, slurm)  # checked before anything is written
     out_dir = out if out is not None else RESULTS_DIR / config.name
     if dry_run:
         from boopexp.tuning.search import describe
