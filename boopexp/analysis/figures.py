@@ -135,30 +135,64 @@ def table2_figure(table: Table) -> Figure | None:
     return fig
 
 
+#: Above :data:`~boopexp.analysis.moves.ORDERED_MOVES_LIMIT` moves the iterations figure draws at
+#: most this many outliers per agent (distinct values, evenly spread over them, the extremes
+#: always): the same picture as every outlier drawn (a marker per value, where thousands of moves
+#: would share it), bounded in size (one SVG element per outlier drawn: 39 MB at 100k games).
+MAX_FLIERS = 200
+#: matplotlib's whisker reach, in IQRs beyond the quartiles (its ``boxplot`` default).
+WHISKER_IQR = 1.5
+
+
 def iterations_figure(data: GameData) -> Figure | None:
-    """Box plot of MCTS iterations per move for each agent that searched (some move > 0 iterations); else None."""
-    plies = data.plies
-    values = plies.dropna(subset=["iterations"])
+    """Box plot of MCTS iterations per move for each agent that searched (some move > 0 iterations); else None.
+
+    Up to :data:`~boopexp.analysis.moves.ORDERED_MOVES_LIMIT` moves (every committed store) every
+    move is given to matplotlib; above, the boxes are drawn from the moves' distribution (the same
+    quartiles and whiskers) with at most :data:`MAX_FLIERS` outliers per agent.
+    """
+    moves = data.moves
+    searching = [a for a in moves.agents if len(v := moves.distribution(a, "iterations")[0]) and v[-1] > 0]
     # Baselines report 0 iterations on every move: they are not searching, so leave them out.
-    searching = values.groupby("agent")["iterations"].max()
-    values = values[values["agent"].isin(searching[searching > 0].index)]
-    if values.empty:
+    if not searching:
         return None
-    agents = agent_order(set(values["agent"]))
-    series = [values.loc[values["agent"] == a, "iterations"].to_numpy(float) for a in agents]
+    agents = agent_order(set(searching))
+    ordered = moves.ordered_iterations()
+    medians = [moves.median(a, "iterations") for a in agents]
     with styled_axes() as (fig, ax):
-        ax.boxplot(series, tick_labels=agents, showfliers=True, flierprops={"markersize": 2})
+        if ordered is not None:
+            ax.boxplot([ordered[a] for a in agents], tick_labels=agents, showfliers=True, flierprops={"markersize": 2})
+        else:
+            ax.bxp([_box_stats(*moves.distribution(a, "iterations"), a) for a in agents], showfliers=True,
+                   flierprops={"markersize": 2})
         ax.set_ylabel("iterations per move")
         ax.set_title("MCTS iterations per move")
-        if all(len(s) and np.nanmax(s) > 0 for s in series) and _spread(series) > 100:
+        if _spread(medians) > 100:
             ax.set_yscale("log")  # agents differ by orders of magnitude (vanilla vs CO agents)
         ax.tick_params(axis="x", labelrotation=30)
     return fig
 
 
-def _spread(series: list[np.ndarray]) -> float:
+def _box_stats(values: np.ndarray, counts: np.ndarray, label: str) -> dict[str, Any]:
+    """What matplotlib's ``boxplot`` computes of a sample (quartiles, whiskers at 1.5 IQR, the
+    outliers), from its distinct values and their counts, with at most :data:`MAX_FLIERS` outliers."""
+    from boopexp.analysis.moves import median, quantile
+
+    q1, q3 = quantile(values, counts, 0.25), quantile(values, counts, 0.75)
+    iqr = q3 - q1
+    inside_high = values[values <= q3 + WHISKER_IQR * iqr]
+    inside_low = values[values >= q1 - WHISKER_IQR * iqr]
+    whishi = float(inside_high.max()) if len(inside_high) and inside_high.max() >= q3 else q3
+    whislo = float(inside_low.min()) if len(inside_low) and inside_low.min() <= q1 else q1
+    fliers = values[(values < whislo) | (values > whishi)]
+    if len(fliers) > MAX_FLIERS:
+        fliers = fliers[np.unique(np.linspace(0, len(fliers) - 1, MAX_FLIERS).round().astype(int))]
+    return {"label": label, "med": median(values, counts), "q1": q1, "q3": q3, "whislo": whislo,
+            "whishi": whishi, "fliers": fliers}
+
+
+def _spread(medians: list[float]) -> float:
     """Ratio of the largest to the smallest positive per-agent median (1 if undefined)."""
-    medians = [float(np.median(s)) for s in series if len(s)]
     positive = [m for m in medians if m > 0 and not math.isnan(m)]
     return max(positive) / min(positive) if positive else 1.0
 

@@ -35,44 +35,46 @@ import json
 import math
 import warnings
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
+from boopexp.analysis.moves import TELEMETRY_FIELDS, MoveFile, MoveStats, collect, number
 from boopexp.errors import ConfigError, StoreError
 from boopexp.experiments.config import plan_entries
 from boopexp.experiments.store import (
     CONFIG_FILE,
     GAMES_FILE,
     GameStore,
+    StoreFile,
     decode_record,
     has_games_files,
+    read_store_file,
     read_store_files,
+    segment_blocks,
+    segment_paths,
 )
+from boopexp.experiments.summary import read_summary_table
 from boopexp.play.contract import WINNERS, WINNERS_TEXT
 from boopexp.play.identity import PAIRING_SEPARATOR, pairing_agents, record_key
 
+__all__ = ["TELEMETRY_FIELDS", "GameData", "ReportWarning", "load_results", "read_games", "read_plan"]
+
 #: Keys a record must have to be counted (the rest is optional for the tables).
 REQUIRED_KEYS: tuple[str, ...] = ("config_hash", "pairing", "game_index", "winner")
-
-#: Numeric telemetry fields per ply; a missing one becomes NaN.
-#: ``equivalent_moves`` counts tie events (solver calls whose best value several moves share),
-#: ``equivalent_candidates`` the tied moves summed over those events (docs/budget.md); older
-#: records lack the latter.
-TELEMETRY_FIELDS: tuple[str, ...] = (
-    "iterations", "solver_calls", "equivalent_moves", "equivalent_candidates", "tree_nodes", "device_seconds",
-    "host_cpu_seconds",
-)
 
 GAME_COLUMNS: tuple[str, ...] = (
     "source", "line", "order", "experiment", "config_hash", "pairing", "game_index", "p1", "p2",
     "winner", "termination", "plies", "in_plan", "planned", "sweep",
 )
-PLY_COLUMNS: tuple[str, ...] = (
-    "config_hash", "pairing", "game_index", "ply", "player", "agent", *TELEMETRY_FIELDS,
-)
+#: What the game rows read of a sealed segment's summary (boopexp/experiments/summary.py).
+_SUMMARY_COLUMNS = ("line", "config_hash", "pairing", "game_index", "experiment", "p1", "p2", "winner",
+                    "termination", "plies", "sweep")
+_KEY = ["config_hash", "pairing", "game_index"]
 
 
 class ReportWarning(UserWarning):
@@ -90,18 +92,32 @@ class GameData:
             is False for games of settings absent from their directory's config.yaml plan,
             ``planned`` the planned number of games of their pairing (NaN if unknown), ``sweep``
             the sweep point of a swept game as JSON text ("" otherwise).
-        plies: one row per telemetry entry of those games (columns PLY_COLUMNS).
         sources: the directories actually read, in the given order.
+        move_files: where the games' moves are (read by :attr:`moves` only).
     """
 
     games: pd.DataFrame
-    plies: pd.DataFrame
     sources: tuple[Path, ...]
+    move_files: tuple[MoveFile, ...] = field(default=(), repr=False)
 
     @property
     def selected(self) -> pd.DataFrame:
         """The games used by Tables I/II and the game-length table (one config_hash per pairing)."""
         return self.games[self.games["selected"]]
+
+    @cached_property
+    def moves(self) -> MoveStats:
+        """The games' per-move telemetry per agent (:mod:`boopexp.analysis.moves`), read once, on
+        first use, block by block: only the telemetry table and the iterations figure need it."""
+        games = self.games
+        codes, names = pd.factorize(pd.concat([games["p1"], games["p2"]], ignore_index=True))
+        sides = codes.reshape(2, -1).T.astype(np.int64) if len(games) else np.zeros((0, 2), dtype=np.int64)
+
+        def game_row(row: int) -> dict[str, Any]:
+            return {k: games[k].iat[row] for k in ("config_hash", "pairing", "game_index", "p1", "p2")}
+
+        return collect(self.move_files, [str(n) for n in names], sides, games["winner"].notna().to_numpy(),
+                       game_row, segment_blocks, _decode)
 
 
 def read_games(directory: Path) -> list[tuple[Path, int, dict[str, Any]]]:
@@ -122,26 +138,35 @@ def read_games(directory: Path) -> list[tuple[Path, int, dict[str, Any]]]:
     Raises:
         StoreError: a file cannot be read, or a complete line is not a JSON object.
     """
-    out: list[tuple[Path, int, dict[str, Any]]] = []
-    for f in read_store_files(directory):
-        if f.tail is not None:
-            warnings.warn(
-                f"{f.path}:{f.tail.line}: skipping truncated or invalid last line "
-                f"({_short(f.tail.data.decode('utf-8', 'replace'))!r})",
-                ReportWarning,
-                stacklevel=2,
-            )
-        for number, raw in f.lines:
-            try:
-                record = json.loads(raw.decode("utf-8"))
-                if not isinstance(record, dict):
-                    raise ValueError(f"a JSON {type(record).__name__}, not an object")
-                record = decode_record(record)
-            except ValueError as exc:
-                line = raw.decode("utf-8", "replace")
-                raise StoreError(f"{f.path}:{number}: invalid record ({exc}): {_short(line)!r}") from None
-            out.append((f.path, number, record))
-    return out
+    return [(f.path, number, record) for f in read_store_files(directory) for number, record in _records(f)]
+
+
+def _records(f: StoreFile) -> list[tuple[int, dict[str, Any]]]:
+    """The records of one file of a store (its cut-short last line, if any, skipped with a warning)."""
+    if f.tail is not None:
+        warnings.warn(
+            f"{f.path}:{f.tail.line}: skipping truncated or invalid last line "
+            f"({_short(f.tail.data.decode('utf-8', 'replace'))!r})",
+            ReportWarning,
+            stacklevel=3,
+        )
+    return [(number, _decode(f.path, number, raw)) for number, raw in f.lines]
+
+
+def _decode(path: Path, number: int, raw: bytes) -> dict[str, Any]:
+    """One stored line as a record (schema 1).
+
+    Raises:
+        StoreError: the line is not a JSON object of a known schema (file and line named).
+    """
+    try:
+        record = json.loads(raw.decode("utf-8"))
+        if not isinstance(record, dict):
+            raise ValueError(f"a JSON {type(record).__name__}, not an object")
+        return decode_record(record)
+    except ValueError as exc:
+        line = raw.decode("utf-8", "replace")
+        raise StoreError(f"{path}:{number}: invalid record ({exc}): {_short(line)!r}") from None
 
 
 def read_plan(directory: Path) -> dict[tuple[str, str], int | None] | None:
@@ -165,14 +190,87 @@ def read_plan(directory: Path) -> dict[tuple[str, str], int | None] | None:
     return {(e.pairing, e.config_hash): e.games for e in entries} or None
 
 
+@dataclass
+class _Part:
+    """One file of a store as read for the game rows: its summary's columns, or its decoded records."""
+
+    path: Path
+    summary: Any = None  # a pyarrow Table of _SUMMARY_COLUMNS
+    records: list[tuple[int, dict[str, Any]]] | None = None
+
+
+def _read_parts(directory: Path) -> list[_Part]:
+    """The files of a store in reading order (the live log read first, listed last, as
+    :func:`~boopexp.experiments.store.read_store_files`): a sealed segment with a summary that
+    matches it is read from the summary's columns, any other file decoded."""
+    log = read_store_file(directory / GAMES_FILE)
+    parts = []
+    for path in segment_paths(directory):
+        table, _ = read_summary_table(path, _SUMMARY_COLUMNS)
+        if table is not None:
+            parts.append(_Part(path, summary=table))
+        else:
+            segment = read_store_file(path)
+            assert segment is not None
+            parts.append(_Part(path, records=_records(segment)))
+    if log is not None:
+        parts.append(_Part(log.path, records=_records(log)))
+    return parts
+
+
+def _part_frame(part: _Part, directory: Path) -> pd.DataFrame:
+    """A file's game rows (GAME_COLUMNS but order, in_plan, planned), every record validated.
+
+    Raises:
+        StoreError: a record of the file is not a valid game (the first one, as :func:`_game_row` says).
+    """
+    columns = [c for c in GAME_COLUMNS if c not in ("order", "in_plan", "planned")]
+    if part.records is not None:
+        rows = [_game_row(record, part.path, n, default_experiment=directory.name) for n, record in part.records]
+        return pd.DataFrame(rows, columns=columns)
+    t = part.summary.to_pandas()
+    winner = t["winner"]
+    pairings = pd.unique(t["pairing"])
+    well_formed = {p: isinstance(p, str) and PAIRING_SEPARATOR in p for p in pairings}
+    bad = (~t["pairing"].map(well_formed).astype(bool) | t["config_hash"].isna() | (t["config_hash"] == "")
+           | t["game_index"].isna() | (t["game_index"] < 0) | ~(winner.isna() | winner.isin(["p1", "p2"])))
+    if bad.any():
+        row = part.summary.slice(int(np.flatnonzero(bad.to_numpy())[0]), 1).to_pylist()[0]
+        _game_row(row, part.path, row["line"], default_experiment=directory.name)  # raises: the message
+        raise AssertionError(f"{part.path}:{row['line']}: a summary row the records' check accepts")  # pragma: no cover
+    names = {p: pairing_agents(p) for p in pairings}
+    experiment = t["experiment"].where(t["experiment"].notna() & (t["experiment"] != ""), directory.name)
+    termination = t["termination"].where(t["termination"].notna() & (t["termination"] != ""),
+                                         np.where(winner.isna(), "ply_limit", "victory"))
+    sweep = t["sweep"].where(t["sweep"].notna() & t["sweep"].str.startswith("{") & (t["sweep"] != "{}"), "")
+    return pd.DataFrame({
+        "source": str(part.path.parent),
+        "line": t["line"].astype("int64"),
+        "experiment": experiment,
+        "config_hash": t["config_hash"],
+        "pairing": t["pairing"],
+        "game_index": t["game_index"].astype("int64"),
+        "p1": t["p1"].where(t["p1"].notna(), t["pairing"].map(lambda p: names[p][0])),
+        "p2": t["p2"].where(t["p2"].notna(), t["pairing"].map(lambda p: names[p][1])),
+        "winner": winner,
+        "termination": termination,
+        "plies": t["plies"].astype("float64"),
+        "sweep": sweep,
+    }, columns=columns)
+
+
 def load_results(results_dirs: Sequence[Path | str]) -> GameData:
     """Read, validate, deduplicate and select the games of some results directories.
+
+    The games are read from the summaries beside the sealed segments (one row a game, pyarrow:
+    docs/runner.md "Summaries"); a segment without a summary that matches it, and the live log,
+    are decoded. The moves are not read here (:attr:`GameData.moves`).
 
     Args:
         results_dirs: directories each holding a ``games.jsonl``.
 
     Returns:
-        The games and telemetry (possibly empty if no games were written yet).
+        The games (possibly none if no games were written yet).
 
     Raises:
         ConfigError: no directory given, or none of them exists.
@@ -190,60 +288,95 @@ def load_results(results_dirs: Sequence[Path | str]) -> GameData:
     for d in missing:
         warnings.warn(f"results directory {str(d)!r} not found; skipping it", ReportWarning, stacklevel=2)
 
-    game_rows: list[dict[str, Any]] = []
-    ply_rows: list[dict[str, Any]] = []
-    seen: dict[tuple[str, str, int], dict[str, Any]] = {}
-    order = 0
+    games: pd.DataFrame | None = None
+    files: list[_Part] = []
     for d in existing:
         if not has_games_files(d):
             warnings.warn(f"no {GAMES_FILE} in {str(d)!r} (no games yet)", ReportWarning, stacklevel=2)
             continue
         plan = read_plan(d)
-        off_plan: dict[str, int] = {}
-        for path, line_no, record in read_games(d):
-            row = _game_row(record, path, line_no, default_experiment=d.name)
-            settings = (row["pairing"], row["config_hash"])
-            row["in_plan"] = plan is None or settings in plan
-            planned = plan.get(settings) if plan else None
-            row["planned"] = math.nan if planned is None else float(planned)
-            if not row["in_plan"]:
-                off_plan[row["pairing"]] = off_plan.get(row["pairing"], 0) + 1
-            key = record_key(row)
-            if key in seen:
-                first = seen[key]
-                # The same game planned by another directory's config still belongs to a current run.
-                first["in_plan"] = first["in_plan"] or row["in_plan"]
-                if math.isnan(first["planned"]):
-                    first["planned"] = row["planned"]
-                if first["winner"] != row["winner"]:
-                    warnings.warn(
-                        f"{path}:{line_no}: game {key!r} was already read from "
-                        f"{first['source']}:{first['line']} with another winner; keeping the first",
-                        ReportWarning,
-                        stacklevel=2,
-                    )
-                continue
-            row["order"] = order
-            order += 1
-            seen[key] = row
-            game_rows.append(row)
-            ply_rows.extend(_ply_rows(record, row))
-        if off_plan:
+        parts = _read_parts(d)
+        frames = []
+        for part in parts:
+            frame = _part_frame(part, d)
+            frames.append(frame.assign(_file=len(files)))
+            files.append(part)
+        if not frames:
+            continue
+        frame = pd.concat(frames, ignore_index=True)
+        settings_codes, settings = pd.MultiIndex.from_arrays([frame["pairing"], frame["config_hash"]]).factorize()
+        planned_of = [plan.get(s) if plan else None for s in settings]
+        frame["in_plan"] = np.array([plan is None or s in plan for s in settings], dtype=bool)[settings_codes] \
+            if len(frame) else np.zeros(0, dtype=bool)
+        frame["planned"] = np.array([math.nan if p is None else float(p) for p in planned_of],
+                                    dtype=np.float64)[settings_codes] if len(frame) else np.zeros(0)
+        games = _deduplicated(games, frame, [f.path for f in files])
+        off_plan = frame.loc[~frame["in_plan"], "pairing"].value_counts()
+        if len(off_plan):
             detail = ", ".join(f"{p} ({n})" for p, n in sorted(off_plan.items()))
             warnings.warn(
-                f"{d}: {sum(off_plan.values())} games have settings not in the plan of "
+                f"{d}: {int(off_plan.sum())} games have settings not in the plan of "
                 f"{d / CONFIG_FILE} (older runs?); they are left out of Tables I/II: {detail}",
                 ReportWarning,
                 stacklevel=2,
             )
 
-    games = pd.DataFrame(game_rows, columns=list(GAME_COLUMNS))
-    games = games.astype({"line": "int64", "order": "int64", "game_index": "int64", "plies": "float64",
-                          "in_plan": "bool", "planned": "float64"})
-    plies = pd.DataFrame(ply_rows, columns=list(PLY_COLUMNS))
-    plies = plies.astype({"game_index": "int64", "ply": "float64", **{f: "float64" for f in TELEMETRY_FIELDS}})
+    if games is None:
+        games = pd.DataFrame({c: pd.Series([], dtype=object) for c in (*GAME_COLUMNS, "_file")})
+    games = games.reset_index(drop=True)
+    games["order"] = np.arange(len(games), dtype=np.int64)
+    file_of = games.pop("_file").to_numpy(dtype=np.int64) if len(games) else np.zeros(0, dtype=np.int64)
+    games = games[list(GAME_COLUMNS)].astype(
+        {"source": "str", "experiment": "str", "config_hash": "str", "pairing": "str", "p1": "str", "p2": "str",
+         "winner": "str", "termination": "str", "sweep": "str", "line": "int64", "order": "int64",
+         "game_index": "int64", "plies": "float64", "in_plan": "bool", "planned": "float64"})
     games["selected"] = _select(games)
-    return GameData(games=games, plies=plies, sources=tuple(existing))
+    move_files = []
+    lines = games["line"].to_numpy()
+    for i, part in enumerate(files):
+        rows = np.flatnonzero(file_of == i)
+        if not len(rows):
+            continue
+        telemetry = None if part.records is None else {n: r.get("telemetry") for n, r in part.records}
+        move_files.append(MoveFile(part.path, lines[rows], rows, telemetry))
+    return GameData(games=games, sources=tuple(existing), move_files=tuple(move_files))
+
+
+def _deduplicated(games: pd.DataFrame | None, frame: pd.DataFrame, paths: list[Path]) -> pd.DataFrame:
+    """``games`` and the rows of ``frame`` (one directory's, in reading order) that are new games;
+    a game read again marks its first copy in the plan if it is (and gives it a planned count
+    it lacked), and is warned about when its winner differs (the first copy is kept)."""
+    both = frame if games is None else pd.concat([games, frame], ignore_index=True)
+    again = both.duplicated(_KEY, keep="first").to_numpy()
+    if not again.any():
+        return both
+    keys = pd.MultiIndex.from_frame(both[_KEY])
+    firsts = np.flatnonzero(~again & keys.isin(keys[again]))
+    first_of = {k: i for k, i in zip(keys[firsts], firsts.tolist())}
+    in_plan = both["in_plan"].to_numpy(dtype=bool).copy()
+    planned = both["planned"].to_numpy(dtype=np.float64).copy()
+    winner = both["winner"].to_numpy(dtype=object)
+    files = both["_file"].to_numpy()
+    for i in np.flatnonzero(again).tolist():
+        first = first_of[keys[i]]
+        key = record_key({"config_hash": keys[i][0], "pairing": keys[i][1], "game_index": int(keys[i][2])})
+        # The same game planned by another directory's config still belongs to a current run.
+        in_plan[first] = in_plan[first] or in_plan[i]
+        if math.isnan(planned[first]):
+            planned[first] = planned[i]
+        if not _same_winner(winner[first], winner[i]):
+            warnings.warn(
+                f"{paths[files[i]]}:{both['line'].iat[i]}: game {key!r} was already read from "
+                f"{both['source'].iat[first]}:{both['line'].iat[first]} with another winner; keeping the first",
+                ReportWarning,
+                stacklevel=3,
+            )
+    both["in_plan"] = in_plan
+    both["planned"] = planned
+    return both[~again]
+def _same_winner(a: Any, b: Any) -> bool:
+    """Whether two copies' winners are the same (no winner: None or NaN, as a frame holds it)."""
+    return (pd.isna(a) and pd.isna(b)) or a == b
 
 
 def _select(games: pd.DataFrame) -> pd.Series:
@@ -317,52 +450,12 @@ def _game_row(record: dict[str, Any], path: Path, line_no: int, default_experime
         "p2": record.get("p2") if isinstance(record.get("p2"), str) else name2,
         "winner": winner,
         "termination": termination,
-        "plies": _number(record.get("plies")),
+        "plies": number(record.get("plies")),
         "in_plan": True,
         "planned": math.nan,
         # a swept game's point as JSON text ("" when not swept): report/sweep.py groups by it
         "sweep": json.dumps(record["sweep"]) if isinstance(record.get("sweep"), dict) and record["sweep"] else "",
     }
-
-
-def _ply_rows(record: dict[str, Any], game: dict[str, Any]) -> list[dict[str, Any]]:
-    """The telemetry entries of one record; missing or malformed fields become NaN, never an error."""
-    telemetry = record.get("telemetry")
-    if not isinstance(telemetry, list):
-        return []
-    rows = []
-    for position, entry in enumerate(telemetry, start=1):
-        if not isinstance(entry, dict):
-            continue
-        ply = _number(entry.get("ply"))
-        if math.isnan(ply):
-            ply = float(position)
-        player = entry.get("player")
-        if player not in ("p1", "p2"):
-            # p1 moves on odd plies (plies counted from 1).
-            player = "p1" if int(ply) % 2 == 1 else "p2"
-        agent = entry.get("agent")
-        if not isinstance(agent, str) or not agent:
-            agent = game[player]
-        row = {
-            "config_hash": game["config_hash"],
-            "pairing": game["pairing"],
-            "game_index": game["game_index"],
-            "ply": ply,
-            "player": player,
-            "agent": agent,
-        }
-        for f in TELEMETRY_FIELDS:
-            row[f] = _number(entry.get(f))
-        rows.append(row)
-    return rows
-
-
-def _number(value: Any) -> float:
-    """A finite-or-NaN float from a JSON value; anything non-numeric is NaN."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return math.nan
-    return float(value)
 
 
 def _short(line: str, limit: int = 60) -> str:

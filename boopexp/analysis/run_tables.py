@@ -121,23 +121,6 @@ def _paper_equivalent_note() -> str:
     )
 
 
-_SIDE_KEYS = ["agent", "config_hash", "pairing", "game_index", "player"]
-
-
-def _per_game_mean(plies: pd.DataFrame, field_name: str) -> pd.Series:
-    """Per agent: the mean over (game, side) of ``field_name`` summed over that side's plies.
-
-    A side with any ply lacking the field is NaN (a partial sum would undercount) and left out
-    of the mean; an agent without any complete side is NaN.
-    """
-    if plies.empty:
-        return pd.Series([], dtype="float64", index=pd.Index([], name="agent"), name=field_name)
-    keys = [plies[k] for k in _SIDE_KEYS]
-    total = plies.groupby(keys, sort=True)[field_name].sum(min_count=1)
-    incomplete = plies[field_name].isna().groupby(keys, sort=True).any()
-    return total.where(~incomplete).groupby(level="agent").mean()
-
-
 def telemetry(data: GameData) -> Table:
     """Per agent, over all games given: iterations and solver calls per move, equivalent moves and plies per game.
 
@@ -151,7 +134,7 @@ def telemetry(data: GameData) -> Table:
     Returns:
         The table, one row per agent that played a game.
     """
-    games, plies = data.games, data.plies
+    games, moves = data.games, data.moves
     game_keys = ["config_hash", "pairing", "game_index"]
     # One row per (game, agent): a mirror game counts once for its agent.
     sides = pd.concat(
@@ -161,7 +144,7 @@ def telemetry(data: GameData) -> Table:
     ).drop_duplicates([*game_keys, "agent"])
     no_win = sides["winner"].isna()
     sides = sides.assign(no_win=no_win, decided_plies=sides["plies"].where(~no_win))
-    names = set(sides["agent"]) | set(plies["agent"])
+    names = set(sides["agent"]) | moves.agents
     per_game = sides.groupby("agent").agg(
         games=("plies", "size"),
         no_winner=("no_win", "sum"),
@@ -169,20 +152,23 @@ def telemetry(data: GameData) -> Table:
         plies_q25=("decided_plies", lambda s: s.quantile(0.25)),
         plies_q75=("decided_plies", lambda s: s.quantile(0.75)),
     )
-    per_move = plies.groupby("agent").agg(
-        moves=("ply", "size"),
-        iterations_median=("iterations", "median"),
-        iterations_q25=("iterations", lambda s: s.quantile(0.25)),
-        iterations_q75=("iterations", lambda s: s.quantile(0.75)),
-        solver_calls_median=("solver_calls", "median"),
-        tree_nodes_median=("tree_nodes", "median"),
-        device_seconds_median=("device_seconds", "median"),
-    )
-    # The paper counts equivalent moves "per agent and per game": sum over one side's plies of one game.
-    undecided = pd.MultiIndex.from_frame(games.loc[games["winner"].isna(), game_keys])
-    decided_plies = plies[~pd.MultiIndex.from_frame(plies[game_keys]).isin(undecided)]
-    eq_moves = _per_game_mean(decided_plies, "equivalent_moves").rename("equivalent_moves_per_game")
-    eq_cands = _per_game_mean(decided_plies, "equivalent_candidates").rename("equivalent_candidates_per_game")
+    # Per move, from the moves' distributions per agent (exactly pandas' median and quartiles);
+    # the paper counts equivalent moves "per agent and per game": summed over one side of one
+    # decided game, then averaged (moves.MoveStats.side_mean).
+    movers = agent_order(moves.agents)
+    per_move = pd.DataFrame({
+        "moves": [moves.moves[a] for a in movers],
+        "iterations_median": [moves.median(a, "iterations") for a in movers],
+        "iterations_q25": [moves.quantile(a, "iterations", 0.25) for a in movers],
+        "iterations_q75": [moves.quantile(a, "iterations", 0.75) for a in movers],
+        "solver_calls_median": [moves.median(a, "solver_calls") for a in movers],
+        "tree_nodes_median": [moves.median(a, "tree_nodes") for a in movers],
+        "device_seconds_median": [moves.median(a, "device_seconds") for a in movers],
+    }, index=pd.Index(movers, name="agent"))
+    eq_moves = pd.Series({a: moves.side_mean(a, "equivalent_moves") for a in movers}, dtype="float64",
+                         name="equivalent_moves_per_game")
+    eq_cands = pd.Series({a: moves.side_mean(a, "equivalent_candidates") for a in movers}, dtype="float64",
+                         name="equivalent_candidates_per_game")
     paper_eq = equivalent_moves_reference()
     frame = pd.DataFrame(index=pd.Index(agent_order(names), name="agent"))
     frame = frame.join(per_game).join(per_move).join(eq_moves).join(eq_cands)

@@ -263,6 +263,45 @@ def read_store_files(directory: str | Path) -> list[StoreFile]:
     return files if log is None else [*files, log]
 
 
+def read_store_file(path: Path) -> StoreFile | None:
+    """One file of a store as :func:`read_store_files` reads it: the live log (None when there is
+    none) or a sealed segment.
+
+    Raises:
+        StoreError: as :func:`read_store_files`.
+    """
+    if path.name == GAMES_FILE:
+        return _read_log(path.parent)
+    return StoreFile(path, _segment_lines(path, _read_segment(path)))
+
+
+def segment_blocks(path: Path, block_bytes: int = 1 << 24) -> Iterator[list[tuple[int, bytes]]]:
+    """The lines of a sealed segment as :func:`read_store_files` numbers them (complete, non-blank,
+    1-based), in blocks of about ``block_bytes`` uncompressed bytes: a reader that needs some of
+    every game (the telemetry table) never holds the whole decompressed segment.
+
+    Raises:
+        StoreError: the segment cannot be read or is damaged.
+    """
+    number = 0
+    rest = b""
+    try:
+        with gzip.open(path, "rb") as fh:
+            while chunk := fh.read(block_bytes):
+                data = rest + chunk
+                end = data.rfind(b"\n") + 1
+                rest = data[end:]
+                lines = data[:end].split(b"\n")[:-1]
+                yield [(n, raw) for n, raw in enumerate(lines, start=number + 1) if raw.strip()]
+                number += len(lines)
+    except FileNotFoundError:
+        raise StoreError(f"{path} vanished while reading (sealed or migrated meanwhile?); read again") from None
+    except (OSError, EOFError, zlib.error) as exc:
+        raise StoreError(f"{path}: damaged sealed segment ({exc}); restore it from a copy") from None
+    if rest:
+        raise StoreError(f"{path}: damaged sealed segment (its last line has no newline); restore it from a copy")
+
+
 def _read_log(directory: Path) -> StoreFile | None:
     """The live log's complete lines and cut-short tail, or None if there is no log."""
     log = _read_log_bytes(directory)

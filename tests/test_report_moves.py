@@ -1,0 +1,195 @@
+"""The games read from the summaries and the moves streamed (analysis/records.py, analysis/moves.py):
+the same as decoding every record, on every committed store and on records of every shape."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import math
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from boopexp.analysis import figures, moves
+from boopexp.analysis.builder import build_report
+from boopexp.analysis.records import load_results, read_games
+from boopexp.experiments.store import has_games_files, seal
+
+RESULTS = Path(__file__).resolve().parent.parent / "results"
+#: every committed store (a folder holding sealed segments)
+STORES = sorted({p.parent for p in RESULTS.rglob("games-*.jsonl.gz")})
+
+
+def _oracle(dirs: list[Path]) -> dict[str, dict[str, float]]:
+    """Per agent, what the telemetry table read of the moves before they were streamed: every
+    record decoded, one pandas row a move (the code this replaced, kept here as the test's oracle)."""
+    rows = []
+    decided = {}
+    seen = set()
+    for d in dirs:
+        for _, _, record in read_games(d):
+            key = (record["config_hash"], record["pairing"], record["game_index"])
+            if key in seen:  # the first copy counts
+                continue
+            seen.add(key)
+            names = record["pairing"].split(" vs ")
+            game = {"config_hash": key[0], "pairing": key[1], "game_index": key[2],
+                    "p1": record.get("p1") if isinstance(record.get("p1"), str) else names[0],
+                    "p2": record.get("p2") if isinstance(record.get("p2"), str) else names[1]}
+            decided[key] = record["winner"] is not None
+            rows += moves.ply_rows(record, game)
+    plies = pd.DataFrame(rows)
+    out: dict[str, dict[str, float]] = {}
+    for agent, grp in plies.groupby("agent"):
+        row = {"moves": len(grp)}
+        for f in moves.DISTRIBUTION_FIELDS:
+            row[f"{f}_median"] = grp[f].median()
+            row[f"{f}_q25"] = grp[f].quantile(0.25)
+            row[f"{f}_q75"] = grp[f].quantile(0.75)
+        mine = grp[[decided[k] for k in zip(grp["config_hash"], grp["pairing"], grp["game_index"])]]
+        keys = [mine[k] for k in ("config_hash", "pairing", "game_index", "player")]
+        for f in moves.SIDE_FIELDS:
+            total = mine.groupby(keys)[f].sum(min_count=1)
+            incomplete = mine[f].isna().groupby(keys).any()
+            row[f] = total.where(~incomplete).mean() if len(mine) else math.nan
+        row["iterations"] = list(grp["iterations"].dropna())
+        out[str(agent)] = row
+    return out
+
+
+def _streamed(dirs: list[Path]) -> dict[str, dict[str, float]]:
+    stats = load_results(dirs).moves
+    out: dict[str, dict[str, float]] = {}
+    ordered = stats.ordered_iterations()
+    for agent in stats.agents:
+        row = {"moves": stats.moves[agent]}
+        for f in moves.DISTRIBUTION_FIELDS:
+            row[f"{f}_median"] = stats.median(agent, f)
+            row[f"{f}_q25"] = stats.quantile(agent, f, 0.25)
+            row[f"{f}_q75"] = stats.quantile(agent, f, 0.75)
+        for f in moves.SIDE_FIELDS:
+            row[f] = stats.side_mean(agent, f)
+        row["iterations"] = list(ordered[agent]) if ordered is not None else None
+        out[agent] = row
+    return out
+
+
+def _same(a: dict, b: dict) -> None:
+    assert a.keys() == b.keys()
+    for agent in a:
+        for k, v in a[agent].items():
+            w = b[agent][k]
+            if k == "iterations" and w is None:  # above ORDERED_MOVES_LIMIT: only the distribution is kept
+                continue
+            if isinstance(v, float) and math.isnan(v):
+                assert isinstance(w, float) and math.isnan(w), (agent, k, w)
+            else:
+                assert v == w, (agent, k, v, w)  # exactly: the same float, not a close one
+
+
+@pytest.mark.parametrize("store", STORES, ids=[str(s.relative_to(RESULTS)) for s in STORES])
+def test_streamed_moves_equal_decoding_every_record(store):
+    _same(_oracle([store]), _streamed([store]))
+
+
+def test_games_from_summaries_equal_decoding_and_tables_too(tmp_path):
+    """Tables from stores without summaries (every record decoded) == with them, byte for byte."""
+    plain = []
+    for name in ("ablation", "mirror"):
+        shutil.copytree(RESULTS / name, tmp_path / name)
+        shutil.copytree(RESULTS / name, tmp_path / "plain" / name)
+        for summary in (tmp_path / "plain" / name).glob("summary-*.parquet"):
+            summary.unlink()
+        plain.append(tmp_path / "plain" / name)
+    with_summaries = [tmp_path / "ablation", tmp_path / "mirror"]
+    a, b = load_results(with_summaries), load_results(plain)
+    assert all(f.telemetry is None for f in a.move_files) and all(f.telemetry is not None for f in b.move_files)
+    pd.testing.assert_frame_equal(a.games.drop(columns="source"), b.games.drop(columns="source"))
+    build_report(with_summaries, tmp_path / "out-a")
+    build_report(plain, tmp_path / "out-b")
+    for path in sorted((tmp_path / "out-a").iterdir()):
+        if path.suffix in (".md", ".csv", ".tex", ".svg"):
+            assert path.read_bytes() == (tmp_path / "out-b" / path.name).read_bytes(), path.name
+
+
+def _odd_store(folder: Path) -> Path:
+    """A sealed store of real records plus records of every shape the fast path leaves to Python."""
+    lines = gzip.decompress((RESULTS / "ablation" / "games-0001.jsonl.gz").read_bytes()).splitlines()[:40]
+    records = [json.loads(line) for line in lines]
+    odd = records[:8]
+    odd[0]["telemetry"]["iterations"][3] = None  # a null counter: nothing derived
+    odd[1]["telemetry"]["player"] = ["p2" if i % 3 else "p1" for i in range(len(odd[1]["moves"]))]
+    odd[2]["telemetry"]["agent"] = ["someone"] * len(odd[2]["moves"])
+    odd[3]["telemetry"]["equivalent_moves"] = odd[3]["telemetry"]["equivalent_moves"][:-1]  # shorter
+    del odd[4]["telemetry"]["nodes_created"]
+    odd[5]["telemetry"]["device_seconds"][0] = None
+    odd[6]["telemetry"]["equivalent_candidates"][1] = None  # an incomplete side
+    odd[7]["winner"] = None
+    odd[7]["termination"] = "ply_limit"
+    folder.mkdir()
+    (folder / "games.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    seal(folder)
+    # a block pyarrow cannot read (a telemetry of another shape): every game in it decoded
+    schema1 = dict(records[9], schema=1, game_index=999)
+    schema1["telemetry"] = [{"iterations": 5, "player": "p1"}, {"iterations": True}, "junk"]
+    (folder / "games.jsonl").write_text(json.dumps(schema1) + "\n")
+    seal(folder)
+    return folder
+
+
+def test_records_of_every_shape_stream_as_decoded(tmp_path):
+    store = _odd_store(tmp_path / "odd")
+    assert has_games_files(store) and len(list(store.glob("summary-*.parquet"))) == 2
+    _same(_oracle([store]), _streamed([store]))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_quantiles_from_counts_are_pandas(seed):
+    rng = np.random.default_rng(seed)
+    for sample in (rng.integers(0, 50, size=int(rng.integers(1, 200))).astype(float),
+                   np.round(1 + rng.random(int(rng.integers(1, 300))) / 50, 7)):
+        values, counts = np.unique(sample, return_counts=True)
+        series = pd.Series(sample)
+        for q in (0.25, 0.5, 0.75):
+            assert moves.quantile(values, counts, q) == series.quantile(q)
+        assert moves.median(values, counts) == pd.DataFrame({"g": 0, "v": sample}).groupby("g")["v"].median().iat[0]
+
+
+def test_committed_tables_draw_every_move_below_the_limit():
+    """The committed iterations figures were drawn from every move: their stores stay below the
+    limit above which the figure draws from the distribution (and rebuild byte for byte)."""
+    for dirs in (["ablation", "mirror"], ["ablation-cpu", "mirror-cpu"], ["a9-fixed"], ["preset-paper"],
+                 ["ablation-paper"]):
+        stats = load_results([RESULTS / d for d in dirs]).moves
+        assert stats.ordered_iterations() is not None
+        assert sum(int(stats.distribution(a, "iterations")[1].sum()) for a in stats.agents) \
+            <= moves.ORDERED_MOVES_LIMIT
+
+
+def test_iterations_figure_above_the_limit_draws_at_most_max_fliers(tmp_path, monkeypatch):
+    import matplotlib.cbook as cbook
+
+    data = load_results([RESULTS / "ablation"])
+    monkeypatch.setattr(moves, "ORDERED_MOVES_LIMIT", 1000)
+    monkeypatch.setattr(figures, "MAX_FLIERS", 7)
+    fig = figures.iterations_figure(data)
+    assert data.moves.ordered_iterations() is None
+    assert fig is not None
+    ax = fig.axes[0]
+    stats = data.moves
+    agents = [t.get_text() for t in ax.get_xticklabels()]
+    fliers = [line for line in ax.lines if line.get_linestyle() == "None"]
+    assert len(fliers) == len(agents) and agents
+    for agent, line in zip(agents, fliers):
+        values, counts = stats.distribution(agent, "iterations")
+        ours = figures._box_stats(values, counts, agent)
+        (theirs,) = cbook.boxplot_stats(np.repeat(values, counts))
+        assert [ours[k] for k in ("med", "q1", "q3", "whislo", "whishi")] == \
+            [theirs[k] for k in ("med", "q1", "q3", "whislo", "whishi")]
+        drawn = line.get_ydata()
+        assert len(drawn) <= 7 and set(drawn) <= set(theirs["fliers"])
+        if len(theirs["fliers"]):
+            assert min(drawn) == min(theirs["fliers"]) and max(drawn) == max(theirs["fliers"])
