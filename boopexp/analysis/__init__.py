@@ -1,7 +1,8 @@
 """Results from the stored game records: tables, exact statistics, ratings and figures.
 
 ``boopexp tables`` (docs/tables.md): ``records`` (the stores → frames: dedup, planned settings,
-selection; ``moves``, the per-move telemetry streamed) → the tables, each a ``Table`` of ``tables`` (with the cell formats and shared counts):
+selection; ``moves``, the per-move telemetry streamed) → the tables, each a ``Table`` of
+``tables`` (with the cell formats and shared counts):
 ``paper_tables`` (Tables I, II and game length, against the paper's numbers in ``paper``),
 ``run_tables`` (pairwise, telemetry), ``sprt_table`` and ``sweep`` → ``render`` (Markdown, CSV,
 LaTeX) and ``figures`` (PNG, SVG), driven by ``builder`` (``build_report``); ``defaults`` holds
