@@ -7,16 +7,19 @@ import gzip
 import json
 import math
 import shutil
+import warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from boopexp.analysis import figures, moves
+from boopexp.analysis import figures, moves, records, tables
 from boopexp.analysis.builder import build_report
 from boopexp.analysis.records import load_results, read_games
+from boopexp.errors import StoreError
 from boopexp.experiments.store import has_games_files, seal
+from boopexp.experiments.tally import PairingScore
 
 RESULTS = Path(__file__).resolve().parent.parent / "results"
 #: every committed store (a folder holding sealed segments)
@@ -113,6 +116,44 @@ def test_games_from_summaries_equal_decoding_and_tables_too(tmp_path):
     for path in sorted((tmp_path / "out-a").iterdir()):
         if path.suffix in (".md", ".csv", ".tex", ".svg"):
             assert path.read_bytes() == (tmp_path / "out-b" / path.name).read_bytes(), path.name
+
+
+def _tally_one_by_one(games: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """tables.outcome_counts as it was: PairingScore.with_game one game at a time (the oracle)."""
+    rows = []
+    for key, winners in games.groupby(keys, sort=True)["winner"]:
+        tally = PairingScore.blank()
+        for winner in winners:
+            tally = tally.with_game(winner if isinstance(winner, str) else None)
+        rows.append((*(key if isinstance(key, tuple) else (key,)), tally.done, tally.p1_wins, tally.p2_wins,
+                     tally.no_winner))
+    frame = pd.DataFrame(rows, columns=[*keys, *tables.COUNT_COLUMNS]).set_index(keys)
+    return frame.astype({c: "int64" for c in tables.COUNT_COLUMNS})
+
+
+@pytest.mark.parametrize("store", STORES, ids=[str(s.relative_to(RESULTS)) for s in STORES])
+def test_games_from_summaries_equal_decoding_on_every_store(store, monkeypatch):
+    """What tables, ratings and sweep read of a store (one row a game, from the summaries'
+    columns) equals every record decoded (no summary read), and so do the counts of Tables I/II
+    and the pairwise table (counted on the columns) and the one-game-at-a-time tally."""
+    with warnings.catch_warnings(record=True) as fast_warnings:
+        warnings.simplefilter("always")
+        fast = load_results([store])
+    monkeypatch.setattr(records, "read_summary_table", lambda *_a, **_k: (None, None))
+    with warnings.catch_warnings(record=True) as slow_warnings:
+        warnings.simplefilter("always")
+        slow = load_results([store])
+    assert [str(w.message) for w in fast_warnings] == [str(w.message) for w in slow_warnings]
+    assert all(f.telemetry is None for f in fast.move_files) and all(f.telemetry is not None for f in slow.move_files)
+    pd.testing.assert_frame_equal(fast.games, slow.games)
+    for keys in (["pairing"], ["config_hash", "pairing"], ["p1", "p2"]):
+        pd.testing.assert_frame_equal(tables.outcome_counts(fast.games, keys), _tally_one_by_one(slow.games, keys))
+
+
+def test_outcome_counts_refuse_a_winner_as_the_tally_does():
+    games = pd.DataFrame({"pairing": ["a vs b"] * 3, "winner": ["p1", "draw", None]})
+    with pytest.raises(StoreError, match="winner 'draw' of a"):
+        tables.outcome_counts(games, ["pairing"])
 
 
 def _odd_store(folder: Path) -> Path:
