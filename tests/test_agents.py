@@ -17,6 +17,7 @@ from boopexp.agents.budget import Budget, device_costs
 from boopexp.agents.specs import (
     AGENT_NAMES,
     ALIASES,
+    BEYOND_NAMES,
     LATE_PARAMETERS,
     LOG_LABELS,
     MCTS_PARAMETERS,
@@ -59,9 +60,9 @@ ITER_SMALL = Budget(mode="iterations", iterations=3)
 # registry
 
 
-def test_registry_has_exactly_the_paper_names_and_mcts_co2():
-    assert set(AGENT_NAMES) == set(PAPER_NAMES) | {"mcts-co2"} | set(BASELINES)
-    assert len(AGENT_NAMES) == 11
+def test_registry_has_exactly_the_paper_names_and_those_beyond():
+    assert set(AGENT_NAMES) == set(PAPER_NAMES) | {"mcts-co2", "mcts-solver", "mcts-prior"} | set(BASELINES)
+    assert len(AGENT_NAMES) == 13
     assert ALIASES == {"mcts+SEP": "mcts-co"}
     assert set(PRESETS) == {"code-0.6.2", "paper"}
 
@@ -125,6 +126,10 @@ OVERRIDES = {
     "uct_c": 1.4,
     "fix_a9": True,
     "co_lookahead": 1,
+    "solver": True,
+    "prior": 1,
+    "prior_c": 2.0,
+    "prior_temp": 0.5,
 }
 
 
@@ -272,15 +277,16 @@ def test_the_table_and_the_kernel_vector_agree():
     for row in MCTS_PARAMS.values():
         assert row.kind is {"int": int, "float": float, "bool": bool}[_field_type(row.name)]
         assert getattr(MCTSConfig(), row.name) == row.default
-    for agent in PAPER_NAMES + ("mcts-co2",):
+    for agent in PAPER_NAMES + BEYOND_NAMES:
         for preset in PRESETS:
             cfg = resolve_agent(agent, preset=preset).mcts
             vector = mcts.params_vector(cfg)
             assert vector.dtype == np.float64 and vector.shape == (len(names),)
             assert list(vector) == [float(getattr(cfg, name)) for name in names]
     every = mcts.params_vector(resolve_agent("mcts-co", overrides=OVERRIDES).mcts)
-    assert list(every) == [7.0, 0.0, 3.0, 9.0, 4.0, 0.5, 0.0, 1.4, 1.0, 1.0]
-    assert list(mcts.params_vector(MCTSConfig())) == [5.0, 1.0, 21.0, 21.0, 6.0, 0.9, 1.0, 0.3, 0.0, 0.0]
+    assert list(every) == [7.0, 0.0, 3.0, 9.0, 4.0, 0.5, 0.0, 1.4, 1.0, 1.0, 1.0, 1.0, 2.0, 0.5]
+    assert list(mcts.params_vector(MCTSConfig())) == [5.0, 1.0, 21.0, 21.0, 6.0, 0.9, 1.0, 0.3, 0.0, 0.0, 0.0, 0.0,
+                                                      0.3, 0.1]
 
 
 def _field_type(name):
@@ -317,7 +323,8 @@ def test_docs_agents_md_shows_each_parameter_table(table):
 
 
 def test_late_parameters_are_the_rows_marked_late_and_leave_the_description_at_their_default():
-    assert LATE_PARAMETERS == {row.name: row.default for row in MCTS_PARAMS.values() if row.late} == {"co_lookahead": 0}
+    assert LATE_PARAMETERS == {row.name: row.default for row in MCTS_PARAMS.values() if row.late} == {
+        "co_lookahead": 0, "solver": False, "prior": 0, "prior_c": 0.3, "prior_temp": 0.1}
     assert "co_lookahead" not in resolve_agent("mcts-co").to_dict()["params"]
     assert resolve_agent("mcts-co2").to_dict()["params"]["co_lookahead"] == 1
     assert PAPER_PARAMS["m"].default == MCTSConfig().preselect_m and PAPER_PARAMS["d"].default == MCTSConfig().discount

@@ -128,6 +128,21 @@ class MCTSConfig:
         0, 0, 1, tune=TuneRange(0, 1), late=True,
         help="the paper's two-stage decision (docs/beyond.md): 1 = every solver call first excludes the moves "
              "after which the opponent has a reply that wins at once, unless every move is such; 0 = the paper")
+    solver: bool = param(
+        False, late=True,
+        help="MCTS-Solver (Winands et al. 2008): proven wins and losses are backed up, a proven win is chosen, "
+             "proven losses avoided; a node counts as fully expanded only with all its legal moves (QUIRK-A4 off); "
+             "off = the paper")
+    prior: int = param(
+        0, 0, 2, tune=TuneRange(0, 2), late=True,
+        help="a prior in the selection formula (PUCT: Q + prior_c * P * sqrt(N) / (1 + n), P the softmax of the "
+             "children's values): 1 = H of the child's position, 2 = f of its move; 0 = UCT, the paper")
+    prior_c: float = param(
+        0.3, 0.0, 100.0, tune=TuneRange(0.05, 5.0, log=True), late=True,
+        help="the weight of the prior in PUCT (prior 1 or 2)")
+    prior_temp: float = param(
+        0.1, 0.001, 100.0, tune=TuneRange(0.01, 1.0, log=True), late=True,
+        help="the temperature of the prior's softmax over the children (prior 1 or 2)")
 
     def __post_init__(self) -> None:
         for row in MCTS_PARAMS.values():
@@ -164,10 +179,16 @@ _MCTS_SWITCHES: dict[str, tuple[bool, bool, bool]] = {
     "mcts+EP": (False, True, True),
     "mcts-co": (True, True, True),
     "mcts-co2": (True, True, True),
+    "mcts-solver": (False, False, False),
+    "mcts-prior": (False, True, True),
 }
 #: Agents beyond the paper (docs/beyond.md): their parameters on top of the switches above.
 _EXTRA_PARAMETERS: dict[str, dict[str, Any]] = {
     "mcts-co2": {"co_lookahead": 1},  # mcts-co with the two-stage constraint at every injection
+    # the classical MCTS-Solver: vanilla MCTS with proven wins and losses (docs/beyond.md)
+    "mcts-solver": {"solver": True},
+    # f as a PUCT prior in place of Selection's pre-selection (and of the border mask m = 0 brings)
+    "mcts-prior": {"prior": 2, "early_mask_plies": 0},
 }
 #: The named agents beyond the paper's eight (docs/beyond.md).
 BEYOND_NAMES: tuple[str, ...] = tuple(_EXTRA_PARAMETERS)
@@ -201,6 +222,8 @@ LOG_LABELS: dict[str, str] = {
     "mcts+EP": "MCTS + Expansion + Playout",
     "mcts-co": "Full",
     "mcts-co2": "Full + two-stage",
+    "mcts-solver": "MCTS + Solver",
+    "mcts-prior": "MCTS + Prior + Expansion + Playout",
     "heuristics": "Pure Heuristics",
     "random": "RandomPlay",
 }
@@ -340,7 +363,7 @@ def resolve_agent(
 
     Args:
         name: a registry name (``vanilla``, ``mcts+S``, …, ``mcts-co``/``mcts+SEP``, ``mcts-co2``,
-            ``heuristics``, ``random``).
+            ``mcts-solver``, ``mcts-prior``, ``heuristics``, ``random``).
         preset: ``code-0.6.2`` (default, faithful to the code) or ``paper``.
         params: the paper-level parameters ``k``, ``m``, ``d`` (apply to agents that use them).
         overrides: any :class:`MCTSConfig` field by name, applied last.

@@ -26,7 +26,15 @@ from boopexp.engine.costs import C_ITERATION, C_LOOKAHEAD_RATIO, C_NODE, C_RANDO
 from boopexp.engine.heuristic import heuristic
 from boopexp.engine.lookahead import N_LEGAL, N_REPLIES, lookahead_mask
 from boopexp.engine.luts import RING
-from boopexp.engine.objective import best_m_moves_masked_ws, best_m_moves_ws, context_value, keep_best, solve
+from boopexp.engine.objective import (
+    best_m_moves_masked_ws,
+    best_m_moves_ws,
+    context_value,
+    keep_best,
+    objective_ws,
+    score_moves,
+    solve,
+)
 from boopexp.engine.params import (  # the vector's layout (the parameters' table: agents.specs.MCTSConfig)
     N_PARAMS,
     P_CO_EXPANSION,
@@ -38,8 +46,14 @@ from boopexp.engine.params import (  # the vector's layout (the parameters' tabl
     P_FIX_A9,
     P_PLAYOUT_DEPTH,
     P_PRESELECT_M,
+    P_PRIOR,
+    P_PRIOR_C,
+    P_PRIOR_TEMP,
+    P_SOLVER,
     P_UCT_C,
     PARAM_NAMES,
+    PRIOR_F,
+    PRIOR_OFF,
 )
 from boopexp.engine.rng import pick
 from boopexp.engine.rules import (
@@ -49,6 +63,7 @@ from boopexp.engine.rules import (
     decode_move,
     has_won,
     legal_move_codes,
+    legal_move_count,
     random_move,
 )
 from boopexp.engine.state import MOVE_NUMBER, N_MOVE_CODES, N_SQUARES, STATE_SIZE, TO_MOVE
@@ -81,11 +96,14 @@ NO_MOVE = -1
 #:   next_sibling  int64   next child of the same parent (NO_NODE: the last one)
 #:   n_children    int64   the number of children
 #:   masked        bool    a root child excluded from selection (root mask, AGENTS.md §B.4)
+#:   proven        int8    the game's value for ``player`` when known: +1 a win, -1 a loss, 0 not
+#:                         known (a terminal node from the rules; others by MCTS-Solver's backups)
+#:   prior         float64 the selection prior's value of the node's move (H or f; ``prior`` on)
 #:   count         int64[1] the number of nodes in use (ids 0..count-1)
 Tree = namedtuple(
     "Tree",
     ["states", "parent", "move", "player", "score", "visits", "terminal",
-     "first_child", "last_child", "next_sibling", "n_children", "masked", "count"],
+     "first_child", "last_child", "next_sibling", "n_children", "masked", "proven", "prior", "count"],
 )
 
 #: int64 counters of one search: iterations, solver calls, equivalent moves, and the primitives
@@ -94,7 +112,14 @@ Tree = namedtuple(
 #: the two-stage checks' moves examined and replies tested (co_lookahead, docs/beyond.md)
 ACC_ITER, ACC_SOLVER, ACC_EQUIV, ACC_NODES, ACC_PLIES, ACC_SOLVER_MOVES, ACC_EQUIV_CANDS = 0, 1, 2, 3, 4, 5, 6
 ACC_LA_MOVES, ACC_LA_REPLIES = 7, 8
-N_ACC = 9
+#: the nodes MCTS-Solver proved (terminal nodes not counted: the rules prove them) and the prior's
+#: evaluations (H or f of one move; docs/budget.md)
+ACC_PROVEN, ACC_PRIOR_EVALS = 9, 10
+N_ACC = 11
+
+#: the selection value of a proven child (MCTS-Solver): a proven win above any UCT value, a proven
+#: loss below any
+PROVEN_U = 1e300
 
 
 def new_tree(capacity: int) -> Tree:
@@ -111,6 +136,8 @@ def new_tree(capacity: int) -> Tree:
         next_sibling=np.full(capacity, NO_NODE, dtype=np.int64),
         n_children=np.zeros(capacity, dtype=np.int64),
         masked=np.zeros(capacity, dtype=np.bool_),
+        proven=np.zeros(capacity, dtype=np.int8),
+        prior=np.zeros(capacity, dtype=np.float64),
         count=np.zeros(1, dtype=np.int64),
     )
 
@@ -206,10 +233,14 @@ def create_node(tree, parent_id, code, rng, work, acc, acc_us, costs):
     tree.terminal[nid] = winner != 0
     if winner == 0:
         tree.score[nid] = 0.0
+        tree.proven[nid] = 0
     elif winner == mover:
         tree.score[nid] = 1.0
+        tree.proven[nid] = 1
     else:
         tree.score[nid] = -1.0
+        tree.proven[nid] = -1
+    tree.prior[nid] = 0.0
     tree.visits[nid] = 0
     tree.first_child[nid] = NO_NODE
     tree.last_child[nid] = NO_NODE
@@ -304,52 +335,183 @@ def playout(tree, e_id, params, rng, work, acc, acc_us, costs):
     return total / n
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def eligible(tree, c, m, early):
+    """Whether ``c`` may be selected: masks only exist on root children; QUIRK-A5: the m = 0
+    border mask lapses once the child's moveNumber exceeds the horizon."""
+    return not tree.masked[c] or (m == 0 and tree.states[c][MOVE_NUMBER] > early)
+
+
+@njit(cache=True, _nrt=False)
+def prior_weights(tree, node, m, early, temp, weights):
+    """The softmax of the eligible children's priors at temperature ``temp``: fills
+    ``weights[j]`` (j = the child's rank among ``node``'s children) with exp((prior - max) / temp)
+    and returns their sum (0.0 when no child is eligible)."""
+    top = -np.inf
+    c = tree.first_child[node]
+    while c != NO_NODE:
+        if eligible(tree, c, m, early) and tree.prior[c] > top:
+            top = tree.prior[c]
+        c = tree.next_sibling[c]
+    total = 0.0
+    j = 0
+    c = tree.first_child[node]
+    while c != NO_NODE:
+        if eligible(tree, c, m, early):
+            weights[j] = math.exp((tree.prior[c] - top) / temp)
+            total += weights[j]
+        j += 1
+        c = tree.next_sibling[c]
+    return total
+
+
 @njit(cache=True, _nrt=False)
 def descend(tree, params, rng, work):
-    """AGENTS.md §B.5 (``uct_descend``)."""
+    """AGENTS.md §B.5 (``uct_descend``); with ``prior`` on, PUCT (the prior's softmax P:
+    Q + prior_c · P · sqrt(N) / (1 + n)); with ``solver`` on, MCTS-Solver's selection (a proven
+    child is taken at once if a win, last if a loss, and ends the descent)."""
     m = params[P_PRESELECT_M]
     early = params[P_EARLY_MASK_PLIES]
     c_uct = params[P_UCT_C]
+    solver = params[P_SOLVER] != 0.0
+    puct = params[P_PRIOR] != PRIOR_OFF
     node = ROOT
     while True:
         st = tree.states[node]
-        n_empty = 0
-        for i in range(N_SQUARES):
-            if st[i] == 0:
-                n_empty += 1
-        k = early if (m == 0 and st[MOVE_NUMBER] < early) else 0
-        # QUIRK-A4: "fully expanded" compares the child count with the EMPTY SQUARES.
-        if tree.n_children[node] < n_empty - k:
-            return node
-        log_n = math.log(tree.visits[node])
+        if solver:
+            # A loss is proven only at a node with ALL its legal moves as children: QUIRK-A4's
+            # threshold (the empty squares) would leave half of them out when both sizes are in the pool.
+            if tree.n_children[node] < legal_move_count(st):
+                return node
+        else:
+            n_empty = 0
+            for i in range(N_SQUARES):
+                if st[i] == 0:
+                    n_empty += 1
+            k = early if (m == 0 and st[MOVE_NUMBER] < early) else 0
+            # QUIRK-A4: "fully expanded" compares the child count with the EMPTY SQUARES.
+            if tree.n_children[node] < n_empty - k:
+                return node
+        log_n = 0.0
+        explore = 0.0
+        if puct:
+            total = prior_weights(tree, node, m, early, params[P_PRIOR_TEMP], work.values)
+            if total > 0.0:
+                explore = params[P_PRIOR_C] * math.sqrt(tree.visits[node]) / total
+        else:
+            log_n = math.log(tree.visits[node])
         nb = 0
         best = -np.inf
+        j = 0
         c = tree.first_child[node]
         while c != NO_NODE:
-            # Masks only exist on root children; QUIRK-A5: the m = 0 border mask lapses once the
-            # child's moveNumber exceeds the horizon.
-            if not tree.masked[c] or (m == 0 and tree.states[c][MOVE_NUMBER] > early):
-                if tree.visits[c] == 0:
+            if eligible(tree, c, m, early):
+                if solver and tree.proven[c] != 0:
+                    u = PROVEN_U * tree.proven[c]
+                elif puct:
+                    # an unvisited child's value is its first playout's (QUIRK-A8: not yet counted)
+                    q = tree.score[c] / tree.visits[c] if tree.visits[c] > 0 else tree.score[c]
+                    u = q + explore * work.values[j] / (1.0 + tree.visits[c])
+                elif tree.visits[c] == 0:
                     u = UNVISITED_UCT
                 else:
                     u = tree.score[c] / tree.visits[c] + c_uct * math.sqrt(log_n / tree.visits[c])
                 best, nb = keep_best(u, c, best, nb, work.best)
+            j += 1
             c = tree.next_sibling[c]
         if nb == 0:
             return node
         node = pick(rng, work.best, nb)
+        if solver and tree.proven[node] != 0:
+            return node
+
+
+@njit(cache=True, _nrt=False)
+def prove(tree, node, acc):
+    """MCTS-Solver's backup (Winands, Björnsson & Saito 2008) from ``node``, just proven.
+
+    A child proven a win for its player (the player to move at the parent) proves the parent a
+    loss for the parent's player; a child proven a loss proves the parent a win when the parent
+    has ALL its legal moves as children and every one of them is proven a loss. Goes up while
+    something new is proven; counts the nodes proven in ``acc[ACC_PROVEN]``. Proofs are in the
+    tree's model of the game: a promotion is the promotion heuristic's choice (AGENTS.md §B.3).
+    """
+    c = node
+    while c != ROOT:
+        p = tree.parent[c]
+        if tree.proven[p] != 0:
+            return
+        if tree.proven[c] > 0:
+            tree.proven[p] = -1
+        else:
+            if tree.n_children[p] < legal_move_count(tree.states[p]):
+                return
+            k = tree.first_child[p]
+            while k != NO_NODE:
+                if tree.proven[k] >= 0:
+                    return
+                k = tree.next_sibling[k]
+            tree.proven[p] = 1
+        acc[ACC_PROVEN] += 1
+        c = p
+
+
+@njit(cache=True, _nrt=False)
+def move_prior(tree, e_id, f, params, rng, work, acc, acc_us, costs):
+    """The prior's value of node ``e_id``'s move, from its mover's side: H of its position
+    (``prior`` 1) or f of its move (``prior`` 2; ``f`` when the expansion's solver call already
+    scored it, else NaN: evaluated here); a terminal node's is its score (+-1). An evaluation is
+    charged as one move the solver scores (docs/budget.md)."""
+    if tree.terminal[e_id]:
+        return tree.score[e_id]
+    value = f
+    if params[P_PRIOR] == PRIOR_F:
+        if value == value:
+            return value  # free: the expansion's solver call scored this move
+        size, sq = decode_move(tree.move[e_id])
+        value = objective_ws(tree.states[tree.parent[e_id]], size, sq, rng, work.ctx, work.groups, work.scores,
+                             work.ties)
+    else:
+        value = heuristic(tree.states[e_id], tree.player[e_id])
+    acc[ACC_PRIOR_EVALS] += 1
+    acc_us[0] += costs[C_SOLVER_MOVE]
+    return value
+
+
+@njit(cache=True, _nrt=False)
+def any_unbanned_move(st, banned, rng, codes):
+    """A uniformly random legal move not in ``banned``, -1 if none: the random expansion of a
+    ``solver`` search, whose nodes take every legal move (:func:`random_move` may draw a size
+    whose squares are all taken)."""
+    n_legal = legal_move_count(st)
+    legal_move_codes(st, codes)
+    n = 0
+    for i in range(n_legal):
+        if not banned[codes[i]]:
+            codes[n] = codes[i]
+            n += 1
+    if n == 0:
+        return -1
+    return pick(rng, codes, n)
 
 
 @njit(cache=True, _nrt=False)
 def iterate(tree, params, rng, work, acc, acc_us, costs):
-    """One MCTS iteration (AGENTS.md §B.6)."""
+    """One MCTS iteration (AGENTS.md §B.6); with ``solver`` on, a proven node ends the descent
+    like a terminal one and a new proof is backed up (:func:`prove`)."""
     acc[ACC_ITER] += 1
     acc_us[0] += costs[C_ITERATION]
+    solver = params[P_SOLVER] != 0.0
     s_id = descend(tree, params, rng, work)
     if tree.terminal[s_id]:
         # QUIRK-A6: the terminal node keeps its +-1 score while its visits grow.
         tree.visits[s_id] += 1
         backpropagate(tree, tree.parent[s_id], tree.score[s_id])
+        return
+    if solver and tree.proven[s_id] != 0 and s_id != ROOT:
+        # as a terminal node: its proven value backed up, its own score left alone
+        tree.visits[s_id] += 1
+        backpropagate(tree, tree.parent[s_id], float(tree.proven[s_id]))
         return
     banned = work.mask
     c = tree.first_child[s_id]
@@ -357,15 +519,23 @@ def iterate(tree, params, rng, work, acc, acc_us, costs):
         banned[tree.move[c]] = True
         c = tree.next_sibling[c]
     code = -1
+    f = np.nan
     if params[P_CO_EXPANSION] != 0.0:
-        code, _ = co_solver_call(tree.states[s_id], banned, params, rng, work, acc, acc_us, costs)
+        code, f = co_solver_call(tree.states[s_id], banned, params, rng, work, acc, acc_us, costs)
     if code < 0:
+        f = np.nan
         code = random_move(tree.states[s_id], banned, rng, work.squares)
+        if code < 0 and solver:
+            code = any_unbanned_move(tree.states[s_id], banned, rng, work.codes)
     c = tree.first_child[s_id]
     while c != NO_NODE:
         banned[tree.move[c]] = False
         c = tree.next_sibling[c]
     e_id = create_node(tree, s_id, code, rng, work, acc, acc_us, costs)
+    if params[P_PRIOR] != PRIOR_OFF:
+        tree.prior[e_id] = move_prior(tree, e_id, f, params, rng, work, acc, acc_us, costs)
+    if solver and tree.proven[e_id] != 0:
+        prove(tree, e_id, acc)
     if not tree.terminal[e_id]:
         # QUIRK-A7: divided by the number of S's children (E included).
         tree.score[e_id] = -playout(tree, e_id, params, rng, work, acc, acc_us, costs) / tree.n_children[s_id]
@@ -391,6 +561,8 @@ def install_root(tree, root_state):
     tree.next_sibling[ROOT] = NO_NODE
     tree.n_children[ROOT] = 0
     tree.masked[ROOT] = False
+    tree.proven[ROOT] = 0
+    tree.prior[ROOT] = 0.0
 
 
 @njit(cache=True)
@@ -431,6 +603,37 @@ def init_root(tree, root_state, params, rng, work, acc, acc_us, costs):
         while c != NO_NODE:
             tree.masked[c] = RING[decode_move(tree.move[c])[1]] == 1  # QUIRK-A5 early border mask
             c = tree.next_sibling[c]
+    if params[P_PRIOR] != PRIOR_OFF:
+        root_priors(tree, root_state, params, rng, work, acc, acc_us, costs)
+    if params[P_SOLVER] != 0.0:
+        c = tree.first_child[ROOT]
+        while c != NO_NODE:
+            if tree.proven[c] != 0:
+                prove(tree, c, acc)
+            c = tree.next_sibling[c]
+
+
+@njit(cache=True, _nrt=False)
+def root_priors(tree, root_state, params, rng, work, acc, acc_us, costs):
+    """The prior of every root child, scored in one batch: charged as one solver call of that many
+    moves (docs/budget.md). f: the solver's scores of every legal move (the children's order)."""
+    n = 0
+    if params[P_PRIOR] == PRIOR_F:
+        n = score_moves(root_state, work.mask, rng, work.ctx, work.groups, work.scores, work.ties, work.codes,
+                        work.values)
+    j = 0
+    c = tree.first_child[ROOT]
+    while c != NO_NODE:
+        if tree.terminal[c]:
+            tree.prior[c] = tree.score[c]
+        elif n > 0:
+            tree.prior[c] = work.values[j]
+        else:
+            tree.prior[c] = heuristic(tree.states[c], tree.player[c])
+        j += 1
+        c = tree.next_sibling[c]
+    acc[ACC_PRIOR_EVALS] += j
+    acc_us[0] += costs[C_SOLVER_CALL] + costs[C_SOLVER_MOVE] * j
 
 
 @njit(cache=True, _nrt=False)
@@ -447,13 +650,29 @@ def run_iterations(tree, params, rng, work, acc, acc_us, costs, max_iters, budge
 
 
 @njit(cache=True, _nrt=False)
-def final_choice(tree, ai_colour, rng, work):
-    """AGENTS.md §B.10: an immediate win among ALL root children, else the best mean value."""
+def final_choice(tree, ai_colour, rng, work, solver=False):
+    """AGENTS.md §B.10: an immediate win among ALL root children, else the best mean value.
+
+    With ``solver``: after the immediate win, a child proven a win (the best mean among them),
+    else the best mean among the children not proven a loss (among all when every one is).
+    """
     c = tree.first_child[ROOT]
     while c != NO_NODE:
         if has_won(tree.states[c], ai_colour):
             return tree.move[c]
         c = tree.next_sibling[c]
+    if solver:
+        for want in (1, 0):  # proven wins, then the children not proven lost
+            nb = 0
+            best = -np.inf
+            c = tree.first_child[ROOT]
+            while c != NO_NODE:
+                if tree.proven[c] >= want and (want == 1 or tree.visits[c] > 0):
+                    value = tree.score[c] / tree.visits[c] if tree.visits[c] > 0 else tree.score[c]
+                    best, nb = keep_best(value, c, best, nb, work.best)
+                c = tree.next_sibling[c]
+            if nb > 0:
+                return tree.move[pick(rng, work.best, nb)]
     nb = 0
     best = -np.inf
     c = tree.first_child[ROOT]
@@ -550,18 +769,26 @@ def search(root_state: np.ndarray, cfg, budget, costs: np.ndarray, rng: np.ndarr
         # iteration is always run instead (documented in docs/agents.md).
         tree = _with_room(tree)
         run_iterations(tree, params, rng, work, acc, acc_us, costs, 1, np.inf)
-    code = final_choice(tree, int(root_state[TO_MOVE]), rng, work)
-    return int(code), move_telemetry(acc, float(acc_us[0]), int(tree.count[0]), cpu0, cfg.co_lookahead != 0)
+    code = final_choice(tree, int(root_state[TO_MOVE]), rng, work, bool(cfg.solver))
+    return int(code), move_telemetry(acc, float(acc_us[0]), int(tree.count[0]), cpu0, cfg.co_lookahead != 0,
+                                     bool(cfg.solver), cfg.prior != PRIOR_OFF)
 
 
-def move_telemetry(acc: np.ndarray, device_us: float, tree_nodes: int, cpu0: float, lookahead: bool = False) -> dict:
+def move_telemetry(acc: np.ndarray, device_us: float, tree_nodes: int, cpu0: float, lookahead: bool = False,
+                   solver: bool = False, prior: bool = False) -> dict:
     """One move's telemetry (docs/architecture.md) from the counters of a search (or of a
     baseline agent's move); ``cpu0`` is ``time.process_time()`` when the move started.
 
     ``lookahead``: add the two-stage checks' counts (``lookahead_moves``, ``lookahead_replies``)
-    after ``solver_moves``; only then, so that the records of the paper's agents keep their form.
+    after ``solver_moves``; ``solver``: the nodes MCTS-Solver proved (``proven_nodes``); ``prior``:
+    the prior's evaluations (``prior_evals``); only then, so that the records of the paper's
+    agents keep their form.
     """
     la = {"lookahead_moves": int(acc[ACC_LA_MOVES]), "lookahead_replies": int(acc[ACC_LA_REPLIES])} if lookahead else {}
+    if solver:
+        la["proven_nodes"] = int(acc[ACC_PROVEN])
+    if prior:
+        la["prior_evals"] = int(acc[ACC_PRIOR_EVALS])
     return {
         "iterations": int(acc[ACC_ITER]),
         "solver_calls": int(acc[ACC_SOLVER]),

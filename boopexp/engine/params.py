@@ -27,6 +27,10 @@ P_DISCOUNT_OFFSET = 6  # exponent offset of the discount (QUIRK-A10)
 P_UCT_C = 7  # UCT exploration constant
 P_FIX_A9 = 8  # 1.0: the terminal bonus from the playout's perspective (QUIRK-A9 fixed)
 P_CO_LOOKAHEAD = 9  # 1.0: every solver call first masks the moves that allow a winning reply
+P_SOLVER = 10  # 1.0: MCTS-Solver: proven wins and losses are backed up (Winands et al. 2008)
+P_PRIOR = 11  # the selection prior's source: 0 off (UCT), 1 H, 2 f (PUCT)
+P_PRIOR_C = 12  # the PUCT weight of the prior
+P_PRIOR_TEMP = 13  # the softmax temperature of the prior
 
 #: The parameters' names (the fields of ``MCTSConfig``) in vector order: ``P_<NAME>`` is the
 #: index of ``name``.
@@ -41,5 +45,13 @@ PARAM_NAMES: tuple[str, ...] = (
     "uct_c",
     "fix_a9",
     "co_lookahead",
+    "solver",
+    "prior",
+    "prior_c",
+    "prior_temp",
 )
 N_PARAMS = len(PARAM_NAMES)
+
+#: The values of ``prior`` (``P_PRIOR``): no prior (UCT, the paper), the heuristic H of the child's
+#: position from its mover's side, or the CO objective f of the child's move.
+PRIOR_OFF, PRIOR_H, PRIOR_F = 0, 1, 2

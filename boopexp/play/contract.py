@@ -131,13 +131,21 @@ class _MoveCounts(TypedDict):
     solver_moves: int  # moves the solver scored
 
 
-class _MoveLookahead(TypedDict, total=False):
+class _MoveExtras(TypedDict, total=False):
     # Only in a game with an agent that has co_lookahead (its opponent's moves: 0; docs/beyond.md).
     lookahead_moves: int  # moves the two-stage check tested
     lookahead_replies: int  # the opponent's replies it tried
+    # Only in a game with an agent that has solver / prior (its opponent's moves: 0; docs/budget.md).
+    proven_nodes: int  # nodes MCTS-Solver proved a win or a loss
+    prior_evals: int  # the selection prior's evaluations (H or f of one move)
 
 
-class MoveTelemetry(_MoveCounts, _MoveLookahead):
+#: The telemetry fields only some agents report (:func:`boopexp.play.match.play_game` gives the
+#: other agent's moves zeros for them, so a record's moves all have the same fields).
+OPTIONAL_TELEMETRY: tuple[str, ...] = tuple(_MoveExtras.__annotations__)
+
+
+class MoveTelemetry(_MoveCounts, _MoveExtras):
     """One move's telemetry: an entry of ``record["telemetry"]``, keys in this order (docs/budget.md)."""
 
     device_seconds: float  # charged on the device clock (every mode), rounded to DEVICE_SECONDS_DIGITS

@@ -27,6 +27,7 @@ from boopexp.game.position import Move, Position, compile_position_api
 from boopexp.game.sides import Colour, Side
 from boopexp.play.contract import (
     MAX_PLIES,
+    OPTIONAL_TELEMETRY,
     ForfeitKind,
     ForfeitNotice,
     GameRecord,
@@ -274,9 +275,11 @@ def plugin_output(players: Sequence[Player | None]) -> dict[str, str]:
 
 def _same_fields(telemetry: list[dict]) -> list[dict]:
     """Every move with the same telemetry fields: when one agent reports the two-stage checks
-    (``lookahead_*``, an agent with ``co_lookahead``), the other's moves report zero checks, so
-    the record stores its telemetry column-wise. Games without such an agent are unchanged."""
-    extra = [k for k in ("lookahead_moves", "lookahead_replies") if any(k in t for t in telemetry)]
+    (``lookahead_*``, an agent with ``co_lookahead``) or its proofs or prior evaluations
+    (``solver``, ``prior``), the other's moves report zeros, so the record stores its telemetry
+    column-wise (:data:`boopexp.play.contract.OPTIONAL_TELEMETRY`). Games without such an agent
+    are unchanged."""
+    extra = [k for k in OPTIONAL_TELEMETRY if any(k in t for t in telemetry)]
     if not extra:
         return telemetry
     out = []
