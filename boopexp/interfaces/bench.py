@@ -240,14 +240,26 @@ def _random_plies(ctx: BenchContext, seconds: float) -> float:
 # ------------------------------------------------------------------------------------------
 # Report
 
-@metric("vanilla_iterations_per_s")
-def _vanilla_iterations(ctx: BenchContext, seconds: float) -> float:
-    return host_iteration_rate("vanilla", seconds, positions=ctx.states)
+#: The MCTS agents whose iteration rate the bench measures (whole searches), by metric name.
+ITERATION_AGENTS: dict[str, str] = {
+    "vanilla_iterations_per_s": "vanilla",
+    "mcts_co_iterations_per_s": "mcts-co",
+    "mcts_solver_iterations_per_s": "mcts-solver",
+    "mcts_prior_iterations_per_s": "mcts-prior",
+}
 
 
-@metric("mcts_co_iterations_per_s")
-def _mcts_co_iterations(ctx: BenchContext, seconds: float) -> float:
-    return host_iteration_rate("mcts-co", seconds, positions=ctx.states)
+def _iterations_metric(agent: str) -> MetricFn:
+    """The measurement of ``agent``'s iterations per CPU second (:func:`host_iteration_rate`)."""
+
+    def measure(ctx: BenchContext, seconds: float) -> float:
+        return host_iteration_rate(agent, seconds, positions=ctx.states)
+
+    return measure
+
+
+for _name, _agent in ITERATION_AGENTS.items():
+    metric(_name)(_iterations_metric(_agent))
 
 
 def _cpu_model() -> str | None:
