@@ -141,3 +141,21 @@ def test_prior_parameters_are_checked_in_one_line():
         resolve_agent("mcts-co", overrides={"prior": 3})
     with pytest.raises(ConfigError, match="prior_temp"):
         resolve_agent("mcts-prior", overrides={"prior_temp": 0})
+
+
+@pytest.mark.parametrize(("agent", "source"), [("mcts-prior", PRIOR_F), ("mcts-prior", PRIOR_H), ("mcts-solver", 0)])
+def test_device_charge_rebuilt_from_the_telemetry(agent, source):
+    """docs/budget.md: the paper's primitives, plus with a prior one solver call (the root's batch)
+    and one solver_move per prior evaluation; the solver adds nothing beyond the iteration."""
+    from boopexp.agents.budget import DEVICE_PROFILES
+
+    p = DEVICE_PROFILES["android-2023"]
+    cfg = cfg_of(agent, prior=source) if source else cfg_of(agent)
+    for text in (MID, Position.initial().to_string()):
+        _, tel = mcts.search(pos(text).state, cfg, Budget(mode="iterations", iterations=25), device_costs(p),
+                             new_rng_state(6))
+        paper = (tel["iterations"] * p.iteration + tel["nodes_created"] * p.node + tel["playout_plies"] * p.random_ply
+                 + tel["solver_calls"] * p.solver_call + tel["solver_moves"] * p.solver_move)
+        extra = p.solver_call + tel["prior_evals"] * p.solver_move if source else 0.0
+        assert tel["device_seconds"] == pytest.approx((paper + extra) / 1e6, rel=1e-12)
+        assert ("prior_evals" in tel) == bool(source) and ("proven_nodes" in tel) == (agent == "mcts-solver")
