@@ -249,6 +249,35 @@ def test_dask_on_slurm_sigterm_mid_run_exits_143_cancels_the_worker_jobs_and_the
     wait_queue_empty(slurm)
 
 
+TINY_TUNE = """\
+name: tiny-tune
+seed: 11
+budget: {mode: iterations, iterations: 5}
+tune:
+  agent: mcts-co
+  space: {uct_c: {low: 0.1, high: 1.0}}
+  trials: 2
+  games_per_trial: 2
+  startup_trials: 1
+  confirm: {top: 1, games: 2}
+"""
+
+
+@needs_slurm
+def test_dask_on_slurm_tune_keeps_its_worker_jobs_from_trial_to_trial(slurm, tmp_path):
+    """Each trial (and the confirmation) is a run of its own: its worker jobs are submitted once
+    for the whole tuning, not queued again for every trial."""
+    config = tmp_path / "tune.yaml"
+    config.write_text(TINY_TUNE)
+    done = boopexp_here(slurm, ["tune", str(config), "--backend", "dask", "--slurm", "--jobs", "1",
+                                "--out", str(tmp_path / "tune")], dask_on_slurm_env(tmp_path))
+    assert done.returncode == 0, (done.stdout, done.stderr)
+    assert "tune tiny-tune: mcts-co, 2/2 trials; best trial" in done.stdout, done.stdout
+    assert len([line for line in done.stderr.splitlines() if line.startswith("dask: ")]) == 3, done.stderr
+    assert len(list((tmp_path / "worker-logs").glob("*.err"))) == 1, done.stderr
+    wait_queue_empty(slurm)
+
+
 @needs_slurm
 def test_dask_on_slurm_a_worker_job_slurm_refuses_is_one_line_and_nothing_written(slurm, tmp_path):
     config = tmp_path / "demo.yaml"

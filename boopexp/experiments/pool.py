@@ -40,6 +40,7 @@ from boopexp.experiments.scheduler import (
     connect_scheduler,
     slurm_banner,
     slurm_cluster,
+    slurm_scale,
 )
 from boopexp.experiments.store import check_record
 from boopexp.play.contract import GameRecord, GameTask
@@ -391,8 +392,27 @@ def _loky_outcomes(fn: PlayFunction, pending: Iterator[GameTask], jobs: int,
 _LOKY_POOL: list[Any] = []
 
 
+#: The ``--slurm`` cluster of this command and what closes it, kept from one run to the next (a
+#: tuning's trials and confirmation) so that its worker jobs are submitted, and wait in the queue,
+#: once; :func:`release_pool` closes it (its jobs cancelled). At most one.
+_SLURM_CLUSTER: list[tuple[contextlib.ExitStack, Any]] = []
+
+
+def _kept_slurm_cluster(workers: int) -> Any:
+    """The command's ``--slurm`` cluster, started by its first run, with ``workers`` workers (this run's)."""
+    if _SLURM_CLUSTER:
+        cluster = _SLURM_CLUSTER[0][1]
+        slurm_scale(cluster, workers)
+        return cluster
+    stack = contextlib.ExitStack()
+    cluster = stack.enter_context(slurm_cluster(workers, _ONE_THREAD))
+    _SLURM_CLUSTER.append((stack, cluster))
+    return cluster
+
+
 def release_pool() -> None:
-    """Shut down the loky pool a run used and wait for its workers and loky's threads to end.
+    """Shut down the loky pool a run used and wait for its workers and loky's threads to end; close
+    the ``--slurm`` cluster, cancelling its worker jobs.
 
     Called by the command line once the games are over or stopped, while its
     :class:`~boopexp.experiments.interrupts.Interrupts` only records signals: left to the
@@ -401,6 +421,10 @@ def release_pool() -> None:
     """
     while _LOKY_POOL:
         _LOKY_POOL.pop().shutdown(wait=True, kill_workers=True)  # idle after the last game; else dropped
+    while _SLURM_CLUSTER:
+        stack, _ = _SLURM_CLUSTER.pop()
+        with _dask_logs_silenced():  # its workers leaving as their jobs are cancelled is no news
+            stack.close()
 
 
 def _dask_outcomes(fn: PlayFunction, pending: Iterator[GameTask], jobs: int, scheduler: str | None,
@@ -427,8 +451,8 @@ def _dask_outcomes(fn: PlayFunction, pending: Iterator[GameTask], jobs: int, sch
             if scheduler:
                 client = stack.enter_context(connect_scheduler(scheduler))
             elif slurm:
-                cluster = stack.enter_context(slurm_cluster(jobs, _ONE_THREAD))
-                client = stack.enter_context(distributed.Client(cluster, set_as_default=False))
+                kept = bool(_SLURM_CLUSTER)
+                client = stack.enter_context(distributed.Client(_kept_slurm_cluster(jobs), set_as_default=False))
             else:
                 # silence_logs: its workers' warnings (a task cancelled as the cluster closes) are
                 # dask's bookkeeping, not the run's; errors still show
@@ -438,7 +462,7 @@ def _dask_outcomes(fn: PlayFunction, pending: Iterator[GameTask], jobs: int, sch
                 )
                 client = stack.enter_context(distributed.Client(cluster, set_as_default=False))
         address = scheduler or client.scheduler.address
-        say(slurm_banner(address, jobs) if slurm else dask_banner(client), False)
+        say(slurm_banner(address, jobs, kept) if slurm else dask_banner(client), False)
         # a Slurm cluster's workers join when their jobs start: waiting for them is no trouble
         waiting = (f"no dask worker is connected to {address}: waiting for the worker jobs in the Slurm queue "
                    "(squeue --me); press Ctrl-C to stop (finished games are stored)" if slurm else
@@ -480,7 +504,7 @@ def _dask_outcomes(fn: PlayFunction, pending: Iterator[GameTask], jobs: int, sch
         finally:
             if not exhausted:  # stopped early (Ctrl-C, the scheduler lost): what dask says while closing is noise
                 quiet()
-                if scheduler and in_flight and _connected(client):  # a local cluster closes with its games
+                if (scheduler or slurm) and in_flight and _connected(client):  # a LocalCluster closes with its games
                     client.cancel(list(in_flight))
 
 

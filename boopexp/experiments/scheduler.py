@@ -134,19 +134,25 @@ def probe_slurm() -> None:
 @contextlib.contextmanager
 def slurm_cluster(workers: int, environ: Mapping[str, str]) -> Iterator[Any]:
     """A ``SLURMCluster`` that keeps ``workers`` single-threaded worker processes as Slurm jobs
-    (``cores`` of them a job), replacing a job that ends (walltime, preemption) while the run lasts;
-    closing it cancels its jobs (scancel)."""
+    (:func:`slurm_scale`); closing it cancels its jobs (scancel)."""
     from dask_jobqueue import SLURMCluster
 
-    options = slurm_job_options(environ)
-    with SLURMCluster(**options) as cluster:
-        jobs = math.ceil(workers / options["cores"])
-        cluster.adapt(minimum_jobs=jobs, maximum_jobs=jobs)  # adaptive: a lost job is submitted again
+    with SLURMCluster(**slurm_job_options(environ)) as cluster:
+        slurm_scale(cluster, workers)
         yield cluster
 
 
-def slurm_banner(address: str, workers: int) -> str:
-    """The line that says where a ``--slurm`` run's games are played."""
+def slurm_scale(cluster: Any, workers: int) -> None:
+    """Keep ``workers`` worker processes in ``cluster``: ``cores`` of them a job, a job that ends
+    (walltime, preemption, scancel) submitted again (adaptive, with as many jobs at least as at most)."""
+    jobs = math.ceil(workers / slurm_job_options()["cores"])
+    cluster.adapt(minimum_jobs=jobs, maximum_jobs=jobs)
+
+
+def slurm_banner(address: str, workers: int, kept: bool = False) -> str:
+    """The line that says where a ``--slurm`` run's games are played (``kept``: on the jobs of the
+    command's previous run)."""
     cores = slurm_job_options()["cores"]
     return (f"dask: scheduler at {address}; {math.ceil(workers / cores)} Slurm job(s) of {cores} worker(s) "
-            "submitted (squeue --me): the games start as the workers join")
+            + ("kept from the previous run (squeue --me)" if kept else
+               "submitted (squeue --me): the games start as the workers join"))

@@ -52,9 +52,14 @@ def tune(config_path: Path, out: Path | None, jobs: int | None, backend: str, sc
         for line in describe(config, out_dir):
             click.echo(line)
         return
+    from boopexp.experiments.pool import release_pool
+
     progress = new_progress(quiet, _QuietTune, _BarTune, _LineTune)
-    with resumable(scheduler):
-        report = run_tuning(config, out_dir, pool, progress=progress)
+    try:
+        with resumable(scheduler):
+            report = run_tuning(config, out_dir, pool, progress=progress)
+    finally:
+        release_pool()  # the trials' pool, kept from one trial to the next (a --slurm cluster: its jobs)
     if report.failed:
         click.echo(f"{len(report.failed)} game(s) failed (not stored; rerun the same command to retry them):", err=True)
         for outcome in report.failed:
