@@ -240,6 +240,88 @@ def test_merge_refuses_two_different_copies_of_one_game_and_writes_nothing(tmp_p
     assert invoke("merge", *folders, other, "--out", tmp_path / "fine").exit_code == 0
 
 
+def sealed_shards(tmp_path, n=3, games_per_side=3):
+    """``shards`` (no unsharded run), each sealed: what merge reads from summaries alone."""
+    folders = shards(tmp_path, n=n, games_per_side=games_per_side, unsharded=False)
+    for folder in folders:
+        assert invoke("seal", folder).exit_code == 0
+    return folders
+
+
+def test_merge_reads_sealed_stores_from_their_summaries_and_decodes_no_record(tmp_path, monkeypatch):
+    from boopexp.experiments import store
+
+    folders = sealed_shards(tmp_path)
+    expected = set().union(*(_records(f) for f in folders))
+
+    def refuse(*args):
+        raise AssertionError(f"merge decoded a record: {args[:2]}")
+
+    monkeypatch.setattr(store, "parse_line", refuse)
+    for out in (tmp_path / "merged", tmp_path / "merged"):  # new, then again (every game stored twice)
+        result = invoke("merge", *folders, "--out", out)
+        assert result.exit_code == 0, result.output
+    monkeypatch.undo()
+    assert set(_records(tmp_path / "merged")) == expected
+    assert GameStore(tmp_path / "merged").outcomes().notes == ()
+
+
+def test_a_large_merge_streams_into_several_segments_in_identity_order(tmp_path, monkeypatch):
+    from boopexp.experiments import store
+    from boopexp.experiments.summary import game_summary
+
+    folders = sealed_shards(tmp_path, games_per_side=5)
+    assert invoke("merge", *folders, "--out", tmp_path / "whole").exit_code == 0
+    # segments of 7 games, lines set aside in scratch files of 3 (the path of a merge of millions)
+    monkeypatch.setattr(store, "SEGMENT_GAMES", 7)
+    monkeypatch.setattr(store, "MERGE_BUCKET_GAMES", 3)
+    out = tmp_path / "merged"
+    result = invoke("merge", *folders, "--out", out)
+    assert result.exit_code == 0, result.output
+    segments = sorted(out.glob("games-*.jsonl.gz"))
+    games = len(_records(tmp_path / "whole"))
+    assert len(segments) == -(-games // 7) and result.output == (
+        f"{out}: {games} games merged from 3 store(s) into games-0001.jsonl.gz .. {segments[-1].name} "
+        f"({games} games in all)\n")
+    # the same lines in the same (identity) order as the merge into one segment; each summary is
+    # what decoding its segment gives; nothing left aside
+    import gzip
+
+    assert b"".join(gzip.decompress(p.read_bytes()) for p in segments) == gzip.decompress(
+        (tmp_path / "whole" / "games-0001.jsonl.gz").read_bytes())
+    scan = GameStore(out).scan()
+    assert [store.record_key(r) for r in scan.records] == sorted(store.record_key(r) for r in scan.records)
+    assert GameStore(out).outcomes().notes == ()
+    assert list(GameStore(out).outcomes().records) == [game_summary(r) for r in scan.records]
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
+    # again: nothing to add; into an earlier merge of two shards: the third's games in new segments
+    before = snapshot(out)
+    assert "nothing to merge" in invoke("merge", *folders, "--out", out).output and snapshot(out) == before
+    late = tmp_path / "late"
+    assert invoke("merge", *folders[:2], "--out", late).exit_code == 0
+    assert invoke("merge", *folders, "--out", late).exit_code == 0
+    assert set(_records(late)) == set(_records(out)) and GameStore(late).outcomes().notes == ()
+
+
+def test_merge_into_an_existing_store_refuses_a_conflict_before_writing(tmp_path):
+    from boopexp.experiments.store import encode_record
+
+    folders = sealed_shards(tmp_path, n=2)
+    out = tmp_path / "merged"
+    assert invoke("merge", folders[0], "--out", out).exit_code == 0
+    before = snapshot(out)
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "config.yaml").write_bytes((folders[0] / "config.yaml").read_bytes())
+    first = GameStore(folders[0]).scan().records[0]
+    # a copy of one of out's games with other moves, after the games the second shard would add
+    (other / "games.jsonl").write_bytes(encode_record(dict(first, moves=list(reversed(first["moves"])))))
+    line = one_line(invoke("merge", folders[1], other, "--out", out), 1)
+    assert line.startswith(f"Error: {other / 'games.jsonl'} line 1: game {first['pairing']!r} #{first['game_index']}") \
+        and f"other moves or fields than {out / 'games-0001.jsonl.gz'} line " in line, line
+    assert snapshot(out) == before and not (tmp_path / ".merged.merging").exists()
+
+
 def test_merge_refuses_stores_of_other_settings_in_one_line(tmp_path):
     folders = shards(tmp_path, n=2, unsharded=False)
     c = config_of(DEMO_CONFIG.replace("seed: 11", "seed: 12"), 3).with_shard(Shard(1, 2))
@@ -261,7 +343,8 @@ def test_merge_refuses_stores_of_other_settings_in_one_line(tmp_path):
 
 
 @pytest.mark.parametrize("fault, existing", [("merge:written", False), ("merge:built", False),
-                                             ("merge:synced", True), ("merge:renamed", True)])
+                                             ("merge:synced", True), ("merge-summary:renamed", True),
+                                             ("merge:renamed", True)])
 def test_a_merge_killed_leaves_out_as_it_was_or_complete_and_a_rerun_finishes(tmp_path, fault, existing):
     import os
     import signal

@@ -28,7 +28,7 @@ import shutil
 import signal
 import time
 import zlib
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -38,6 +38,7 @@ import yaml
 from boopexp.errors import ConfigError, StoreError, show_value
 from boopexp.experiments.config import load_yaml
 from boopexp.experiments.summary import (
+    COLUMNS,
     SUMMARY_PATTERN,
     game_summary,
     read_summary,
@@ -45,6 +46,7 @@ from boopexp.experiments.summary import (
     summary_bytes,
     summary_path,
     summary_table,
+    table_summary_bytes,
 )
 from boopexp.play.contract import FORFEITS, WINNERS, WINNERS_TEXT, pack_record, same_game, unpack_record
 from boopexp.play.identity import GameKey, record_key
@@ -326,8 +328,29 @@ def _segment_lines(path: Path, data: bytes) -> list[tuple[int, bytes]]:
     """The lines of a sealed segment's bytes (``data``, compressed)."""
     lines, tail = split_lines(_decompress(path, data))
     if tail is not None:
-        raise StoreError(f"{path}: damaged sealed segment (its last line has no newline); restore it from a copy")
+        raise _segment_error(path, _NO_NEWLINE)
     return lines
+
+
+def _segment_stream(path: Path) -> Iterator[tuple[int, bytes]]:
+    """:func:`_segment_lines` of the segment at ``path`` decompressed a buffer at a time (memory:
+    one line, not the segment): its complete, non-blank lines as (1-based number, line with its
+    newline)."""
+    try:
+        fh = open(path, "rb")
+    except OSError as exc:
+        raise _segment_error(path, exc) from None
+    with fh:
+        try:
+            if not os.fstat(fh.fileno()).st_size:
+                raise _segment_error(path, _EMPTY)
+            for number, raw in enumerate(gzip.GzipFile(fileobj=fh, mode="rb"), start=1):
+                if not raw.endswith(b"\n"):
+                    raise _segment_error(path, _NO_NEWLINE)
+                if raw.strip():
+                    yield number, raw
+        except (OSError, EOFError, zlib.error) as exc:  # gzip.BadGzipFile is an OSError
+            raise _segment_error(path, exc) from None
 
 
 def parse_line(path: Path, number: int, raw: bytes) -> dict[str, Any]:
@@ -548,30 +571,28 @@ def _combine_columns(directory: Path, files: list[_FileTable], tail: TruncatedTa
     return OutcomeColumns(table.select(list(OUTCOME_COLUMNS)), scan, tuple(files), file_of_row)
 
 
-def _segment_table(path: Path, earlier: _FileTable | None) -> _FileTable:
-    """A sealed segment's games as a table of :data:`OUTCOME_COLUMNS`: ``earlier`` if the segment
-    is still that file, else its summary, else decoded."""
+def _segment_table(path: Path, earlier: _FileTable | None, columns: Sequence[str] = OUTCOME_COLUMNS) -> _FileTable:
+    """A sealed segment's games as a table of ``columns`` (of the summary's): ``earlier`` if the
+    segment is still that file, else its summary, else decoded (a line at a time)."""
     try:
         st = path.stat()
-    except FileNotFoundError:
-        raise StoreError(f"{path} vanished while reading (sealed or migrated meanwhile?); read again") from None
     except OSError as exc:
-        raise StoreError(f"{path}: damaged sealed segment ({exc}); restore it from a copy") from None
+        raise _segment_error(path, exc) from None
     stamp = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
     if earlier is not None and earlier.stamp == stamp:
         return earlier
-    table, note = read_summary_table(path, OUTCOME_COLUMNS)
+    table, note = read_summary_table(path, columns)
     if table is None:
-        data = _read_segment(path)
-        rows = ((n, game_summary(parse_line(path, n, raw))) for n, raw in _segment_lines(path, data))
-        table = summary_table(rows).select(list(OUTCOME_COLUMNS))
+        rows = ((n, game_summary(parse_line(path, n, raw[:-1]))) for n, raw in _segment_stream(path))
+        table = summary_table(rows).select(list(columns))
         return _FileTable(path, stamp, table, note, decoded=True)
     return _FileTable(path, stamp, table, note)
 
 
-def _log_table(directory: Path, earlier: _FileTable | None) -> _FileTable | None:
-    """The live log's games as a table of :data:`OUTCOME_COLUMNS` (None: no log); only its lines
-    after those of ``earlier`` are decoded if the log still begins with them."""
+def _log_table(directory: Path, earlier: _FileTable | None,
+               columns: Sequence[str] = OUTCOME_COLUMNS) -> _FileTable | None:
+    """The live log's games as a table of ``columns`` (of the summary's; None: no log); only its
+    lines after those of ``earlier`` are decoded if the log still begins with them."""
     data = _read_log_bytes(directory)
     if data is None:
         return None
@@ -585,7 +606,7 @@ def _log_table(directory: Path, earlier: _FileTable | None) -> _FileTable | None
     if tail is not None:
         tail = dataclasses.replace(tail, line=tail.line + first_line, offset=tail.offset + start)
     table = summary_table((first_line + n, game_summary(parse_line(path, first_line + n, raw)))
-                          for n, raw in new).select(list(OUTCOME_COLUMNS))
+                          for n, raw in new).select(list(columns))
     if head is not None:
         import pyarrow as pa
 
@@ -594,26 +615,33 @@ def _log_table(directory: Path, earlier: _FileTable | None) -> _FileTable | None
     return _FileTable(path, stamp, table, None, tail)
 
 
-def _dedupe_columns(directory: Path, table: Any, paths: list[Path], notes: tuple[str, ...],
-                    tail: TruncatedTail | None) -> tuple[Any, StoreScan]:
-    """The first copy of each game of ``table`` (reading order; its ``file`` column indexes
-    ``paths``) and the scan's duplicates and conflicts (winners compared, as
-    :func:`scan_outcomes`)."""
+def _game_ids(table: Any) -> Any:
+    """One int64 a game of ``table`` for its identity (the codes of its settings hash and pairing,
+    then its index), as a numpy array: numpy finds the games stored twice in a few bytes a game,
+    where a group-by on the text keys took about 1 KB a game at its peak."""
     import numpy as np
     import pyarrow.compute as pc
 
-    # One int64 a game for its identity (the codes of its settings hash and pairing, then its
-    # index): numpy finds the games stored twice in a few bytes a game, where a group-by on the
-    # text keys took about 1 KB a game at its peak.
     ids = np.zeros(len(table), dtype=np.int64)
     for c in ("config_hash", "pairing"):
-        encoded = pc.dictionary_encode(table[c])
+        encoded = pc.dictionary_encode(table[c])  # one dictionary shared by every chunk
         codes = [chunk.indices.to_numpy(zero_copy_only=False) for chunk in encoded.chunks]
         ids = ids * max(len(encoded.chunks[0].dictionary) if encoded.num_chunks else 0, 1) + np.concatenate(
             codes or [np.zeros(0, dtype=np.int64)]).astype(np.int64)
     game_index = table["game_index"].to_numpy()
     if len(game_index):
         ids = ids * (int(game_index.max()) - int(game_index.min()) + 1) + (game_index - game_index.min())
+    return ids
+
+
+def _dedupe_columns(directory: Path, table: Any, paths: list[Path], notes: tuple[str, ...],
+                    tail: TruncatedTail | None) -> tuple[Any, StoreScan]:
+    """The first copy of each game of ``table`` (reading order; its ``file`` column indexes
+    ``paths``) and the scan's duplicates and conflicts (winners compared, as
+    :func:`scan_outcomes`)."""
+    import numpy as np
+
+    ids = _game_ids(table)
     unique, first_rows, counts = np.unique(ids, return_index=True, return_counts=True)
     duplicates = 0
     duplicate_files: set[Path] = set()
@@ -1024,32 +1052,50 @@ class _SegmentWriter:
     ``VERB:synced``, ``VERB-summary:…``) as it fills: nothing is visible until :meth:`publish`
     renames them into place, each summary before its segment."""
 
-    def __init__(self, directory: Path, verb: str, number: int) -> None:
+    def __init__(self, directory: Path, verb: str, number: int, summaries: Any = None) -> None:
+        """``summaries``: the summary rows (a pyarrow Table of :data:`~boopexp.experiments.summary.COLUMNS`)
+        of every line :meth:`add` will be given, in that order (merge takes them from the stores'
+        summaries); without it, each :meth:`add` gives its game's."""
         self.directory, self.verb, self.number = directory, verb, number
         self.pending: list[tuple[Path, Path, str]] = []  # (temporary, final, step) in rename order
         self.segments: tuple[Path, ...] = ()
+        self._summaries, self._done = summaries, 0  # lines in the segments finished so far
         self._start()
 
     def _start(self) -> None:
         self._zip = zlib.compressobj(SEGMENT_COMPRESSLEVEL, zlib.DEFLATED, 31)  # gzip, mtime 0
         self._chunks: list[bytes] = []
         self._rows: list[tuple[int, dict[str, Any]]] = []
+        self._count = 0
 
-    def add(self, line: bytes, summary: dict[str, Any]) -> None:
-        """One game: its stored line (with its newline) and its :func:`game_summary`."""
+    def add(self, line: bytes, summary: dict[str, Any] | None = None) -> None:
+        """One game: its stored line (with its newline) and its :func:`game_summary` (None: given
+        to the constructor)."""
         self._chunks.append(self._zip.compress(line))
-        self._rows.append((len(self._rows) + 1, summary))
-        if len(self._rows) >= SEGMENT_GAMES:
+        self._count += 1
+        if summary is not None:
+            self._rows.append((self._count, summary))
+        if self._count >= SEGMENT_GAMES:
             self._finish()
 
     def _finish(self) -> None:
-        if not self._rows:
+        if not self._count:
             return
         data = b"".join(self._chunks) + self._zip.flush()
         segment = self.directory / f"games-{self.number:04d}.jsonl.gz"
         summary = summary_path(segment)
         step = f"{self.verb}-summary"
-        self.pending.append((_write_temporary(summary, summary_bytes(self._rows, data), step), summary, step))
+        if self._summaries is None:
+            content = summary_bytes(self._rows, data)
+        else:
+            import numpy as np
+            import pyarrow as pa
+
+            rows = self._summaries.slice(self._done, self._count)  # renumbered: lines of this segment
+            rows = rows.set_column(0, "line", pa.array(np.arange(1, self._count + 1, dtype=np.int64)))
+            content = table_summary_bytes(rows, data)
+        self._done += self._count
+        self.pending.append((_write_temporary(summary, content, step), summary, step))
         self.pending.append((_write_temporary(segment, data, self.verb), segment, self.verb))
         self.segments += (segment,)
         self.number += 1
@@ -1145,13 +1191,15 @@ class MergeReport:
         out: the merged store.
         added: games written into it by this merge (0: every game was already there).
         games: games in it after the merge.
-        segment: the segment that holds the added games, or None if none was added.
+        segment: the (first) segment that holds the added games, or None if none was added.
+        segments: every new segment (several when more than :data:`SEGMENT_GAMES` games were added).
     """
 
     out: Path
     added: int
     games: int
     segment: Path | None = None
+    segments: tuple[Path, ...] = ()
 
 
 #: Keys of a store's config.yaml that merging shards may see differ: which shard it is.
@@ -1164,13 +1212,23 @@ def merge(sources: Sequence[str | Path], out: str | Path) -> MergeReport:
 
     Idempotent: a game already in ``out`` is not added again. Refuses, with nothing written,
     stores whose config.yaml differ (but for ``shard:``) and two copies of one game that are
-    different games (:class:`Conflict`). Atomic: a new ``out`` is built beside it
-    (``.OUT.merging``) and renamed into place; an existing one (an earlier merge's, or an
-    unsharded run's of the same settings) gets one new segment through a temporary file, as
-    :func:`seal` writes, its summary first (fault points ``merge-summary:…``, ``merge:written``,
-    ``merge:synced``, ``merge:renamed``; a
-    new ``out`` also ``merge:built``, before its rename). A kill leaves ``out`` as it was or
-    complete; the next merge removes the temporaries.
+    different games (:class:`Conflict`).
+
+    Streaming, in bounded memory (:class:`_MergePlan`): the games' identities and winners come
+    from the summaries' columns (a segment without a usable summary, and a live log, are decoded
+    a line at a time); only games stored more than once have their copies' lines read, for a
+    digest, and decoded only if the digests differ; every conflict is found before anything is
+    written. The new lines are then copied in identity order into segments of at most
+    :data:`SEGMENT_GAMES` games, each with its summary (taken from the sources' summaries), at most
+    :data:`MERGE_BUCKET_GAMES` lines in memory at once (more are set aside in scratch files).
+
+    Crash-safe: a new ``out`` is built beside it (``.OUT.merging``) and renamed into place (fault
+    point ``merge:built`` before the rename): a kill leaves it absent or complete. An existing one
+    (an earlier merge's, or an unsharded run's of the same settings) gets its new segments through
+    temporary files, as :func:`seal` writes them, each summary before its segment (fault points
+    ``merge-summary:…``, ``merge:written``, ``merge:synced``, ``merge:renamed``): a kill leaves it
+    as it was, or with some of its new segments whole (when more than :data:`SEGMENT_GAMES` games
+    were added), or complete; the next merge removes the temporaries and adds what is missing.
 
     Raises:
         ConfigError: a source without config.yaml, stores of other settings, or an ``out`` that
@@ -1203,44 +1261,222 @@ def merge(sources: Sequence[str | Path], out: str | Path) -> MergeReport:
             f"--out {out} holds a store of other settings: its {CONFIG_FILE} has {key} = {_show(out_doc.get(key), 40)},"
             f" the merged stores' {_show(settings.get(key), 40)}; merge into a new folder (or an earlier merge's)")
     exists = out.is_dir() and any(out.iterdir())
+    scratch = out.with_name(f".{out.name}.merging")  # a new out is built here; set-aside lines too
     if exists:
         lock = _lock(out / LOCK_FILE, "wait for it to finish, then merge again")
     try:
         if exists:
             _remove_temporaries(out)
             _remove_orphan_summaries(out)
-        files = [f for folder in ([out] if exists else []) + [d for d in folders if d != out]
-                 for f in read_store_files(folder)]
-        scan = _scan_games(out, _parsed(files), whole=True)
-        scan.refuse_conflicts("merged", "merge")
-        lines = {(f.path, number): raw for f in files for number, raw in f.lines}
-        held = {f.path for f in files if f.path.parent == out} if exists else set()
-        adding = sorted((record_key(r), lines[o], i) for i, (r, o) in enumerate(zip(scan.records, scan.origins))
-                        if o[0] not in held)
-        data = gzip.compress(b"".join(raw + b"\n" for _, raw, _ in adding), SEGMENT_COMPRESSLEVEL, mtime=0)
-        rows = [(n, game_summary(scan.records[i])) for n, (_, _, i) in enumerate(adding, start=1)]
-        if exists:
-            if not adding:
-                return MergeReport(out, 0, len(scan.records))
-            segment = out / f"games-{_next_segment_number(out):04d}.jsonl.gz"
-            _write_durably(summary_path(segment), summary_bytes(rows, data), "merge-summary")  # as seal does
-            _write_durably(segment, data, "merge")
-            return MergeReport(out, len(adding), len(scan.records), segment)
-        building = out.with_name(f".{out.name}.merging")
         with writable_folder(out):
-            if building.exists():
-                shutil.rmtree(building)  # a merge killed before its rename
-            GameStore(building).write_config(settings)
-            segment = building / "games-0001.jsonl.gz"
-            _write_durably(summary_path(segment), summary_bytes(rows, data), "merge-summary")
-            _write_durably(segment, data, "merge")
-            _fault_point("merge:built")
-            os.replace(building, out)  # onto nothing or an empty folder: the whole store at once
-            _fsync_dir(out.parent)
-        return MergeReport(out, len(adding), len(scan.records), out / segment.name)
+            if scratch.exists():
+                shutil.rmtree(scratch)  # a merge killed before it finished
+        files: list[_FileTable] = []
+        for folder in ([out] if exists else []) + [d for d in folders if d != out]:
+            log = _log_table(folder, None, COLUMNS)  # before the segments are listed
+            files += [_segment_table(path, None, COLUMNS) for path in segment_paths(folder)]
+            if log is not None:
+                files.append(log)
+        plan = _MergePlan(files, out if exists else None)
+        plan.refuse_conflicts()
+        if exists and not plan.adding:
+            return MergeReport(out, 0, plan.games)
+        with writable_folder(out):
+            scratch.mkdir()
+            if not exists:
+                GameStore(scratch).write_config(settings)
+            writer = _SegmentWriter(out if exists else scratch, "merge",
+                                    _next_segment_number(out) if exists else 1, plan.summaries())
+            try:
+                plan.write(writer, scratch)
+                writer.close()
+                if not exists:
+                    writer.publish()  # inside the folder built
+                    _fault_point("merge:built")
+                    os.replace(scratch, out)  # onto nothing or an empty folder: the whole store at once
+                    _fsync_dir(out.parent)
+                    segments = tuple(out / p.name for p in writer.segments)
+                else:
+                    writer.publish()
+                    segments = writer.segments
+                    shutil.rmtree(scratch)
+            except BaseException:
+                writer.discard()
+                raise
+        return MergeReport(out, plan.adding, plan.games, segments[0] if segments else None, segments)
     finally:
         if exists:
             os.close(lock)
+
+
+#: Games of the merged store's new lines held in memory at once while they are written in
+#: identity order (~3 KB a line: ~50 MB); a merge adding more first sets its lines aside in
+#: scratch files of this many games (at most :data:`_MERGE_BUCKETS` of them), one pass over the
+#: stores, then writes them one scratch file at a time.
+MERGE_BUCKET_GAMES = 1 << 14
+_MERGE_BUCKETS = 256
+#: Pairs of copies of one game with different bytes decoded at once to compare them as games.
+_COMPARE_PAIRS = 1 << 13
+
+
+class _MergePlan:
+    """What :func:`merge` reads before it writes anything: every game of the stores from the
+    summaries' columns, the games stored more than once (their copies compared by a digest of
+    their lines, and decoded only if those differ: :func:`~boopexp.play.contract.same_game`), and
+    the first copy of each game not yet in ``out``, in identity order."""
+
+    def __init__(self, files: list[_FileTable], out: Path | None) -> None:
+        import numpy as np
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        self.files = files
+        tables = [f.table.append_column("file", pa.array(np.full(len(f.table), i, dtype=np.int32)))
+                  for i, f in enumerate(files)]
+        if not tables:
+            tables.append(summary_table(()).append_column("file", pa.array([], pa.int32())))
+        self.table = pa.concat_tables(tables)
+        self.file_of = self.table["file"].to_numpy()
+        self.line_of = self.table["line"].to_numpy()
+        unique, first_rows, inverse, counts = np.unique(_game_ids(self.table), return_index=True,
+                                                        return_inverse=True, return_counts=True)
+        self.games = len(unique)
+        self.conflicts = self._conflicts(first_rows[inverse], np.flatnonzero(counts[inverse] > 1))
+        held = np.array([out is not None and f.path.parent == out for f in files] or [False])
+        rows = first_rows[~held[self.file_of[first_rows]]] if len(first_rows) else first_rows
+        keys = self.table.take(rows).select(["config_hash", "pairing", "game_index"])
+        order = pc.sort_indices(keys, sort_keys=[(c, "ascending") for c in keys.column_names]).to_numpy()
+        #: The rows written, in identity order (code point order of the texts, as Python's).
+        self.rows = rows[order]
+        self.adding = len(self.rows)
+
+    def _conflicts(self, first_of: Any, repeated: Any) -> list[Conflict]:
+        """The copies (rows ``repeated``, in reading order; ``first_of``: each row's game's first
+        row) that are another game than their first copy, in reading order."""
+        import numpy as np
+
+        if not len(repeated):
+            return []
+        digests = np.zeros((len(repeated), 2), dtype=np.uint64)
+
+        def digest(i: int, raw: bytes) -> None:
+            digests[i] = np.frombuffer(hashlib.blake2b(raw, digest_size=16).digest(), dtype=np.uint64)
+
+        self._visit(repeated, digest)
+        first = np.searchsorted(repeated, first_of[repeated])  # the first copy's place in ``repeated``
+        later = repeated != first_of[repeated]
+        other = later & ~(digests == digests[first]).all(axis=1)
+        winners = _winner_codes(self.table["winner"])[repeated]
+        found = [(int(repeated[i]), self._conflict(int(repeated[first[i]]), int(repeated[i])))
+                 for i in np.flatnonzero(other & (winners != winners[first]))]
+        # Same winner, other bytes: one game played twice (other host timings) or another game.
+        same = np.flatnonzero(other & (winners == winners[first]))
+        pairs = [(int(repeated[first[i]]), int(repeated[i])) for i in same]
+        for start in range(0, len(pairs), _COMPARE_PAIRS):
+            batch = pairs[start:start + _COMPARE_PAIRS]
+            wanted = np.unique(np.array(batch, dtype=np.int64))
+            lines = dict(zip(wanted.tolist(), self._gather(wanted)))
+            for a, b in batch:
+                if not same_game(self._record(a, lines[a]), self._record(b, lines[b])):
+                    found.append((b, self._conflict(a, b)))
+        return [c for _, c in sorted(found, key=lambda rc: rc[0])]
+
+    def _where(self, row: int) -> Location:
+        return self.files[int(self.file_of[row])].path, int(self.line_of[row])
+
+    def _record(self, row: int, raw: bytes) -> dict[str, Any]:
+        return parse_line(*self._where(row), raw[:-1])
+
+    def _conflict(self, first: int, second: int) -> Conflict:
+        a, b = self.table.select(["config_hash", "pairing", "game_index", "winner"]).take([first, second]).to_pylist()
+        return Conflict(record_key(a), self._where(first), a["winner"], self._where(second), b["winner"])
+
+    def refuse_conflicts(self) -> None:
+        """Raise the one line of the first conflict (:meth:`StoreScan.refuse_conflicts`)."""
+        StoreScan(Path(GAMES_FILE), conflicts=tuple(self.conflicts)).refuse_conflicts("merged", "merge")
+
+    def summaries(self) -> Any:
+        """The summary rows (:data:`~boopexp.experiments.summary.COLUMNS`) of the lines written, in order."""
+        return self.table.take(self.rows).select(list(COLUMNS))
+
+    def write(self, writer: _SegmentWriter, scratch: Path) -> None:
+        """Give ``writer`` the lines of :attr:`rows` in that order, holding at most a bucket of
+        them in memory (:data:`MERGE_BUCKET_GAMES`; the others set aside in ``scratch``)."""
+        import struct
+
+        n = len(self.rows)
+        size = max(MERGE_BUCKET_GAMES, -(-n // _MERGE_BUCKETS))
+        if n <= size:
+            for raw in self._gather(self.rows):
+                writer.add(raw)
+            return
+        paths = [scratch / f"lines-{b:04d}" for b in range(-(-n // size))]
+        handles = [open(path, "wb") for path in paths]
+        try:
+            self._visit(self.rows, lambda i, raw: handles[i // size].write(struct.pack("<QI", i, len(raw)) + raw))
+        finally:
+            for fh in handles:
+                fh.close()
+        head = struct.Struct("<QI")
+        for b, path in enumerate(paths):
+            data = path.read_bytes()
+            slots = [b""] * min(size, n - b * size)
+            at = 0
+            while at < len(data):
+                i, length = head.unpack_from(data, at)
+                slots[i - b * size] = data[at + head.size:at + head.size + length]
+                at += head.size + length
+            del data
+            path.unlink()
+            for raw in slots:
+                writer.add(raw)
+
+    def _gather(self, rows: Any) -> list[bytes]:
+        """The stored lines of ``rows``, in their order (:meth:`_visit`)."""
+        lines = [b""] * len(rows)
+        self._visit(rows, lines.__setitem__)
+        return lines
+
+    def _visit(self, rows: Any, visit: Callable[[int, bytes], object]) -> None:
+        """Call ``visit(i, line)`` with the stored line (with its newline) of each row ``rows[i]``,
+        reading each file that holds one once, a line at a time.
+
+        Raises:
+            StoreError: a file changed since it was read (a seal or migrate meanwhile).
+        """
+        import numpy as np
+
+        files = self.file_of[rows]
+        for k in np.unique(files):
+            f = self.files[int(k)]
+            mine = np.flatnonzero(files == k)
+            lines = self.line_of[rows[mine]]
+            at = np.full(int(lines.max()) + 1, -1, dtype=np.int64)
+            at[lines] = mine
+            found = 0
+            for number, raw in self._lines(f):
+                if number < len(at) and at[number] >= 0:
+                    visit(int(at[number]), raw)
+                    found += 1
+            if found != len(mine):
+                raise StoreError(f"{f.path} changed while merging (sealed or migrated meanwhile?); merge again")
+
+    @staticmethod
+    def _lines(f: _FileTable) -> Iterator[tuple[int, bytes]]:
+        """The complete lines of one file as read (a segment unchanged; the log's lines then)."""
+        if f.path.name != GAMES_FILE:
+            try:
+                st = f.path.stat()
+            except OSError as exc:
+                raise _segment_error(f.path, exc) from None
+            if (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns) != f.stamp:
+                raise StoreError(f"{f.path} changed while merging (sealed or migrated meanwhile?); merge again")
+            yield from _segment_stream(f.path)
+            return
+        for number, _, raw in _log_lines(f.path):
+            if number > f.stamp[2] or not raw.endswith(b"\n"):
+                return
+            yield number, raw
 
 
 def _first_difference(a: Mapping[str, Any], b: Mapping[str, Any]) -> str:
@@ -1267,20 +1503,30 @@ def _maintenance(directory: Path, verb: str) -> Iterator[None]:
         os.close(lock)
 
 
+#: Why a sealed segment is damaged: its last line cut short, or no byte at all (a segment is
+#: written whole through a temporary file and is a gzip stream even when it holds no game, 20
+#: bytes: zero bytes is a lost segment, and reading it as empty would have its games played again).
+_NO_NEWLINE = "its last line has no newline"
+_EMPTY = "0 bytes; a sealed segment is never empty"
+
+
+def _segment_error(path: Path, problem: BaseException | str) -> StoreError:
+    """The one line for a sealed segment that cannot be read: gone since it was listed (a seal or
+    migrate renamed it meanwhile: read again), or damaged (an OS or gzip error, or ``problem``
+    said: restore it). Every reader of segments says it so."""
+    if isinstance(problem, FileNotFoundError):
+        return StoreError(f"{path} vanished while reading (sealed or migrated meanwhile?); read again")
+    return StoreError(f"{path}: damaged sealed segment ({problem}); restore it from a copy")
+
+
 def _read_segment(path: Path) -> bytes:
     """A sealed segment's bytes, as stored (compressed)."""
     try:
         data = path.read_bytes()
-    except FileNotFoundError:
-        raise StoreError(f"{path} vanished while reading (sealed or migrated meanwhile?); read again") from None
     except OSError as exc:
-        raise StoreError(f"{path}: damaged sealed segment ({exc}); restore it from a copy") from None
+        raise _segment_error(path, exc) from None
     if not data:
-        # A segment is written whole through a temporary file and is a gzip stream even when it
-        # holds no game (20 bytes): zero bytes is a lost segment, and reading it as empty would
-        # have its games played again.
-        raise StoreError(f"{path}: damaged sealed segment (0 bytes; a sealed segment is never empty); "
-                         "restore it from a copy")
+        raise _segment_error(path, _EMPTY)
     return data
 
 
@@ -1288,7 +1534,7 @@ def _decompress(path: Path, data: bytes) -> bytes:
     try:
         return gzip.decompress(data)
     except (OSError, EOFError, zlib.error) as exc:  # gzip.BadGzipFile is an OSError
-        raise StoreError(f"{path}: damaged sealed segment ({exc}); restore it from a copy") from None
+        raise _segment_error(path, exc) from None
 
 
 def _next_segment_number(directory: Path) -> int:

@@ -71,11 +71,18 @@ def game_summary(record: Mapping[str, Any]) -> dict[str, Any]:
 def summary_bytes(rows: Iterable[tuple[int, Mapping[str, Any]]], segment: bytes) -> bytes:
     """The Parquet file of ``rows`` ((segment line, :func:`game_summary`) in line order) for the
     sealed segment whose bytes are ``segment``."""
+    return table_summary_bytes(summary_table(rows), segment)
+
+
+def table_summary_bytes(table: Any, segment: bytes) -> bytes:
+    """The Parquet file of a summary table (a pyarrow Table of :data:`COLUMNS`, as
+    :func:`summary_table` builds, one row per line of the segment, in line order) for the sealed
+    segment whose bytes are ``segment``: what :func:`summary_bytes` writes, from columns (merge
+    takes a store's rows from its sources' summaries without one Python object a game)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    table = summary_table(rows)
-    table = table.replace_schema_metadata(_fingerprint(segment))
+    table = table.combine_chunks().replace_schema_metadata(_fingerprint(segment))
     sink = pa.BufferOutputStream()
     pq.write_table(table, sink, compression="zstd")
     return bytes(sink.getvalue().to_pybytes())

@@ -85,5 +85,6 @@ def merge(directories: tuple[Path, ...], out: Path) -> None:
                    f"({report.games} games)")
     else:
         assert report.segment is not None
+        into = report.segment.name + (f" .. {report.segments[-1].name}" if len(report.segments) > 1 else "")
         click.echo(f"{out}: {report.added} games merged from {len(directories)} store(s) into "
-                   f"{report.segment.name} ({report.games} games in all)")
+                   f"{into} ({report.games} games in all)")
