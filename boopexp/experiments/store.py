@@ -288,20 +288,21 @@ def segment_blocks(path: Path, block_bytes: int = 1 << 24) -> Iterator[list[tupl
     number = 0
     rest = b""
     try:
-        with gzip.open(path, "rb") as fh:
-            while chunk := fh.read(block_bytes):
-                data = rest + chunk
-                end = data.rfind(b"\n") + 1
-                rest = data[end:]
-                lines = data[:end].split(b"\n")[:-1]
-                yield [(n, raw) for n, raw in enumerate(lines, start=number + 1) if raw.strip()]
-                number += len(lines)
-    except FileNotFoundError:
-        raise StoreError(f"{path} vanished while reading (sealed or migrated meanwhile?); read again") from None
-    except (OSError, EOFError, zlib.error) as exc:
-        raise StoreError(f"{path}: damaged sealed segment ({exc}); restore it from a copy") from None
+        with open(path, "rb") as raw_file:
+            if not os.fstat(raw_file.fileno()).st_size:
+                raise _segment_error(path, _EMPTY)
+            with gzip.GzipFile(fileobj=raw_file, mode="rb") as fh:
+                while chunk := fh.read(block_bytes):
+                    data = rest + chunk
+                    end = data.rfind(b"\n") + 1
+                    rest = data[end:]
+                    lines = data[:end].split(b"\n")[:-1]
+                    yield [(n, raw) for n, raw in enumerate(lines, start=number + 1) if raw.strip()]
+                    number += len(lines)
+    except (OSError, EOFError, zlib.error) as exc:  # gzip.BadGzipFile is an OSError
+        raise _segment_error(path, exc) from None
     if rest:
-        raise StoreError(f"{path}: damaged sealed segment (its last line has no newline); restore it from a copy")
+        raise _segment_error(path, _NO_NEWLINE)
 
 
 def _read_log(directory: Path) -> StoreFile | None:
@@ -330,27 +331,6 @@ def _segment_lines(path: Path, data: bytes) -> list[tuple[int, bytes]]:
     if tail is not None:
         raise _segment_error(path, _NO_NEWLINE)
     return lines
-
-
-def _segment_stream(path: Path) -> Iterator[tuple[int, bytes]]:
-    """:func:`_segment_lines` of the segment at ``path`` decompressed a buffer at a time (memory:
-    one line, not the segment): its complete, non-blank lines as (1-based number, line with its
-    newline)."""
-    try:
-        fh = open(path, "rb")
-    except OSError as exc:
-        raise _segment_error(path, exc) from None
-    with fh:
-        try:
-            if not os.fstat(fh.fileno()).st_size:
-                raise _segment_error(path, _EMPTY)
-            for number, raw in enumerate(gzip.GzipFile(fileobj=fh, mode="rb"), start=1):
-                if not raw.endswith(b"\n"):
-                    raise _segment_error(path, _NO_NEWLINE)
-                if raw.strip():
-                    yield number, raw
-        except (OSError, EOFError, zlib.error) as exc:  # gzip.BadGzipFile is an OSError
-            raise _segment_error(path, exc) from None
 
 
 def parse_line(path: Path, number: int, raw: bytes) -> dict[str, Any]:
@@ -573,7 +553,7 @@ def _combine_columns(directory: Path, files: list[_FileTable], tail: TruncatedTa
 
 def _segment_table(path: Path, earlier: _FileTable | None, columns: Sequence[str] = OUTCOME_COLUMNS) -> _FileTable:
     """A sealed segment's games as a table of ``columns`` (of the summary's): ``earlier`` if the
-    segment is still that file, else its summary, else decoded (a line at a time)."""
+    segment is still that file, else its summary, else decoded (a block of lines at a time)."""
     try:
         st = path.stat()
     except OSError as exc:
@@ -583,7 +563,7 @@ def _segment_table(path: Path, earlier: _FileTable | None, columns: Sequence[str
         return earlier
     table, note = read_summary_table(path, columns)
     if table is None:
-        rows = ((n, game_summary(parse_line(path, n, raw[:-1]))) for n, raw in _segment_stream(path))
+        rows = ((n, game_summary(parse_line(path, n, raw))) for block in segment_blocks(path) for n, raw in block)
         table = summary_table(rows).select(list(columns))
         return _FileTable(path, stamp, table, note, decoded=True)
     return _FileTable(path, stamp, table, note)
@@ -1471,7 +1451,9 @@ class _MergePlan:
                 raise _segment_error(f.path, exc) from None
             if (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns) != f.stamp:
                 raise StoreError(f"{f.path} changed while merging (sealed or migrated meanwhile?); merge again")
-            yield from _segment_stream(f.path)
+            for block in segment_blocks(f.path):
+                for number, raw in block:
+                    yield number, raw + b"\n"
             return
         for number, _, raw in _log_lines(f.path):
             if number > f.stamp[2] or not raw.endswith(b"\n"):
