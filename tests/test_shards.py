@@ -303,6 +303,15 @@ def test_a_large_merge_streams_into_several_segments_in_identity_order(tmp_path,
     assert set(_records(late)) == set(_records(out)) and GameStore(late).outcomes().notes == ()
 
 
+def test_merge_into_a_new_folder_whose_parents_do_not_exist_creates_them(tmp_path):
+    folders = sealed_shards(tmp_path, n=2)
+    out = tmp_path / "a" / "b" / "merged"
+    result = invoke("merge", *folders, "--out", out)
+    assert result.exit_code == 0, result.output
+    assert set(_records(out)) == set().union(*(_records(f) for f in folders))
+    assert [p.name for p in out.parent.iterdir()] == ["merged"]
+
+
 def test_merge_into_an_existing_store_refuses_a_conflict_before_writing(tmp_path):
     from boopexp.experiments.store import encode_record
 

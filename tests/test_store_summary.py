@@ -199,3 +199,43 @@ def test_status_counts_the_summaries_columns_never_one_row_a_game(tmp_path, monk
     monkeypatch.setattr(store_module, "parse_line", no_rows)
     [row] = folder_status(folder).to_dict()["pairings"]
     assert (row["done"], row["p1_wins"], row["p2_wins"], row["no_winner"]) == (4, 2, 1, 1)
+
+
+def _log_rows_decoded(path: Path, data: bytes) -> list[dict]:
+    from boopexp.experiments.store import OUTCOME_COLUMNS
+
+    return [{"line": n, **{k: game_summary(parse_line(path, n, raw))[k] for k in OUTCOME_COLUMNS[1:]}}
+            for n, raw in enumerate(data.splitlines(), start=1)]
+
+
+def test_the_live_log_read_as_columns_equals_decoding_each_line_on_every_committed_store(tmp_path):
+    """store._log_outcomes (pyarrow's JSON reader, a few fields) gives what decoding every line
+    gives: on each committed store's games as a log, in their stored form (schema 2) and as
+    schema 1 (every field written out), and on lines with a sweep point, a forfeit, a null."""
+    import json
+
+    from boopexp.experiments.store import _log_outcomes, decode_record
+
+    def as_text(rows):  # forfeit and sweep are JSON text in the columns
+        return [{**r, **{c: None if r[c] is None else json.dumps(r[c]) for c in ("forfeit", "sweep")}} for r in rows]
+
+    path = tmp_path / "games.jsonl"
+    odd = b"".join(encode_record(r) for r in (
+        rec(0, sweep={"budget.seconds": 0.5}), rec(1, None, termination="ply_limit"),
+        rec(2, "p2", termination="agent_error", forfeit={"side": "p1", "error": "boom"}),
+        rec(3, "p1", p1=None, p1_spec={"name": "a"}), rec(4, "p2", p1_spec={"name": "a"}, p2_spec={"name": "b"})))
+    logs = [odd]
+    for folder in results_folders(ROOT / "results"):
+        for segment in store_module.segment_paths(folder):
+            lines = gzip.decompress(segment.read_bytes()).splitlines(keepends=True)[:100]  # a sample: fast
+            logs.append(b"".join(lines))
+            logs.append(b"".join(json.dumps(decode_record(json.loads(raw)), default=str).encode() + b"\n"
+                                 for raw in lines[:20]) + odd)
+    assert len(logs) > 100
+    for data in logs:
+        table = _log_outcomes(path, data, 0)
+        assert table is not None and as_text(_log_rows_decoded(path, data)) == table.to_pylist()
+    # a line the reader cannot take is left to the exact decoding, which names it
+    for bad in (b"{not json\n", b"\n", encode_record(rec(0)).replace(b'"winner":"p1"', b'"winner":"p3"'),
+                encode_record(rec(0)).replace(b',"winner":"p1"', b""), encode_record(rec(0)).replace(b":2,", b":3,", 1)):
+        assert _log_outcomes(path, encode_record(rec(9)) + bad, 0) is None
