@@ -68,13 +68,15 @@ def test_a_zero_byte_segment_is_refused_as_a_corrupt_store_by_every_command(tmp_
     folder = tmp_path / "r"
     write_log(folder, 2)
     (folder / "games-0001.jsonl.gz").write_bytes(b"")
+    (folder / "config.yaml").write_text("seed: 1\n")  # merge compares the stores' settings first
     before = _snapshot(folder)
     for args in (("status", str(folder)), ("seal", str(folder)), ("migrate", str(folder)),
-                 ("tables", str(folder), "--out", str(tmp_path / "t"))):
+                 ("tables", str(folder), "--out", str(tmp_path / "t")),
+                 ("merge", str(folder), "--out", str(tmp_path / "m"))):
         line = _one_line(invoke(*args), 1)
         assert line == (f"Error: {folder / 'games-0001.jsonl.gz'}: damaged sealed segment (0 bytes; a sealed "
                         "segment is never empty); restore it from a copy"), args
-    assert _snapshot(folder) == before and not (tmp_path / "t").exists()
+    assert _snapshot(folder) == before and not (tmp_path / "t").exists() and not (tmp_path / "m").exists()
 
 
 def test_a_migrated_store_of_no_game_is_a_valid_segment(tmp_path):
