@@ -1271,12 +1271,13 @@ def merge(sources: Sequence[str | Path], out: str | Path) -> MergeReport:
     different games (:class:`Conflict`).
 
     Streaming, in bounded memory (:class:`_MergePlan`): the games' identities and winners come
-    from the summaries' columns (a segment without a usable summary, and a live log, are decoded
-    a line at a time); only games stored more than once have their copies' lines read, for a
-    digest, and decoded only if the digests differ; every conflict is found before anything is
-    written. The new lines are then copied in identity order into segments of at most
-    :data:`SEGMENT_GAMES` games, each with its summary (taken from the sources' summaries), at most
-    :data:`MERGE_BUCKET_GAMES` lines in memory at once (more are set aside in scratch files).
+    from the summaries' columns (a segment without a usable summary is decoded a block of lines
+    at a time; a source's live log is read whole and decoded, as a run's is); only games stored
+    more than once have their copies' lines read, for a digest, and decoded only if the digests
+    differ; every conflict is found before anything is written. The new lines are then copied in
+    identity order into segments of at most :data:`SEGMENT_GAMES` games, each with its summary
+    (taken from the sources' summaries), at most :data:`MERGE_BUCKET_GAMES` lines in memory at
+    once (more are set aside in scratch files).
 
     Crash-safe: a new ``out`` is built beside it (``.OUT.merging``) and renamed into place (fault
     point ``merge:built`` before the rename): a kill leaves it absent or complete. An existing one
