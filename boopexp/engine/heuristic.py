@@ -247,6 +247,13 @@ def _line_kinds():
     return kind_of, reps
 
 
+# Red and the pool facts as numpy scalars, not Python constants: numba would compile _scan_line
+# and _pattern once per literal value passed (five _pattern in all, ~1 s on a cold cache); typed
+# int64 and bool, they share the one _pattern of the scan above (see rules.REAL).
+_RED = np.int64(1)
+_NO, _YES = np.bool_(False), np.bool_(True)
+
+
 @njit(cache=True, _nrt=False)
 def _scan_line(st, squares, entries, cin, my_lp, op_lp):
     """(LINE value, carry-out) of one line of ``st`` from Red's (+1) view, the scan starting
@@ -258,7 +265,7 @@ def _scan_line(st, squares, entries, cin, my_lp, op_lp):
         skip = 0
         e = entries[pos]
         if st[SCAN_S[e]] != 0:
-            value, skip = _pattern(st, e, 1, my_lp, op_lp)
+            value, skip = _pattern(st, e, _RED, my_lp, op_lp)
             total += value
         pos += 1 + skip
     return total, pos - n_ent
@@ -278,10 +285,10 @@ def _fill_kind_table(squares, entries, n_cin, out):
                 x //= 5
             # the four pool cases (my large in pool?, opponent's?) give X = 20/60/0/60 on a
             # ring pair, 20/60/20/60 elsewhere and Y = -40/-40/-300/-300: solve for the counts
-            v_ff, c_ff = _scan_line(st, squares, entries, cin, False, False)
-            v_tf, c_tf = _scan_line(st, squares, entries, cin, True, False)
-            v_ft, c_ft = _scan_line(st, squares, entries, cin, False, True)
-            v_tt, c_tt = _scan_line(st, squares, entries, cin, True, True)
+            v_ff, c_ff = _scan_line(st, squares, entries, cin, _NO, _NO)
+            v_tf, c_tf = _scan_line(st, squares, entries, cin, _YES, _NO)
+            v_ft, c_ft = _scan_line(st, squares, entries, cin, _NO, _YES)
+            v_tt, c_tt = _scan_line(st, squares, entries, cin, _YES, _YES)
             n_x = (v_tt - v_ft) // 40
             n_xr = (v_tf - v_ff) // 40 - n_x
             n_y = (v_ff - v_ft - 20 * n_xr) // 260

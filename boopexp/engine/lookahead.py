@@ -67,7 +67,7 @@ def winning_reply(st, reply):
                 reply[i] = st[i]
             place_and_push(reply, size, sq)
             tested += 1
-            if has_won(reply, mover):
+            if has_won(reply, np.int64(mover)):  # as every other caller: one compiled has_won
                 return encode_move(size, sq), tested
     return -1, tested
 

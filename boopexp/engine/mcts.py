@@ -75,8 +75,10 @@ UNVISITED_UCT = 999999.9
 #: nodes a search tree starts with (the root's children, at most 72, and room to grow)
 INITIAL_CAPACITY = 1024
 
-#: the root's node id; ids are allocated in creation order, so the root is always the first
-ROOT = 0
+#: the root's node id; ids are allocated in creation order, so the root is always the first (an
+#: int64 scalar, not a Python int: create_node(tree, ROOT, ...) then shares the one compiled
+#: create_node instead of compiling it again for the literal 0, see rules.REAL)
+ROOT = np.int64(0)
 #: the parent of the root, and an absent child / sibling link
 NO_PARENT = -1
 NO_NODE = -1

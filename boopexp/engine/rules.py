@@ -44,14 +44,19 @@ from boopexp.engine.state import (
     TO_MOVE,
 )
 
-REAL = 0
-TREE = 1
-SIM = 2
+# The variants and the promotion policies are numpy int64 scalars, not Python ints: numba types a
+# Python int constant that a kernel passes as its own value (a Literal) and compiles the callee
+# once per value (apply_move_inplace three times: TREE from the search, REAL from the two-stage
+# check, int64 from Python), each a full compilation on a cold cache (issue 22); an int64 scalar
+# is typed int64, so every caller shares one compiled apply_move_inplace.
+REAL = np.int64(0)
+TREE = np.int64(1)
+SIM = np.int64(2)
 VARIANTS = {"REAL": REAL, "TREE": TREE, "SIM": SIM}
 
 #: promotion policies for ``apply_move``'s ``promo`` argument (a value >= 0 is an explicit index)
-PROMO_HEURISTIC = -1  # maximal promotion-heuristic score, uniform among ties (every AI)
-PROMO_RANDOM = -2  # a uniformly random candidate (the random agent, AGENTS.md §C.3)
+PROMO_HEURISTIC = np.int64(-1)  # maximal promotion-heuristic score, uniform among ties (every AI)
+PROMO_RANDOM = np.int64(-2)  # a uniformly random candidate (the random agent, AGENTS.md §C.3)
 
 MAX_GROUPS = 48
 
