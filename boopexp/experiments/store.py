@@ -370,6 +370,27 @@ def scan_store(directory: str | Path) -> StoreScan:
     return _scan_games(Path(directory), _parsed(files), whole=True)
 
 
+def record_at(location: Location) -> dict[str, Any]:
+    """The game record stored at ``location`` (a line of a sealed segment or of the live log, as
+    :meth:`OutcomeColumns.origin_of_row` names it), decoded like every record: one game read
+    without decoding the store's others (``boopexp serve``'s viewer). Reads only.
+
+    Raises:
+        StoreError: the file cannot be read, the line is gone (sealed or rewritten meanwhile) or
+            is not a valid record.
+    """
+    path, number = location
+    if path.name == GAMES_FILE:
+        log = _read_log(path.parent)
+        lines = log.lines if log is not None else []
+    else:
+        lines = _segment_lines(path, _read_segment(path))
+    raw = next((raw for n, raw in lines if n == number), None)
+    if raw is None:
+        raise StoreError(f"{path} line {number} vanished while reading (sealed or migrated meanwhile?); read again")
+    return parse_line(path, number, raw)
+
+
 def _parsed(files: Iterable[StoreFile]) -> list[_Games]:
     """The files' lines as parsed records."""
     return [_Games(f.path, ((n, parse_line(f.path, n, raw)) for n, raw in f.lines), f.tail) for f in files]

@@ -18,6 +18,7 @@ _COMMANDS: dict[str, tuple[str, ...]] = {
     "play": ("game", "calibrate", "replay", "play"),
     "stores": ("seal", "migrate", "merge"),
     "tune": ("tune",),
+    "serve": ("serve",),
 }
 
 

@@ -1,0 +1,95 @@
+"""``boopexp serve``: the stores under a folder in the browser (experiments, progress, the game viewer).
+
+Needs the optional extra ``web`` (FastAPI, uvicorn, Jinja2: ``pip install 'boopexp[web]'``;
+``make install`` includes it). Reads only: nothing under the root is written or locked.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+import threading
+import webbrowser
+from pathlib import Path
+
+import click
+
+from boopexp.errors import ConfigError
+
+#: Hosts that only this machine reaches (no warning).
+LOOPBACK_NAMES = ("localhost",)
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` is reachable from this machine only (127.0.0.0/8, ::1, localhost)."""
+    if host in LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """A socket bound to ``host:port`` and listening (port 0: a free port).
+
+    Raises:
+        ConfigError: the address cannot be bound (in use, not this machine's, no permission).
+    """
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except socket.gaierror as exc:
+        raise ConfigError(f"--host {host!r}: {exc.strerror}; give an address of this machine "
+                          "(127.0.0.1, 0.0.0.0, ::1)") from None
+    family, _, _, _, address = infos[0]
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(address)
+        sock.listen(128)
+    except OSError as exc:
+        sock.close()
+        raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror or exc}; choose another --port "
+                          "(or --host)") from None
+    return sock
+
+
+@click.command("serve")
+@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("results"), show_default=True,
+              help="The folder whose stores (at any depth) and report files are shown; nothing outside it is served.")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="The address to listen on; anything but this machine's loopback is reachable by others "
+                   "(a warning says so).")
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
+              help="The port (0: any free port, printed).")
+@click.option("--open", "open_browser", is_flag=True, help="Open the dashboard in the default browser.")
+def serve(root: Path, host: str, port: int, open_browser: bool) -> None:
+    """Serve the stores under --root in the browser, read only: every experiment's progress
+    (live while a run plays), SPRT state, forfeits, tables and figures, and a game viewer
+    (/game?store=&pairing=&index=). The JSON API is described at /docs. Ctrl-C stops it."""
+    if not root.is_dir():
+        raise ConfigError(f"--root {str(root)!r} is not a folder; give the folder that holds the stores "
+                          "(default results)")
+    try:
+        import uvicorn
+
+        from boopexp.interfaces.web.app import create_app
+    except ImportError as exc:
+        raise ConfigError(f"boopexp serve needs the 'web' extra ({exc.name} is missing): "
+                                "pip install 'boopexp[web]' (make install includes it)") from None
+    if not is_loopback(host):
+        click.echo(f"Warning: --host {host} is reachable from other machines: anyone who can reach it can read "
+                   f"every store under {root}", err=True)
+    sock = _listen(host, port)
+    bound = sock.getsockname()[1]
+    shown = f"[{host}]" if ":" in host else host
+    url = f"http://{shown}:{bound}/"
+    app = create_app(root)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off"))
+    click.echo(f"Serving the stores under {root}/ at {url} (read only; Ctrl-C stops)", err=False)
+    if open_browser:
+        threading.Timer(0.5, webbrowser.open, args=(url,)).start()
+    try:
+        server.run(sockets=[sock])
+    finally:
+        sock.close()

@@ -1,0 +1,147 @@
+"""The ``boopexp serve`` application: the pages and the JSON API behind them (FastAPI; its OpenAPI
+description at ``/openapi.json``, browsable at ``/docs``).
+
+Pages: ``/`` every store under the root and its progress (polled, so a run in progress shows
+live), ``/store?store=`` one store's pairings, SPRT, forfeits, report files and games, ``/game?store=
+&pairing=&index=`` the game viewer. API: ``/api/stores``, ``/api/store``, ``/api/game`` (the record
+as ``build_record`` returns it), ``/api/game/plies`` (its positions), ``/files?path=`` (a report
+file). A refused request is a 4xx with ``{"error": "<one line>"}``; nothing is ever written.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, Query, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+from fastapi.templating import Jinja2Templates
+from starlette.exceptions import HTTPException
+
+from boopexp import __version__
+from boopexp.interfaces.web import stores
+from boopexp.interfaces.web.stores import RequestError, Root, StatusCache
+
+HERE = Path(__file__).resolve().parent
+
+_STORE = Query(..., description="The store's folder relative to the root, as /api/stores lists it.")
+_PAIRING = Query(..., description='The pairing, p1 first: "mcts-co vs vanilla".')
+_INDEX = Query(..., description="The game's index in its pairing (0-based).")
+_HASH = Query(None, description="The settings hash (or a prefix): only when the store holds the game under "
+                                "several settings.")
+
+
+def _json(data: Any, status: int = 200) -> Response:
+    # json.dumps writes the records' enum members (str subclasses) as their strings, as the store does
+    return Response(json.dumps(data, allow_nan=False), status_code=status, media_type="application/json")
+
+
+def _validation_line(exc: RequestValidationError) -> str:
+    first = exc.errors()[0]
+    where = [str(p) for p in first.get("loc", ()) if p != "query"]
+    given = first.get("input")
+    shown = f" (got {given!r})" if given is not None and not isinstance(given, dict) else ""
+    return f"query parameter {'.'.join(where)!r}: {first.get('msg', 'invalid')}{shown}"
+
+
+def create_app(root: str | Path, warm: bool = True) -> FastAPI:
+    """The application serving the stores under ``root``.
+
+    Args:
+        root: the folder shown (``--root``); nothing outside it is served.
+        warm: read every store's status in a background thread at once (no engine), so that the
+            first dashboard is served from the cache.
+    """
+    base = Root.of(root)
+    cache = StatusCache()
+    app = FastAPI(title="boopexp", version=__version__,
+                  description=f"The stores under {base.path.name}/: progress, games and reports (read only).")
+    app.state.root = base
+    app.state.cache = cache
+    templates = Jinja2Templates(directory=str(HERE / "templates"))
+    app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
+
+    def wants_html(request: Request) -> bool:
+        return not request.url.path.startswith(("/api/", "/files", "/openapi", "/static"))
+
+    def refuse(request: Request, status: int, message: str) -> Response:
+        if wants_html(request):
+            return templates.TemplateResponse(request, "error.html", {"message": message, "status": status,
+                                                                      "root": base.path.name}, status_code=status)
+        return JSONResponse({"error": message}, status_code=status)
+
+    @app.exception_handler(RequestError)
+    async def _refused(request: Request, exc: RequestError) -> Response:
+        return refuse(request, exc.status, str(exc))
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, exc: RequestValidationError) -> Response:
+        return refuse(request, 400, _validation_line(exc))
+
+    @app.exception_handler(HTTPException)
+    async def _http(request: Request, exc: HTTPException) -> Response:
+        message = "no such page or API route; see /docs" if exc.status_code == 404 else str(exc.detail)
+        return refuse(request, exc.status_code, message)
+
+    # --- the JSON API -------------------------------------------------------------------------
+
+    @app.get("/api/stores", summary="Every store under the root and its progress")
+    def api_stores() -> Response:
+        """Each store: ``folder`` (relative to the root), its settings, games done/planned per pairing,
+        SPRT state, forfeits and warnings (``boopexp status --json``'s fields), or ``error``."""
+        return _json({"root": base.path.name, "stores": stores.list_stores(base, cache)})
+
+    @app.get("/api/store", summary="One store: its progress, its games and its report files")
+    def api_store(store: str = _STORE) -> Response:
+        folder = base.store(store)
+        return _json({"status": cache.status(folder, store), "games": stores.store_games(base, cache, store),
+                      "files": stores.report_files(base, folder)})
+
+    @app.get("/api/reports", summary="The folders of report files (tables, ratings, figures) under the root")
+    def api_reports() -> Response:
+        return _json({"reports": stores.report_folders(base)})
+
+    @app.get("/api/game", summary="One game's record, as build_record returns it")
+    def api_game(store: str = _STORE, pairing: str = _PAIRING, index: int = _INDEX,
+                 config_hash: str | None = _HASH) -> Response:
+        return _json(stores.find_record(base, cache, store, pairing, index, config_hash))
+
+    @app.get("/api/game/plies", summary="One game's positions, ply by ply (the board, pushes, promotions)")
+    def api_game_plies(store: str = _STORE, pairing: str = _PAIRING, index: int = _INDEX,
+                       config_hash: str | None = _HASH) -> Response:
+        from boopexp.interfaces.web.game import game_plies
+
+        return _json(game_plies(stores.find_record(base, cache, store, pairing, index, config_hash)))
+
+    @app.get("/files", summary="A report file under the root (png, svg, md, csv, tex, json)")
+    def files(path: str = Query(..., description="The file, relative to the root.")) -> Response:
+        found, kind = stores.report_file(base, path)
+        return FileResponse(found, media_type=kind)
+
+    # --- the pages ----------------------------------------------------------------------------
+
+    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
+    def dashboard(request: Request) -> Response:
+        return templates.TemplateResponse(request, "dashboard.html", {"root": base.path.name})
+
+    @app.get("/store", response_class=HTMLResponse, include_in_schema=False)
+    def store_page(request: Request, store: str = _STORE) -> Response:
+        base.store(store)
+        return templates.TemplateResponse(request, "store.html", {"root": base.path.name, "store": store})
+
+    @app.get("/game", response_class=HTMLResponse, include_in_schema=False)
+    def game_page(request: Request, store: str = _STORE, pairing: str = _PAIRING, index: int = _INDEX,
+                  config_hash: str | None = _HASH) -> Response:
+        from boopexp.interfaces.web.game import game_plies
+
+        record = stores.find_record(base, cache, store, pairing, index, config_hash)
+        data = {"store": store, "record": record, **game_plies(record)}
+        return templates.TemplateResponse(request, "game.html", {"root": base.path.name, "store": store,
+                                                                 "record": record, "data": data})
+
+    if warm:
+        app.state.warm = stores.warm(base, cache)
+    return app

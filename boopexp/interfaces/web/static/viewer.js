@@ -1,0 +1,91 @@
+// The game viewer: step through the plies of a stored game (buttons, slider, ←/→, Home/End, a ply
+// number); the URL keeps the ply (?ply=N).
+"use strict";
+
+(function () {
+  const data = JSON.parse(document.getElementById("game-data").textContent);
+  const record = data.record, last = data.plies.length;
+  const $ = id => document.getElementById(id);
+  const slider = $("slider"), input = $("ply");
+  slider.max = input.max = String(last);
+  $("plies").textContent = String(last);
+
+  const winner = record.winner;
+  let result = winner ? record[winner] + " (" + winner + ", " + record.winner_colour + ") wins" : "no winner";
+  result += " · " + record.termination + " · " + record.plies + " plies";
+  if (record.forfeit) {
+    const f = record.forfeit;
+    result += " · forfeit by " + f.agent + " (" + f.player + ")" + (f.move ? ", move " + f.move : "") +
+      (f.error ? ": " + f.error : "");
+  }
+  $("result").textContent = result;
+
+  const facts = [["p1 (Blue)", record.p1], ["p2 (Red)", record.p2], ["settings hash", record.config_hash],
+    ["seed", record.seed], ["budget", JSON.stringify(record.budget)], ["preset", record.preset],
+    ["experiment", record.experiment], ["host seconds", record.host_seconds], ["version", record.version]];
+  if (record.sweep) facts.push(["sweep point", JSON.stringify(record.sweep)]);
+  if (record.plugin_output) facts.push(["plugin output", JSON.stringify(record.plugin_output)]);
+  for (const [k, v] of facts) $("facts").tBodies[0].append(el("tr", {}, el("th", {text: k}), el("td", {text: String(v)})));
+
+  const list = $("moves");
+  data.plies.forEach((p, i) => {
+    const a = el("a", {href: "#", "data-ply": String(i + 1), class: p.colour, text: p.move});
+    a.addEventListener("click", ev => { ev.preventDefault(); show(i + 1); });
+    list.append(el("li", {}, a));
+  });
+
+  function telemetryRows(ply) {
+    const body = $("telemetry").tBodies[0];
+    body.replaceChildren();
+    if (ply === 0) return;
+    const t = (record.telemetry || [])[ply - 1] || {};
+    for (const [k, v] of Object.entries(t)) {
+      const shown = typeof v === "object" ? JSON.stringify(v) : String(v);
+      body.append(el("tr", {}, el("th", {text: k}), el("td", {text: shown})));
+    }
+  }
+
+  let current = -1;
+  function show(ply, keepURL) {
+    ply = Math.max(0, Math.min(last, Number.isFinite(ply) ? Math.trunc(ply) : 0));
+    if (ply === current) return;
+    current = ply;
+    const p = ply ? data.plies[ply - 1] : null;
+    drawBoard($("board"), data.positions[ply], p);
+    slider.value = input.value = String(ply);
+    const pos = data.positions[ply];
+    $("pools").textContent = "Blue pool: " + pos.pools.blue[0] + " small, " + pos.pools.blue[1] + " large · Red pool: " +
+      pos.pools.red[0] + " small, " + pos.pools.red[1] + " large · " + pos.to_move + " to move";
+    $("move-title").textContent = p ? "Ply " + ply + ": " + p.colour + " plays " + p.move +
+      (p.pushes.length ? " (pushes " + p.pushes.map(x => x[0] + "→" + (x[1] || "off")).join(", ") + ")" : "") +
+      (p.promoted.length ? " · promotes " + p.promoted.join(" ") : "") : "Start";
+    telemetryRows(ply);
+    for (const a of list.querySelectorAll("a.current")) a.classList.remove("current");
+    const here = list.querySelector('a[data-ply="' + ply + '"]');
+    if (here) { here.classList.add("current"); here.scrollIntoView({block: "nearest"}); }
+    document.body.dataset.ply = String(ply);
+    if (!keepURL) {
+      const url = new URL(window.location.href);
+      url.searchParams.set("ply", String(ply));
+      history.replaceState(null, "", url);
+    }
+  }
+
+  $("first").onclick = () => show(0);
+  $("prev").onclick = () => show(current - 1);
+  $("next").onclick = () => show(current + 1);
+  $("last").onclick = () => show(last);
+  slider.oninput = () => show(Number(slider.value));
+  input.onchange = () => show(Number(input.value));
+  document.addEventListener("keydown", ev => {
+    if (ev.target === input) return;
+    if (ev.key === "ArrowLeft") show(current - 1);
+    else if (ev.key === "ArrowRight") show(current + 1);
+    else if (ev.key === "Home") show(0);
+    else if (ev.key === "End") show(last);
+    else return;
+    ev.preventDefault();
+  });
+  const asked = new URL(window.location.href).searchParams.get("ply");
+  show(asked === null ? 0 : Number(asked), asked === null);
+})();

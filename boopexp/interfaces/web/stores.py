@@ -1,0 +1,302 @@
+"""What ``boopexp serve`` reads under its root: the stores and their progress, one game, the report files.
+
+Every name a request gives (a store, a file) is checked here before anything is opened: it must be
+a relative path without ``..`` that stays under the root once symlinks are followed, and every file
+of a store must too (a ``games.jsonl`` linked to a file elsewhere is refused, not read). Mistakes
+raise :class:`RequestError` with the HTTP status and one line; the app turns it into JSON.
+
+Reads only: nothing here creates, locks or changes a file (a run in progress is not disturbed),
+and nothing imports the engine (the game viewer's boards are ``game.py``'s).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from boopexp.errors import BoopError
+from boopexp.experiments.status import folder_status, results_folders
+from boopexp.experiments.store import (
+    CONFIG_FILE,
+    GAMES_FILE,
+    SEGMENT_PATTERN,
+    has_games_files,
+    record_at,
+    scan_outcome_columns,
+)
+from boopexp.experiments.summary import SUMMARY_PATTERN
+
+#: The report files a store's page links to and ``/files`` serves (what ``boopexp tables`` and
+#: ``ratings`` write), by suffix, with their media type.
+REPORT_TYPES = {".png": "image/png", ".svg": "image/svg+xml", ".md": "text/markdown; charset=utf-8",
+                ".csv": "text/csv; charset=utf-8", ".tex": "text/plain; charset=utf-8",
+                ".json": "application/json"}
+#: At most this many report files are listed per folder (a tuning's trials hold hundreds).
+MAX_REPORT_FILES = 200
+
+
+class RequestError(BoopError):
+    """A request the server refuses: ``status`` (400 a malformed request, 404 nothing there, 409
+    ambiguous, 422 a store that cannot be read) and one line saying what is wrong and what is allowed."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass(frozen=True)
+class Root:
+    """The folder ``boopexp serve`` shows (``--root``), resolved once."""
+
+    path: Path
+
+    @classmethod
+    def of(cls, folder: str | Path) -> Root:
+        return cls(Path(folder).resolve())
+
+    def relative(self, folder: Path) -> str:
+        """``folder`` (a path under the root as walked, not resolved) as the root-relative POSIX
+        path requests name it."""
+        rel = Path(os.path.relpath(folder, self.path)).as_posix()
+        return "" if rel == "." else rel
+
+    def holds(self, path: Path) -> bool:
+        """Whether ``path`` is under the root once its symlinks are followed."""
+        return path.resolve().is_relative_to(self.path)
+
+    def inside(self, name: str, what: str) -> Path:
+        """The path ``name`` names under the root, symlinks followed.
+
+        Raises:
+            RequestError: 400 for an empty, absolute or ``..`` name, or one that leads out of the root.
+        """
+        if not name or "\\" in name or "\x00" in name:
+            raise RequestError(400, f"{what} {name!r} is not a folder under the root: give its path relative to "
+                                    "the root, with '/' (as /api/stores lists them)")
+        pure = PurePosixPath(name)
+        if pure.is_absolute() or ".." in pure.parts:
+            raise RequestError(400, f"{what} {name!r} is not under the root: give a relative path without '..' "
+                                    "(as /api/stores lists them)")
+        path = (self.path / pure).resolve()
+        if not path.is_relative_to(self.path):
+            raise RequestError(400, f"{what} {name!r} leads out of the root (a symbolic link); only what is "
+                                    "under the root is served")
+        return path
+
+    def store(self, name: str) -> Path:
+        """The store folder ``name`` names, each of its files checked to be under the root.
+
+        Raises:
+            RequestError: as :meth:`inside`; 404 when it is not a store (no live log, no segment).
+        """
+        path = self.inside(name, "store")
+        if not path.is_dir() or not has_games_files(path):
+            raise RequestError(404, f"no store {name!r} under the root (a folder with games.jsonl or sealed "
+                                    "games-NNNN.jsonl.gz); /api/stores lists them")
+        for file in _store_files(path):
+            if not self.holds(file):
+                raise RequestError(400, f"store {name!r}: {file.name} leads out of the root (a symbolic link); "
+                                        "it is not read")
+        return path
+
+
+def _store_files(folder: Path) -> list[Path]:
+    """The files of a store that reading it opens: log, config, segments and their summaries."""
+    names = os.listdir(folder)
+    return [folder / n for n in names
+            if n in (GAMES_FILE, CONFIG_FILE) or SEGMENT_PATTERN.fullmatch(n) or SUMMARY_PATTERN.fullmatch(n)]
+
+
+def _signature(folder: Path) -> tuple:
+    """What changes when a store's content does: each of its files' name, size and mtime."""
+    out = []
+    for file in sorted(_store_files(folder)):
+        try:
+            st = file.stat()
+        except OSError:
+            continue
+        out.append((file.name, st.st_size, st.st_mtime_ns, st.st_ino))
+    return tuple(out)
+
+
+class StatusCache:
+    """Each store's status (``experiments.status.folder_status``), read again only when one of its
+    files changed: the dashboard polls every store, and most stores never change. Also each
+    store's outcome columns as last read, which the next read of that store starts from
+    (``scan_outcome_columns(since=)``: unchanged files are not read again)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._entries: dict[Path, tuple[tuple, dict[str, Any]]] = {}
+        self._columns: dict[Path, Any] = {}
+
+    def columns(self, folder: Path) -> Any:
+        """The store's :class:`~boopexp.experiments.store.OutcomeColumns`, read from the last ones.
+
+        Raises:
+            RequestError: 422 the store cannot be read (the store's one line).
+        """
+        with self._lock:
+            since = self._columns.get(folder)
+        try:
+            columns = scan_outcome_columns(folder, since=since)
+        except BoopError as exc:
+            raise RequestError(422, f"cannot read the store: {exc}") from None
+        with self._lock:
+            self._columns[folder] = columns
+        return columns
+
+    def status(self, folder: Path, name: str) -> dict[str, Any]:
+        """The store's status as ``status --json`` gives it, its folder as ``name`` (root-relative);
+        a store that cannot be read has ``error`` (one line) instead of crashing the listing."""
+        signature = _signature(folder)
+        with self._lock:
+            hit = self._entries.get(folder)
+        if hit is not None and hit[0] == signature:
+            return hit[1]
+        try:
+            doc = folder_status(folder).to_dict()
+            doc["error"] = None
+        except BoopError as exc:
+            doc = {"pairings": [], "total": {"done": 0, "planned": 0}, "sprt": [], "forfeits": {}, "warnings": [],
+                   "settings": None, "planned": False, "other_records": 0, "error": str(exc)}
+        doc["folder"] = name
+        with self._lock:
+            self._entries[folder] = (signature, doc)
+        return doc
+
+
+def list_stores(root: Root, cache: StatusCache) -> list[dict[str, Any]]:
+    """Every store under the root with its progress: path (root-relative), name, games done and
+    planned, per pairing, SPRT state and forfeits (``/api/stores``). Counting reads the stores'
+    outcome columns only (``scan_outcome_columns``), never a game's moves."""
+    out = []
+    for folder in results_folders(root.path):
+        name = root.relative(folder)
+        try:
+            root.store(name)
+        except RequestError:
+            continue  # a store reached through a link out of the root is not listed
+        out.append(cache.status(folder, name))
+    return out
+
+
+def store_games(root: Root, cache: StatusCache, name: str) -> list[dict[str, Any]]:
+    """Each game of store ``name`` in one row: pairing, index, settings hash, winner, termination
+    (the outcome columns: no game is decoded)."""
+    folder = root.store(name)
+    table = cache.columns(folder).table
+    keep = [c for c in ("config_hash", "pairing", "game_index", "winner", "termination") if c in
+            table.column_names]
+    return list(table.select(keep).to_pylist())
+
+
+def report_files(root: Root, folder: Path) -> list[str]:
+    """The report files (figures and tables, :data:`REPORT_TYPES`) in ``folder`` and its
+    subfolders that are not stores themselves, root-relative, sorted."""
+    found: list[str] = []
+    for here, dirs, files in os.walk(folder):
+        if Path(here) != folder and has_games_files(here):
+            dirs[:] = []
+            continue
+        dirs.sort()
+        for f in sorted(files):
+            if Path(f).suffix in REPORT_TYPES and root.holds(Path(here) / f):
+                found.append(root.relative(Path(here) / f))
+                if len(found) >= MAX_REPORT_FILES:
+                    return found
+    return found
+
+
+def report_folders(root: Root) -> list[dict[str, Any]]:
+    """The folders under the root that hold report files but no games (``results/tables``, …)
+    with their files: what ``boopexp tables`` and ``ratings`` drew."""
+    out = []
+    for here, dirs, files in os.walk(root.path):
+        dirs.sort()
+        if has_games_files(here):
+            continue
+        shown = [f for f in sorted(files) if Path(f).suffix in REPORT_TYPES and root.holds(Path(here) / f)]
+        if shown:
+            out.append({"folder": root.relative(Path(here)), "files": [root.relative(Path(here) / f) for f in shown]})
+    return out
+
+
+def report_file(root: Root, name: str) -> tuple[Path, str]:
+    """A report file under the root and its media type (``/files``).
+
+    Raises:
+        RequestError: as :meth:`Root.inside`; 404 not a file there or not a report file.
+    """
+    path = root.inside(name, "file")
+    kind = REPORT_TYPES.get(path.suffix)
+    if kind is None:
+        raise RequestError(404, f"file {name!r}: only report files are served ({', '.join(REPORT_TYPES)})")
+    if not path.is_file():
+        raise RequestError(404, f"no file {name!r} under the root")
+    return path, kind
+
+
+def find_record(root: Root, cache: StatusCache, name: str, pairing: str, index: int,
+                config_hash: str | None = None) -> dict[str, Any]:
+    """The record of game ``pairing`` #``index`` of store ``name`` as ``build_record`` returns it
+    (decoded; ``/api/game``): found in the store's outcome columns, then only its own line read.
+
+    Args:
+        config_hash: the settings hash (or a prefix), needed only when the store holds the game
+            under several settings.
+
+    Raises:
+        RequestError: as :meth:`Root.store`; 404 unknown pairing (the message lists the store's)
+            or index out of range (the message gives the range); 409 the game exists under several
+            settings and ``config_hash`` does not pick one (the message lists them).
+    """
+    import pyarrow.compute as pc
+
+    folder = root.store(name)
+    if index < 0:
+        raise RequestError(400, f"index {index}: a game index is 0 or more")
+    columns = cache.columns(folder)
+    table = columns.table
+    in_pairing = pc.equal(table["pairing"], pairing)
+    if not pc.any(in_pairing).as_py():
+        there = sorted(set(table["pairing"].to_pylist()))
+        raise RequestError(404, f"no pairing {pairing!r} in store {name!r}; its pairings: {', '.join(there) or 'none'}")
+    rows = pc.and_(in_pairing, pc.equal(table["game_index"], index))
+    if config_hash:
+        rows = pc.and_(rows, pc.starts_with(table["config_hash"], config_hash))
+    found = pc.indices_nonzero(rows).to_pylist()
+    if not found:
+        indices = pc.filter(table["game_index"], in_pairing)
+        low, high = pc.min(indices).as_py(), pc.max(indices).as_py()
+        with_hash = f" with a settings hash starting {config_hash!r}" if config_hash else ""
+        raise RequestError(404, f"no game {pairing!r} #{index}{with_hash} in store {name!r}; its indices: "
+                                f"{low}..{high}")
+    if len(found) > 1:
+        hashes = ", ".join(str(table["config_hash"][r].as_py()) for r in found)
+        raise RequestError(409, f"{pairing!r} #{index} is stored under several settings in {name!r}; choose "
+                                f"config_hash from: {hashes}")
+    try:
+        return record_at(columns.origin_of_row(found[0]))
+    except BoopError as exc:
+        raise RequestError(422, str(exc)) from None
+
+
+def warm(root: Root, cache: StatusCache, done: Callable[[], None] | None = None) -> threading.Thread:
+    """Read every store's status in a background thread (the dashboard's first page is then
+    served from the cache); nothing played, so no engine is loaded."""
+    def run() -> None:
+        try:
+            list_stores(root, cache)
+        except Exception:  # noqa: BLE001 - a warm-up that fails only leaves the cache cold
+            pass
+        if done is not None:
+            done()
+
+    thread = threading.Thread(target=run, name="boopexp-serve-warm", daemon=True)
+    thread.start()
+    return thread

@@ -1,0 +1,231 @@
+"""``boopexp serve``: the JSON API and pages through FastAPI's test client (every refused request is
+a 4xx with one line of JSON), the command's own mistakes, and what serving loads and writes."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from conftest import one_line
+
+pytest.importorskip("fastapi", reason="boopexp serve needs the 'web' extra (make install includes it)")
+
+from fastapi.testclient import TestClient  # noqa: E402
+
+from boopexp.experiments.store import GameStore  # noqa: E402
+from boopexp.interfaces.cli import main  # noqa: E402
+from boopexp.interfaces.commands.serve import is_loopback  # noqa: E402
+from boopexp.interfaces.web.app import create_app  # noqa: E402
+
+RESULTS = Path(__file__).resolve().parent.parent / "results"
+#: a small committed store (200 device-mode games, sealed): copied, never served in place
+SOURCE = RESULTS / "a9-fixed"
+PAIRING = "mcts-co vs mcts-co"
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    """A root with a copy of a committed store, a nested one, report files, and beside it (outside
+    the root) a store and a secret that links inside the root point to."""
+    root = tmp_path / "root"
+    shutil.copytree(SOURCE, root / "a9-fixed")
+    shutil.copytree(SOURCE, root / "study" / "inner")
+    (root / "tables").mkdir()
+    (root / "tables" / "table1.md").write_text("| a |\n")
+    (root / "tables" / "fig.png").write_bytes(b"\x89PNG fake")
+    outside = tmp_path / "outside"
+    shutil.copytree(SOURCE, outside / "store")
+    (outside / "secret.png").write_bytes(b"TOP-SECRET-BYTES")
+    os.symlink(outside / "store", root / "link")  # a store through a link out of the root
+    (root / "evil").mkdir()
+    os.symlink(outside / "store" / "games-0001.jsonl.gz", root / "evil" / "games-0001.jsonl.gz")
+    os.symlink(outside / "secret.png", root / "tables" / "leak.png")
+    return root
+
+
+@pytest.fixture
+def client(root: Path) -> TestClient:
+    return TestClient(create_app(root, warm=False))
+
+
+def _tree(folder: Path) -> dict[str, tuple[int, int]]:
+    return {str(p.relative_to(folder)): (p.lstat().st_size, p.lstat().st_mtime_ns) for p in sorted(folder.rglob("*"))}
+
+
+def _stored(pairing: str, index: int) -> dict:
+    return next(r for r in GameStore(SOURCE).scan().records if r["pairing"] == pairing and r["game_index"] == index)
+
+
+def test_api_stores_lists_every_store_under_the_root_with_its_progress(client: TestClient):
+    body = client.get("/api/stores").json()
+    assert body["root"] == "root"
+    # the stores reached through links out of the root ('link', 'evil') are not listed
+    assert [s["folder"] for s in body["stores"]] == ["a9-fixed", "study/inner"]
+    for s in body["stores"]:
+        assert s["total"] == {"done": 200, "planned": 200} and s["error"] is None
+        assert {p["pairing"]: p["done"] for p in s["pairings"]} == {PAIRING: 100, "mcts+P vs mcts+P": 100}
+
+
+def test_api_game_is_the_stored_record_as_build_record_returns_it(client: TestClient):
+    response = client.get("/api/game", params={"store": "study/inner", "pairing": PAIRING, "index": 7})
+    assert response.status_code == 200
+    assert response.json() == json.loads(json.dumps(_stored(PAIRING, 7)))
+
+
+def test_api_store_lists_games_and_report_files(client: TestClient):
+    body = client.get("/api/store", params={"store": "a9-fixed"}).json()
+    assert len(body["games"]) == 200 and body["status"]["folder"] == "a9-fixed"
+    assert {"pairing", "game_index", "winner", "termination"} <= set(body["games"][0])
+    reports = client.get("/api/reports").json()["reports"]
+    assert reports == [{"folder": "tables", "files": ["tables/fig.png", "tables/table1.md"]}]  # not leak.png
+    assert client.get("/files", params={"path": "tables/fig.png"}).content == b"\x89PNG fake"
+
+
+@pytest.mark.parametrize("params, status, needle", [
+    ({"store": "../outside/store", "pairing": PAIRING, "index": 0}, 400, "without '..'"),
+    ({"store": "a9-fixed/../../outside/store", "pairing": PAIRING, "index": 0}, 400, "without '..'"),
+    ({"store": "/etc", "pairing": PAIRING, "index": 0}, 400, "relative path"),
+    ({"store": "ABSOLUTE", "pairing": PAIRING, "index": 0}, 400, "relative path"),
+    ({"store": "link", "pairing": PAIRING, "index": 0}, 400, "leads out of the root"),
+    ({"store": "evil", "pairing": PAIRING, "index": 0}, 400, "leads out of the root"),
+    ({"store": "", "pairing": PAIRING, "index": 0}, 400, "not a folder under the root"),
+    ({"store": "nothere", "pairing": PAIRING, "index": 0}, 404, "no store 'nothere'"),
+    ({"store": "tables", "pairing": PAIRING, "index": 0}, 404, "no store 'tables'"),
+    ({"store": "a9-fixed", "pairing": "mcts-co vs nobody", "index": 0}, 404, "its pairings: mcts+P vs mcts+P, "),
+    ({"store": "a9-fixed", "pairing": PAIRING, "index": 100}, 404, "its indices: 0..99"),
+    ({"store": "a9-fixed", "pairing": PAIRING, "index": -1}, 400, "0 or more"),
+    ({"store": "a9-fixed", "pairing": PAIRING, "index": "x"}, 400, "query parameter 'index'"),
+    ({"store": "a9-fixed", "pairing": PAIRING}, 400, "query parameter 'index': Field required"),
+    ({"pairing": PAIRING, "index": 0}, 400, "query parameter 'store'"),
+    ({"store": "a9-fixed", "pairing": PAIRING, "index": 0, "config_hash": "ffff"}, 404, "settings hash starting"),
+])
+@pytest.mark.parametrize("route", ["/api/game", "/api/game/plies"])
+def test_a_bad_game_request_is_a_4xx_with_one_line_of_json(root: Path, client: TestClient, route, params, status,
+                                                            needle):
+    if params.get("store") == "ABSOLUTE":
+        params = {**params, "store": str(root / "a9-fixed")}
+    before = _tree(root.parent)
+    response = client.get(route, params=params)
+    assert response.status_code == status, response.text
+    body = response.json()
+    assert list(body) == ["error"] and "\n" not in body["error"] and needle in body["error"], body
+    assert "Traceback" not in response.text and str(root.parent / "outside") not in body["error"]  # no path leaked
+    assert _tree(root.parent) == before  # nothing written, no lock file
+
+
+@pytest.mark.parametrize("path, status", [
+    ("../outside/secret.png", 400), ("tables/leak.png", 400), ("/etc/passwd", 400),
+    ("a9-fixed/config.yaml", 404), ("tables/none.png", 404),
+])
+def test_a_bad_file_request_is_refused(client: TestClient, path, status):
+    response = client.get("/files", params={"path": path})
+    assert response.status_code == status and list(response.json()) == ["error"]
+    assert b"TOP-SECRET-BYTES" not in response.content
+
+
+def test_a_game_under_several_settings_asks_for_its_hash(root: Path, client: TestClient):
+    line = gzip.decompress((root / "a9-fixed" / "games-0001.jsonl.gz").read_bytes()).splitlines()[0]
+    record = json.loads(line)
+    record["config_hash"] = "0123456789abcdef"
+    (root / "a9-fixed" / "games.jsonl").write_text(json.dumps(record) + "\n")
+    params = {"store": "a9-fixed", "pairing": record["pairing"], "index": record["game_index"]}
+    response = client.get("/api/game", params=params)
+    assert response.status_code == 409 and "choose config_hash from: " in response.json()["error"]
+    chosen = client.get("/api/game", params={**params, "config_hash": "0123"})
+    assert chosen.status_code == 200 and chosen.json()["config_hash"] == "0123456789abcdef"
+
+
+def test_plies_walk_the_game_with_its_pushes_and_promotions(client: TestClient):
+    from boopexp.engine.state import N_SQUARES
+    from boopexp.game import notation
+    from boopexp.play.replay import walk
+
+    for index in range(3):
+        record = _stored(PAIRING, index)
+        body = client.get("/api/game/plies", params={"store": "a9-fixed", "pairing": PAIRING, "index": index}).json()
+        assert len(body["positions"]) == len(record["moves"]) + 1 == len(body["plies"]) + 1
+        final = walk(record).state
+        board = {notation.square_name(q): {-1: "b", -2: "B", 1: "r", 2: "R"}[int(final[q])]
+                 for q in range(N_SQUARES) if final[q]}
+        assert body["positions"][-1]["board"] == board
+        for ply in body["plies"]:
+            if ":" in ply["move"]:  # a chosen promotion: its group is the one the record names
+                group = ply["move"].split(":")[1]
+                assert sorted(ply["promoted"]) == sorted(group[i:i + 2] for i in range(0, len(group), 2))
+        assert any(p["pushes"] for p in body["plies"]) and any(p["promoted"] for p in body["plies"])
+
+
+def test_pages_render_and_a_bad_page_request_is_an_html_error(client: TestClient):
+    assert "Experiments" in client.get("/").text
+    assert client.get("/store", params={"store": "a9-fixed"}).status_code == 200
+    page = client.get("/game", params={"store": "a9-fixed", "pairing": PAIRING, "index": 0})
+    assert page.status_code == 200 and 'id="game-data"' in page.text
+    bad = client.get("/game", params={"store": "../outside/store", "pairing": PAIRING, "index": 0})
+    assert bad.status_code == 400 and "without &#39;..&#39;" in bad.text and "Traceback" not in bad.text
+    assert client.get("/nowhere").status_code == 404
+
+
+def test_the_api_is_described_by_openapi(client: TestClient):
+    paths = client.get("/openapi.json").json()["paths"]
+    assert {"/api/stores", "/api/game", "/api/game/plies", "/api/store"} <= set(paths)
+
+
+PROBE = """
+import json, sys
+from fastapi.testclient import TestClient
+from boopexp.interfaces.web.app import create_app
+client = TestClient(create_app(sys.argv[1], warm=False))
+for url in ["/", "/api/stores", "/api/store?store=a9-fixed", "/store?store=a9-fixed",
+            "/api/game?store=a9-fixed&pairing=mcts-co%20vs%20mcts-co&index=0"]:
+    assert client.get(url).status_code == 200, url
+print(json.dumps(sorted(m for m in ("numba", "matplotlib") if m in sys.modules)))
+"""
+
+
+def test_serving_the_dashboard_and_a_record_loads_no_engine(root: Path):
+    proc = subprocess.run([sys.executable, "-c", PROBE, str(root)], capture_output=True, text=True, check=True)
+    assert json.loads(proc.stdout.strip().splitlines()[-1]) == []
+
+
+def test_serve_refuses_a_missing_root_and_a_port_in_use(tmp_path: Path):
+    assert "--root" in one_line(CliRunner().invoke(main, ["serve", "--root", str(tmp_path / "no")]), 2)
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen(1)
+        port = busy.getsockname()[1]
+        line = one_line(CliRunner().invoke(main, ["serve", "--root", str(tmp_path), "--port", str(port)]), 2)
+    assert line.startswith(f"Error: cannot listen on 127.0.0.1:{port}: ") and "choose another --port" in line
+
+
+def test_only_loopback_hosts_are_quiet():
+    assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("localhost") and is_loopback("127.1.2.3")
+    assert not is_loopback("0.0.0.0") and not is_loopback("192.168.1.5") and not is_loopback("example.org")
+
+
+def test_serve_starts_warns_for_a_public_host_and_serves(root: Path):
+    """A real server process (port 0: a free one): the line with its address, the warning for a
+    host reachable by others, and the stores served; stopped by SIGTERM."""
+    import urllib.request
+
+    proc = subprocess.Popen([sys.executable, "-m", "boopexp", "serve", "--root", str(root), "--host", "0.0.0.0",
+                             "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None and proc.stderr is not None
+        warning = proc.stderr.readline()
+        assert warning.startswith("Warning: --host 0.0.0.0 is reachable from other machines")
+        line = proc.stdout.readline()
+        assert line.startswith(f"Serving the stores under {root}/ at http://0.0.0.0:"), line
+        port = int(line.split(":")[2].split("/")[0])
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/stores", timeout=10) as response:
+            assert len(json.load(response)["stores"]) == 2
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)

@@ -1,0 +1,177 @@
+"""``boopexp serve`` in a real browser: headless Chromium (Debian's ``chromium`` and
+``chromium-driver``) driven by Selenium against a real server process.
+
+Skipped, with the reason, when no Chromium or driver is found (``.ci/run`` installs them in CI).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import DEMO_CONFIG, fake_play_game
+
+pytest.importorskip("fastapi", reason="boopexp serve needs the 'web' extra (make install includes it)")
+pytest.importorskip("selenium", reason="the browser tests need selenium (the 'test' extra)")
+
+RESULTS = Path(__file__).resolve().parent.parent / "results"
+SOURCE = RESULTS / "a9-fixed"
+PAIRING = "mcts-co vs mcts-co"
+BROWSERS = ("chromium", "chromium-browser", "google-chrome")
+DRIVERS = ("chromedriver",)
+#: seconds a page may take to show what a test waits for (generous: the machine is shared)
+WAIT = 60
+
+
+def _found(names: tuple[str, ...], env: str) -> str | None:
+    given = os.environ.get(env)
+    if given:
+        return given
+    extra = os.pathsep.join(("/usr/bin", "/usr/lib/chromium"))
+    return next((p for n in names if (p := shutil.which(n, path=os.environ.get("PATH", "") + os.pathsep + extra))),
+                None)
+
+
+BROWSER = _found(BROWSERS, "BOOPEXP_CHROMIUM")
+DRIVER = _found(DRIVERS, "BOOPEXP_CHROMEDRIVER")
+pytestmark = pytest.mark.skipif(
+    BROWSER is None or DRIVER is None,
+    reason="no Chromium and chromedriver found (apt-get install chromium chromium-driver; .ci/run installs them)",
+)
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    root = tmp_path / "root"
+    shutil.copytree(SOURCE, root / "a9-fixed")
+    return root
+
+
+@pytest.fixture
+def server(root: Path) -> Iterator[str]:
+    """A ``boopexp serve`` process on a free port; its base URL."""
+    proc = subprocess.Popen([sys.executable, "-m", "boopexp", "serve", "--root", str(root), "--port", "0"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert " at http://127.0.0.1:" in line, (line, proc.stderr.read() if proc.stderr else "")
+        yield line.split(" at ", 1)[1].split()[0].rstrip("/")
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+@pytest.fixture
+def browser() -> Iterator[object]:
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(BROWSER)
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                "--window-size=1280,1000"):
+        options.add_argument(arg)
+    driver = webdriver.Chrome(options=options, service=Service(executable_path=str(DRIVER)))
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def _wait(driver, predicate, what: str):
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(driver, WAIT, poll_frequency=0.1).until(lambda d: predicate(d), message=what)
+
+
+def _board(driver) -> dict[str, str]:
+    """The pieces the SVG board shows: square -> b/B/r/R."""
+    return driver.execute_script(
+        "const out = {}; for (const g of document.querySelectorAll('#board [data-piece]'))"
+        " out[g.dataset.at] = g.dataset.piece; return out;")
+
+
+def _row(driver, store: str) -> str:
+    """The text of the dashboard's row of ``store`` ("" while there is none); read in one script:
+    the rows are redrawn at every poll."""
+    return driver.execute_script(
+        "const row = document.querySelector(`tr[data-store='${arguments[0]}']`);"
+        " return row ? row.innerText : '';", store)
+
+
+def _expected(record: dict, ply: int) -> dict[str, str]:
+    from boopexp.engine.state import N_SQUARES
+    from boopexp.game import notation
+    from boopexp.play.replay import walk
+
+    states = []
+    walk(record, lambda p, text, position: states.append(position.state))
+    st = states[ply - 1]
+    return {notation.square_name(q): {-1: "b", -2: "B", 1: "r", 2: "R"}[int(st[q])] for q in range(N_SQUARES) if st[q]}
+
+
+def test_the_viewer_steps_a_committed_game_to_its_last_ply_and_shows_the_recorded_board(server, browser):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    from boopexp.experiments.store import GameStore
+
+    record = next(r for r in GameStore(SOURCE).scan().records if r["pairing"] == PAIRING and r["game_index"] == 0)
+    last = len(record["moves"])
+    browser.get(f"{server}/game?store=a9-fixed&pairing=mcts-co%20vs%20mcts-co&index=0")
+    _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#board rect[data-square='a1']"), "the board")
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#board [data-square]")) == 36
+    assert _board(browser) == {}  # ply 0: the empty board
+
+    browser.find_element(By.ID, "next").click()
+    assert _board(browser) == _expected(record, 1) and browser.current_url.endswith("ply=1")
+    browser.find_element(By.ID, "last").click()
+    assert browser.find_element(By.ID, "ply").get_attribute("value") == str(last)
+    assert _board(browser) == _expected(record, last)
+    assert browser.current_url.endswith(f"ply={last}")  # the URL keeps the ply
+    assert record["winner_agent"] in browser.find_element(By.ID, "result").text
+
+    browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_LEFT)
+    _wait(browser, lambda d: d.current_url.endswith(f"ply={last - 1}"), "← steps back")
+    assert _board(browser) == _expected(record, last - 1)
+    placed = browser.find_elements(By.CSS_SELECTOR, "#board rect.last")
+    assert [e.get_attribute("data-square") for e in placed] == [record["moves"][last - 2][:2].lower()]
+
+    browser.get(f"{server}/game?store=a9-fixed&pairing=mcts-co%20vs%20mcts-co&index=0&ply=5")  # a shared link
+    _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#board rect[data-square='a1']"), "the board")
+    assert _board(browser) == _expected(record, 5)
+
+
+def test_the_dashboard_shows_a_run_as_it_plays(server, browser, root: Path):
+    from boopexp.experiments.config import load_config
+    from boopexp.experiments.pool import PoolOptions
+    from boopexp.experiments.runner import run_plan
+
+    browser.get(server + "/")
+    _wait(browser, lambda d: "200 / 200" in _row(d, "a9-fixed"), "the committed store")
+
+    (root / "demo.yaml").write_text(DEMO_CONFIG)
+    config = load_config(root / "demo.yaml")
+    plan = config.plan()
+    planned = sum(p.games for p in plan)
+    slow = functools.partial(fake_play_game, sleep=1.0)  # a run of ~planned seconds
+    run = threading.Thread(target=run_plan, args=(config, plan, root / "demo", PoolOptions(jobs=1, play=slow)))
+    run.start()
+    try:
+        def partly(d) -> bool:
+            found = re.search(r"(\d+) / (\d+)", _row(d, "demo"))
+            return found is not None and 0 < int(found.group(1)) < int(found.group(2)) == planned
+
+        _wait(browser, partly, "the run's progress while it plays")
+        _wait(browser, lambda d: f"{planned} / {planned}" in _row(d, "demo"), "the finished run's progress")
+    finally:
+        run.join()
