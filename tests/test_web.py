@@ -229,3 +229,71 @@ def test_serve_starts_warns_for_a_public_host_and_serves(root: Path):
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+# ---------------------------------------------------------------------------------------------
+# playing in the browser (the API the /play page calls)
+
+
+def _play_out(client: TestClient, game: dict) -> dict:
+    """Play the first legal move (and the first group when asked) until the game is over."""
+    import time
+
+    while not game["over"]:
+        if game["thinking"]:
+            time.sleep(0.02)
+            game = client.get(f"/api/play/{game['id']}").json()
+            continue
+        move = game["legal"][0]
+        response = client.post(f"/api/play/{game['id']}/move", json={"move": move})
+        if response.status_code == 409 and "choices" in response.json():
+            response = client.post(f"/api/play/{game['id']}/move", json={"move": move, "choice": 0})
+        assert response.status_code == 200, response.json()
+        game = response.json()
+    return game
+
+
+def test_a_game_played_against_random_is_saved_as_a_normal_record(root: Path, client: TestClient):
+    from boopexp.play.replay import walk
+
+    before = _tree(root / "a9-fixed")
+    game = client.post("/api/play", json={"agent": "random", "colour": "red", "budget": "iterations",
+                                          "iterations": 5, "seed": 7}).json()
+    game = _play_out(client, game)
+    saved = game["saved"]
+    assert saved["store"] == "play" and saved["pairing"] == "random vs human" and saved["problem"] is None
+    (record,) = GameStore(root / "play").scan().records
+    assert record["p2"] == "human" and record["moves"] == game["moves"] and record["experiment"] == "play"
+    walk(record)  # the saved game replays, its outcome as recorded
+    shown = client.get("/api/game", params={"store": "play", "pairing": saved["pairing"], "index": saved["index"]})
+    assert shown.json() == json.loads(json.dumps(record))
+    assert _tree(root / "a9-fixed") == before  # only the play folder is written
+    again = client.post(f"/api/play/{game['id']}/move", json={"move": "a1"})
+    assert again.status_code == 409 and again.json() == {"error": "the game is over (it is saved)"}
+
+
+@pytest.mark.parametrize("options, needle", [
+    ({"agent": "nobody"}, "nobody"),
+    ({"colour": "green"}, "colour 'green'"),
+    ({"budget": "wall"}, "budget 'wall'"),
+    ({"budget": "iterations", "iterations": 0}, "iterations"),
+    ({"seed": "x"}, "invalid literal"),
+])
+def test_a_bad_new_game_is_a_400_with_one_line(client: TestClient, root: Path, options, needle):
+    response = client.post("/api/play", json=options)
+    assert response.status_code == 400 and list(response.json()) == ["error"], response.json()
+    assert needle in response.json()["error"] and "\n" not in response.json()["error"]
+    assert not (root / "play").exists()
+
+
+def test_a_bad_move_is_refused_with_one_line(client: TestClient):
+    game = client.post("/api/play", json={"agent": "random", "budget": "iterations", "iterations": 5}).json()
+    assert game["human_to_move"] and "c3" in game["legal"] and "C3" not in game["legal"]  # no large piece yet
+    for body, status, needle in [
+        ({"move": "z9"}, 400, "z9"), ({"move": "C3"}, 400, "no large piece"), ({}, 400, "give the move"),
+        ({"move": "c3", "choice": True}, 400, "choice True"),
+    ]:
+        response = client.post(f"/api/play/{game['id']}/move", json=body)
+        assert response.status_code == status and needle in response.json()["error"], (body, response.json())
+    assert client.get("/api/play/nope").status_code == 404
+    assert client.post("/api/play/nope/undo").json()["error"].startswith("no game 'nope' on this server")

@@ -175,3 +175,40 @@ def test_the_dashboard_shows_a_run_as_it_plays(server, browser, root: Path):
         _wait(browser, lambda d: f"{planned} / {planned}" in _row(d, "demo"), "the finished run's progress")
     finally:
         run.join()
+
+
+def test_a_game_against_random_played_by_clicking_is_saved_and_opens_in_the_viewer(server, browser, root: Path):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    from boopexp.experiments.store import GameStore
+
+    browser.get(server + "/play")
+    Select(browser.find_element(By.ID, "agent")).select_by_value("random")
+    Select(browser.find_element(By.ID, "budget")).select_by_value("iterations")
+    browser.find_element(By.ID, "start").click()
+    state = "return document.body.dataset.state || ''"
+    clicks = 0
+    while True:
+        now = _wait(browser, lambda d: d.execute_script(state) in ("your-move", "over") and d.execute_script(state),
+                    "my turn or the end")
+        if now == "over":
+            break
+        plies = browser.execute_script("return document.body.dataset.plies")
+        browser.find_element(By.CSS_SELECTOR, "#board rect.legal").click()
+        clicks += 1
+        # the move is played, or the groups to promote are offered: take the first
+        _wait(browser, lambda d, before=plies: d.execute_script("return document.body.dataset.plies") != before
+              or d.find_elements(By.CSS_SELECTOR, "button.choice"), "the move or its choices")
+        choices = browser.find_elements(By.CSS_SELECTOR, "button.choice")
+        if choices:
+            choices[0].click()
+            _wait(browser, lambda d, before=plies: d.execute_script("return document.body.dataset.plies") != before,
+                  "the move")
+    _wait(browser, lambda d: d.find_elements(By.ID, "open-viewer"), "the saved game's link")
+    (record,) = GameStore(root / "play").scan().records
+    assert record["p1"] == "human" and record["p2"] == "random" and clicks == (len(record["moves"]) + 1) // 2
+    browser.find_element(By.ID, "open-viewer").click()
+    _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#board rect[data-square='a1']"), "the viewer")
+    browser.find_element(By.ID, "last").click()
+    assert _board(browser) == _expected(record, len(record["moves"]))

@@ -63,10 +63,14 @@ def _listen(host: str, port: int) -> socket.socket:
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
               help="The port (0: any free port, printed).")
 @click.option("--open", "open_browser", is_flag=True, help="Open the dashboard in the default browser.")
-def serve(root: Path, host: str, port: int, open_browser: bool) -> None:
+@click.option("--play-out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Where games played in the browser (/play) are saved: the one folder serve writes "
+                   "[default: ROOT/play].")
+def serve(root: Path, host: str, port: int, open_browser: bool, play_out: Path | None) -> None:
     """Serve the stores under --root in the browser, read only: every experiment's progress
-    (live while a run plays), SPRT state, forfeits, tables and figures, and a game viewer
-    (/game?store=&pairing=&index=). The JSON API is described at /docs. Ctrl-C stops it."""
+    (live while a run plays), SPRT state, forfeits, tables and figures, a game viewer
+    (/game?store=&pairing=&index=), and games against an agent (/play, saved in --play-out).
+    The JSON API is described at /docs. Ctrl-C stops it."""
     if not root.is_dir():
         raise ConfigError(f"--root {str(root)!r} is not a folder; give the folder that holds the stores "
                           "(default results)")
@@ -84,7 +88,7 @@ def serve(root: Path, host: str, port: int, open_browser: bool) -> None:
     bound = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{bound}/"
-    app = create_app(root)
+    app = create_app(root, play_out=play_out)
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off"))
     click.echo(f"Serving the stores under {root}/ at {url} (read only; Ctrl-C stops)", err=False)
     if open_browser:

@@ -2,6 +2,8 @@
 
 ``app`` builds the FastAPI application (pages and JSON API), ``stores`` reads what it serves
 (stores, progress, one game, report files: safely under the root, never writing), ``game`` walks a
-game's moves for the viewer (the only part that loads the engine). Templates and the plain
+game's moves for the viewer, ``play`` holds the games a human plays in the browser against an agent
+(saved in the play folder, the one place the server writes; with ``game``, the only parts that load
+the engine). Templates and the plain
 JavaScript + SVG of the pages are package data (``templates/``, ``static/``): no build step.
 """

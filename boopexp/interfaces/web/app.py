@@ -3,9 +3,10 @@ description at ``/openapi.json``, browsable at ``/docs``).
 
 Pages: ``/`` every store under the root and its progress (polled, so a run in progress shows
 live), ``/store?store=`` one store's pairings, SPRT, forfeits, report files and games, ``/game?store=
-&pairing=&index=`` the game viewer. API: ``/api/stores``, ``/api/store``, ``/api/game`` (the record
-as ``build_record`` returns it), ``/api/game/plies`` (its positions), ``/files?path=`` (a report
-file). A refused request is a 4xx with ``{"error": "<one line>"}``; nothing is ever written.
+&pairing=&index=`` the game viewer, ``/play`` a game against an agent. API: ``/api/stores``,
+``/api/store``, ``/api/game`` (the record as ``build_record`` returns it), ``/api/game/plies`` (its
+positions), ``/files?path=`` (a report file), ``/api/play...`` (a game being played). A refused
+request is a 4xx with ``{"error": "<one line>"}``; only the play folder is ever written.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from fastapi import FastAPI, Query, Request
+from fastapi import Body, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
@@ -47,16 +48,21 @@ def _validation_line(exc: RequestValidationError) -> str:
     return f"query parameter {'.'.join(where)!r}: {first.get('msg', 'invalid')}{shown}"
 
 
-def create_app(root: str | Path, warm: bool = True) -> FastAPI:
+def create_app(root: str | Path, warm: bool = True, play_out: str | Path | None = None) -> FastAPI:
     """The application serving the stores under ``root``.
 
     Args:
         root: the folder shown (``--root``); nothing outside it is served.
+        play_out: where games played in the browser are saved (default ``root/play``): the one
+            folder the server writes.
         warm: read every store's status in a background thread at once (no engine), so that the
             first dashboard is served from the cache.
     """
+    from boopexp.interfaces.web.play import ChoiceNeeded, Games
+
     base = Root.of(root)
     cache = StatusCache()
+    games = Games(base, Path(play_out) if play_out is not None else Path(root) / "play")
     app = FastAPI(title="boopexp", version=__version__,
                   description=f"The stores under {base.path.name}/: progress, games and reports (read only).")
     app.state.root = base
@@ -76,6 +82,10 @@ def create_app(root: str | Path, warm: bool = True) -> FastAPI:
     @app.exception_handler(RequestError)
     async def _refused(request: Request, exc: RequestError) -> Response:
         return refuse(request, exc.status, str(exc))
+
+    @app.exception_handler(ChoiceNeeded)
+    async def _choose(request: Request, exc: ChoiceNeeded) -> Response:
+        return JSONResponse({"error": str(exc), "choices": exc.choices}, status_code=exc.status)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> Response:
@@ -141,6 +151,50 @@ def create_app(root: str | Path, warm: bool = True) -> FastAPI:
         data = {"store": store, "record": record, **game_plies(record)}
         return templates.TemplateResponse(request, "game.html", {"root": base.path.name, "store": store,
                                                                  "record": record, "data": data})
+
+    # --- playing in the browser ---------------------------------------------------------------
+
+    @app.get("/play", response_class=HTMLResponse, include_in_schema=False)
+    def play_page(request: Request, game: str | None = Query(None)) -> Response:
+        from boopexp.agents.specs import AGENT_NAMES
+
+        if game is not None:
+            games.get(game)
+        return templates.TemplateResponse(request, "play.html", {"root": base.path.name, "game_id": game,
+                                                                 "agents": AGENT_NAMES, "out": str(games.out)})
+
+    @app.post("/api/play", summary="Start a game against an agent (the agent moves at once if it is Blue)")
+    def play_new(options: dict[str, Any] = Body(default={}, examples=[{  # noqa: B008 - FastAPI's idiom
+            "agent": "mcts-co", "colour": "blue", "budget": "device", "seconds": 1.0, "iterations": 80, "seed": 0}])
+    ) -> Response:
+        return _json(games.state(games.new(options)))
+
+    @app.get("/api/play/{game_id}", summary="A game being played: position, whose turn, legal moves, result")
+    def play_state(game_id: str) -> Response:
+        return _json(games.state(games.get(game_id)))
+
+    @app.post("/api/play/{game_id}/move", summary="Play your move (c3 small, C3 large; choice: the group to promote)")
+    def play_move(game_id: str, body: dict[str, Any] = Body(..., examples=[{"move": "c3"}])) -> Response:  # noqa: B008
+        game = games.get(game_id)
+        move, choice = body.get("move"), body.get("choice")
+        if not isinstance(move, str):
+            raise RequestError(400, "give the move as {\"move\": \"c3\"} (C3 for a large piece)")
+        if choice is not None and (isinstance(choice, bool) or not isinstance(choice, int)):
+            raise RequestError(400, f"choice {choice!r}: the index of the group to promote (0, 1, ...)")
+        games.move(game, move, choice)
+        return _json(games.state(game))
+
+    @app.post("/api/play/{game_id}/undo", summary="Take back your last move and the agent's reply")
+    def play_undo(game_id: str) -> Response:
+        game = games.get(game_id)
+        games.undo(game)
+        return _json(games.state(game))
+
+    @app.post("/api/play/{game_id}/hint", summary="Ask what mcts-co would play (searched in the background)")
+    def play_hint(game_id: str) -> Response:
+        game = games.get(game_id)
+        games.ask_hint(game)
+        return _json(games.state(game))
 
     if warm:
         app.state.warm = stores.warm(base, cache)

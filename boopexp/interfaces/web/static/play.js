@@ -1,0 +1,111 @@
+// Playing against an agent: click an empty square to place a small or large piece, choose the
+// group to promote when several line up, undo, hint. The agent thinks on the server; the page
+// polls the game's state until it has moved.
+"use strict";
+
+(function () {
+  const form = document.getElementById("new-game");
+  if (form) {  // the form: start a game, then open its page
+    form.addEventListener("submit", async ev => {
+      ev.preventDefault();
+      const fields = Object.fromEntries(new FormData(form).entries());
+      const response = await fetch("/api/play", {method: "POST", headers: {"Content-Type": "application/json"},
+                                                 body: JSON.stringify(fields)});
+      const data = await response.json();
+      if (!response.ok) { document.getElementById("form-error").textContent = data.error; return; }
+      window.location.href = "/play?" + query({game: data.id});
+    });
+    return;
+  }
+  const id = JSON.parse(document.getElementById("play-data").textContent).id;
+  const $ = sel => document.getElementById(sel);
+  const api = "/api/play/" + encodeURIComponent(id);
+  let state = null, polling = null;
+
+  async function post(url, body) {
+    const response = await fetch(url, {method: "POST", headers: {"Content-Type": "application/json"},
+                                       body: JSON.stringify(body || {})});
+    const data = await response.json();
+    if (!response.ok) { const err = new Error(data.error || response.statusText); err.data = data; throw err; }
+    return data;
+  }
+
+  function size() { return document.querySelector("input[name=size]:checked").value; }
+
+  function render(s) {
+    state = s;
+    drawBoard($("board"), s.position, s.last);
+    document.body.dataset.plies = String(s.moves.length);
+    document.body.dataset.state = s.over ? "over" : s.thinking ? "thinking" : s.human_to_move ? "your-move" : "waiting";
+    const pos = s.position;
+    $("pools").textContent = "Blue pool: " + pos.pools.blue[0] + " small, " + pos.pools.blue[1] + " large · Red pool: " +
+      pos.pools.red[0] + " small, " + pos.pools.red[1] + " large";
+    $("status").textContent = s.over ? "Game over: " + s.result :
+      s.thinking ? (s.human_to_move ? "Searching a hint…" : s.agent + " is thinking…") :
+      "Your move (" + s.human + ")" + (s.hint ? " · hint: " + s.hint.move : "");
+    $("moves").replaceChildren(...s.moves.map((m, i) => el("li", {class: i % 2 ? "red" : "blue", text: m})));
+    const body = $("telemetry").tBodies[0];
+    body.replaceChildren(...Object.entries(s.telemetry || {}).map(([k, v]) =>
+      el("tr", {}, el("th", {text: k}), el("td", {text: typeof v === "object" ? JSON.stringify(v) : String(v)}))));
+    $("message").textContent = s.error || "";
+    for (const rect of document.querySelectorAll("#board rect[data-square]")) {
+      const sq = rect.dataset.square;
+      if (s.human_to_move && (s.legal.includes(sq) || s.legal.includes(sq.toUpperCase()))) rect.classList.add("legal");
+      rect.addEventListener("click", () => clicked(sq));
+    }
+    if (s.hint) {
+      const h = document.querySelector("#board rect[data-square='" + s.hint.move.slice(0, 2).toLowerCase() + "']");
+      if (h) h.classList.add("hinted");
+    }
+    if (s.saved) {
+      const where = s.saved;
+      const line = el("p", {id: "saved-line"}, "Saved as " + where.pairing + " #" + where.index +
+        (where.folder ? " in " + where.folder : "") + (where.problem ? " (" + where.problem + ")" : "") + ". ");
+      if (where.store !== undefined) {
+        line.append(el("a", {id: "open-viewer", href: gameURL(where.store, where.pairing, where.index, where.config_hash),
+                             text: "Open it in the viewer"}));
+      }
+      $("saved").replaceChildren(line);
+    }
+    if (s.thinking && !polling) polling = setInterval(refresh, 250);
+    if (!s.thinking && polling) { clearInterval(polling); polling = null; }
+  }
+
+  async function refresh() {
+    try { render(await getJSON(api)); } catch (err) { $("message").textContent = err.message; }
+  }
+
+  async function play(move, choice) {
+    $("choices").replaceChildren();
+    try {
+      render(await post(api + "/move", {move: move, choice: choice}));
+    } catch (err) {
+      if (err.data && err.data.choices) {
+        $("choices").replaceChildren(el("span", {text: "Promote: "}), ...err.data.choices.map((g, i) => {
+          const b = el("button", {class: "choice", "data-choice": String(i), text: g.join(" ")});
+          b.onclick = () => play(move, i);
+          return b;
+        }));
+      } else {
+        $("message").textContent = err.message;
+      }
+    }
+  }
+
+  function clicked(square) {
+    if (!state || !state.human_to_move) return;
+    // the chosen size, or the other when the pool has none of it left
+    const small = square, large = square.toUpperCase();
+    const wanted = size() === "large" ? [large, small] : [small, large];
+    const move = wanted.find(m => state.legal.includes(m));
+    if (move) play(move, null);
+  }
+
+  $("undo").onclick = async () => {
+    try { render(await post(api + "/undo")); } catch (err) { $("message").textContent = err.message; }
+  };
+  $("hint").onclick = async () => {
+    try { render(await post(api + "/hint")); } catch (err) { $("message").textContent = err.message; }
+  };
+  refresh();
+})();
