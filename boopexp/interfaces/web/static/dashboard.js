@@ -14,7 +14,12 @@
     cells.push(el("td", {text: String(s.pairings.length)}));
     cells.push(el("td", {text: (s.sprt || []).map(t => t.first + "–" + t.second + ": " + t.decision).join("; ")}));
     cells.push(el("td", {text: s.error ? "error: " + s.error : forfeitText(s.forfeits)}));
-    return el("tr", {"data-store": s.folder, class: s.total.done < s.total.planned ? "running" : ""}, ...cells);
+    // short of its plan: still running or stopped early (an SPRT that decided stops its pairings)
+    const decided = (s.sprt || []).length > 0 && s.sprt.every(t => t.decision !== "running");
+    const short = s.total.done < s.total.planned;
+    return el("tr", {"data-store": s.folder, class: short ? (decided ? "decided" : "running") : "",
+                     title: short ? (decided ? "stopped by its SPRT" : "short of its plan: running, or stopped") : null},
+              ...cells);
   }
 
   async function refresh() {
