@@ -37,6 +37,7 @@ from boopexp.experiments.sweep import Sweep, apply_point, label, parse_sweep
 from boopexp.experiments.tournament import Tournament, parse_tournament
 from boopexp.play import identity
 from boopexp.play.contract import GameTask, check_max_plies
+from boopexp.play.openings import Draw, Openings, parse_openings
 
 #: Top-level keys of a config file, and which of them must be present.
 CONFIG_KEYS: tuple[str, ...] = (
@@ -52,6 +53,7 @@ CONFIG_KEYS: tuple[str, ...] = (
     "sprt",
     "tournament",
     "sweep",
+    "openings",
 )
 REQUIRED_KEYS: tuple[str, ...] = ("name", "seed", "games_per_side", "pairings")
 #: Keys that plan the games (which pairings, how many, at which points, when to stop):
@@ -181,6 +183,8 @@ class ExperimentConfig:
         points: the configs of the sweep's points (each with its ``point``), in grid order.
         point: for a point's config, its ``((axis, value), ...)``; empty otherwise.
         shard: play only this shard of the plan (``run --shard I/N``; docs/cluster.md), or None.
+        openings: the start positions (``openings:``, docs/openings.md): game pair i of every
+            pairing starts from position i; None: every game starts from the empty board.
         source: where the config came from (for messages).
         directory: the config file's folder, where plugin modules are also looked for.
     """
@@ -200,6 +204,7 @@ class ExperimentConfig:
     points: tuple[ExperimentConfig, ...] = ()
     point: tuple[tuple[str, Any], ...] = ()
     shard: identity.Shard | None = None
+    openings: Openings | None = None
     source: str = "<config>"
     directory: str | None = field(default=None, compare=False)
 
@@ -223,7 +228,11 @@ class ExperimentConfig:
     def planned_pairing(self, p1: str, p2: str, games: int) -> PlannedPairing:
         """The pairing "p1 vs p2" of this config with ``games`` games."""
         s1, s2 = self.agent(p1), self.agent(p2)
-        config_hash = identity.pairing_hash(self.seed, self.budget, self.preset, s1, s2, self.max_plies)
+        openings = None if self.openings is None else self.openings.identity()
+        config_hash = identity.pairing_hash(self.seed, self.budget, self.preset, s1, s2, self.max_plies, openings)
+        if self.openings is not None:
+            with schema.within(self.source):
+                self.openings.check_games(games, identity.pairing_name(s1.name, s2.name))
         return PlannedPairing(s1, s2, config_hash, games, self.budget, self.point, self.shard)
 
     def plan(self, games_per_side: int | None = None) -> tuple[PlannedPairing, ...]:
@@ -274,10 +283,19 @@ class ExperimentConfig:
         """
         return (
             GameTask.new(self.name, p.config_hash, p.p1_spec, p.p2_spec, i, p.budget, self.preset, self.max_plies,
-                         p.sweep)
+                         p.sweep, self.start(i))
             for p in plan
             for i in (p.indices() if indices is None else indices(p))
         )
+
+    def start(self, game_index: int) -> str | Draw | None:
+        """The start of game ``game_index`` of any pairing (game pair ``i`` starts from position
+        ``i`` of the openings; docs/openings.md): a suite's line or a draw, which the game's worker
+        resolves (:func:`boopexp.play.starts.resolve_start`), or None: the empty board."""
+        if self.openings is None:
+            return None
+        with schema.within(self.source):
+            return self.openings.start(self.seed, game_index)
 
     def resolved(self, plan: tuple[PlannedPairing, ...] | None = None) -> dict[str, Any]:
         """The resolved config (effective values and the plan) that a store's config.yaml keeps."""
@@ -306,6 +324,8 @@ class ExperimentConfig:
             out["sprt"] = self.sprt.to_dict()
         if self.shard is not None:  # likewise: an unsharded store's config.yaml is as it was
             out["shard"] = self.shard.to_dict()
+        if self.openings is not None:  # likewise
+            out["openings"] = self.openings.to_dict()
         return out
 
     def with_shard(self, shard: identity.Shard) -> ExperimentConfig:
@@ -469,6 +489,7 @@ def _parse(data: Any, source: str, directory: str | None, settings_only: bool) -
         max_plies = check_max_plies(data.get("max_plies"))
         params = _parse_params(data.get("params"), preset)
         agents = roster.parse_agents(data.get("agents"), preset, params, directory)
+        openings = parse_openings(data.get("openings"), directory)
         tournament = None
         if settings_only:
             pairings: tuple[tuple[str, str], ...] = ()
@@ -491,6 +512,7 @@ def _parse(data: Any, source: str, directory: str | None, settings_only: bool) -
         max_plies=max_plies,
         sprt=sprt,
         tournament=tournament,
+        openings=openings,
         source=src,
         directory=directory,
     )

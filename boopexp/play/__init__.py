@@ -1,6 +1,7 @@
 """One game: ``identity`` (settings hash, seeds), ``contract`` (the task a game is given and the
 record it returns), ``match`` (the players and ``play_game``), ``replay`` (a stored game walked or
-played again), ``throttle`` (the host's rate, the cpu-mode throttle), ``calibrate`` (the device
-profile's fit), ``session`` (a human against an agent: the rules of ``boopexp play``) and
-``warmup`` (the engine compiled before the clock starts).
+played again), ``openings`` (start positions: a config's ``openings:``, suite files),
+``starts`` (those positions played: drawn, checked, resolved for a game), ``throttle`` (the
+host's rate, the cpu-mode throttle), ``calibrate`` (the device profile's fit), ``session`` (a
+human against an agent: the rules of ``boopexp play``) and ``warmup`` (the engine compiled before the clock starts).
 """

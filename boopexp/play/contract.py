@@ -20,6 +20,7 @@ from boopexp.agents.specs import AgentSpec
 from boopexp.errors import ConfigError
 from boopexp.game.sides import Colour, Side, TextEnum
 from boopexp.play.identity import GameKey, game_key, game_seed, pairing_name
+from boopexp.play.openings import Draw
 
 #: A safety net, not a rule: the engine has no move limit (RULES.md §7) and every logged game of
 #: the paper ended with a winner. Two agents that both answer deterministically can repeat a
@@ -87,6 +88,13 @@ class GameTask:
     #: The sweep point ``((axis, value), ...)`` of a swept config: written in the record, not part
     #: of the identity (the budget and agents it sets are).
     sweep: tuple = ()
+    #: Where the game starts: None, the empty board; a position string (:mod:`boopexp.game.notation`);
+    #: or, until the game's worker resolves it (:func:`boopexp.play.starts.resolve_start`), a suite's
+    #: move list or a :class:`~boopexp.play.openings.Draw`. Set by a config's ``openings:`` (game
+    #: pair i starts from position i, docs/openings.md) or ``--start``; its identity is in
+    #: ``config_hash``. Only a game with a start records one (its position string), so every other
+    #: record stays as it was.
+    start: str | Draw | None = None
 
     @property
     def ply_cap(self) -> int:
@@ -104,11 +112,12 @@ class GameTask:
 
     @classmethod
     def new(cls, experiment: str, config_hash: str, p1: AgentSpec, p2: AgentSpec, game_index: int,
-            budget: Budget, preset: str, max_plies: int | None = None, sweep: tuple = ()) -> GameTask:
+            budget: Budget, preset: str, max_plies: int | None = None, sweep: tuple = (),
+            start: str | Draw | None = None) -> GameTask:
         """Game ``game_index`` of the pairing ``p1 vs p2`` whose settings hash is ``config_hash``
         (:func:`boopexp.play.identity.pairing_hash`): its pairing name and its seed follow from them."""
         return cls(experiment, config_hash, pairing_name(p1.name, p2.name), game_index, p1, p2, budget, preset,
-                   game_seed(config_hash, game_index), max_plies, sweep)
+                   game_seed(config_hash, game_index), max_plies, sweep, start)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -213,6 +222,9 @@ class GameRecord(_RecordFields, total=False):
     # only when a plugin agent printed: what it printed, by side ("p1"/"p2"), at most
     # agents.plugins.OUTPUT_LIMIT characters each (docs/agents.md)
     plugin_output: dict[str, str]
+    # only when the game did not start from the empty board (openings:, --start; docs/openings.md):
+    # the start's one-line position string; the moves, plies and telemetry count from it
+    start: str
 
 
 def task_from_record(record: dict) -> GameTask:
@@ -234,6 +246,7 @@ def task_from_record(record: dict) -> GameTask:
             seed=int(record["seed"]),
             max_plies=record.get("max_plies"),
             sweep=tuple((record.get("sweep") or {}).items()),
+            start=record.get("start"),
         )
     except KeyError as exc:
         raise ConfigError(f"game record {record.get('pairing')!r} #{record.get('game_index')} has no {exc}") from None
@@ -287,7 +300,25 @@ def build_record(task: GameTask, winner: Side | None, moves: list[str], telemetr
     output = {side: text for side, text in (plugin_output or {}).items() if text}
     if output:  # only games where a plugin printed: other records stay exactly as they were
         record["plugin_output"] = output
+    if task.start is not None:  # only games with a start: other records stay exactly as they were
+        # a position string: play_game resolves a suite line or a draw before it builds the record
+        assert isinstance(task.start, str), f"unresolved start {task.start!r}"
+        record["start"] = task.start
     return record
+
+
+def first_mover(record: Mapping[str, Any]) -> Side:
+    """The side that made a record's first move: p1 (Blue), unless the game started from a
+    position with Red to move (``start``, docs/openings.md). Read off the position string's
+    side field, so no engine is loaded."""
+    start = record.get("start")
+    fields = start.split() if isinstance(start, str) else []
+    return Side.P2 if len(fields) >= 4 and fields[3] == "r" else Side.P1
+
+
+def mover(first: Side, ply: int) -> Side:
+    """The side that made move ``ply`` (1-based) of a game whose first move was ``first``'s."""
+    return first if ply % 2 == 1 else first.opponent
 
 
 def termination_of(winner: Side | None) -> Termination:
@@ -452,12 +483,13 @@ def _derived_fields(record: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _derived_columns(n: int, columns: Mapping[str, list], names: Mapping[str, Any]) -> dict[str, list]:
-    """The per-move columns that the others determine: ply, player (p1 moves first, sides
-    alternate), agent (the side's name), tree_nodes (a search's tree is the root plus the nodes
-    it created; 0 for a move without search)."""
+def _derived_columns(n: int, columns: Mapping[str, list], names: Mapping[str, Any],
+                     first: Side = Side.P1) -> dict[str, list]:
+    """The per-move columns that the others determine: ply, player (``first`` moves first: p1
+    but from a start with Red to move, sides alternate), agent (the side's name), tree_nodes (a
+    search's tree is the root plus the nodes it created; 0 for a move without search)."""
     out: dict[str, list] = {"ply": list(range(1, n + 1))}
-    players = columns.get("player") or [Side.P1 if i % 2 == 0 else Side.P2 for i in range(n)]
+    players = columns.get("player") or [mover(first, i + 1) for i in range(n)]
     out["player"] = players
     if Side.P1.value in names and Side.P2.value in names:
         out["agent"] = [names.get(p) for p in players]
@@ -476,7 +508,7 @@ def _pack_telemetry(telemetry: list, record: Mapping[str, Any]) -> dict[str, lis
             columns[k] = [_round(v, digits) for v in columns[k]]
     names = {**_derived_fields(record), **{k: record[k] for k in ("p1", "p2") if k in record}}
     try:
-        derived = _derived_columns(len(telemetry), columns, names)
+        derived = _derived_columns(len(telemetry), columns, names, first_mover(record))
     except TypeError:  # e.g. a None among the counters: nothing is derived
         return columns
     packed = {k: v for k, v in columns.items() if not (k in derived and _same(derived[k], v))}
@@ -488,7 +520,7 @@ def _unpack_telemetry(columns: Mapping[str, list], record: Mapping[str, Any]) ->
     n = max((len(v) for v in columns.values()), default=0)
     full = dict(columns)
     try:
-        derived = _derived_columns(n, columns, record)
+        derived = _derived_columns(n, columns, record, first_mover(record))
     except TypeError:
         derived = {}
     for k, v in derived.items():

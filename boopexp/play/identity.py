@@ -7,9 +7,9 @@ seed (:func:`game_seed`) and the key the store, the runner and the readers find 
 :meth:`boopexp.play.contract.GameTask.new`.
 
 The settings hash covers everything that determines a game — the experiment seed, the budget, the
-preset and both agents' resolved parameters — and nothing that does not (the experiment's name,
-the output folder, the number of workers). Two runs whose settings coincide therefore share games,
-and a game can be replayed alone from its record.
+preset, both agents' resolved parameters, and the ply cap and start positions when set — and
+nothing that does not (the experiment's name, the output folder, the number of workers). Two runs
+whose settings coincide therefore share games, and a game can be replayed alone from its record.
 """
 
 from __future__ import annotations
@@ -57,16 +57,19 @@ def canonical_json(obj: Any) -> str:
 
 def settings_hash(
     seed: int, budget: Mapping[str, Any], preset: str, p1: Mapping[str, Any], p2: Mapping[str, Any],
-    max_plies: int | None = None,
+    max_plies: int | None = None, openings: Mapping[str, Any] | None = None,
 ) -> str:
     """16 hex digits identifying the settings of one pairing (p1 = Blue, moves first).
 
-    ``max_plies`` (a ply cap other than the default) is hashed only when given, so the hashes of
-    every pairing with the default cap are the ones they always were.
+    ``max_plies`` (a ply cap other than the default) and ``openings`` (the start positions'
+    identity, :meth:`boopexp.play.openings.Openings.identity`) are hashed only when given, so the
+    hashes of every pairing with the default cap and the empty board are the ones they always were.
     """
     payload = {"seed": int(seed), "budget": dict(budget), "preset": preset, "p1": dict(p1), "p2": dict(p2)}
     if max_plies is not None:
         payload["max_plies"] = int(max_plies)
+    if openings is not None:
+        payload["openings"] = dict(openings)
     return hashlib.sha256(canonical_json(payload).encode("ascii")).hexdigest()[:16]
 
 
@@ -78,9 +81,9 @@ def game_seed(config_hash: str, game_index: int) -> int:
 
 
 def pairing_hash(seed: int, budget: Budget, preset: str, p1: AgentSpec, p2: AgentSpec,
-                 max_plies: int | None = None) -> str:
+                 max_plies: int | None = None, openings: Mapping[str, Any] | None = None) -> str:
     """The settings hash of the pairing ``p1 vs p2`` (resolved agents) under these settings."""
-    return settings_hash(seed, budget.to_dict(), preset, p1.to_dict(), p2.to_dict(), max_plies)
+    return settings_hash(seed, budget.to_dict(), preset, p1.to_dict(), p2.to_dict(), max_plies, openings)
 
 
 def pairing_name(p1: str, p2: str) -> str:

@@ -8,6 +8,7 @@ workers or the order in which games finish.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Sequence
 from typing import cast
@@ -35,6 +36,7 @@ from boopexp.play.contract import (
     Termination,
     build_record,
 )
+from boopexp.play.starts import resolve_start
 from boopexp.play.throttle import resolve_throttle
 
 __all__ = ["MAX_PLIES", "Forfeit", "GameTask", "Player", "PluginPlayer", "compile_kernels", "make_player",
@@ -215,7 +217,7 @@ def play_game(task: GameTask, on_ply=None) -> GameRecord:
     """Play one game and return its record (docs/architecture.md).
 
     Args:
-        task: the game's identity and settings.
+        task: the game's identity and settings (and its start position, if not the empty board).
         on_ply: optional callback ``on_ply(ply, state, move_text, winner)`` (e.g. ``--show``).
     """
     cpu0 = time.process_time()
@@ -225,7 +227,12 @@ def play_game(task: GameTask, on_ply=None) -> GameRecord:
     ss = np.random.SeedSequence(task.seed)
     p1_ss, p2_ss = ss.spawn(2)
     players = (make_player(task.p1, task.budget, p1_ss, throttle), make_player(task.p2, task.budget, p2_ss, throttle))
-    st = initial_state()
+    # A config's openings (or --start) give the start: a suite line or a draw until resolved
+    # here, a position string in the record. The seeds do not depend on it.
+    start = resolve_start(task.start, play_game)
+    if start != task.start:
+        task = dataclasses.replace(task, start=start)
+    st = initial_state() if start is None else notation.parse_position(start)
     w = new_work()
     moves: list[str] = []
     telemetry: list[dict] = []

@@ -12,7 +12,7 @@ from boopexp.agents.specs import ALIASES
 from boopexp.errors import BoopError, ConfigError, StoreError, show_value
 from boopexp.game.position import Position
 from boopexp.game.sides import Colour, Side
-from boopexp.play.contract import FORFEITS, same_game, task_from_record, termination_of
+from boopexp.play.contract import FORFEITS, first_mover, mover, same_game, task_from_record, termination_of
 from boopexp.play.identity import PAIRING_SEPARATOR, pairing_name
 from boopexp.play.match import play_game
 
@@ -65,13 +65,28 @@ def moves_problem(record: Mapping) -> str | None:
     return None
 
 
-def walk(record: Mapping, on_ply: OnPly | None = None) -> Position:
-    """Play ``record['moves']`` on the board (REAL rules; a ``:group`` suffix replays the recorded
-    promotion choice) and check the record's outcome; return the final position.
+def start_position(record: Mapping) -> Position:
+    """The position a record's game started from: its ``start`` (docs/openings.md), else the empty board.
 
     Raises:
-        StoreError: no list of moves, an illegal or unreadable move, a victory before the last ply, or a counted
-            field other than the replayed game's (:func:`check_counted_fields`).
+        StoreError: a ``start`` that is not a valid position string.
+    """
+    start = record.get("start")
+    if start is None:
+        return Position.initial()
+    try:
+        return Position.from_string(start)
+    except BoopError as exc:
+        raise StoreError(f"{_name(record)}: its start is not a position: {exc}") from None
+
+
+def walk(record: Mapping, on_ply: OnPly | None = None) -> Position:
+    """Play ``record['moves']`` on the board from its start (REAL rules; a ``:group`` suffix
+    replays the recorded promotion choice) and check the record's outcome; return the final position.
+
+    Raises:
+        StoreError: no list of moves, an unreadable start, an illegal or unreadable move, a victory before the
+            last ply, or a counted field other than the replayed game's (:func:`check_counted_fields`).
     """
     problem = moves_problem(record)
     if problem:
@@ -79,7 +94,7 @@ def walk(record: Mapping, on_ply: OnPly | None = None) -> Position:
     moves = list(record["moves"])
     if "plies" in record and record["plies"] != len(moves):
         raise StoreError(f"{_name(record)}: the record says {record['plies']} plies but holds {len(moves)} moves")
-    position = Position.initial()
+    position = start_position(record)
     winner = None
     for ply, text in enumerate(moves, start=1):
         try:
@@ -97,13 +112,13 @@ def walk(record: Mapping, on_ply: OnPly | None = None) -> Position:
 
 def first_repeat(record: Mapping) -> tuple[int, int] | None:
     """The first position of ``record``'s game that is one it had already reached, as
-    ``(ply, earlier ply)`` (ply 0: the initial position), or None: whether a game without a
+    ``(ply, earlier ply)`` (ply 0: the start position), or None: whether a game without a
     winner went round a position cycle, rather than only running out of plies.
 
     Raises:
         StoreError: as :func:`walk`.
     """
-    seen: dict[Position, int] = {Position.initial(): 0}
+    seen: dict[Position, int] = {start_position(record): 0}
     found: list[tuple[int, int]] = []
 
     def note(ply: int, text: str, position: Position) -> None:
@@ -160,8 +175,9 @@ def check_counted_fields(record: Mapping, colour: Colour | None) -> None:
     if isinstance(telemetry, list):
         if len(telemetry) != len(record["moves"]):
             raise StoreError(f"{_name(record)}: {len(telemetry)} telemetry entries for {len(record['moves'])} moves")
+        first = first_mover(record)
         for ply, entry in enumerate(telemetry, start=1):
-            player = Side.P1 if ply % 2 == 1 else Side.P2
+            player = mover(first, ply)
             want = {"ply": ply, "player": player, "agent": names[player]}
             for key, value in want.items():
                 if isinstance(entry, Mapping) and key in entry and entry[key] != value:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import signal
 import sys
@@ -17,10 +18,12 @@ import click
 from boopexp import schema
 from boopexp.agents.budget import BUDGET_MODES, DEFAULT_PROFILE, DEVICE_PROFILES, Budget
 from boopexp.agents.specs import AGENT_NAMES, DEFAULT_PRESET, MCTS_PARAMETERS, PRESETS, AgentSpec, resolve_agent
-from boopexp.errors import ConfigError, StoreError
+from boopexp.errors import BoopError, ConfigError, StoreError
+from boopexp.game.sides import Side
 from boopexp.interfaces.commands import POSITIVE_SECONDS
-from boopexp.play.contract import check_max_plies
+from boopexp.play.contract import check_max_plies, first_mover, mover
 from boopexp.play.identity import check_seed, pairing_hash
+from boopexp.play.openings import LINE_FORMS, Draw, Openings, normalise_line
 
 if TYPE_CHECKING:
     from boopexp.experiments.interrupts import Interrupts
@@ -72,6 +75,13 @@ _SETTINGS_OPTIONS = [
 ]
 
 
+_start_option = click.option(
+    "--start", default=None, metavar="POSITION",
+    help="Start from this position: a one-line position string ('....../..b.../... 7,0 7,0 r 0,0 3') or a move "
+         "list from the empty board ('c3 D4 a1'); default: the empty board, or game pair 0's position of --config's "
+         "openings (docs/openings.md). Part of the settings hash and of the record.")
+
+
 @click.command("game")
 @click.option("--p1", required=True, metavar="AGENT", help="Blue, moves first: " + ", ".join(AGENT_NAMES))
 @click.option("--p2", required=True, metavar="AGENT", help="Red, moves second.")
@@ -85,10 +95,11 @@ _SETTINGS_OPTIONS = [
 @click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Take agents (variants, plugins, overrides), seed, budget and preset from this experiment "
                    "config; options given explicitly still win (the game is game 0 of the pairing).")
+@_start_option
 @click.option("--show", is_flag=True, help="Render the board after each ply.")
 @click.option("--json", "as_json", is_flag=True, help="Print the game record as JSON.")
 def game(p1, p2, seed, mode, seconds, iterations, profile, throttle, preset, max_plies, p1_param, p2_param, config_path,
-         show, as_json):
+         start, show, as_json):
     """Play one game between two agents (p1 = Blue moves first) and print the result."""
     from boopexp.experiments.interrupts import Interrupts
     from boopexp.game import notation
@@ -98,18 +109,19 @@ def game(p1, p2, seed, mode, seconds, iterations, profile, throttle, preset, max
     settings = _settings(
         [("--p1", p1, "--p1-param", _parse_overrides(p1_param, "--p1-param")),
          ("--p2", p2, "--p2-param", _parse_overrides(p2_param, "--p2-param"))],
-        seed, mode, seconds, iterations, profile, throttle, preset, config_path, max_plies,
+        seed, mode, seconds, iterations, profile, throttle, preset, config_path, max_plies, start,
     )
     experiment, preset, seed, budget = settings.experiment, settings.preset, settings.seed, settings.budget
-    max_plies = settings.max_plies
+    max_plies, openings = settings.max_plies, settings.openings
     a, b = settings.agents
-    task = GameTask.new(experiment, pairing_hash(seed, budget, preset, a, b, max_plies), a, b, 0, budget, preset,
-                        max_plies)
+    chash = pairing_hash(seed, budget, preset, a, b, max_plies, None if openings is None else openings.identity())
+    task = GameTask.new(experiment, chash, a, b, 0, budget, preset, max_plies,
+                        start=None if openings is None else openings.start(seed, 0))
+    opener = [Side.P1]
 
     def on_ply(ply, st, text, winner):
         if show:
-            who = "Blue" if ply % 2 == 1 else "Red"
-            click.echo(f"ply {ply}: {who} plays {text}", err=as_json)
+            click.echo(f"ply {ply}: {_mover_word(opener[0], ply)} plays {text}", err=as_json)
             click.echo(notation.render(st) + "\n", err=as_json)
 
     plies = [-1]  # -1: the engine is compiling
@@ -128,6 +140,12 @@ def game(p1, p2, seed, mode, seconds, iterations, profile, throttle, preset, max
         plies[0] = 0
         from boopexp.play.match import play_game
 
+        if task.start is not None:  # resolved here: a --start the rules refuse is one line, before the game
+            resolved = _resolved_start(task.start, play_game)
+            task = dataclasses.replace(task, start=resolved)
+            opener[0] = first_mover({"start": resolved})
+            if show:
+                click.echo(f"start: {resolved}\n{notation.render(notation.parse_position(resolved))}\n", err=as_json)
         record = play_game(task, on_ply=counted)
     _relay_plugin_output(record)
     if as_json:
@@ -205,10 +223,12 @@ class _Settings:
     budget: Budget
     agents: tuple
     max_plies: int | None = None
+    #: where the games start: --start (a suite of one), --config's openings, or None (the empty board)
+    openings: Openings | None = None
 
 
 def _settings(agents: list[tuple[str, str, str, dict]], seed, mode, seconds, iterations, profile, throttle, preset,
-              config_path, max_plies: int | None = None) -> _Settings:
+              config_path, max_plies: int | None = None, start: str | None = None) -> _Settings:
     """The agents, seed, budget and preset of ``game`` / ``play`` from their options and, with
     ``--config``, from the config (options typed explicitly still win).
 
@@ -238,7 +258,7 @@ def _settings(agents: list[tuple[str, str, str, dict]], seed, mode, seconds, ite
     if config_path is None:
         specs = tuple(_agent_spec(lambda n, o: resolve_agent(n, preset, overrides=o), name, option, over)
                       for _, name, option, over in agents)
-        return _Settings(experiment, preset, seed, budget, specs, max_plies)
+        return _Settings(experiment, preset, seed, budget, specs, max_plies, _start_openings(start))
     from boopexp.experiments.config import load_config
 
     config = load_config(config_path)
@@ -260,7 +280,8 @@ def _settings(agents: list[tuple[str, str, str, dict]], seed, mode, seconds, ite
         for (flag, _, _, _), spec in zip(agents, specs):
             if spec.kind == "plugin":
                 check_plugin(spec, where=f"{flag} {spec.name}")
-    return _Settings(experiment, preset, seed, budget, specs, max_plies)
+    openings = config.openings if start is None else _start_openings(start)
+    return _Settings(experiment, preset, seed, budget, specs, max_plies, openings)
 
 
 def _budget_from_options(mode: str, typed: dict, base: dict | None = None) -> Budget:
@@ -344,6 +365,40 @@ def calibrate(seconds, fit_device, games, lookahead_only):
 __all__ = ["game", "calibrate", "replay", "play"]
 
 
+def _start_openings(start: str | None) -> Openings | None:
+    """``--start`` as a suite of one position (its identity is what the settings hash covers).
+
+    Raises:
+        ConfigError: ``--start <text>: <why>; a line is …`` when it is not a position or move list.
+    """
+    if start is None:
+        return None
+    try:
+        line = normalise_line(start)
+    except BoopError as exc:
+        raise ConfigError(f"--start {start!r}: {exc}; {LINE_FORMS}") from None
+    return Openings(positions=(line,), file="--start", lines=(1,))
+
+
+def _resolved_start(start: str | Draw, play: Callable) -> str:
+    """A start as the position string its game starts from (the rules checked: one line if refused)."""
+    from boopexp.play.starts import resolve_start
+
+    try:
+        resolved = resolve_start(start, play)
+    except ConfigError:
+        raise
+    except BoopError as exc:
+        raise ConfigError(f"--start: {exc}") from None
+    assert resolved is not None
+    return resolved
+
+
+def _mover_word(first: Side, ply: int) -> str:
+    """``Blue`` or ``Red``: who made move ``ply`` of a game whose first move was ``first``'s."""
+    return mover(first, ply).colour.value.capitalize()
+
+
 def _forfeit_note(record: Mapping[str, Any]) -> str:
     """`` by forfeit: greedy (p1) illegal_move: ...`` for a forfeited game, else ""."""
     forfeit = record.get("forfeit")
@@ -369,7 +424,7 @@ def replay(results_dir, pairing, game_index, config_hash, show, search):
     from boopexp.experiments.status import require_results_folder
     from boopexp.experiments.store import GameStore, has_games_files, record_key
     from boopexp.game import notation
-    from boopexp.play.replay import check_searchable, find_game, first_difference, moves_problem, walk
+    from boopexp.play.replay import check_searchable, find_game, first_difference, moves_problem, start_position, walk
 
     require_results_folder(results_dir)  # exit code 2, as in status and tables
     if not has_games_files(results_dir):
@@ -385,12 +440,15 @@ def replay(results_dir, pairing, game_index, config_hash, show, search):
     if search:
         check_searchable(record)  # before the walk: a human's game is one line, at once
 
+    opener = first_mover(record)
+
     def on_ply(ply, text, position):
         if show:
-            who = "Blue" if ply % 2 == 1 else "Red"
-            click.echo(f"ply {ply}: {who} plays {text}")
+            click.echo(f"ply {ply}: {_mover_word(opener, ply)} plays {text}")
             click.echo(notation.render(position.state) + "\n")
 
+    if show and record.get("start") is not None:
+        click.echo(f"start: {record['start']}\n" + notation.render(start_position(record).state) + "\n")
     walk(record, on_ply)
     winner = record["winner_colour"]
     if "forfeit" in record:

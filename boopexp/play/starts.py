@@ -1,0 +1,160 @@
+"""The engine side of start positions (docs/openings.md): a task's start turned into the position
+its game starts from, a suite checked against the rules, a random-plies position drawn and judged.
+
+:mod:`boopexp.play.openings` describes the openings without the engine (the config and the
+runner use it); this module plays: :func:`resolve_start` runs in the game's worker
+(:func:`boopexp.play.match.play_game`), :func:`check_suite` before a run plays anything, and
+``boopexp openings`` writes suites with :func:`draw_opening`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import lru_cache
+
+import numpy as np
+
+from boopexp.agents.budget import Budget
+from boopexp.agents.specs import DEFAULT_PRESET, resolve_agent
+from boopexp.engine import rules
+from boopexp.engine.buffers import new_work
+from boopexp.engine.rng import new_rng_state
+from boopexp.engine.state import TO_MOVE, decode_move, initial_state
+from boopexp.errors import BoopError, ConfigError, InvalidPositionError
+from boopexp.game import notation
+from boopexp.game.position import Position
+from boopexp.game.sides import Colour
+from boopexp.play.contract import GameRecord, GameTask
+from boopexp.play.identity import game_seed
+from boopexp.play.openings import (
+    BALANCE_PLY_CAP,
+    LINE_FORMS,
+    MAX_DRAWS,
+    Balance,
+    Draw,
+    Openings,
+    is_position,
+)
+
+#: How a game is played: :func:`boopexp.play.match.play_game`, which resolves its tasks' starts
+#: here and so hands itself in (this module does not import it: no import cycle).
+PlayGame = Callable[[GameTask], GameRecord]
+
+#: Mixed into the seed of every opening draw, so that its stream is no game's (game seeds are
+#: SeedSequence([settings hash, game index])).
+_DRAW_TAG = 0x6F70656E  # "open"
+
+
+def resolve_start(start: str | Draw | None, play: PlayGame) -> str | None:
+    """The position string a game starts from: None (the empty board), a suite line played
+    (:func:`play_line`), or a :class:`~boopexp.play.openings.Draw` drawn (:func:`draw_opening`,
+    its reference games played by ``play``).
+
+    Raises:
+        BoopError: a line whose moves are illegal or whose game is already won.
+    """
+    if start is None:
+        return None
+    if isinstance(start, Draw):
+        return draw_opening(start.seed, start.plies, start.index, start.balanced, play)
+    return play_line(start)
+
+
+def play_line(text: str) -> str:
+    """A normalised suite line (:func:`boopexp.play.openings.normalise_line`) as the full position
+    string of its position: a position string as it is, a move list played from the empty board
+    (REAL rules; the promotion heuristic chooses among several groups unless the move names one,
+    ``c4:a4b4c4``, its ties by a fixed generator). A game already won is refused.
+
+    Raises:
+        InvalidPositionError, InvalidMoveError, IllegalMoveError: the line, and why.
+    """
+    if is_position(text):
+        position = Position.from_string(text)
+    else:
+        position = Position.initial()
+        for ply, move in enumerate(text.split(), start=1):
+            result = position.play(move, rng=0)
+            if result.winner is not None:
+                raise InvalidPositionError(f"{text!r}: {result.winner} wins at ply {ply}: a start must be a game "
+                                           "in progress")
+            position = result.position
+    for colour in ("blue", "red"):
+        if position.has_won(colour):
+            raise InvalidPositionError(f"{text!r}: {colour} has already won there: a start must be a game in progress")
+    return position.to_string()
+
+
+def check_suite(openings: Openings | None) -> None:
+    """Check every line of a file suite against the rules (legal moves, a game in progress), so
+    that a bad line is one line before any game and not a failed game mid-run.
+
+    Raises:
+        ConfigError: ``<file>:<line>: <why>; a line is …``.
+    """
+    if openings is None or openings.random_plies is not None:
+        return
+    for number, line in zip(openings.lines, openings.positions):
+        try:
+            play_line(line)
+        except BoopError as exc:
+            raise ConfigError(f"{openings.file}:{number}: {exc}; a line is {LINE_FORMS}") from None
+
+
+@lru_cache(maxsize=4096)
+def draw_opening(seed: int, plies: int, index: int, balanced: Balance | None = None,
+                 play: PlayGame | None = None) -> str:
+    """Position ``index`` of the suite ``{random_plies: plies, balanced: …}`` under experiment
+    ``seed``: from a generator of (seed, plies, index) alone, ``plies`` moves of the ``random``
+    agent (its random move and random promotion) from the empty board, drawn again while a side
+    wins within them or, with ``balanced``, while the reference evaluation (:func:`balance_score`)
+    calls it uneven (its games played by ``play``, needed with ``balanced``). Cached: the
+    pairings of a config in one worker ask the same positions.
+
+    Raises:
+        ConfigError: no draw of :data:`~boopexp.play.openings.MAX_DRAWS` passes ``balanced``.
+    """
+    ss = np.random.SeedSequence([seed & 0xFFFF_FFFF, seed >> 32, _DRAW_TAG, plies, index])
+    draw_ss, balance_ss = ss.spawn(2)
+    rng = new_rng_state(draw_ss)
+    w = new_work()
+    for _attempt in range(MAX_DRAWS):
+        st = initial_state()
+        won = False
+        for _ in range(plies):
+            code = rules.random_move(st, w.mask, rng, w.squares)
+            size, square = decode_move(code)
+            winner, _, _ = rules.apply_move_inplace(st, size, square, rules.REAL, rules.PROMO_RANDOM, rng, w.groups,
+                                                    w.scores, w.ties)
+            if winner != 0:
+                won = True
+                break
+        if won:
+            continue
+        text = notation.format_position(st)
+        if balanced is None:
+            return text
+        (games_ss,) = balance_ss.spawn(1)  # a fresh stream per candidate, in draw order
+        assert play is not None, "a balanced draw plays reference games: pass play_game"
+        if balanced.accepts(balance_score(text, balanced.games, int(games_ss.generate_state(1, np.uint64)[0]), play)):
+            return text
+    raise ConfigError(f"openings: no position of {plies} random plies out of {MAX_DRAWS} draws (game pair {index}) "
+                      f"passes balanced {balanced.to_dict() if balanced else {}}: widen the margin")
+
+
+def balance_score(start: str, games: int, seed: int, play: PlayGame) -> float:
+    """The reference evaluation of a start: the side to move's score (a win 1, a game stopped at
+    :data:`BALANCE_PLY_CAP` ½) over ``games`` games of ``heuristics`` (the paper's greedy CO
+    agent: one solver call a move, ties broken at random) against itself from ``start``, game
+    ``g`` seeded by (``seed``, ``g``), played by ``play``. Deterministic, no budget to choose,
+    a few ms a game."""
+    agent = resolve_agent("heuristics")
+    me = Colour.of(int(notation.parse_position(start)[TO_MOVE])).side
+    key = f"{seed & (2**64 - 1):016x}"  # the reference games' "settings hash": game g's seed derives from it
+    total = 0.0
+    for g in range(games):
+        task = GameTask("openings-balance", key, "heuristics vs heuristics", g, agent, agent, Budget(), DEFAULT_PRESET,
+                        game_seed(key, g), BALANCE_PLY_CAP, start=start)
+        winner = play(task)["winner"]
+        total += 0.5 if winner is None else float(winner == me)
+    return total / games
