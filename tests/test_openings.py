@@ -290,3 +290,73 @@ def test_game_with_a_config_plays_its_game_pair_0_start(op_runs):
     record = json.loads(result.output[result.output.index("{"):])
     stored = runs["1"][("heuristics vs random", 0)]
     assert record["start"] == stored["start"] and record["config_hash"] == stored["config_hash"]
+
+
+# ---------------------------------------------------------------------------------------------
+# boopexp openings
+
+
+def test_openings_command_writes_the_suite_a_config_would_draw(tmp_path):
+    out = tmp_path / "suite.txt"
+    args = ["openings", "--plies", "5", "--count", "3", "--games", "4", "--seed", "7", "--out", str(out)]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert "Wrote 3 positions of 5 random plies" in result.output and "Judged even (0.5 +- 0.125): " in result.output
+    lines = [line for line in out.read_text().splitlines() if not line.startswith("#")]
+    config = config_with({"random_plies": 5}, seed=7, games_per_side=3)
+    starts = starts_of(config)
+    assert lines == [starts[("heuristics vs random", i)] for i in range(3)]
+    # deterministic from the seed; an existing file is kept unless --force
+    first = out.read_bytes()
+    line = one_line(CliRunner().invoke(main, args), 2)
+    assert line == f"Error: --out {out} exists: choose another file, or pass --force to overwrite it"
+    assert out.read_bytes() == first
+    assert CliRunner().invoke(main, [*args, "--force"]).exit_code == 0 and out.read_bytes() == first
+    # the suite plays as a config's file suite: the same starts as the config's draws
+    suite = config_with({"file": str(out)}, seed=7, games_per_side=3)
+    assert starts_of(suite) == starts
+
+
+def test_openings_command_balanced_suite_is_the_balanced_configs(tmp_path, monkeypatch):
+    out = tmp_path / "b.txt"
+    result = CliRunner().invoke(main, ["openings", "--plies", "4", "--count", "2", "--balanced", "--games", "4",
+                                       "--margin", "0.25", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    lines = [line for line in out.read_text().splitlines() if not line.startswith("#")]
+    config = config_with({"random_plies": 4, "balanced": {"games": 4, "margin": 0.25}}, seed=0)
+    assert lines == [starts_of(config)[("heuristics vs random", i)] for i in range(2)]
+    assert "# config: seed: 0, openings: {random_plies: 4, balanced: {games: 4, margin: 0.25}}" in out.read_text()
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--margin", "0.7"], "Error: --margin 0.7: margin = 0.7 must be a number in [0, 0.5]"),
+    (["--games", "3", "--margin", "0.1"], "Error: --margin 0.1: margin = 0.1 admits no score of 3 decided games"),
+    (["--seed", "-1"], "Error: --seed -1: seed = -1 must be an integer from 0 to 2^64-1"),
+    (["--out", "no/such/dir/s.txt"], "Error: --out no/such/dir/s.txt: the folder no/such/dir does not exist"),
+])
+def test_openings_command_mistakes_are_one_line(tmp_path, monkeypatch, args, message):
+    monkeypatch.chdir(tmp_path)
+    base = ["openings", "--plies", "2", "--count", "1", "--out", "s.txt"]
+    line = one_line(CliRunner().invoke(main, [*base, *args]), 2)
+    assert line.startswith(message), line
+    assert not (tmp_path / "s.txt").exists()
+
+
+# ---------------------------------------------------------------------------------------------
+# boopexp play
+
+
+def test_play_from_a_start_saves_it_and_the_game_replays(tmp_path):
+    """Red to move after 'c3': the human (Red, --second) moves first; the record keeps the start."""
+    out = tmp_path / "play"
+    result = CliRunner().invoke(main, ["play", "--agent", "random", "--second", "--start", "c3", "--budget",
+                                       "iterations", "--iterations", "2", "--max-plies", "2", "--out", str(out)],
+                                input="d4\n")
+    assert result.exit_code == 0, result.output
+    (record,) = GameStore(out).scan().records
+    assert record["start"] == Position.initial().play("c3").position.to_string()
+    assert record["moves"][0] == "d4" and record["telemetry"][0]["player"] == Side.P2
+    replayed = CliRunner().invoke(main, ["replay", str(out), "--pairing", record["pairing"], "--game", "0"])
+    assert replayed.exit_code == 0 and "2 legal moves replayed" in replayed.output, replayed.output
+    bad = CliRunner().invoke(main, ["play", "--agent", "random", "--start", "c3 c3", "--out", str(out)], input="")
+    assert one_line(bad, 2).startswith("Error: --start: 'c3' is illegal in")

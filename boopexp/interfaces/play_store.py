@@ -23,6 +23,7 @@ from boopexp.experiments.store import GameStore, writable_folder
 
 if TYPE_CHECKING:
     from boopexp.play.contract import GameRecord
+    from boopexp.play.openings import Openings
     from boopexp.play.session import PlaySession
 
 #: The name of the folder a finished game is saved in when ``--out`` cannot take it (in the
@@ -60,19 +61,31 @@ def check_out(out: Path) -> None:
 
 
 def new_session(agent: AgentSpec, human_colour: int, budget: Budget, preset: str, seed: int, out: str | Path,
-                max_plies: int | None = None) -> PlaySession:
+                max_plies: int | None = None, openings: Openings | None = None,
+                start: str | None = None) -> PlaySession:
     """A session whose game is the next free game of its pairing in the store at ``out``.
+
+    Args:
+        openings, start: where the game starts (docs/openings.md): ``start`` (a suite line, e.g.
+            ``--start``) or, without it, the position of the game's index in ``openings`` (a
+            config's); None for both: the empty board.
 
     Raises:
         StoreError: the store cannot be read.
+        ConfigError: a start the rules refuse, or an index the openings have no position for.
     """
+    from boopexp.play.match import play_game
     from boopexp.play.session import PlaySession, next_game_index, session_task
+    from boopexp.play.starts import checked_start
     from boopexp.play.throttle import resolve_throttle
 
     throttle = resolve_throttle(budget.throttle) if budget.mode == "cpu" else 1.0
     pairing = session_task(agent, human_colour, budget, preset, seed, 0, max_plies).pairing
     index = next_game_index(GameStore(out).outcomes().records, pairing)
-    return PlaySession(agent, human_colour, budget, preset, seed, index, throttle, max_plies)
+    chosen = start if start is not None or openings is None else openings.start(seed, index)
+    position = checked_start(chosen, play_game)
+    return PlaySession(agent, human_colour, budget, preset, seed, index, throttle, max_plies,
+                       None if openings is None else openings.identity(), position)
 
 
 def save(session: PlaySession, out: str | Path) -> GameRecord:

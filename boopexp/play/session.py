@@ -20,6 +20,7 @@ import itertools
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -95,11 +96,13 @@ def pushes_of(before: np.ndarray, size: int, square: int) -> tuple[np.ndarray, t
 
 
 def session_task(agent: AgentSpec, human_colour: int, budget: Budget, preset: str, seed: int, game_index: int,
-                 max_plies: int | None = None) -> GameTask:
-    """The task (identity, seed, settings) of a human's game against ``agent`` (see :class:`PlaySession`)."""
+                 max_plies: int | None = None, openings: Mapping[str, Any] | None = None,
+                 start: str | None = None) -> GameTask:
+    """The task (identity, seed, settings) of a human's game against ``agent`` (see :class:`PlaySession`);
+    ``openings`` is the start's identity (:meth:`boopexp.play.openings.Openings.identity`), hashed."""
     p1, p2 = (HUMAN, agent) if human_colour == BLUE else (agent, HUMAN)
-    chash = pairing_hash(seed, budget, preset, p1, p2, max_plies)
-    return GameTask.new(EXPERIMENT, chash, p1, p2, game_index, budget, preset, max_plies)
+    chash = pairing_hash(seed, budget, preset, p1, p2, max_plies, openings)
+    return GameTask.new(EXPERIMENT, chash, p1, p2, game_index, budget, preset, max_plies, start=start)
 
 
 def next_game_index(records: Iterable[Mapping], pairing: str) -> int:
@@ -123,18 +126,24 @@ class PlaySession:
         throttle: cpu mode only: host CPU seconds per emulated second.
         max_plies: the ply cap (None: the default, contract.MAX_PLIES); like a run's, a cap other
             than the default is part of the settings hash and of the record.
+        openings, start: the position the game starts from (a position string; None: the empty
+            board) and the identity of the openings it comes from (hashed), as a run's
+            (docs/openings.md).
     """
 
     def __init__(self, agent: AgentSpec, human_colour: int = BLUE, budget: Budget | None = None,
                  preset: str = "code-0.6.2", seed: int = 0, game_index: int = 0, throttle: float = 1.0,
-                 max_plies: int | None = None):
+                 max_plies: int | None = None, openings: Mapping[str, Any] | None = None,
+                 start: str | None = None):
         if human_colour not in (BLUE, RED):
             raise ValueError(f"human_colour must be BLUE (-1) or RED (+1), not {human_colour!r}")
         self.agent = agent
         self.human_colour = human_colour
         self.budget = budget or Budget()
         self.preset = preset
-        self.task = session_task(agent, human_colour, self.budget, preset, seed, game_index, max_plies)
+        self.task = session_task(agent, human_colour, self.budget, preset, seed, game_index, max_plies, openings,
+                                 start)
+        self._start = _initial() if start is None else _frozen(notation.parse_position(start))
         # Children 0 and 1 are the ones play_game gives p1 and p2.
         p1_ss, p2_ss = np.random.SeedSequence(self.task.seed).spawn(2)
         self._player = make_player(agent, self.budget, p2_ss if human_colour == BLUE else p1_ss, throttle)
@@ -152,7 +161,7 @@ class PlaySession:
     @property
     def state(self) -> np.ndarray:
         """The current position (read-only copy semantics: never written once played)."""
-        return self._plies[-1].after if self._plies else _initial()
+        return self._plies[-1].after if self._plies else self._start
 
     @property
     def winner(self) -> int:
@@ -306,6 +315,9 @@ class PlaySession:
 
 
 def _initial() -> np.ndarray:
-    st = initial_state()
+    return _frozen(initial_state())
+
+
+def _frozen(st: np.ndarray) -> np.ndarray:
     st.setflags(write=False)
     return st

@@ -60,6 +60,21 @@ def resolve_start(start: str | Draw | None, play: PlayGame) -> str | None:
     return play_line(start)
 
 
+def checked_start(start: str | Draw | None, play: PlayGame, where: str = "--start") -> str | None:
+    """:func:`resolve_start` for a start a person typed (``game``/``play --start``): a start the
+    rules refuse is a ConfigError (one line, exit 2) naming ``where``.
+
+    Raises:
+        ConfigError: ``<where>: <why>``.
+    """
+    try:
+        return resolve_start(start, play)
+    except ConfigError:
+        raise
+    except BoopError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
+
+
 def play_line(text: str) -> str:
     """A normalised suite line (:func:`boopexp.play.openings.normalise_line`) as the full position
     string of its position: a position string as it is, a move list played from the empty board
@@ -158,3 +173,30 @@ def balance_score(start: str, games: int, seed: int, play: PlayGame) -> float:
         winner = play(task)["winner"]
         total += 0.5 if winner is None else float(winner == me)
     return total / games
+
+
+#: Mixed into the seed of a suite's summary evaluation: other games than the draw's.
+_SUMMARY_TAG = 0x73756D6D  # "summ"
+
+
+def summary_seed(seed: int, index: int) -> int:
+    """The seed of position ``index``'s reference games in a suite's summary (``boopexp openings``):
+    a stream of its own, so the summary judges a balanced suite again, not with the draw's games."""
+    ss = np.random.SeedSequence([seed & 0xFFFF_FFFF, seed >> 32, _SUMMARY_TAG, index])
+    return int(ss.generate_state(1, np.uint64)[0])
+
+
+def suite_summary(positions: list[str], scores: list[float], balance: Balance) -> str:
+    """What ``boopexp openings`` says of a suite's balance: the distribution of the side to move's
+    reference score, the share within the margin, and who moves first."""
+    values = np.array(scores, dtype=float)
+    q1, median, q3 = np.percentile(values, [25, 50, 75])
+    even = sum(balance.accepts(s) for s in scores)
+    red = sum(1 for p in positions if p.split()[3] == "r")
+    return "\n".join([
+        f"Reference evaluation (the side to move's score over {balance.games} games of heuristics against itself, "
+        f"fresh seeds): mean {values.mean():.3f}, quartiles {q1:.3f} / {median:.3f} / {q3:.3f}, "
+        f"min {values.min():.3f}, max {values.max():.3f}",
+        f"Judged even (0.5 +- {balance.margin:g}): {even} of {len(scores)} ({100 * even / len(scores):.0f} %)",
+        f"Side to move: Blue in {len(positions) - red}, Red in {red}",
+    ])

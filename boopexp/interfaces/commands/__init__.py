@@ -19,6 +19,7 @@ _COMMANDS: dict[str, tuple[str, ...]] = {
     "stores": ("seal", "migrate", "merge"),
     "tune": ("tune",),
     "serve": ("serve",),
+    "openings": ("openings",),
 }
 
 

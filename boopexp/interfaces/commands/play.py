@@ -23,7 +23,7 @@ from boopexp.game.sides import Side
 from boopexp.interfaces.commands import POSITIVE_SECONDS
 from boopexp.play.contract import check_max_plies, first_mover, mover
 from boopexp.play.identity import check_seed, pairing_hash
-from boopexp.play.openings import LINE_FORMS, Draw, Openings, normalise_line
+from boopexp.play.openings import LINE_FORMS, Openings, normalise_line
 
 if TYPE_CHECKING:
     from boopexp.experiments.interrupts import Interrupts
@@ -141,7 +141,10 @@ def game(p1, p2, seed, mode, seconds, iterations, profile, throttle, preset, max
         from boopexp.play.match import play_game
 
         if task.start is not None:  # resolved here: a --start the rules refuse is one line, before the game
-            resolved = _resolved_start(task.start, play_game)
+            from boopexp.play.starts import checked_start
+
+            resolved = checked_start(task.start, play_game)
+            assert resolved is not None  # a start resolves to a position
             task = dataclasses.replace(task, start=resolved)
             opener[0] = first_mover({"start": resolved})
             if show:
@@ -380,20 +383,6 @@ def _start_openings(start: str | None) -> Openings | None:
     return Openings(positions=(line,), file="--start", lines=(1,))
 
 
-def _resolved_start(start: str | Draw, play: Callable) -> str:
-    """A start as the position string its game starts from (the rules checked: one line if refused)."""
-    from boopexp.play.starts import resolve_start
-
-    try:
-        resolved = resolve_start(start, play)
-    except ConfigError:
-        raise
-    except BoopError as exc:
-        raise ConfigError(f"--start: {exc}") from None
-    assert resolved is not None
-    return resolved
-
-
 def _mover_word(first: Side, ply: int) -> str:
     """``Blue`` or ``Red``: who made move ``ply`` of a game whose first move was ``first``'s."""
     return mover(first, ply).colour.value.capitalize()
@@ -481,12 +470,13 @@ def replay(results_dir, pairing, game_index, config_hash, show, search):
 @click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Take the agent (variants, plugins), seed, budget, preset and ply cap from this experiment config; "
                    "options given explicitly still win.")
+@_start_option
 @click.option("--hint", "hint_every_move", is_flag=True, help="Show what mcts-co would play before each of your moves.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("results/play"),
               show_default=True, help="The store the finished game is saved in (boopexp replay reads it); checked "
                              "before the first move.")
 def play(agent_name, human_first, seed, mode, seconds, iterations, profile, throttle, preset, max_plies, param,
-         config_path, hint_every_move, out):
+         config_path, start, hint_every_move, out):
     """Play against an agent in the terminal; the finished game is saved as a game record.
 
     Type moves as c3 (a small piece) or C3 (a large one); undo, hint, moves, help and quit are
@@ -498,7 +488,7 @@ def play(agent_name, human_first, seed, mode, seconds, iterations, profile, thro
     from boopexp.play.warmup import compile_engine
 
     settings = _settings([("--agent", agent_name, "--param", _parse_overrides(param, "--param"))],
-                         seed, mode, seconds, iterations, profile, throttle, preset, config_path, max_plies)
+                         seed, mode, seconds, iterations, profile, throttle, preset, config_path, max_plies, start)
     spec, budget, preset, seed = settings.agents[0], settings.budget, settings.preset, settings.seed
     play_store.check_out(out)  # before the first move: a game that could not be saved is not begun
     stop = Interrupts()
@@ -537,8 +527,10 @@ def play(agent_name, human_first, seed, mode, seconds, iterations, profile, thro
         compile_engine(_notice, (spec.kind,))  # not counted as the agent's first move
         from boopexp.interfaces import interactive
 
+        openings = settings.openings
         session = play_store.new_session(spec, BLUE if human_first else RED, budget, preset, seed, out,
-                                         settings.max_plies)
+                                         settings.max_plies, openings,
+                                         None if start is None or openings is None else openings.positions[0])
         outcome = interactive.run_dialogue(session, input, click.echo, sys.stderr, hint_every_move)
     if not outcome.finished:
         click.echo(f"Game abandoned after {outcome.plies} plies; not saved.")
