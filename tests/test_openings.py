@@ -360,3 +360,22 @@ def test_play_from_a_start_saves_it_and_the_game_replays(tmp_path):
     assert replayed.exit_code == 0 and "2 legal moves replayed" in replayed.output, replayed.output
     bad = CliRunner().invoke(main, ["play", "--agent", "random", "--start", "c3 c3", "--out", str(out)], input="")
     assert one_line(bad, 2).startswith("Error: --start: 'c3' is illegal in")
+
+
+def test_an_sprt_run_scores_pairs_that_started_from_one_position(tmp_path):
+    """The pentanomial SPRT's pair is game i of both orders: with openings, one start."""
+    from boopexp.experiments.sprt import plan_tests
+
+    (tmp_path / "s.yaml").write_text(yaml.safe_dump({
+        **BASE, "games_per_side": 4, "pairings": [["heuristics", "random"]], "openings": {"random_plies": 2},
+        "sprt": {"elo0": 0, "elo1": 400, "batch": 2}}))
+    result = CliRunner().invoke(main, ["run", str(tmp_path / "s.yaml"), "-j", "1", "-q", "--out", str(tmp_path / "o")])
+    assert result.exit_code == 0, result.output
+    records = GameStore(tmp_path / "o").scan().records
+    by_key = {(r["pairing"], r["game_index"]): r for r in records}
+    pairs = {i for (_, i) in by_key}
+    assert pairs and all(by_key[("heuristics vs random", i)]["start"] == by_key[("random vs heuristics", i)]["start"]
+                         for i in pairs)
+    config = load_config(tmp_path / "s.yaml")
+    (test,) = plan_tests(config.sprt, config.plan(), records)
+    assert test.state.pairs >= 1
