@@ -1,5 +1,6 @@
 """The checks every config parser shares: unknown and missing keys, mappings, integers and
-numbers in a range, booleans and choices (one home for each; below every layer, like the errors).
+numbers in a range, booleans and choices, and the reading of a file a config names (one home for
+each; below every layer, like the errors).
 
 Each check returns the value it accepted, unchanged, or raises a
 :class:`~boopexp.errors.ConfigError` whose ``key`` (the dotted path from its document's root),
@@ -20,15 +21,17 @@ A number is finite wherever one is wanted: NaN and infinities are refused by :fu
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from boopexp.errors import ConfigError, show_value
 
 __all__ = [
     "check_keys", "require_keys", "key_path", "invalid", "mapping", "integer", "positive_int", "number",
-    "boolean", "choice", "range_words", "within", "under",
+    "boolean", "choice", "range_words", "within", "under", "read_text",
 ]
 
 
@@ -191,3 +194,18 @@ def under(prefix: str) -> Iterator[None]:
     except ConfigError as exc:
         raise exc.under(prefix) from None
 
+
+def read_text(path: str | os.PathLike, what: str, shown: str | None = None) -> str:
+    """The UTF-8 text of a file a config names (the config itself, an openings suite): one home
+    for the two ways it can be missing.
+
+    Raises:
+        ConfigError: ``<what> <shown> not found`` or ``cannot read <what> <shown>: <reason>``.
+    """
+    shown = str(path) if shown is None else shown
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"{what} {shown} not found") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read {what} {shown}: {exc}") from None

@@ -400,12 +400,7 @@ def read_config_file(path: str | Path) -> tuple[Any, str, str]:
         ConfigError: missing or unreadable file, malformed YAML (with line and column).
     """
     src = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(f"config file {src} not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read config file {src}: {exc}") from None
+    text = schema.read_text(path, "config file")
     return load_yaml(text, src), src, str(Path(path).resolve().parent)
 
 

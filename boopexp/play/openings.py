@@ -219,12 +219,7 @@ def read_suite(path: str | os.PathLike, name: str | None = None) -> tuple[tuple[
             move list (``<file>:<line>: …; a line is …``).
     """
     shown = str(path) if name is None else name
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(f"openings file {shown} not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read openings file {shown}: {exc}") from None
+    text = schema.read_text(path, "openings file", shown)
     numbers, out = [], []
     for number, line in enumerate(text.splitlines(), start=1):
         content = line.split("#", 1)[0].strip()
