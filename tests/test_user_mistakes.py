@@ -589,7 +589,8 @@ def _float_options():
 
 
 #: the least each command needs besides the option tested, so that it reaches its validation
-_REQUIRED = {"game": ["--p1", "random", "--p2", "random"], "play": ["--agent", "random"]}
+_REQUIRED = {"game": ["--p1", "random", "--p2", "random"], "play": ["--agent", "random"],
+             "openings": ["--plies", "1", "--count", "1", "--out", "s.txt"]}
 
 
 @pytest.mark.parametrize("command, option", list(_float_options()))

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from boopexp.errors import ConfigError
+from boopexp.interfaces.commands import FiniteFloat
 from boopexp.play.identity import check_seed
 from boopexp.play.openings import (
     DEFAULT_BALANCE_GAMES,
@@ -27,7 +28,7 @@ from boopexp.play.openings import (
                    "docs/openings.md).")
 @click.option("--games", type=int, default=DEFAULT_BALANCE_GAMES, show_default=True,
               help="Reference games per position (the evaluation of --balanced and of the summary).")
-@click.option("--margin", type=float, default=DEFAULT_BALANCE_MARGIN, show_default=True,
+@click.option("--margin", type=FiniteFloat(), default=DEFAULT_BALANCE_MARGIN, show_default=True,
               help="Even: the side to move scores within 0.5 +- margin.")
 @click.option("--seed", type=str, default="0", show_default=True,
               help="The suite's seed: the same as a config's seed, whose openings {random_plies: N} "
