@@ -379,3 +379,14 @@ def test_an_sprt_run_scores_pairs_that_started_from_one_position(tmp_path):
     config = load_config(tmp_path / "s.yaml")
     (test,) = plan_tests(config.sprt, config.plan(), records)
     assert test.state.pairs >= 1
+
+
+def test_the_web_viewer_walks_a_game_from_its_start(op_runs):
+    from boopexp.interfaces.web.game import game_plies, position_view
+
+    _, runs = op_runs
+    record = runs["1"][("heuristics vs random", 0)]
+    plies = game_plies(record)
+    assert len(plies["positions"]) == len(record["moves"]) + 1
+    assert plies["positions"][0] == position_view(Position.from_string(record["start"]).state)
+    assert plies["positions"][0] != position_view(Position.initial().state)

@@ -67,12 +67,11 @@ def game_plies(record: Mapping[str, Any]) -> dict[str, Any]:
     """
     from boopexp.engine.state import N_SQUARES, TO_MOVE
     from boopexp.game import notation
-    from boopexp.game.position import Position
-    from boopexp.play.replay import walk
+    from boopexp.play.replay import start_position, walk
     from boopexp.play.session import PlyView, pushes_of
 
-    states = [Position.initial().state]
     try:
+        states = [start_position(record).state]  # the empty board, or the record's start (docs/openings.md)
         walk(record, lambda ply, text, position: states.append(position.state))
     except BoopError as exc:
         raise RequestError(422, f"the game does not replay: {exc}") from None
