@@ -75,6 +75,12 @@ GAME_COLUMNS: tuple[str, ...] = (
 _SUMMARY_COLUMNS = ("line", "config_hash", "pairing", "game_index", "experiment", "p1", "p2", "winner",
                     "termination", "plies", "sweep")
 _KEY = ["config_hash", "pairing", "game_index"]
+#: The game rows' column types: every file's rows are cast to them before they are put together
+#: (a file of other types, e.g. an empty live log's object columns, would turn every string column
+#: of a million games into Python objects: ~1 KB a game at the peak).
+_DTYPES = {"source": "str", "experiment": "str", "config_hash": "str", "pairing": "str", "p1": "str", "p2": "str",
+           "winner": "str", "termination": "str", "sweep": "str", "line": "int64", "order": "int64",
+           "game_index": "int64", "plies": "float64", "in_plan": "bool", "planned": "float64"}
 
 
 class ReportWarning(UserWarning):
@@ -227,7 +233,7 @@ def _part_frame(part: _Part, directory: Path) -> pd.DataFrame:
     columns = [c for c in GAME_COLUMNS if c not in ("order", "in_plan", "planned")]
     if part.records is not None:
         rows = [_game_row(record, part.path, n, default_experiment=directory.name) for n, record in part.records]
-        return pd.DataFrame(rows, columns=columns)
+        return pd.DataFrame(rows, columns=columns).astype({c: _DTYPES[c] for c in columns})
     t = part.summary.to_pandas()
     winner = t["winner"]
     pairings = pd.unique(t["pairing"])
@@ -256,7 +262,7 @@ def _part_frame(part: _Part, directory: Path) -> pd.DataFrame:
         "termination": termination,
         "plies": t["plies"].astype("float64"),
         "sweep": sweep,
-    }, columns=columns)
+    }, columns=columns).astype({c: _DTYPES[c] for c in columns})
 
 
 def load_results(results_dirs: Sequence[Path | str]) -> GameData:
@@ -326,10 +332,7 @@ def load_results(results_dirs: Sequence[Path | str]) -> GameData:
     games = games.reset_index(drop=True)
     games["order"] = np.arange(len(games), dtype=np.int64)
     file_of = games.pop("_file").to_numpy(dtype=np.int64) if len(games) else np.zeros(0, dtype=np.int64)
-    games = games[list(GAME_COLUMNS)].astype(
-        {"source": "str", "experiment": "str", "config_hash": "str", "pairing": "str", "p1": "str", "p2": "str",
-         "winner": "str", "termination": "str", "sweep": "str", "line": "int64", "order": "int64",
-         "game_index": "int64", "plies": "float64", "in_plan": "bool", "planned": "float64"})
+    games = games[list(GAME_COLUMNS)].astype(_DTYPES)
     games["selected"] = _select(games)
     move_files = []
     lines = games["line"].to_numpy()
@@ -391,7 +394,7 @@ def _select(games: pd.DataFrame) -> pd.Series:
         .sort_values(["pairing", "n", "first"], ascending=[True, False, True], kind="mergesort")
     )
     # A sweep plays each pairing under several settings by design: no warning for those.
-    swept = set(candidates["pairing"]) - set(candidates.loc[candidates["sweep"] == "", "pairing"])
+    swept = set(candidates["pairing"].unique()) - set(candidates.loc[candidates["sweep"] == "", "pairing"].unique())
     chosen: dict[str, str] = {}
     for pairing, grp in groups.groupby("pairing", sort=True):
         best = grp.iloc[0]
@@ -410,8 +413,8 @@ def _select(games: pd.DataFrame) -> pd.Series:
     return games["in_plan"] & (games["config_hash"] == games["pairing"].map(chosen))
 
 
-def _join_unique(values: Iterable[str]) -> str:
-    return ", ".join(sorted(set(values)))
+def _join_unique(values: pd.Series) -> str:
+    return ", ".join(sorted(values.unique()))
 
 
 def _game_row(record: dict[str, Any], path: Path, line_no: int, default_experiment: str) -> dict[str, Any]:
