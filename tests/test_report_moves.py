@@ -234,3 +234,20 @@ def test_iterations_figure_above_the_limit_draws_at_most_max_fliers(tmp_path, mo
         assert len(drawn) <= 7 and set(drawn) <= set(theirs["fliers"])
         if len(theirs["fliers"]):
             assert min(drawn) == min(theirs["fliers"]) and max(drawn) == max(theirs["fliers"])
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_distribution_merged_block_by_block_equals_every_value_at_once(seed, monkeypatch):
+    """Blocks set aside and merged whenever they outnumber what is kept (a small threshold here,
+    so that a few blocks merge many times) give the distinct values and counts of all at once."""
+    monkeypatch.setattr(moves, "_MERGE_VALUES", 5)
+    rng = np.random.default_rng(seed)
+    blocks = [np.round(rng.random(int(rng.integers(0, 40))) * 30, 1) for _ in range(25)]
+    blocks[3][:2] = np.nan
+    dist = moves._Distribution()
+    for block in blocks:
+        dist.add(block)
+    everything = np.concatenate(blocks)
+    values, counts = np.unique(everything[~np.isnan(everything)], return_counts=True)
+    got_values, got_counts = dist.merged()
+    assert np.array_equal(got_values, values) and np.array_equal(got_counts, counts)

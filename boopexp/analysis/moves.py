@@ -154,12 +154,14 @@ def median(values: np.ndarray, counts: np.ndarray) -> float:
 
 class _Distribution:
     """Distinct values and their counts, merged block by block (the blocks' own distinct values
-    are set aside and merged once they add up to :data:`_MERGE_VALUES`: one sort per merge)."""
+    are set aside and merged once they outnumber the values merged so far and
+    :data:`_MERGE_VALUES`: one sort per merge, and what is set aside never much more than what is
+    kept, whatever the number of blocks)."""
 
     def __init__(self) -> None:
         self._values: list[np.ndarray] = []
         self._counts: list[np.ndarray] = []
-        self._pending = 0
+        self._pending = 0  # values set aside since the last merge
 
     def add(self, sample: np.ndarray) -> None:
         sample = sample[~np.isnan(sample)]
@@ -169,7 +171,7 @@ class _Distribution:
         self._values.append(values)
         self._counts.append(counts)
         self._pending += len(values)
-        if self._pending > _MERGE_VALUES:
+        if self._pending > max(_MERGE_VALUES, len(self._values[0])):
             self.merged()
 
     def merged(self) -> tuple[np.ndarray, np.ndarray]:
@@ -180,12 +182,12 @@ class _Distribution:
             values, inverse = np.unique(np.concatenate(self._values), return_inverse=True)
             counts = np.bincount(inverse.ravel(), weights=np.concatenate(self._counts), minlength=len(values))
             self._values, self._counts = [values], [counts.astype(np.int64)]
-        self._pending = len(self._values[0])
+        self._pending = 0
         return self._values[0], self._counts[0]
 
 
-#: Distinct values set aside before a distribution merges them.
-_MERGE_VALUES = 1 << 21
+#: Distinct values set aside at least before a distribution merges them.
+_MERGE_VALUES = 1 << 16
 
 
 class MoveStats:
