@@ -390,3 +390,13 @@ def test_the_web_viewer_walks_a_game_from_its_start(op_runs):
     assert len(plies["positions"]) == len(record["moves"]) + 1
     assert plies["positions"][0] == position_view(Position.from_string(record["start"]).state)
     assert plies["positions"][0] != position_view(Position.initial().state)
+
+
+def test_tune_checks_a_suite_against_the_rules_before_any_game(tmp_path):
+    from test_tune import _bad_doc
+
+    (tmp_path / "s.txt").write_text("c3 d4\nc3 c3\n")
+    (tmp_path / "t.yaml").write_text(yaml.safe_dump(_bad_doc({"openings": {"file": str(tmp_path / "s.txt")}})))
+    line = one_line(CliRunner().invoke(main, ["tune", str(tmp_path / "t.yaml"), "--out", str(tmp_path / "o")]), 2)
+    assert "s.txt:2: " in line and "occupied" in line
+    assert not (tmp_path / "o").exists()
