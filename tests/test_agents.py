@@ -15,6 +15,7 @@ from mcts_helpers import Kit, cfg_of, code, hand_root, pos, ref_playout, replay_
 
 from boopexp.agents.budget import Budget, device_costs
 from boopexp.agents.specs import (
+    CLASSICAL,
     AGENT_NAMES,
     ALIASES,
     BEYOND_NAMES,
@@ -62,7 +63,8 @@ ITER_SMALL = Budget(mode="iterations", iterations=3)
 
 def test_registry_has_exactly_the_paper_names_and_those_beyond():
     assert set(AGENT_NAMES) == set(PAPER_NAMES) | {"mcts-co2", "mcts-solver", "mcts-prior"} | set(BASELINES)
-    assert len(AGENT_NAMES) == 13
+    assert set(CLASSICAL) == {"alphabeta"} <= set(AGENT_NAMES)
+    assert len(AGENT_NAMES) == 14
     assert ALIASES == {"mcts+SEP": "mcts-co"}
     assert set(PRESETS) == {"code-0.6.2", "paper"}
 
@@ -314,10 +316,13 @@ def parameter_table_rows(table):
     return rows
 
 
-@pytest.mark.parametrize("table", ["MCTS_PARAMS", "PAPER_PARAMS"])
+@pytest.mark.parametrize("table", ["MCTS_PARAMS", "PAPER_PARAMS", "ALPHABETA_PARAMS"])
 def test_docs_agents_md_shows_each_parameter_table(table):
     """docs/agents.md's tables are the parameter tables (a changed row fails here: paste the lines)."""
-    rows = parameter_table_rows({"MCTS_PARAMS": MCTS_PARAMS, "PAPER_PARAMS": PAPER_PARAMS}[table])
+    from boopexp.agents.specs import ALPHABETA_PARAMS
+
+    rows = parameter_table_rows({"MCTS_PARAMS": MCTS_PARAMS, "PAPER_PARAMS": PAPER_PARAMS,
+                                 "ALPHABETA_PARAMS": ALPHABETA_PARAMS}[table])
     doc = (Path(__file__).resolve().parent.parent / "docs" / "agents.md").read_text(encoding="utf-8")
     assert "\n".join(rows) + "\n" in doc, "docs/agents.md should hold, verbatim:\n" + "\n".join(rows)
 
@@ -462,6 +467,9 @@ def test_telemetry_keys_for_every_move(games, more_games):
                     assert tel["iterations"] == rec["budget"]["iterations"]
             elif agent == "heuristics":
                 assert (tel["iterations"], tel["solver_calls"]) == (0, 1)
+            elif agent == "alphabeta":  # its own counters (tests/test_alphabeta.py)
+                assert tel["iterations"] == 0 and tel["search_depth"] >= 1 and tel["search_nodes"] > 0
+                assert tel["device_seconds"] > 0.0
             else:
                 assert (tel["iterations"], tel["solver_calls"], tel["device_seconds"]) == (0, 0, 0.0)
 

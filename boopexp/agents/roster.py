@@ -26,11 +26,11 @@ from boopexp.agents.specs import (
     AGENT_NAMES,
     ALIASES,
     BASELINES,
-    MCTS_PARAMETERS,
     MOVE_TIMEOUT_KEY,
     AgentSpec,
     canonical_name,
     check_move_timeout,
+    parameters_of,
     resolve_agent,
     unknown_agent,
 )
@@ -165,7 +165,7 @@ def resolve(
             what = f"a variant of {root}" if link != root else "a baseline"
             schema.check_keys(own_params, (), f"agents.{link}", note=f"; agent {link!r} ({what}) takes no parameters")
         else:
-            schema.check_keys(own_params, MCTS_PARAMETERS, f"agents.{link}")
+            schema.check_keys(own_params, parameters_of(resolve_agent(root).kind), f"agents.{link}")
     try:
         spec = resolve_agent(root, preset, params, overrides)
     except ConfigError as exc:
@@ -173,7 +173,7 @@ def resolve(
         raise exc.replace(where=None).under(f"agents.{name}") from None
     if name == root:
         return spec
-    return AgentSpec(name=name, kind=spec.kind, mcts=spec.mcts, base=base)
+    return AgentSpec(name=name, kind=spec.kind, mcts=spec.mcts, base=base, alphabeta=spec.alphabeta)
 
 
 def _builtin(name: Any) -> str | None:

@@ -152,14 +152,43 @@ class MCTSConfig:
 _KINDS: dict[str, type] = {"int": int, "float": float, "bool": bool}
 
 #: The table of MCTS parameters, in field (and kernel vector) order: {name: row}.
-MCTS_PARAMS: dict[str, Param] = {
-    f.name: Param(f.name, _KINDS[f.type] if isinstance(f.type, str) else f.type, f.default, **f.metadata[_ROW])
-    for f in dataclasses.fields(MCTSConfig)
-}
+
+
+def _table(cls: type) -> dict[str, Param]:
+    """The parameter table a config dataclass's fields carry (:func:`param`), in field order."""
+    return {
+        f.name: Param(f.name, _KINDS[f.type] if isinstance(f.type, str) else f.type, f.default, **f.metadata[_ROW])
+        for f in dataclasses.fields(cls)
+    }
+
+
+MCTS_PARAMS: dict[str, Param] = _table(MCTSConfig)
 MCTS_PARAMETERS: tuple[str, ...] = tuple(MCTS_PARAMS)
 #: Parameters added after games were recorded: in an agent's description (hashes, records) only
 #: when they differ from their default, so every earlier agent keeps its settings hash.
 LATE_PARAMETERS: dict[str, Any] = {p.name: p.default for p in MCTS_PARAMS.values() if p.late}
+
+@dataclass(frozen=True)
+class AlphaBetaConfig:
+    """Parameters of the alpha-beta agent (:mod:`boopexp.engine.alphabeta`; docs/agents.md,
+    docs/budget.md): **the** table of its parameters, as :class:`MCTSConfig` is the MCTS agents'
+    (:data:`ALPHABETA_PARAMS` reads the rows)."""
+
+    node_cost_scale: float = param(
+        1.0, 0.01, 100.0, tune=TuneRange(0.25, 4.0, log=True),
+        help="the device charge of an alpha-beta node and of a move its ordering scores, in units of the "
+             "profile's solver_move (docs/budget.md, \"Alpha-beta\"); the knowledge study varies it x0.5 and x2")
+    max_depth: int = param(
+        0, 0, 40, help="the deepest iteration of the search in plies; 0 = as deep as the budget allows (at most 40)")
+
+    def __post_init__(self) -> None:
+        for row in ALPHABETA_PARAMS.values():
+            row.check(getattr(self, row.name))
+
+
+#: The alpha-beta agent's parameter table, in field order: {name: row}.
+ALPHABETA_PARAMS: dict[str, Param] = _table(AlphaBetaConfig)
+ALPHABETA_PARAMETERS: tuple[str, ...] = tuple(ALPHABETA_PARAMS)
 
 #: Presets (AGENTS.md §C.4). ``code-0.6.2`` produced the paper's tables; ``paper`` is its prose.
 PRESETS: dict[str, dict[str, Any]] = {
@@ -194,7 +223,9 @@ _EXTRA_PARAMETERS: dict[str, dict[str, Any]] = {
 BEYOND_NAMES: tuple[str, ...] = tuple(_EXTRA_PARAMETERS)
 ALIASES: dict[str, str] = {"mcts+SEP": "mcts-co"}
 BASELINES: tuple[str, ...] = ("heuristics", "random")
-AGENT_NAMES: tuple[str, ...] = tuple(_MCTS_SWITCHES) + BASELINES
+#: Classical search agents with the paper's knowledge (issue 23): each is its own kind.
+CLASSICAL: tuple[str, ...] = ("alphabeta",)
+AGENT_NAMES: tuple[str, ...] = tuple(_MCTS_SWITCHES) + BASELINES + CLASSICAL
 
 #: The paper-level parameters of a config's ``params:`` block (AGENTS.md §C.4) and the MCTSConfig
 #: fields each sets (in the agents that use them: :func:`resolve_agent`).
@@ -226,11 +257,19 @@ LOG_LABELS: dict[str, str] = {
     "mcts-prior": "MCTS + Prior + Expansion + Playout",
     "heuristics": "Pure Heuristics",
     "random": "RandomPlay",
+    "alphabeta": "Alpha-beta",
 }
 
 
 #: The kinds of agent: MCTS_GHOST, the two baselines, and any Python agent (docs/agents.md).
-AGENT_KINDS: tuple[str, ...] = ("mcts", "heuristics", "random", "plugin")
+AGENT_KINDS: tuple[str, ...] = ("mcts", "heuristics", "random", "plugin", "alphabeta")
+
+
+def parameters_of(kind: str) -> tuple[str, ...]:
+    """The parameters an agent of ``kind`` takes (``agents.NAME.PARAM``, ``--param``): an MCTS
+    agent's :data:`MCTS_PARAMETERS`, alpha-beta's :data:`ALPHABETA_PARAMETERS`, none for the
+    baselines (a plugin's keyword arguments are its own)."""
+    return {"mcts": MCTS_PARAMETERS, "alphabeta": ALPHABETA_PARAMETERS}.get(kind, ())
 
 #: A plugin agent's time limit per move (and per call of its factory) when its config sets none:
 #: past it the plugin forfeits the game (docs/agents.md). Generous on purpose: it is there to end
@@ -266,6 +305,7 @@ class AgentSpec:
         name: the name pairings, records and tables use (a built-in or a config's own name).
         kind: one of AGENT_KINDS.
         mcts: the MCTS parameters (kind ``mcts``).
+        alphabeta: the alpha-beta parameters (kind ``alphabeta``).
         base: the agent a config variant was declared from (``{base: mcts-co, ...}``), else None.
         plugin: ``"module:callable"`` of a plugin agent (kind ``plugin``).
         kwargs: the keyword arguments the plugin's callable is called with.
@@ -283,6 +323,7 @@ class AgentSpec:
     kwargs: Mapping[str, Any] | None = field(default=None, hash=False)
     directory: str | None = field(default=None, compare=False, hash=False)
     move_timeout_s: float | None = None
+    alphabeta: AlphaBetaConfig | None = None
 
     @property
     def move_timeout(self) -> float:
@@ -302,6 +343,8 @@ class AgentSpec:
                 if params[key] == default:
                     del params[key]
             out["params"] = params
+        if self.alphabeta is not None:
+            out["params"] = dataclasses.asdict(self.alphabeta)
         if self.base is not None:
             out["base"] = self.base
         if self.plugin is not None:
@@ -333,6 +376,10 @@ class AgentSpec:
                 timeout = check_move_timeout(data.get(MOVE_TIMEOUT_KEY))
                 return cls(name=name, kind=kind, base=base, plugin=plugin, kwargs=dict(kwargs),
                            move_timeout_s=timeout)
+            if kind == "alphabeta":
+                ab = schema.mapping(params, "params", "the alpha-beta parameters of the agent")
+                schema.check_keys(ab, ALPHABETA_PARAMETERS, "params")
+                return cls(name=name, kind=kind, alphabeta=AlphaBetaConfig(**ab), base=base)
             if kind != "mcts":
                 return cls(name=name, kind=kind, base=base)
             mcts = schema.mapping(params, "params", "the MCTS parameters of the agent")
@@ -380,6 +427,10 @@ def resolve_agent(
         with schema.within(f"agent {name!r}"):
             schema.check_keys(overrides, (), note="; a baseline takes no parameters")
         return AgentSpec(name=name, kind=name)
+    if name in CLASSICAL:
+        with schema.within(f"agent {name!r}"):
+            schema.check_keys(overrides, ALPHABETA_PARAMETERS)
+            return AgentSpec(name=name, kind=name, alphabeta=AlphaBetaConfig(**overrides))
     with schema.within(f"agent {name!r}"):
         schema.check_keys(overrides, MCTS_PARAMETERS)
     k = params.get("k", PRESETS[preset]["k"])

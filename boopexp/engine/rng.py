@@ -29,6 +29,12 @@ def new_rng_state(seed_or_gen) -> np.ndarray:
     return words
 
 
+def seeded_words(seed: int, n: int) -> np.ndarray:
+    """``n`` random 64-bit words drawn from ``seed`` (numpy's SeedSequence, as :func:`new_rng_state`
+    seeds a generator): constant tables a kernel needs, e.g. alpha-beta's Zobrist keys."""
+    return np.random.SeedSequence(seed).generate_state(n, dtype=np.uint64)
+
+
 @njit(cache=True, _nrt=False, inline="always")
 def _rotl(x, k):
     return (x << uint64(k)) | (x >> uint64(64 - k))

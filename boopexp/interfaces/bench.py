@@ -29,6 +29,9 @@ import numpy as np
 from numba import njit
 
 from boopexp import __version__
+from boopexp.agents.budget import Budget, device_costs
+from boopexp.agents.specs import AlphaBetaConfig
+from boopexp.engine import alphabeta
 from boopexp.engine.buffers import new_work, solver_buffers
 from boopexp.engine.heuristic import heuristic
 from boopexp.engine.objective import best_move_ws, new_context, objective_context, objective_inc, objective_promotion
@@ -260,6 +263,32 @@ def _iterations_metric(agent: str) -> MetricFn:
 
 for _name, _agent in ITERATION_AGENTS.items():
     metric(_name)(_iterations_metric(_agent))
+
+
+#: the depth of the bench's alpha-beta searches: about what the agent reaches in 1 device-second
+ALPHABETA_BENCH_DEPTH = 4
+
+
+@metric("alphabeta_nodes_per_s")
+def _alphabeta_nodes(ctx: BenchContext, seconds: float) -> float:
+    """Nodes per CPU second of whole alpha-beta moves (the driver, the table cleared per move):
+    fixed-depth searches on the positions in turn."""
+    cfg = AlphaBetaConfig(max_depth=ALPHABETA_BENCH_DEPTH)
+    budget = Budget(mode="iterations", iterations=10**12)
+    costs = device_costs("android-2023")
+    search = alphabeta.new_search()
+    n = ctx.states.shape[0]
+    at = [0]
+
+    def run(reps: int) -> int:
+        nodes = 0
+        for _ in range(reps):
+            _, _, tel = alphabeta.search(ctx.states[at[0] % n], cfg, budget, costs, ctx.rng, search)
+            at[0] += 1
+            nodes += tel["search_nodes"]
+        return nodes
+
+    return timed_rate(run, seconds)
 
 
 def _cpu_model() -> str | None:

@@ -147,6 +147,10 @@ class _MoveExtras(TypedDict, total=False):
     # Only in a game with an agent that has solver / prior (its opponent's moves: 0; docs/budget.md).
     proven_nodes: int  # nodes MCTS-Solver proved a win or a loss
     prior_evals: int  # the selection prior's evaluations (H or f of one move)
+    # Only in a game with an alphabeta agent (its opponent's moves: 0; docs/budget.md, "Alpha-beta").
+    search_depth: int  # the deepest iteration the search completed (plies)
+    search_nodes: int  # the positions it entered (its node count, each charged on the device clock)
+    tt_hits: int  # transposition-table probes that found their position
 
 
 #: The telemetry fields only some agents report (:func:`boopexp.play.match.play_game` gives the

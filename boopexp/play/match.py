@@ -18,7 +18,7 @@ import numpy as np
 from boopexp.agents.budget import Budget, device_costs
 from boopexp.agents.plugins import PluginFailure, PluginOutput, build_agent, call_plugin, timeout_error
 from boopexp.agents.specs import AgentSpec
-from boopexp.engine import mcts, rules
+from boopexp.engine import alphabeta, mcts, rules
 from boopexp.engine.buffers import new_work
 from boopexp.engine.rng import new_rng_state
 from boopexp.engine.state import TO_MOVE, decode_move, encode_move, initial_state
@@ -91,6 +91,22 @@ class RandomPlayer(Player):
         cpu0 = time.process_time()
         code = rules.random_move(st, self.work.mask, self.rng, self.work.squares)
         return int(code), mcts.move_telemetry(np.zeros(mcts.N_ACC, dtype=np.int64), 0.0, 0, cpu0)
+
+
+class AlphaBetaPlayer(Player):
+    """Alpha-beta (:mod:`boopexp.engine.alphabeta`): iterative deepening under the game's budget;
+    it chooses its promotions too (the group its search found best)."""
+
+    def __init__(self, spec: AgentSpec, budget: Budget, rng: np.ndarray, costs: np.ndarray, throttle: float):
+        super().__init__(spec, budget, rng, costs, throttle)
+        self.search = alphabeta.new_search()
+        self.promotion = 0
+
+    def select(self, st):
+        code, group, tel = alphabeta.search(st, self.spec.alphabeta, self.budget, self.costs, self.rng, self.search,
+                                            self.throttle)
+        self.promotion = group  # an index among the move's candidate groups (0 when there are fewer than two)
+        return code, tel
 
 
 class Forfeit(Exception):
@@ -180,7 +196,7 @@ class PluginPlayer(Player):
         return code, mcts.move_telemetry(np.zeros(mcts.N_ACC, dtype=np.int64), 0.0, 0, cpu0)
 
 
-_PLAYERS = {"mcts": MCTSPlayer, "heuristics": HeuristicsPlayer, "random": RandomPlayer}
+_PLAYERS = {"mcts": MCTSPlayer, "heuristics": HeuristicsPlayer, "random": RandomPlayer, "alphabeta": AlphaBetaPlayer}
 
 
 def make_player(spec: AgentSpec, budget: Budget, seed_seq: np.random.SeedSequence, throttle: float = 1.0) -> Player:
@@ -202,7 +218,7 @@ def compile_kernels(plugins: bool = False) -> None:
 
     budget = Budget(mode="iterations", iterations=2)
     w = new_work()
-    for name in ("mcts-co", "heuristics", "random"):
+    for name in ("mcts-co", "heuristics", "random", "alphabeta"):
         player = make_player(resolve_agent(name), budget, np.random.SeedSequence(0))
         st = initial_state()
         code, _ = player.select(st)
@@ -282,10 +298,10 @@ def plugin_output(players: Sequence[Player | None]) -> dict[str, str]:
 
 def _same_fields(telemetry: list[dict]) -> list[dict]:
     """Every move with the same telemetry fields: when one agent reports the two-stage checks
-    (``lookahead_*``, an agent with ``co_lookahead``) or its proofs or prior evaluations
-    (``solver``, ``prior``), the other's moves report zeros, so the record stores its telemetry
-    column-wise (:data:`boopexp.play.contract.OPTIONAL_TELEMETRY`). Games without such an agent
-    are unchanged."""
+    (``lookahead_*``, an agent with ``co_lookahead``), its proofs or prior evaluations
+    (``solver``, ``prior``) or an alpha-beta search (``search_*``, ``tt_hits``), the other's moves
+    report zeros, so the record stores its telemetry column-wise
+    (:data:`boopexp.play.contract.OPTIONAL_TELEMETRY`). Games without such an agent are unchanged."""
     extra = [k for k in OPTIONAL_TELEMETRY if any(k in t for t in telemetry)]
     if not extra:
         return telemetry
