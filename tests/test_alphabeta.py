@@ -205,3 +205,64 @@ def test_zobrist_keys_are_seeded_and_distinct():
 def test_decode_of_a_packed_child():
     code, group = divmod(5 * ab.GROUP_SLOTS + 2, ab.GROUP_SLOTS)
     assert (code, group) == (5, 2) and decode_move(code) == (1, 5)
+
+
+# ------------------------------------------------------------------------------------------
+# the agent's name and parameters where configs and the CLI use them
+
+
+def _invoke(*args):
+    from click.testing import CliRunner
+
+    from boopexp.interfaces.cli import main
+
+    return CliRunner().invoke(main, list(args))
+
+
+def test_game_command_plays_alphabeta_with_its_parameters():
+    import json
+
+    result = _invoke("game", "--p1", "alphabeta", "--p2", "random", "--budget", "iterations", "--iterations", "300",
+                     "--p1-param", "node_cost_scale=2", "--p1-param", "max_depth=2", "--json")
+    assert result.exit_code == 0, result.output
+    record = json.loads(result.output)
+    assert record["p1_spec"] == {"name": "alphabeta", "kind": "alphabeta",
+                                 "params": {"node_cost_scale": 2.0, "max_depth": 2}}
+    mine = [t for t in record["telemetry"] if t["agent"] == "alphabeta"]
+    assert mine and all(1 <= t["search_depth"] <= 2 for t in mine)
+
+
+def test_a_parameter_alphabeta_does_not_take_is_one_line_and_exit_2():
+    for param, message in (("uct_c=1", "unknown key uct_c"), ("node_cost_scale=0", "node_cost_scale = 0"),
+                           ("max_depth=41", "max_depth = 41")):
+        result = _invoke("game", "--p1", "alphabeta", "--p2", "random", "--p1-param", param)
+        assert result.exit_code == 2, (param, result.output)
+        assert message in result.output and "Traceback" not in result.output
+        assert len(result.output.strip().splitlines()) == 1
+
+
+def test_a_variant_of_alphabeta_and_its_description():
+    from boopexp.agents.roster import parse_agents, resolve
+    from boopexp.agents.specs import AgentSpec
+    from boopexp.errors import ConfigError
+
+    declared = parse_agents({"ab-slow": {"base": "alphabeta", "node_cost_scale": 2}}, "code-0.6.2", {})
+    spec = resolve("ab-slow", declared, "code-0.6.2", {})
+    assert spec.kind == "alphabeta" and spec.base == "alphabeta" and spec.alphabeta.node_cost_scale == 2.0
+    assert AgentSpec.from_dict(spec.to_dict()) == spec
+    with pytest.raises(ConfigError, match="agents.ab.preselect_m"):
+        parse_agents({"ab": {"base": "alphabeta", "preselect_m": 3}}, "code-0.6.2", {})
+
+
+def test_a_sweep_over_the_node_charge(tmp_path):
+    from boopexp.experiments.config import load_config
+
+    path = tmp_path / "sweep.yaml"
+    path.write_text(
+        "name: ab-sweep\nseed: 1\ngames_per_side: 1\nbudget: {mode: device, seconds: 0.1}\n"
+        "pairings:\n  - [alphabeta, random]\nsweep:\n  agents.alphabeta.node_cost_scale: [0.5, 2]\n",
+        encoding="utf-8")
+    config = load_config(path)
+    specs = [point.agent("alphabeta") for point in config.points]
+    assert [s.alphabeta.node_cost_scale for s in specs] == [0.5, 2.0]
+    assert len({p.config_hash for point in config.points for p in point.plan()}) == 4  # 2 sides x 2 points

@@ -116,8 +116,9 @@ def test_agent_spec_round_trips_through_its_record_form():
     from boopexp.agents.specs import AGENT_NAMES, AgentSpec, resolve_agent
     from boopexp.errors import ConfigError
 
+    overrides = {"heuristics": None, "random": None, "alphabeta": {"node_cost_scale": 2.0}}
     for name in AGENT_NAMES:
-        spec = resolve_agent(name, overrides={"uct_c": 0.5} if name not in ("heuristics", "random") else None)
+        spec = resolve_agent(name, overrides=overrides.get(name, {"uct_c": 0.5}))
         assert AgentSpec.from_dict(json.loads(json.dumps(spec.to_dict()))) == spec
     for bad in ({"name": "x"}, {"name": "x", "kind": "alien"}, {"name": "x", "kind": "mcts", "params": {"foo": 1}}):
         try:

@@ -17,7 +17,15 @@ import click
 
 from boopexp import schema
 from boopexp.agents.budget import BUDGET_MODES, DEFAULT_PROFILE, DEVICE_PROFILES, Budget
-from boopexp.agents.specs import AGENT_NAMES, DEFAULT_PRESET, MCTS_PARAMETERS, PRESETS, AgentSpec, resolve_agent
+from boopexp.agents.specs import (
+    AGENT_NAMES,
+    ALPHABETA_PARAMETERS,
+    DEFAULT_PRESET,
+    MCTS_PARAMETERS,
+    PRESETS,
+    AgentSpec,
+    resolve_agent,
+)
 from boopexp.errors import BoopError, ConfigError, StoreError
 from boopexp.game.sides import Side
 from boopexp.interfaces.commands import POSITIVE_SECONDS
@@ -44,8 +52,9 @@ def _parse_overrides(items: tuple[str, ...], option: str) -> dict:
     return out
 
 
-#: The end of a ``--param`` option's help: the keys an MCTS agent takes (docs/agents.md has the table).
-_PARAM_KEYS_HELP = f"KEY: {', '.join(MCTS_PARAMETERS)} (docs/agents.md)."
+#: The end of a ``--param`` option's help: the keys an MCTS agent and alphabeta take (docs/agents.md has the tables).
+_PARAM_KEYS_HELP = (f"KEY: {', '.join(MCTS_PARAMETERS)} (MCTS agents); {', '.join(ALPHABETA_PARAMETERS)} "
+                    "(alphabeta) (docs/agents.md).")
 
 
 def _settings_options(command):
