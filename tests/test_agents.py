@@ -15,10 +15,10 @@ from mcts_helpers import Kit, cfg_of, code, hand_root, pos, ref_playout, replay_
 
 from boopexp.agents.budget import Budget, device_costs
 from boopexp.agents.specs import (
-    CLASSICAL,
     AGENT_NAMES,
     ALIASES,
     BEYOND_NAMES,
+    CLASSICAL,
     LATE_PARAMETERS,
     LOG_LABELS,
     MCTS_PARAMETERS,
