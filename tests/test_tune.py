@@ -133,6 +133,21 @@ def test_config_tunes_a_declared_variant(tmp_path):
     assert spec.base == "co-wide" and spec.mcts.uct_c == 0.2 and spec.mcts.co_playout_plies == 9
 
 
+def test_config_tunes_alphabeta_over_its_own_table():
+    doc = json.loads(json.dumps(BASE))
+    doc["tune"]["agent"] = "alphabeta"
+    doc["tune"]["space"] = ["node_cost_scale"]
+    tc = parse_tune_config(doc)
+    assert [(p.name, p.low, p.high, p.log) for p in tc.space] == [("node_cost_scale", 0.25, 4.0, True)]
+    exp = tc.with_candidates({"alphabeta.t0": {"node_cost_scale": 0.5}}, ("mcts-co",), 1)
+    spec = exp.agent("alphabeta.t0")
+    assert spec.kind == "alphabeta" and spec.base == "alphabeta" and spec.alphabeta.node_cost_scale == 0.5
+    doc["tune"]["space"] = ["uct_c"]
+    with pytest.raises(ConfigError, match="tune.space\\[0\\] = 'uct_c' is not a parameter the tuner varies; "
+                                          "allowed: node_cost_scale$"):
+        parse_tune_config(doc)
+
+
 BAD = [
     ({"tune": None}, "missing required key tune (the agent, search space, opponents and trials)"),
     ({"pairings": [["mcts-co", "vanilla"]]}, "pairings = [['mcts-co', 'vanilla']] has no place in a tune config"),

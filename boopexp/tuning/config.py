@@ -22,7 +22,8 @@ A tune config is an experiment config (``name``, ``seed``, ``budget``, ``preset`
 
 A parameter written without a range (``uct_c:``), or a space given as a list of names
 (``space: [k, preselect_m, discount, uct_c]``), is searched over the tuner's range of its row in
-the parameter table (:data:`boopexp.agents.specs.MCTS_PARAMS`, ``PAPER_PARAMS``; docs/agents.md):
+the parameter table (:data:`boopexp.agents.specs.MCTS_PARAMS`, ``PAPER_PARAMS``; for alphabeta
+its own, ``ALPHABETA_PARAMS``; docs/agents.md):
 the list above is the ranges written out. Every mistake raises :class:`~boopexp.errors.ConfigError`:
 one line naming the file, the key
 (``tune.space.uct_c.low``), the value and what is allowed.
@@ -37,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from boopexp import schema
-from boopexp.agents.specs import MCTS_PARAMS, PAPER_PARAMS, Param
+from boopexp.agents.specs import ALPHABETA_PARAMS, MCTS_PARAMS, PAPER_PARAMS, Param
 from boopexp.errors import ConfigError
 from boopexp.errors import show_value as _show
 from boopexp.experiments.config import CONFIG_KEYS, PLANNING_KEYS, ExperimentConfig, parse_settings, read_config_file
@@ -72,6 +73,12 @@ TUNABLE_PARAMS: dict[str, Param] = {
     name: row for name, row in {**PAPER_PARAMS, **MCTS_PARAMS}.items() if row.tune is not None
 }
 TUNABLE: tuple[str, ...] = tuple(TUNABLE_PARAMS)
+#: What an agent of each kind may vary: an MCTS agent the table above, alpha-beta the rows of its
+#: own table (:data:`boopexp.agents.specs.ALPHABETA_PARAMS`) with a tuner's range.
+TUNABLE_BY_KIND: dict[str, dict[str, Param]] = {
+    "mcts": TUNABLE_PARAMS,
+    "alphabeta": {name: row for name, row in ALPHABETA_PARAMS.items() if row.tune is not None},
+}
 #: The MCTSConfig fields each paper parameter sets.
 PAPER_ALIASES: dict[str, tuple[str, ...]] = {name: row.sets for name, row in PAPER_PARAMS.items()}
 
@@ -237,10 +244,10 @@ def parse_tune_config(data: Any, source: str = "<config>", directory: str | None
     with schema.within(src):
         agent = _agent_name(exp, "tune.agent", tune["agent"])
         spec = exp.agent(agent)
-        if spec.kind != "mcts":
+        if spec.kind not in TUNABLE_BY_KIND:
             raise ConfigError(f"tune.agent = {_show(tune['agent'])} is a {spec.kind} agent with no parameters to tune;"
-                              " tune an MCTS agent or a variant of one")
-        space = _parse_space(tune["space"])
+                              " tune an MCTS agent, alphabeta or a variant of one")
+        space = _parse_space(tune["space"], TUNABLE_BY_KIND[spec.kind])
 
         opponents_raw = tune.get("opponents", [agent])
         if isinstance(opponents_raw, str):
@@ -293,24 +300,26 @@ def _agent_name(exp: ExperimentConfig, key: str, raw: Any) -> str:
     return name
 
 
-def _parse_space(data: Any) -> tuple[SearchParam, ...]:
+def _parse_space(data: Any, table: Mapping[str, Param]) -> tuple[SearchParam, ...]:
+    """The search space of an agent whose tunable parameters are ``table``'s rows."""
+    tunable = tuple(table)
     if isinstance(data, list) and data:  # names only: each parameter over the table's range
         named: dict[Any, Any] = {}
         for i, name in enumerate(data):
-            if not isinstance(name, str) or name not in TUNABLE or name in named:
+            if not isinstance(name, str) or name not in tunable or name in named:
                 why = "is listed twice" if name in named else "is not a parameter the tuner varies"
-                raise ConfigError(f"tune.space[{i}] = {_show(name)} {why}; allowed: {', '.join(TUNABLE)}")
+                raise ConfigError(f"tune.space[{i}] = {_show(name)} {why}; allowed: {', '.join(tunable)}")
             named[name] = None
         data = named
     if not isinstance(data, Mapping) or not data:
         raise schema.invalid("tune.space", data, "a non-empty mapping like {uct_c: {low: 0.05, high: 2.0, log: true}}"
                              " or a list of parameters like [k, uct_c] (searched over their ranges in docs/agents.md)")
-    schema.check_keys(data, TUNABLE, "tune.space")
+    schema.check_keys(data, tunable, "tune.space")
     out: list[SearchParam] = []
     owner: dict[str, str] = {}
     for name, rng in data.items():
         key = f"tune.space.{name}"
-        row = TUNABLE_PARAMS[name]
+        row = table[name]
         fields = row.sets or (name,)
         for f in fields:
             if f in owner:
