@@ -7,6 +7,8 @@ leaves, a win scored WIN - plies): it shares nothing with the kernel but the rul
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -230,6 +232,16 @@ def test_game_command_plays_alphabeta_with_its_parameters():
                                  "params": {"node_cost_scale": 2.0, "max_depth": 2}}
     mine = [t for t in record["telemetry"] if t["agent"] == "alphabeta"]
     assert mine and all(1 <= t["search_depth"] <= 2 for t in mine)
+
+
+def test_game_command_summarises_the_search_depths():
+    result = _invoke("game", "--p1", "alphabeta", "--p2", "random", "--budget", "iterations", "--iterations",
+                     "1000000", "--p1-param", "max_depth=2")
+    assert result.exit_code == 0, result.output
+    line = next(li for li in result.output.splitlines() if li.startswith("alpha-beta depth per move"))
+    # min 1: a win in one ends the deepening (random lets alphabeta win)
+    assert re.fullmatch(r"alpha-beta depth per move: median 2, min [12], max 2; nodes per move: median \d+", line)
+    assert "MCTS iterations" not in result.output
 
 
 def test_a_parameter_alphabeta_does_not_take_is_one_line_and_exit_2():

@@ -175,6 +175,12 @@ def game(p1, p2, seed, mode, seconds, iterations, profile, throttle, preset, max
     if mcts_moves:
         its = sorted(t["iterations"] for t in mcts_moves)
         click.echo(f"MCTS iterations per move: median {its[len(its) // 2]}, min {its[0]}, max {its[-1]}")
+    searched = [t for t in record["telemetry"] if t.get("search_nodes", 0) > 0]  # alphabeta's moves
+    if searched:
+        depths = sorted(t["search_depth"] for t in searched)
+        nodes = sorted(t["search_nodes"] for t in searched)
+        click.echo(f"alpha-beta depth per move: median {depths[len(depths) // 2]}, min {depths[0]}, max {depths[-1]}; "
+                   f"nodes per move: median {nodes[len(nodes) // 2]}")
     click.echo(f"seed {record['seed']}, host CPU {record['host_seconds']:.2f} s")
 
 
