@@ -220,26 +220,31 @@ def test_a_signal_during_the_storing_of_a_game_is_held_until_it_is_counted():
 
 
 def test_first_run_says_the_engine_is_compiling_once(workdir, monkeypatch):
-    monkeypatch.setattr(warmup, "engine_is_compiled", lambda: False)
+    monkeypatch.setattr(warmup, "engine_is_compiled", lambda kinds: False)
     result = invoke("run", "configs/demo.yaml", "--jobs", "1", "--games-per-side", "1")
     assert result.exit_code == 0
-    assert re.fullmatch(r"compiling the engine \(first run only, ~1 min\)\ncompiled the engine in \d+ s\n",
+    assert re.fullmatch(r"compiling the engine \(first run only, ~20 s\)\ncompiled the engine in \d+ s\n",
                         result.stderr), result.stderr
     assert result.stdout.startswith("4 games planned")  # after the compile: the run's clock starts there
-    monkeypatch.setattr(warmup, "engine_is_compiled", lambda: True)
+    monkeypatch.setattr(warmup, "engine_is_compiled", lambda kinds: True)
     result = invoke("run", "configs/demo.yaml", "--jobs", "1", "--games-per-side", "2")
     assert "compiling the engine" not in result.stderr
 
 
-def test_engine_is_compiled_looks_for_the_search_kernels_in_numba_cache(tmp_path, monkeypatch):
+def test_engine_is_compiled_looks_for_the_kernels_of_the_kinds_in_numba_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
     assert not warmup.engine_is_compiled()  # numba uses that folder alone: the kernels' own cache is not read
     (tmp_path / "deep").mkdir()
-    (tmp_path / "deep" / "mcts.search-12.py311.nbi").write_bytes(b"")
-    assert warmup.engine_is_compiled()
+    for module, name in warmup.KERNELS["game"] + warmup.KERNELS["random"]:
+        (tmp_path / "deep" / f"{module}.{name}-12.py311.nbi").write_bytes(b"")
+    assert warmup.engine_is_compiled(["random"])
+    assert not warmup.engine_is_compiled(["random", "mcts"])  # the search is not there
+    for module, name in warmup.KERNELS["mcts"]:
+        (tmp_path / "deep" / f"{module}.{name}-99.py311.nbi").write_bytes(b"")
+    assert warmup.engine_is_compiled(["random", "mcts"]) and not warmup.engine_is_compiled()
 
 
-def _ctrl_c_inside_the_compiler(plugins=False):
+def _ctrl_c_inside_the_compiler(kinds=()):
     """What Ctrl-C does to numba compiling the engine: the KeyboardInterrupt raised in an LLVM
     callback is dropped, and the half-built kernel then fails."""
     try:
@@ -252,25 +257,25 @@ def _ctrl_c_inside_the_compiler(plugins=False):
 
 
 def test_ctrl_c_while_the_engine_compiles_is_one_line_and_130(workdir, monkeypatch):
-    monkeypatch.setattr(warmup, "engine_is_compiled", lambda: False)
+    monkeypatch.setattr(warmup, "engine_is_compiled", lambda kinds: False)
     monkeypatch.setattr(match, "compile_kernels", _ctrl_c_inside_the_compiler)
     result = invoke("run", "configs/demo.yaml", "--jobs", "1")
     assert result.exit_code == 130, result.output
     assert result.stderr == (
-        "compiling the engine (first run only, ~1 min)\n"
+        "compiling the engine (first run only, ~20 s)\n"
         f"Interrupted: 0 of 8 games are stored in {Path('results/demo/games.jsonl')} (games in flight were dropped). "
         "To resume, run:\n  boopexp run configs/demo.yaml --jobs 1\n")
     result = invoke("game", "--p1", "random", "--p2", "random")
     assert result.exit_code == 130, result.output
     assert result.stderr == (
-        "compiling the engine (first run only, ~1 min)\n"
+        "compiling the engine (first run only, ~20 s)\n"
         "Interrupted by Ctrl-C while compiling the engine: nothing is stored (game keeps no record); the same "
         "command plays the game again from its first move.\n")
 
 
 @pytest.mark.slow
 def test_a_first_run_compiles_the_engine_before_its_first_game(tmp_path):
-    """The one test with a cold numba cache (~1 min of CPU): the run compiles the engine before
+    """A cold numba cache (~20 s of CPU; test_warmup.py has the other): the run compiles the engine before
     the games, says how long it took, and the games (in loky workers, which load the kernels from
     the cache) count none of it: the first game used to take the whole minute."""
     (tmp_path / "tiny.yaml").write_text("name: tiny\nseed: 3\ngames_per_side: 1\n"
@@ -281,7 +286,7 @@ def test_a_first_run_compiles_the_engine_before_its_first_game(tmp_path):
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=900)
     lines = proc.stdout.splitlines()
     assert proc.returncode == 0, proc.stdout
-    assert lines[0] == "compiling the engine (first run only, ~1 min)", lines
+    assert lines[0] == "compiling the engine (first run only, ~20 s)", lines
     compiled = re.fullmatch(r"compiled the engine in (\d+) s", lines[1])
     assert compiled is not None and lines[2].startswith("2 games planned"), lines
     games = GameStore(tmp_path / "results" / "tiny").scan().records
@@ -452,10 +457,10 @@ def test_bad_max_plies_is_one_line(workdir, value):
 
 
 def test_game_says_the_engine_is_compiling_on_a_first_run(monkeypatch):
-    monkeypatch.setattr(warmup, "engine_is_compiled", lambda: False)
+    monkeypatch.setattr(warmup, "engine_is_compiled", lambda kinds: False)
     result = invoke("game", "--p1", "random", "--p2", "random", "--budget", "iterations", "--iterations", "1")
     assert result.exit_code == 0
-    assert re.fullmatch(r"compiling the engine \(first run only, ~1 min\)\ncompiled the engine in \d+ s\n",
+    assert re.fullmatch(r"compiling the engine \(first run only, ~20 s\)\ncompiled the engine in \d+ s\n",
                         result.stderr), result.stderr
 
 

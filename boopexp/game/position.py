@@ -181,11 +181,17 @@ class Position:
     def large_counter(self, colour) -> int:
         return int(self._st[L_BLUE if _colour(colour) == BLUE else L_RED])
 
+    def _kernel_state(self) -> np.ndarray:
+        """A writable copy of the state, for the kernels: numba compiles a kernel once per array
+        flavour, and the players pass writable states, so the read-only one would compile much of
+        the engine a second time for a plugin agent (~10 s of CPU on a cold cache)."""
+        return self._st.copy()
+
     # rules --------------------------------------------------------------------------------
     def legal_moves(self) -> list[Move]:
         """Every legal move of the side to move, smalls first, squares row-major."""
         buf = np.empty(N_MOVE_CODES, dtype=np.int64)
-        n = rules.legal_move_codes(self._st, buf)
+        n = rules.legal_move_codes(self._kernel_state(), buf)
         return [Move.from_code(c) for c in buf[:n]]
 
     def check_legal(self, move: Move | str) -> Move:
@@ -254,7 +260,7 @@ class Position:
                     f"{str(move)!r}; candidates: {[''.join(notation.square_name(q) for q in g) for g in cands]}"
                 )
             promo = cands.index(group)
-        new, winner, n, chosen = rules.apply_move(self._st, move.size, move.square, var, promo, _rng(rng))
+        new, winner, n, chosen = rules.apply_move(self._kernel_state(), move.size, move.square, var, promo, _rng(rng))
         groups = tuple(self._groups_after(move, var)) if n else ()
         return MoveResult(
             position=Position(new),
@@ -287,46 +293,47 @@ class Position:
 
     def has_won(self, colour) -> bool:
         """Victory V1 or V2 holds for ``colour`` on this board (RULES.md §7)."""
-        return bool(rules.has_won(self._st, _colour(colour)))
+        return bool(rules.has_won(self._kernel_state(), _colour(colour)))
 
     def candidate_groups(self, colour=None, exclude_all_large: bool = False) -> list[tuple[int, ...]]:
         """``colour``'s candidate groups (default: the side to move) in the app's order."""
         col = _colour(colour) if colour is not None else int(self._st[TO_MOVE])
-        return _candidate_groups(self._st, col, exclude_all_large)
+        return _candidate_groups(self._kernel_state(), col, exclude_all_large)
 
     def promotion_scores(self, groups: Iterable[tuple[int, ...]], colour=None) -> list[int]:
         """Promotion-heuristic score of each group (HEURISTIC.md §6.2)."""
         col = _colour(colour) if colour is not None else int(self._st[TO_MOVE])
         out = []
+        st = self._kernel_state()
         for g in groups:
             cells = tuple(g) + (-1,) * (3 - len(g))
-            out.append(int(rules.promotion_score(self._st, col, *cells)))
+            out.append(int(rules.promotion_score(st, col, *cells)))
         return out
 
     # heuristic / objective / solver ---------------------------------------------------------
     def heuristic(self, me) -> float:
         """H from ``me``'s point of view (HEURISTIC.md §1–4)."""
-        return float(_h.heuristic(self._st, _colour(me)))
+        return float(_h.heuristic(self._kernel_state(), _colour(me)))
 
     def objective(self, move: Move | str, rng=None) -> float:
         """f of a legal move of the side to move (HEURISTIC.md §7); random under QUIRK-H9."""
         move = self.check_legal(move)
         w = new_work()
-        return float(objective.objective_ws(self._st, move.size, move.square, _rng(rng), w.ctx, w.groups, w.scores,
-                                            w.ties))
+        return float(objective.objective_ws(self._kernel_state(), move.size, move.square, _rng(rng), w.ctx, w.groups,
+                                            w.scores, w.ties))
 
     def best_move(self, rng=None, masks: Iterable[Move] = ()) -> tuple[Move | None, int]:
         """(best move or None when every legal move is masked, number of tied optima)."""
         mask = np.zeros(N_MOVE_CODES, dtype=np.bool_)
         for mv in masks:
             mask[(Move.parse(mv) if isinstance(mv, str) else mv).code] = True
-        code, ties = objective.best_move_ws(self._st, mask, _rng(rng), *solver_buffers(new_work()))
+        code, ties = objective.best_move_ws(self._kernel_state(), mask, _rng(rng), *solver_buffers(new_work()))
         return (None if code < 0 else Move.from_code(code)), int(ties)
 
     def best_m_moves(self, m: int, rng=None) -> list[Move]:
         """The m pre-selected moves of the Selection injection (AGENTS.md §A.3)."""
         out = np.empty(N_MOVE_CODES, dtype=np.int64)
-        k = objective.best_m_moves_ws(self._st, int(m), _rng(rng), *solver_buffers(new_work()), out)
+        k = objective.best_m_moves_ws(self._kernel_state(), int(m), _rng(rng), *solver_buffers(new_work()), out)
         return [Move.from_code(c) for c in out[:k]]
 
 

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import cast
 
 import numpy as np
 
 from boopexp.agents.budget import Budget, device_costs
 from boopexp.agents.plugins import PluginFailure, PluginOutput, build_agent, call_plugin, timeout_error
-from boopexp.agents.specs import AgentSpec
+from boopexp.agents.specs import AGENT_KINDS, AgentSpec
 from boopexp.engine import alphabeta, mcts, rules
 from boopexp.engine.buffers import new_work
 from boopexp.engine.rng import new_rng_state
@@ -207,25 +207,30 @@ def make_player(spec: AgentSpec, budget: Budget, seed_seq: np.random.SeedSequenc
     return _PLAYERS[spec.kind](spec, budget, new_rng_state(seed_seq), costs, throttle)
 
 
-def compile_kernels(plugins: bool = False) -> None:
-    """Call, in this process, every kernel a game calls from Python: each built-in player's move
-    on the first position (the search with two iterations: any parameters and budget run the same
-    kernels) and the rules playing it; with ``plugins``, the kernels behind
-    :class:`~boopexp.game.position.Position` too. numba compiles what its cache lacks (and fills
-    the cache) and loads the rest: :mod:`boopexp.play.warmup` calls it before the games start.
+def compile_kernels(kinds: Iterable[str] = AGENT_KINDS) -> None:
+    """Call, in this process, every kernel the games of these kinds of agent call from Python
+    (:data:`boopexp.play.warmup.KERNELS`): ``mcts`` a search's move on the first position (with
+    two iterations: any parameters and budget run the same kernels), ``heuristics`` the solver's, ``alphabeta`` its search,
+    ``heuristics`` and ``random`` the random move, ``plugin`` the kernels behind
+    :class:`~boopexp.game.position.Position`, and the rules that play every game's moves. numba
+    compiles what its cache lacks (and fills the cache) and loads the rest, and a kind not named
+    costs nothing (a game of random agents compiles no search): :mod:`boopexp.play.warmup` calls
+    it before the games start.
     """
     from boopexp.agents.specs import resolve_agent
 
+    kinds = set(kinds)
     budget = Budget(mode="iterations", iterations=2)
+    for name in ("mcts-co", "heuristics", "alphabeta"):
+        spec = resolve_agent(name)
+        if spec.kind in kinds:
+            make_player(spec, budget, np.random.SeedSequence(0)).select(initial_state())
     w = new_work()
-    for name in ("mcts-co", "heuristics", "random", "alphabeta"):
-        player = make_player(resolve_agent(name), budget, np.random.SeedSequence(0))
-        st = initial_state()
-        code, _ = player.select(st)
-        size, square = decode_move(code)
-        rules.apply_move_inplace(st, size, square, rules.REAL, player.promotion, player.rng, w.groups, w.scores,
-                                 w.ties)
-    if plugins:
+    if kinds & {"heuristics", "random"}:  # the random agent's move, the heuristics' fallback
+        rules.random_move(initial_state(), w.mask, new_rng_state(0), w.squares)
+    rules.apply_move_inplace(initial_state(), 1, 14, rules.REAL, rules.PROMO_HEURISTIC, new_rng_state(0), w.groups,
+                             w.scores, w.ties)
+    if "plugin" in kinds:
         compile_position_api()
 
 

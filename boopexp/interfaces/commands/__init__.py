@@ -14,7 +14,7 @@ _COMMANDS: dict[str, tuple[str, ...]] = {
     "ratings": ("ratings",),
     "robustness": ("robustness",),
     "runs": ("run", "mirror", "status"),
-    "bench": ("bench",),
+    "bench": ("bench", "warmup"),
     "play": ("game", "calibrate", "replay", "play"),
     "stores": ("seal", "migrate", "merge"),
     "tune": ("tune",),

@@ -1,4 +1,5 @@
-"""``boopexp bench``: engine throughput on one core (heuristic, objective, solver, random plies)."""
+"""``boopexp bench``: engine throughput on one core (heuristic, objective, solver, random plies);
+``boopexp warmup``: the engine compiled into numba's cache (docs/cluster.md "Compile once")."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import json
 
 import click
 
+from boopexp.agents.specs import AGENT_KINDS, AGENT_NAMES
 from boopexp.interfaces.commands import POSITIVE_SECONDS
 
 
@@ -51,3 +53,31 @@ def bench(as_json: bool, seconds: float, repeats: int, compare: str | None) -> N
             click.echo("")
             click.echo(f"compared with {compare}:")
             click.echo(format_comparison(report, saved))
+
+
+@click.command("warmup")
+@click.option("--agents", multiple=True, metavar="AGENT[,AGENT...]",
+              help="Only what the games of these agents need: built-in names (" + ", ".join(AGENT_NAMES)
+                   + ") or 'plugin' (repeatable; default: every agent).")
+def warmup(agents: tuple[str, ...]) -> None:
+    """Compile the engine into numba's cache, once per machine (or once per cluster).
+
+    Every kernel the games of these agents call (the search, the solver, the random move, the
+    Position API of plugin agents, the rules) is compiled and stored, so that no later run
+    compiles them; what the cache already holds is loaded, not compiled again, and the last line
+    says which. The cache is $NUMBA_CACHE_DIR when that is set (a folder on a shared file system:
+    see docs/cluster.md "Compile once"), else beside the kernels.
+    """
+    from boopexp.play.warmup import COMPILING, agent_kinds, engine_is_compiled, warm
+
+    kinds = agent_kinds([name for value in agents for name in value.split(",")]) if agents else AGENT_KINDS
+    if not engine_is_compiled(kinds):
+        click.echo(COMPILING, err=True)
+    done = warm(kinds)
+    total = len(done.compiled) + len(done.loaded)
+    what = f"{total} kernels for {', '.join(kinds)}"
+    if done.compiled:
+        click.echo(f"compiled {len(done.compiled)} of the {what} in {done.seconds:.0f} s into numba's cache "
+                   f"{done.cache}")
+    else:
+        click.echo(f"nothing to compile: the {what} are in numba's cache {done.cache}")

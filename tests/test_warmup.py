@@ -1,0 +1,102 @@
+"""``boopexp warmup`` and compiling only what a run needs (issue 22, docs/cluster.md "Compile once")."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+from numba.core.registry import CPUDispatcher
+
+from boopexp.agents.specs import AGENT_KINDS
+from boopexp.interfaces.cli import main
+from boopexp.play import warmup
+
+_ENGINE_MODULES = ("rules", "objective", "mcts", "heuristic", "lookahead", "rng", "alphabeta")
+
+
+def test_the_kernels_named_for_each_kind_are_the_engine_s_compiled_kernels():
+    assert set(warmup.KERNELS) == {"game", *AGENT_KINDS}
+    for kind, kernels in warmup.KERNELS.items():
+        for module, name in kernels:
+            kernel = getattr(importlib.import_module(f"boopexp.engine.{module}"), name)
+            assert isinstance(kernel, CPUDispatcher), (kind, module, name)
+
+
+def _after(kinds: list[str]) -> dict:
+    """compile_kernels(kinds) in a fresh process (the kernels load from the cache): how many
+    compiled forms each kernel of warmup.KERNELS then has in that process, and the signatures of
+    every engine kernel called from Python that take a read-only array."""
+    code = ("import importlib, json, sys\n"
+            "from numba import types\n"
+            "from numba.core.registry import CPUDispatcher\n"
+            "from boopexp.play import match, warmup\n"
+            "match.compile_kernels(sys.argv[2:])\n"
+            "mods = [importlib.import_module(f'boopexp.engine.{m}') for m in sys.argv[1].split(',')]\n"
+            "print(json.dumps({'overloads': {f'{m}.{n}': len(getattr(importlib.import_module(f'boopexp.engine.{m}'), n)"
+            ".overloads) for k in warmup.KERNELS.values() for m, n in k},\n"
+            " 'read_only': [f'{d.__name__}{s}' for mod in mods for d in vars(mod).values()"
+            " if isinstance(d, CPUDispatcher) for s in d.signatures if any(isinstance(a, types.Array)"
+            " and not a.mutable for a in s)]}))")
+    out = subprocess.run([sys.executable, "-c", code, ",".join(_ENGINE_MODULES), *kinds], capture_output=True,
+                         text=True, check=True).stdout
+    return json.loads(out)
+
+
+@pytest.mark.parametrize("kind", AGENT_KINDS)
+def test_a_kind_compiles_its_kernels_once_each_and_no_other_kind_s(kind):
+    """What compile_kernels calls is what warmup.KERNELS names (engine_is_compiled looks for
+    those): a run of random agents compiles no search and no solver."""
+    overloads = _after([kind])["overloads"]
+    own = {f"{m}.{n}" for m, n in warmup.kernels_of([kind])}
+    assert {name for name, n in overloads.items() if n} == own, overloads
+    assert all(overloads[name] == 1 for name in own), overloads  # one specialisation each
+
+
+def test_the_position_api_shares_the_players_kernels():
+    """A plugin's Position passed its read-only state to the kernels: numba compiled the engine
+    a second time for read-only arrays (~10 s of CPU on a cold cache)."""
+    after = _after(list(AGENT_KINDS))
+    assert after["read_only"] == []
+    assert set(after["overloads"].values()) == {1}
+
+
+def test_agent_kinds_takes_agent_names_and_plugin():
+    assert warmup.agent_kinds(["random", "mcts-co", "vanilla", "plugin"]) == ("mcts", "random", "plugin")
+    assert warmup.agent_kinds([" heuristics"]) == ("heuristics",)
+
+
+def test_warmup_names_an_unknown_agent_in_one_line():
+    result = CliRunner().invoke(main, ["warmup", "--agents", "random,mcst"])
+    assert result.exit_code == 2
+    assert result.stderr == ("Error: --agents 'mcst' is not an agent: use vanilla, mcts+S, mcts+E, mcts+P, mcts+SE, "
+                             "mcts+SP, mcts+EP, mcts-co, mcts-co2, heuristics, random or plugin\n")
+
+
+@pytest.mark.slow
+def test_warmup_fills_numba_cache_dir_once_and_only_for_the_agents_named(tmp_path, monkeypatch):
+    """A cold cache in $NUMBA_CACHE_DIR (the random agent's kernels only: a few seconds of CPU;
+    test_user_mistakes.py's first run compiles the search): what a cluster does once."""
+    cache = tmp_path / "numba-cache"
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache)}
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(cache))
+    assert not warmup.engine_is_compiled(["random"])
+
+    def run() -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "boopexp", "warmup", "--agents", "random"], env=env,
+                              capture_output=True, text=True, timeout=600)
+
+    first = run()
+    assert first.returncode == 0, first.stderr
+    assert first.stderr == warmup.COMPILING + "\n"
+    where = first.stdout.rsplit(" ", 1)[-1].strip()
+    assert first.stdout.startswith("compiled 2 of the 2 kernels for random in ") and where.startswith(str(cache))
+    assert {p.suffix for p in cache.rglob("*")} >= {".nbi", ".nbc"}
+    assert warmup.engine_is_compiled(["random"]) and not warmup.engine_is_compiled(["random", "mcts"])
+    again = run()
+    assert again.returncode == 0 and again.stderr == "", again.stderr
+    assert again.stdout == f"nothing to compile: the 2 kernels for random are in numba's cache {where}\n"
