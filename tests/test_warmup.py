@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 from numba.core.registry import CPUDispatcher
 
-from boopexp.agents.specs import AGENT_KINDS
+from boopexp.agents.specs import AGENT_KINDS, AGENT_NAMES
 from boopexp.interfaces.cli import main
 from boopexp.play import warmup
 
@@ -73,8 +73,8 @@ def test_agent_kinds_takes_agent_names_and_plugin():
 def test_warmup_names_an_unknown_agent_in_one_line():
     result = CliRunner().invoke(main, ["warmup", "--agents", "random,mcst"])
     assert result.exit_code == 2
-    assert result.stderr == ("Error: --agents 'mcst' is not an agent: use vanilla, mcts+S, mcts+E, mcts+P, mcts+SE, "
-                             "mcts+SP, mcts+EP, mcts-co, mcts-co2, heuristics, random or plugin\n")
+    assert result.stderr == f"Error: --agents 'mcst' is not an agent: use {', '.join(AGENT_NAMES)} or plugin\n"
+    assert "vanilla, mcts+S," in result.stderr
 
 
 @pytest.mark.slow
