@@ -210,8 +210,8 @@ def make_player(spec: AgentSpec, budget: Budget, seed_seq: np.random.SeedSequenc
 def compile_kernels(kinds: Iterable[str] = AGENT_KINDS) -> None:
     """Call, in this process, every kernel the games of these kinds of agent call from Python
     (:data:`boopexp.play.warmup.KERNELS`): ``mcts`` a search's move on the first position (with
-    two iterations: any parameters and budget run the same kernels), ``heuristics`` the solver's, ``alphabeta`` its search,
-    ``heuristics`` and ``random`` the random move, ``plugin`` the kernels behind
+    two iterations: any parameters and budget run the same kernels), ``heuristics`` the solver's,
+    ``alphabeta`` its search's, ``heuristics`` and ``random`` the random move, ``plugin`` the kernels behind
     :class:`~boopexp.game.position.Position`, and the rules that play every game's moves. numba
     compiles what its cache lacks (and fills the cache) and loads the rest, and a kind not named
     costs nothing (a game of random agents compiles no search): :mod:`boopexp.play.warmup` calls
