@@ -15,7 +15,7 @@ _COMMANDS: dict[str, tuple[str, ...]] = {
     "robustness": ("robustness",),
     "runs": ("run", "mirror", "status"),
     "bench": ("bench", "warmup"),
-    "play": ("game", "calibrate", "replay", "play"),
+    "play": ("game", "calibrate", "replay", "play", "engine"),
     "stores": ("seal", "migrate", "merge"),
     "tune": ("tune",),
     "serve": ("serve",),

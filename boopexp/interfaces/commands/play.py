@@ -1,5 +1,6 @@
 """``boopexp game`` (one game between two agents), ``boopexp calibrate`` (host rates), ``boopexp replay``
-(a stored game walked or played again) and ``boopexp play`` (a human against an agent)."""
+(a stored game walked or played again), ``boopexp play`` (a human against an agent) and ``boopexp engine``
+(an agent speaking the text protocol btp on stdin/stdout, docs/protocol.md)."""
 
 from __future__ import annotations
 
@@ -575,3 +576,43 @@ def _print_unsaved(kept: Saved) -> None:
 
 def _game_name(record: Mapping[str, Any]) -> str:
     return f"{record['pairing']!r} #{record['game_index']}"
+
+
+@click.command("engine")
+@click.option("--agent", "agent_name", required=True, metavar="AGENT",
+              help="The agent that plays: " + ", ".join(AGENT_NAMES) + ", or an agent of --config.")
+@_settings_options
+@click.option("--param", multiple=True, metavar="KEY=VALUE",
+              help="Override a parameter of the agent (repeatable; also 'setoption name KEY value VALUE').")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Take the agent (variants, plugins), seed, budget and preset from this experiment config.")
+def engine(agent_name, seed, mode, seconds, iterations, profile, throttle, preset, param, config_path):
+    """Speak btp, the boop. text protocol (docs/protocol.md), on stdin/stdout for one agent.
+
+    The seed and budget options are the defaults of 'newgame' and 'go' without arguments; a host
+    sends 'newgame seed S side p1|p2' and 'go iterations N' (or devicetime/movetime MS).
+    """
+    from boopexp.play.btp import EngineSession, serve
+    from boopexp.play.warmup import compile_engine
+
+    overrides = _parse_overrides(param, "--param")
+    settings = _settings([("--agent", agent_name, "--param", overrides)],
+                         seed, mode, seconds, iterations, profile, throttle, preset, config_path)
+    if config_path is None:
+        def agent(extra: dict) -> AgentSpec:
+            return resolve_agent(agent_name, settings.preset, overrides=extra)
+    else:
+        from boopexp.experiments.config import load_config
+
+        config = load_config(config_path)
+
+        def agent(extra: dict) -> AgentSpec:
+            return config.agent(agent_name, extra)
+
+    def build(options: Mapping[str, str]) -> AgentSpec:  # setoption values read as --param's
+        typed = _parse_overrides(tuple(f"{key}={value}" for key, value in options.items()), "setoption")
+        return agent({**overrides, **typed})
+    # before the host's first line: the first move is then not the compilation's minute
+    compile_engine(lambda line: click.echo(line, err=True), kinds=[settings.agents[0].kind])
+    session = EngineSession(build, settings.budget, settings.seed)
+    serve(session, sys.stdin, sys.stdout)
