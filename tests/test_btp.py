@@ -142,7 +142,8 @@ def test_a_move_with_a_choice_must_name_its_group_and_a_won_game_has_no_move():
     bare = record[i].split(":")[0]
     prefix = " ".join(record[:i])
     (error,) = s.handle(f"position startpos moves {prefix} {bare}")
-    assert error.startswith(f"info error move {i + 1} '{bare}': '{bare}' leaves the mover a choice of promoted group: name it")
+    assert error.startswith(f"info error move {i + 1} '{bare}': '{bare}' leaves the mover a choice of promoted "
+                            "group: name it")
     assert s.handle(f"position startpos moves {' '.join(record)}") == []
     assert s.handle("go") == ["info error the game is over in this position", "bestmove (none)"]
 
