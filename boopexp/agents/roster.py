@@ -8,7 +8,11 @@ A config's ``agents:`` block maps a name to a declaration:
   (``co-wide: {base: mcts-co, uct_c: 1.0, preselect_m: 8}``); the base's parameters come first,
   the variant's own last;
 * a new name with ``plugin: "module:callable"`` declares a Python agent (docs/agents.md); the other
-  keys are the callable's keyword arguments, except ``move_timeout_s`` (its time limit per move).
+  keys are the callable's keyword arguments, except ``move_timeout_s`` (its time limit per move);
+* a new name with ``engine: [command, args...]`` declares a program speaking btp
+  (docs/protocol.md), with ``options`` (sent as ``setoption``), ``move_timeout_s`` and
+  ``memory_mb``; a variant of it (``base:``) may set its own ``options`` (merged over the base's),
+  ``move_timeout_s`` and ``memory_mb``.
 
 A declared name is a first-class agent name: it plays in pairings, it is the name in game
 records, hashes and tables. This module knows names and numbers only (no engine): a plugin's
@@ -26,9 +30,13 @@ from boopexp.agents.specs import (
     AGENT_NAMES,
     ALIASES,
     BASELINES,
+    ENGINE_KEY,
+    MEMORY_KEY,
     MOVE_TIMEOUT_KEY,
+    OPTIONS_KEY,
     AgentSpec,
     canonical_name,
+    check_engine,
     check_move_timeout,
     parameters_of,
     resolve_agent,
@@ -85,26 +93,27 @@ def parse_agents(
         key = schema.key_path("agents", raw_name)
         decl = dict(schema.mapping(decl, key, "a mapping of parameters like {uct_c: 0.3}"))
         builtin = _builtin(raw_name)
-        if BASE_KEY in decl and PLUGIN_KEY in decl:
-            raise ConfigError(f"agents.{raw_name}: give either base or plugin, not both")
+        if sum(k in decl for k in (BASE_KEY, PLUGIN_KEY, ENGINE_KEY)) > 1:
+            raise ConfigError(f"agents.{raw_name}: give one of base, plugin or engine, not several")
         if builtin is None:
             if not isinstance(raw_name, str) or not _AGENT_NAME_RE.match(raw_name):
                 raise ConfigError(
                     f"agents: {_show(raw_name)} is not a valid agent name (letters, digits, '.', '_', '+' or '-')"
                 )
-            if BASE_KEY not in decl and PLUGIN_KEY not in decl:
+            if BASE_KEY not in decl and PLUGIN_KEY not in decl and ENGINE_KEY not in decl:
                 valid = ", ".join(AGENT_NAMES + tuple(ALIASES))
                 raise ConfigError(
                     f"agents: unknown agent {raw_name!r}; valid agents: {valid} "
-                    f"(a new agent needs base: AGENT or plugin: \"module:callable\")"
+                    f"(a new agent needs base: AGENT, plugin: \"module:callable\" or engine: [command, args...])"
                 )
             name = raw_name
         else:
             name = builtin
             base = decl.get(BASE_KEY)
-            shadows = PLUGIN_KEY in decl or (BASE_KEY in decl and _builtin(base) != builtin)
+            shadows = PLUGIN_KEY in decl or ENGINE_KEY in decl or (BASE_KEY in decl and _builtin(base) != builtin)
             if shadows:
-                what = f"plugin {decl[PLUGIN_KEY]!r}" if PLUGIN_KEY in decl else f"base {base!r}"
+                what = (f"plugin {decl[PLUGIN_KEY]!r}" if PLUGIN_KEY in decl else
+                        f"engine {decl[ENGINE_KEY]!r}" if ENGINE_KEY in decl else f"base {base!r}")
                 raise ConfigError(
                     f"agents.{raw_name}: {what} would shadow the built-in agent {builtin!r}; "
                     "give the new agent its own name"
@@ -155,6 +164,8 @@ def resolve(
             timeout = check_move_timeout(declared[link][MOVE_TIMEOUT_KEY], where)
     own = declared.get(name, {})
     base = own.get(BASE_KEY)
+    if ENGINE_KEY in declared.get(root, {}):
+        return _engine(name, chain, declared, timeout)
     if root not in AGENT_NAMES:  # a plugin
         target = declared[root][PLUGIN_KEY]
         return AgentSpec(name=name, kind="plugin", base=base, plugin=target, kwargs=overrides, directory=directory,
@@ -176,6 +187,26 @@ def resolve(
     return AgentSpec(name=name, kind=spec.kind, mcts=spec.mcts, base=base, alphabeta=spec.alphabeta)
 
 
+def _engine(name: str, chain: list[str], declared: Mapping[str, Mapping[str, Any]],
+            timeout: float | None) -> AgentSpec:
+    """The AgentSpec of an engine agent ``name`` (``chain``: it, its bases, the engine's entry last)."""
+    root = chain[-1]
+    options: dict[str, Any] = {}
+    memory = None
+    for link in reversed(chain):
+        decl = declared.get(link, {})
+        allowed = (ENGINE_KEY,) if link == root else (BASE_KEY,)
+        schema.check_keys(decl, (*allowed, OPTIONS_KEY, MOVE_TIMEOUT_KEY, MEMORY_KEY), f"agents.{link}",
+                          note=" (an engine agent: docs/protocol.md)")
+        if decl.get(OPTIONS_KEY) is not None:
+            options.update(schema.mapping(decl[OPTIONS_KEY], f"agents.{link}.{OPTIONS_KEY}",
+                                          "a mapping of option names to values, e.g. {depth: 3}"))
+        memory = decl.get(MEMORY_KEY, memory)
+    command, options, memory = check_engine(declared[root][ENGINE_KEY], options, memory, f"agents.{name}")
+    return AgentSpec(name=name, kind="engine", base=declared.get(name, {}).get(BASE_KEY), engine=command,
+                     options=options, memory_mb=memory, move_timeout_s=timeout)
+
+
 def _builtin(name: Any) -> str | None:
     """The canonical built-in name of ``name``, or None if it is not one."""
     if not isinstance(name, str):
@@ -189,8 +220,8 @@ def _chain(name: str, declared: Mapping[str, Mapping[str, Any]]) -> list[str]:
     chain = [name]
     while True:
         decl = declared.get(chain[-1], {})
-        if PLUGIN_KEY in decl or BASE_KEY not in decl:
-            if chain[-1] not in AGENT_NAMES and PLUGIN_KEY not in decl:
+        if PLUGIN_KEY in decl or ENGINE_KEY in decl or BASE_KEY not in decl:
+            if chain[-1] not in AGENT_NAMES and PLUGIN_KEY not in decl and ENGINE_KEY not in decl:
                 raise ConfigError(f"unknown agent {chain[-1]!r}")
             return chain
         raw = decl[BASE_KEY]

@@ -261,8 +261,9 @@ LOG_LABELS: dict[str, str] = {
 }
 
 
-#: The kinds of agent: MCTS_GHOST, the two baselines, and any Python agent (docs/agents.md).
-AGENT_KINDS: tuple[str, ...] = ("mcts", "heuristics", "random", "plugin", "alphabeta")
+#: The kinds of agent: MCTS_GHOST, the two baselines, any Python agent (docs/agents.md), alpha-beta
+#: and any program speaking btp (docs/protocol.md).
+AGENT_KINDS: tuple[str, ...] = ("mcts", "heuristics", "random", "plugin", "alphabeta", "engine")
 
 
 def parameters_of(kind: str) -> tuple[str, ...]:
@@ -279,6 +280,40 @@ DEFAULT_MOVE_TIMEOUT_S = 60.0
 MAX_MOVE_TIMEOUT_S = 86_400.0
 #: The config key of that limit (``agents.NAME.move_timeout_s``; not passed to the factory).
 MOVE_TIMEOUT_KEY = "move_timeout_s"
+
+
+#: The config keys of an engine agent (``agents.NAME.engine``: the command and its arguments,
+#: ``options``: sent as ``setoption``, ``memory_mb``: its address-space limit).
+ENGINE_KEY, OPTIONS_KEY, MEMORY_KEY = "engine", "options", "memory_mb"
+#: An engine's address-space limit when its config sets none, and the allowed range (MB).
+DEFAULT_MEMORY_MB, MIN_MEMORY_MB, MAX_MEMORY_MB = 4096, 16, 1 << 20
+
+
+def check_engine(command: Any, options: Any, memory_mb: Any, where: str) -> tuple[tuple[str, ...], dict[str, Any],
+                                                                                    int | None]:
+    """An engine agent's command (a non-empty list of strings), options (a mapping of names to
+    scalars, sent as ``setoption name K value V``) and memory limit (None: the default,
+    :data:`DEFAULT_MEMORY_MB`, not written in hashes), checked as config keys under ``where``.
+
+    Raises:
+        ConfigError: one line naming the key, the value and what is allowed.
+    """
+    if not isinstance(command, (list, tuple)) or not command or not all(
+            isinstance(c, str) and c and "\n" not in c for c in command):
+        raise schema.invalid(f"{where}.{ENGINE_KEY}", command,
+                             "a non-empty list of strings: the command and its arguments, e.g. [python3, bot.py]")
+    options = dict(schema.mapping({} if options is None else options, f"{where}.{OPTIONS_KEY}",
+                                  "a mapping of option names to values, e.g. {depth: 3}"))
+    for key, value in options.items():
+        if not isinstance(key, str) or not key or any(c.isspace() for c in key) or key in ("seed", "side"):
+            raise schema.invalid(f"{where}.{OPTIONS_KEY}", key,
+                                 "option names without blanks (seed and side are the host's: docs/protocol.md)")
+        if isinstance(value, (list, dict)) or value is None or "\n" in str(value):
+            raise schema.invalid(f"{where}.{OPTIONS_KEY}.{key}", value, "a number, a string or true/false")
+    if memory_mb is not None:
+        memory_mb = schema.integer(memory_mb, f"{where}.{MEMORY_KEY}", MIN_MEMORY_MB, MAX_MEMORY_MB)
+        memory_mb = None if memory_mb == DEFAULT_MEMORY_MB else memory_mb
+    return tuple(command), options, memory_mb
 
 
 def check_move_timeout(value: Any, where: str = MOVE_TIMEOUT_KEY) -> float | None:
@@ -311,8 +346,11 @@ class AgentSpec:
         kwargs: the keyword arguments the plugin's callable is called with.
         directory: a folder where the plugin's module may also be found (the config's folder);
             where a file lives does not change a game, so it is in neither hash nor record.
-        move_timeout_s: a plugin's time limit per move in seconds; None is the default
+        move_timeout_s: a plugin's or engine's time limit per move in seconds; None is the default
             (:data:`DEFAULT_MOVE_TIMEOUT_S`), and only another value is in the hash and record.
+        engine: the command and arguments of an engine agent (kind ``engine``, docs/protocol.md).
+        options: the options the engine is sent (``setoption``).
+        memory_mb: the engine's address-space limit; None is :data:`DEFAULT_MEMORY_MB`.
     """
 
     name: str
@@ -324,11 +362,19 @@ class AgentSpec:
     directory: str | None = field(default=None, compare=False, hash=False)
     move_timeout_s: float | None = None
     alphabeta: AlphaBetaConfig | None = None
+    engine: tuple[str, ...] | None = None
+    options: Mapping[str, Any] | None = field(default=None, hash=False)
+    memory_mb: int | None = None
 
     @property
     def move_timeout(self) -> float:
         """The time limit in effect for a plugin's move: ``move_timeout_s`` or the default."""
         return DEFAULT_MOVE_TIMEOUT_S if self.move_timeout_s is None else float(self.move_timeout_s)
+
+    @property
+    def memory(self) -> int:
+        """An engine's address-space limit in MB: ``memory_mb`` or the default."""
+        return DEFAULT_MEMORY_MB if self.memory_mb is None else int(self.memory_mb)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready description, used in hashes and game records.
@@ -350,6 +396,11 @@ class AgentSpec:
         if self.plugin is not None:
             out["plugin"] = self.plugin
             out["kwargs"] = dict(self.kwargs or {})
+        if self.engine is not None:
+            out[ENGINE_KEY] = list(self.engine)
+            out[OPTIONS_KEY] = dict(self.options or {})
+            if self.memory_mb is not None:
+                out[MEMORY_KEY] = self.memory_mb
         if self.move_timeout_s is not None:  # the default is not written (hashes stay as they were)
             out[MOVE_TIMEOUT_KEY] = self.move_timeout_s
         return out
@@ -380,6 +431,11 @@ class AgentSpec:
                 ab = schema.mapping(params, "params", "the alpha-beta parameters of the agent")
                 schema.check_keys(ab, ALPHABETA_PARAMETERS, "params")
                 return cls(name=name, kind=kind, alphabeta=AlphaBetaConfig(**ab), base=base)
+            if kind == "engine":
+                command, options, memory_mb = check_engine(data.get(ENGINE_KEY), data.get(OPTIONS_KEY),
+                                                           data.get(MEMORY_KEY), "agent")
+                return cls(name=name, kind=kind, base=base, engine=command, options=options, memory_mb=memory_mb,
+                           move_timeout_s=check_move_timeout(data.get(MOVE_TIMEOUT_KEY)))
             if kind != "mcts":
                 return cls(name=name, kind=kind, base=base)
             mcts = schema.mapping(params, "params", "the MCTS parameters of the agent")

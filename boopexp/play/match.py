@@ -39,8 +39,8 @@ from boopexp.play.contract import (
 from boopexp.play.starts import resolve_start
 from boopexp.play.throttle import resolve_throttle
 
-__all__ = ["MAX_PLIES", "Forfeit", "GameTask", "Player", "PluginPlayer", "compile_kernels", "make_player",
-           "play_game"]
+__all__ = ["MAX_PLIES", "EnginePlayer", "Forfeit", "GameTask", "Player", "PluginPlayer", "compile_kernels",
+           "make_player", "play_game"]
 
 
 class Player:
@@ -58,6 +58,17 @@ class Player:
 
     def select(self, st: np.ndarray) -> tuple[int, dict]:
         raise NotImplementedError
+
+    def begin(self, start: str | None) -> None:
+        """The game starts from the position string ``start`` (None: the empty board): an engine
+        agent is told it (:mod:`boopexp.play.btp_host`); the others need not be."""
+
+    def observe(self, move: str) -> None:
+        """A move of the game was played (either side's, as recorded): an engine agent sends the
+        game's moves (:mod:`boopexp.play.btp_host`); the others keep no history."""
+
+    def close(self) -> None:
+        """The game is over (or abandoned): release what the player holds (an engine's process)."""
 
 
 class MCTSPlayer(Player):
@@ -196,6 +207,58 @@ class PluginPlayer(Player):
         return code, mcts.move_telemetry(np.zeros(mcts.N_ACC, dtype=np.int64), 0.0, 0, cpu0)
 
 
+class EnginePlayer(Player):
+    """An engine agent: a program speaking btp (docs/protocol.md), one process per game
+    (:class:`~boopexp.play.btp_host.EngineProcess`). Its failures and any move that is not legal
+    here forfeit; the group it names is the promotion played."""
+
+    def __init__(self, spec: AgentSpec, budget: Budget, seed_seq: np.random.SeedSequence, costs: np.ndarray,
+                 throttle: float):
+        from boopexp.play.btp_host import EngineProcess
+
+        super().__init__(spec, budget, new_rng_state(seed_seq), costs, throttle)
+        # The seat's SeedSequence is SeedSequence(game seed).spawn(2)[seat] (play_game): the engine is
+        # told that seed and seat, and seeds itself as the in-process agent would (docs/protocol.md).
+        side = Side.P1 if tuple(seed_seq.spawn_key) == (0,) else Side.P2
+        self.engine = EngineProcess(spec, int(cast(int, seed_seq.entropy)), side, budget)
+        self.moves: list[str] = []
+        self.start: str | None = None
+
+    def begin(self, start: str | None) -> None:
+        self.start = start
+
+    def observe(self, move: str) -> None:
+        self.moves.append(move)
+
+    def close(self) -> None:
+        self.engine.close()
+
+    def select(self, st):
+        from boopexp.play.btp_host import EngineFailure
+
+        cpu0 = time.process_time()
+        try:
+            text = self.engine.bestmove(self.start, self.moves)
+        except EngineFailure as exc:
+            raise Forfeit(Termination.AGENT_ERROR, str(exc)) from None
+        position = Position(st)
+        try:
+            move = position.check_legal(text)
+            group = notation.parse_move(text)[2]
+            groups = position._groups_after(move, rules.REAL)
+            if group is None and position.promotion_choices(move):
+                raise IllegalMoveError(f"{text!r} leaves a choice of promoted group and names none")
+            if group is not None and group not in groups:
+                raise IllegalMoveError(f"{text!r}: the group is not a candidate; candidates: "
+                                       f"{[''.join(notation.square_name(q) for q in g) for g in groups]}")
+        except (InvalidMoveError, IllegalMoveError) as exc:
+            raise Forfeit(Termination.ILLEGAL_MOVE, f"{exc}{self.engine.stderr_tail()}", text) from None
+        self.promotion = groups.index(group) if group is not None else rules.PROMO_HEURISTIC
+        code = encode_move(int(move.size), int(move.square))
+        return code, mcts.move_telemetry(np.zeros(mcts.N_ACC, dtype=np.int64), 0.0, 0, cpu0)
+
+
+_PLAYERS = {"mcts": MCTSPlayer, "heuristics": HeuristicsPlayer, "random": RandomPlayer}
 _PLAYERS = {"mcts": MCTSPlayer, "heuristics": HeuristicsPlayer, "random": RandomPlayer, "alphabeta": AlphaBetaPlayer}
 
 
@@ -204,6 +267,8 @@ def make_player(spec: AgentSpec, budget: Budget, seed_seq: np.random.SeedSequenc
     costs = device_costs(budget.device_profile())
     if spec.kind == "plugin":
         return PluginPlayer(spec, budget, seed_seq, costs, throttle)
+    if spec.kind == "engine":
+        return EnginePlayer(spec, budget, seed_seq, costs, throttle)
     return _PLAYERS[spec.kind](spec, budget, new_rng_state(seed_seq), costs, throttle)
 
 
@@ -254,6 +319,25 @@ def play_game(task: GameTask, on_ply=None) -> GameRecord:
     if start != task.start:
         task = dataclasses.replace(task, start=start)
     st = initial_state() if start is None else notation.parse_position(start)
+    try:
+        for player in players:
+            player.begin(start)
+        moves, telemetry, winner, forfeit = _play(task, players, on_ply, st)
+    finally:  # an engine's process ends with its game, however the game ended
+        for player in players:
+            player.close()
+    telemetry = _same_fields(telemetry)
+    win_side = None if winner == 0 else Colour.of(winner).side
+    if forfeit is not None:  # a decided game: the opponent of the forfeiting agent wins
+        win_side = forfeit["player"].opponent
+    return build_record(task, win_side, moves, telemetry, time.process_time() - cpu0, forfeit=forfeit,
+                        plugin_output=plugin_output(players))
+
+
+def _play(task: GameTask, players: tuple[Player, Player], on_ply,
+          st: np.ndarray) -> tuple[list[str], list[dict], int, ForfeitNotice | None]:
+    """The moves of ``task``'s game between ``players`` (:func:`play_game`): its moves, their
+    telemetry, the winning colour (0: none) and the forfeit, if any; ``st`` is the start."""
     w = new_work()
     moves: list[str] = []
     telemetry: list[dict] = []
@@ -278,16 +362,13 @@ def play_game(task: GameTask, on_ply=None) -> GameRecord:
         group = tuple(int(q) for q in w.groups[chosen] if q >= 0) if n >= 2 else None
         text = notation.format_move(size, sq, group)
         moves.append(text)
+        for each in players:
+            each.observe(text)
         tel = {"ply": len(moves), "player": side, "agent": player.spec.name, **tel}
         telemetry.append(tel)
         if on_ply is not None:
             on_ply(len(moves), st, text, winner)
-    telemetry = _same_fields(telemetry)
-    win_side = None if winner == 0 else Colour.of(winner).side
-    if forfeit is not None:  # a decided game: the opponent of the forfeiting agent wins
-        win_side = forfeit["player"].opponent
-    return build_record(task, win_side, moves, telemetry, time.process_time() - cpu0, forfeit=forfeit,
-                        plugin_output=plugin_output(players))
+    return moves, telemetry, winner, forfeit
 
 
 def plugin_output(players: Sequence[Player | None]) -> dict[str, str]:

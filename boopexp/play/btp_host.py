@@ -1,0 +1,218 @@
+"""The host side of btp (docs/protocol.md): an engine agent (``engine: [command, ...]``) as a player.
+
+:class:`EngineProcess` starts one engine process for the game (its own process group, its address
+space limited to ``memory_mb``), says ``btp``, sends its options, ``newgame seed S side p1|p2``
+(the seat's seed as :func:`~boopexp.play.match.play_game` gives it), then ``position startpos moves
+…`` and ``go`` for each of its moves. Its stdout and stderr are read by two threads, so a hung
+engine costs ``move_timeout_s`` and a flood on stderr cannot block it; the last stderr lines are
+kept for the forfeit's message. Anything but a legal ``bestmove`` in time — no ``btpok``, a
+timeout, an exit, a line that is not btp — raises :class:`EngineFailure`, which
+:class:`boopexp.play.match.EnginePlayer` turns into a forfeit (as it does an illegal move);
+:meth:`EngineProcess.close` (the game's end, whatever it was) sends ``quit`` and kills the
+process group.
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+import queue
+import resource
+import signal
+import subprocess
+import threading
+import time
+from typing import IO
+
+from boopexp.agents.budget import Budget
+from boopexp.agents.specs import AgentSpec
+from boopexp.game.sides import Side
+
+#: stderr lines kept for a forfeit's message, and the characters kept of each.
+STDERR_LINES, STDERR_LINE_CHARS = 5, 200
+#: How long a quitting engine may take before its process group is killed (seconds).
+QUIT_GRACE_S = 0.5
+#: How long the host waits for a killed engine's process group to be gone (a member the system
+#: has not reaped yet still counts: a zombie holds no resource but its process-table entry).
+KILL_WAIT_S = 0.2
+#: How often a host waiting for an answer checks that the engine still runs (seconds).
+POLL_S = 0.25
+#: The lines an engine may write besides ``btpok`` and ``bestmove``.
+_CHATTER = ("id", "option", "info", "readyok")
+_EOF = None
+
+
+class EngineFailure(Exception):
+    """The engine failed the protocol (one line: what it did, its last stderr lines): it forfeits."""
+
+
+class EngineProcess:
+    """One engine agent's process for one game (docs/protocol.md).
+
+    Args:
+        spec: the engine agent (its command, options, move time and memory limit).
+        game_seed, side: what ``newgame`` tells it (the game's seed, the seat it plays).
+        budget: the game's budget, sent with every ``go``.
+    """
+
+    def __init__(self, spec: AgentSpec, game_seed: int, side: Side, budget: Budget):
+        self.spec, self.game_seed, self.side = spec, game_seed, side
+        self.proc: subprocess.Popen | None = None
+        self.lines: queue.Queue[str | None] = queue.Queue()
+        self.stderr: collections.deque[str] = collections.deque(maxlen=STDERR_LINES)
+        self.go = _go_command(budget)
+        self.drain: threading.Thread | None = None
+
+    # -- the process ------------------------------------------------------------------------
+
+    def _start(self) -> None:
+        limit = self.spec.memory * 1024 * 1024
+
+        def limits() -> None:  # in the child, before exec
+            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+        try:
+            self.proc = subprocess.Popen(list(self.spec.engine or ()), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=subprocess.PIPE, start_new_session=True, preexec_fn=limits,
+                                         text=True, encoding="ascii", errors="replace", bufsize=1)
+        except OSError as exc:
+            raise EngineFailure(f"engine {self._command()} could not start: {exc}") from None
+        assert self.proc.stdout is not None and self.proc.stderr is not None
+        threading.Thread(target=_pump, args=(self.proc.stdout, self.lines), daemon=True).start()
+        self.drain = threading.Thread(target=_drain, args=(self.proc.stderr, self.stderr), daemon=True)
+        self.drain.start()
+        self._send("btp")
+        self._until("btpok", "'btp'")
+        for key, value in (self.spec.options or {}).items():
+            self._send(f"setoption name {key} value {_option(value)}")
+        self._send(f"newgame seed {self.game_seed} side {self.side.value}")
+
+    def close(self) -> None:
+        """End the engine: ``quit``, a short grace, then its whole process group is killed."""
+        proc, self.proc = self.proc, None
+        if proc is None:
+            return
+        try:
+            if proc.stdin is not None:
+                proc.stdin.write("quit\n")
+                proc.stdin.close()
+        except (OSError, ValueError):
+            pass
+        try:
+            proc.wait(QUIT_GRACE_S)
+        except subprocess.TimeoutExpired:
+            pass
+        try:  # what it started too: the group outlives its leader
+            os.killpg(proc.pid, signal.SIGKILL)
+            gone = time.monotonic() + KILL_WAIT_S
+            while time.monotonic() < gone:  # until the kernel has ended every member
+                os.killpg(proc.pid, 0)
+                time.sleep(0.005)
+        except (ProcessLookupError, PermissionError):
+            pass
+        proc.wait()  # its pipes are closed by the threads that read them, at their end
+
+    # -- one move -------------------------------------------------------------------------------
+
+    def bestmove(self, start: str | None, moves: list[str]) -> str:
+        """The engine's move after the game's ``moves`` from ``start`` (a position string; None:
+        the empty board), as it wrote it; the engine is started at the first."""
+        if self.proc is None:
+            self._start()
+        where = "startpos" if start is None else f"fen {start}"
+        self._send(f"position {where}" + (" moves " + " ".join(moves) if moves else ""))
+        self._send(self.go)
+        answer = self._until("bestmove", f"'{self.go}'")
+        return answer.split(maxsplit=1)[1].strip() if len(answer.split()) > 1 else ""
+
+    # -- the pipes ------------------------------------------------------------------------------
+
+    def _send(self, line: str) -> None:
+        assert self.proc is not None and self.proc.stdin is not None
+        try:
+            self.proc.stdin.write(line + "\n")
+            self.proc.stdin.flush()
+        except (OSError, ValueError):
+            raise self._lost(f"closed its input before {line.split()[0]!r}") from None
+
+    def _until(self, word: str, after: str) -> str:
+        """The engine's first line starting with ``word``, within the move time; the chatter
+        before it is skipped; anything else forfeits."""
+        deadline = time.monotonic() + self.spec.move_timeout
+        while True:
+            left = deadline - time.monotonic()
+            try:
+                # in slices: an engine that died while a child of its holds its stdout gives no EOF
+                line = self.lines.get(timeout=min(max(left, 0), POLL_S))
+            except queue.Empty:
+                assert self.proc is not None
+                if self.proc.poll() is not None and self.lines.empty():
+                    raise self._lost(f"ended before answering {after} with '{word}'") from None
+                if left > 0:
+                    continue
+                raise EngineFailure(f"engine {self._command()} did not answer {after} with "
+                              f"'{word}' within {self.spec.move_timeout:g} s{self.stderr_tail()}") from None
+            if line is _EOF:
+                raise self._lost(f"ended before answering {after} with '{word}'")
+            words = line.split()
+            if words and words[0] == word:
+                return line
+            if words and words[0] in _CHATTER:
+                continue
+            raise EngineFailure(f"engine {self._command()} answered {after} with {line[:80]!r}, "
+                          f"not btp (expected '{word}'){self.stderr_tail()}")
+
+    def _lost(self, what: str) -> EngineFailure:
+        assert self.proc is not None
+        try:
+            code = self.proc.wait(QUIT_GRACE_S)
+            how = f" (exit code {code})"
+        except subprocess.TimeoutExpired:
+            how = ""
+        return EngineFailure(f"engine {self._command()} {what}{how}{self.stderr_tail()}")
+
+    def _command(self) -> str:
+        return " ".join(self.spec.engine or ())
+
+    def stderr_tail(self) -> str:
+        """``; its stderr: <its last lines>`` (to end a message with), or nothing if it wrote none."""
+        if self.drain is not None and self.proc is not None and self.proc.poll() is not None:
+            self.drain.join(0.1)  # an engine that died: its last words (a child may hold the pipe)
+        lines = [line for line in self.stderr if line.strip()]
+        return "; its stderr: " + " | ".join(lines) if lines else ""
+
+
+def _go_command(budget: Budget) -> str:
+    """``go`` with the game's budget: iterations, the device's or the wall's milliseconds (a cpu
+    budget is the engine's own business: its seconds, as movetime)."""
+    if budget.mode == "iterations":
+        return f"go iterations {budget.iterations}"
+    ms = round(budget.seconds * 1000)
+    return f"go devicetime {ms}" if budget.mode == "device" else f"go movetime {ms}"
+
+
+def _option(value: object) -> str:
+    return ("true" if value else "false") if isinstance(value, bool) else str(value)
+
+
+def _pump(stream: IO[str], lines: queue.Queue) -> None:
+    """The engine's stdout, line by line, into ``lines`` (then None at its end)."""
+    try:
+        for line in stream:
+            lines.put(line.rstrip("\r\n"))
+    except (OSError, ValueError):
+        pass
+    finally:
+        stream.close()
+    lines.put(_EOF)
+
+
+def _drain(stream: IO[str], last: collections.deque) -> None:
+    """Read the engine's stderr to its end (a full pipe would block the engine), keeping its last lines."""
+    try:
+        for line in stream:
+            last.append(line.rstrip("\r\n")[:STDERR_LINE_CHARS])
+    except (OSError, ValueError):
+        pass
+    finally:
+        stream.close()

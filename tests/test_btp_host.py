@@ -1,0 +1,182 @@
+"""Engine agents (docs/protocol.md, ``play/btp_host.py``): games through btp, and every way an engine fails.
+
+Each misbehaving engine is a few lines of Python started as its own process; what it does wrong
+forfeits its game (the record's ``forfeit``), and no process of it is left behind.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from boopexp.agents.budget import Budget
+from boopexp.agents.specs import AgentSpec, resolve_agent
+from boopexp.errors import ConfigError
+from boopexp.experiments.config import load_config
+from boopexp.play.contract import GameTask
+from boopexp.play.identity import pairing_hash
+from boopexp.play.match import play_game
+
+ROOT = Path(__file__).resolve().parent.parent
+RANDOM_ENGINE = ROOT / "examples" / "engines" / "random_engine.py"
+ITERATIONS = 5
+
+
+def _engine(command: list[str], name: str = "bot", **extra) -> AgentSpec:
+    return AgentSpec(name=name, kind="engine", engine=tuple(command), options=extra.pop("options", {}), **extra)
+
+
+def _game(p1: AgentSpec, p2: AgentSpec, seed: int = 0, max_plies: int | None = 60) -> dict:
+    task = GameTask("t", "ab" * 8, f"{p1.name} vs {p2.name}", 0, p1, p2,
+                    Budget(mode="iterations", iterations=ITERATIONS), "code-0.6.2", seed, max_plies)
+    return dict(play_game(task))
+
+
+def _script(tmp_path: Path, body: str, name: str = "bot.py") -> list[str]:
+    """A Python engine whose ``go`` runs ``body`` (the handshake and the rest answered)."""
+    path = tmp_path / name
+    path.write_text("import sys, time, os, subprocess\n"
+                    "for line in sys.stdin:\n"
+                    "    w = line.split()\n"
+                    "    if w[:1] == ['btp']: print('btpok', flush=True)\n"
+                    "    elif w[:1] == ['quit']: break\n"
+                    "    elif w[:1] == ['go']:\n" + textwrap.indent(textwrap.dedent(body), " " * 8) + "\n")
+    return [sys.executable, str(path)]
+
+
+def test_conformance_boopexp_engine_through_the_host_both_seats():
+    """``boopexp engine`` agents hosted as engine agents play the in-process games move for move."""
+    for agent, other, seed in (("mcts-co", "random", 21), ("heuristics", "mcts-co", 22)):
+        hosted = _engine([sys.executable, "-m", "boopexp", "engine", "--agent", agent], name=agent)
+        for seat in (0, 1):
+            pair = [hosted, resolve_agent(other)]
+            local = [resolve_agent(agent), resolve_agent(other)]
+            if seat:
+                pair.reverse(), local.reverse()
+            through = _game(*pair, seed=seed)
+            direct = _game(*local, seed=seed)
+            assert through["moves"] == direct["moves"] and through["winner"] == direct["winner"]
+            assert through["termination"] == direct["termination"]
+
+
+def test_the_stdlib_engine_plays_legal_games_to_the_end():
+    record = _game(_engine([sys.executable, str(RANDOM_ENGINE)], "randpy"), resolve_agent("random"), seed=3,
+                   max_plies=None)
+    assert record["termination"] == "victory" and record["plies"] > 20  # every move checked by the host
+    again = _game(_engine([sys.executable, str(RANDOM_ENGINE)], "randpy"), resolve_agent("random"), seed=3,
+                  max_plies=None)
+    assert again["moves"] == record["moves"]  # seeded by newgame seed S
+
+
+@pytest.mark.parametrize(("body", "termination", "says"), [
+    ("print('hello world', flush=True)", "agent_error", "answered 'go iterations 5' with 'hello world', not btp"),
+    ("sys.stderr.write('boom: out of ideas\\n'); sys.stderr.flush(); os._exit(3)", "agent_error",
+     "ended before answering 'go iterations 5' with 'bestmove' (exit code 3); its stderr: boom: out of ideas"),
+    ("print('bestmove z9', flush=True)", "illegal_move", "'z9' is not a move"),
+    ("print('info thinking', flush=True); print('bestmove C3', flush=True)", "illegal_move", "no large piece"),
+])
+def test_a_misbehaving_engine_forfeits(tmp_path, body, termination, says):
+    record = _game(resolve_agent("random"), _engine(_script(tmp_path, body), move_timeout_s=20.0))
+    assert record["termination"] == termination and record["winner"] == "p1"
+    forfeit = record["forfeit"]
+    assert forfeit["player"] == "p2" and forfeit["agent"] == "bot" and says in forfeit["error"], forfeit
+
+
+def test_a_hung_engine_forfeits_after_its_move_time(tmp_path):
+    spec = _engine(_script(tmp_path, "time.sleep(60)"), move_timeout_s=1.0)
+    start = time.monotonic()
+    record = _game(spec, resolve_agent("random"))
+    assert time.monotonic() - start < 10  # the move time, not the engine's minute
+    assert record["termination"] == "agent_error" and record["winner"] == "p2"
+    assert "did not answer 'go iterations 5' with 'bestmove' within 1 s" in record["forfeit"]["error"]
+
+
+def test_an_engine_without_btpok_forfeits(tmp_path):
+    path = tmp_path / "mute.py"
+    path.write_text("import sys, time\nsys.stdin.readline()\ntime.sleep(60)\n")
+    record = _game(_engine([sys.executable, str(path)], move_timeout_s=1.0), resolve_agent("random"))
+    assert "did not answer 'btp' with 'btpok' within 1 s" in record["forfeit"]["error"]
+    missing = _game(_engine(["/nonexistent/engine"]), resolve_agent("random"))
+    assert "could not start" in missing["forfeit"]["error"]
+
+
+def test_a_stderr_flood_does_not_block_the_engine(tmp_path):
+    """An engine that writes 2.4 MB on stderr (far more than a pipe holds) before its handshake plays on."""
+    flood = tmp_path / "flood.py"
+    flood.write_text(f"import runpy, sys\nsys.stderr.write('x' * 300 + '\\n')\n"
+                     f"for _ in range(20000): sys.stderr.write('noise ' * 20 + '\\n')\n"
+                     f"sys.argv = ['{RANDOM_ENGINE}']\nrunpy.run_path('{RANDOM_ENGINE}', run_name='__main__')\n")
+    record = _game(_engine([sys.executable, str(flood)]), resolve_agent("random"), max_plies=10)
+    assert record["termination"] == "ply_limit" and "forfeit" not in record
+
+
+def test_the_memory_limit_holds(tmp_path):
+    body = "block = bytearray(1 << 30)\nprint('bestmove c3', flush=True)"
+    record = _game(_engine(_script(tmp_path, body), memory_mb=200), resolve_agent("random"))
+    assert record["termination"] == "agent_error" and "MemoryError" in record["forfeit"]["error"]
+
+
+def _marked(marker: str) -> list[int]:
+    pids = []
+    for pid in os.listdir("/proc"):
+        try:
+            if pid.isdigit() and marker in Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace"):
+                pids.append(int(pid))
+        except OSError:
+            pass
+    return pids
+
+
+def test_games_against_a_crashing_engine_leave_no_process(tmp_path):
+    """20 games against an engine that starts a child (which would sleep for ever) and then crashes:
+    its whole process group ends with each game."""
+    marker = f"boopexp-stray-{os.getpid()}"
+    body = (f"subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)', '{marker}'])\n"
+            "os._exit(1)")
+    spec = _engine(_script(tmp_path, body))
+    for seed in range(20):
+        record = _game(spec, resolve_agent("random"), seed=seed)
+        assert record["termination"] == "agent_error"
+    assert _marked(marker) == []
+    assert _marked(str(tmp_path / "bot.py")) == []
+
+
+def test_engine_agents_in_configs(tmp_path):
+    def config(agents: str) -> Path:
+        path = tmp_path / "c.yaml"
+        path.write_text("name: e\nseed: 1\ngames_per_side: 1\nbudget: {mode: iterations, iterations: 5}\n"
+                        f"agents:\n{agents}\npairings: [[bot, random]]\n")
+        return path
+
+    cfg = load_config(config("  bot: {engine: [python3, x.py], options: {depth: 3}, move_timeout_s: 5, "
+                             "memory_mb: 256}\n  bot2: {base: bot, options: {depth: 4}}"))
+    bot, bot2 = cfg.agent("bot", {}), cfg.agent("bot2", {})
+    assert bot.to_dict() == {"name": "bot", "kind": "engine", "engine": ["python3", "x.py"],
+                             "options": {"depth": 3}, "memory_mb": 256, "move_timeout_s": 5.0}
+    assert bot2.options == {"depth": 4} and bot2.engine == bot.engine and bot2.memory_mb == 256
+    assert AgentSpec.from_dict(bot.to_dict()) == bot
+    budget, random = Budget(mode="iterations", iterations=5), resolve_agent("random")
+    assert pairing_hash(1, budget, "code-0.6.2", bot, random) != pairing_hash(1, budget, "code-0.6.2", bot2, random)
+    for bad, says in (("{engine: 5}", "agents.bot.engine = 5 must be a non-empty list of strings"),
+                      ("{engine: [x], options: {seed: 1}}", "agents.bot.options = 'seed' must be option names"),
+                      ("{engine: [x], memory_mb: 1}", "agents.bot.memory_mb = 1 must be an integer"),
+                      ("{engine: [x], depth: 3}", "unknown key agents.bot.depth"),
+                      ("{engine: [x], plugin: 'a:b'}", "give one of base, plugin or engine")):
+        with pytest.raises(ConfigError, match=None) as info:
+            load_config(config(f"  bot: {bad}"))
+        assert says in str(info.value), str(info.value)
+
+
+def test_a_bad_engine_config_is_one_line_on_the_command_line(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text("name: e\nseed: 1\ngames_per_side: 1\nagents:\n  bot: {engine: []}\npairings: [[bot, random]]\n")
+    proc = subprocess.run([sys.executable, "-m", "boopexp", "game", "--config", str(path), "--p1", "bot",
+                           "--p2", "random"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "agents.bot.engine = [] must be a non-empty list" in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
