@@ -1,0 +1,40 @@
+"""The example engines of examples/engines/ play whole legal games through the host (every move checked)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from boopexp.agents.budget import Budget
+from boopexp.agents.specs import AgentSpec, resolve_agent
+from boopexp.play.contract import GameTask
+from boopexp.play.match import play_game
+
+C_SOURCE = Path(__file__).resolve().parent.parent / "examples" / "engines" / "random_engine.c"
+
+
+def _games(engine: AgentSpec, seeds: range) -> list[dict]:
+    out = []
+    other = resolve_agent("random")
+    for seed in seeds:
+        p1, p2 = (engine, other) if seed % 2 == 0 else (other, engine)
+        task = GameTask("t", "cd" * 8, f"{p1.name} vs {p2.name}", 0, p1, p2, Budget(mode="iterations", iterations=1),
+                        "code-0.6.2", seed)
+        out.append(dict(play_game(task)))
+    return out
+
+
+def test_the_c_engine_compiles_and_plays_legal_games(tmp_path):
+    compiler = shutil.which("cc")
+    if compiler is None:
+        pytest.skip("no C compiler (cc) on this machine: the C example engine cannot be built")
+    binary = tmp_path / "random_engine"
+    subprocess.run([compiler, "-O2", "-o", str(binary), str(C_SOURCE)], check=True, timeout=120)
+    engine = AgentSpec(name="crand", kind="engine", engine=(str(binary),), options={})
+    records = _games(engine, range(6))
+    assert all(r["termination"] == "victory" for r in records), [r.get("forfeit") for r in records]
+    assert sum(r["plies"] for r in records) > 100  # whole games, promotions and all, accepted by the host
+    assert [r["moves"] for r in _games(engine, range(2))] == [r["moves"] for r in records[:2]]  # seeded
