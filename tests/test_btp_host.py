@@ -180,3 +180,16 @@ def test_a_bad_engine_config_is_one_line_on_the_command_line(tmp_path):
                            "--p2", "random"], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and "agents.bot.engine = [] must be a non-empty list" in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_a_game_from_a_start_position_is_sent_as_fen():
+    """A game with a start (openings:, --start) tells the engine ``position fen <start> moves ...``:
+    through the host it is the in-process game from that position."""
+    start = "....../..b.../...r../....../....../...... 7,0 7,0 b 0,0 2"
+    hosted = _engine([sys.executable, "-m", "boopexp", "engine", "--agent", "mcts-co"], name="mcts-co")
+    games = []
+    for p1 in (hosted, resolve_agent("mcts-co")):
+        task = GameTask("t", "ab" * 8, "mcts-co vs random", 0, p1, resolve_agent("random"),
+                        Budget(mode="iterations", iterations=ITERATIONS), "code-0.6.2", 5, 40, start=start)
+        games.append(dict(play_game(task)))
+    assert games[0]["start"] == start and games[0]["moves"] == games[1]["moves"]
