@@ -595,6 +595,7 @@ def _float_options():
 
 #: the least each command needs besides the option tested, so that it reaches its validation
 _REQUIRED = {"game": ["--p1", "random", "--p2", "random"], "play": ["--agent", "random"],
+             "engine": ["--agent", "random"],
              "openings": ["--plies", "1", "--count", "1", "--out", "s.txt"]}
 
 
