@@ -92,7 +92,7 @@ BAD_VARIANTS = [
     ("a plugin named like a built-in", "agents: {random: {plugin: 'm:f'}}\n", ["agents.random", "shadow"]),
     ("cycle of bases", "agents: {a: {base: b}, b: {base: c}, c: {base: a}}\n", ["cycle", "a -> b -> c -> a"]),
     ("self base", "agents: {a: {base: a}}\n", ["agents.a.base", "cycle (a -> a)"]),
-    ("base and plugin", "agents: {a: {base: vanilla, plugin: 'm:f'}}\n", ["agents.a", "give one of base, plugin or engine"]),
+    ("base and plugin", "agents: {a: {base: vanilla, plugin: 'm:f'}}\n", ["agents.a", "one of base, plugin or engine"]),
     ("new name without base", "agents: {a: {uct_c: 1}}\n", ["unknown agent 'a'", "needs base"]),
     ("bad name", "agents: {'a vs b': {base: vanilla}}\n", ["'a vs b'", "not a valid agent name"]),
     ("variant unknown in pairings", "agents: {a: {base: vanilla}}\n", None),
