@@ -34,6 +34,8 @@ KERNELS: dict[str, tuple[tuple[str, str], ...]] = {
     "plugin": (("rules", "apply_move"), ("rules", "legal_move_codes"), ("objective", "objective_ws"),
                ("objective", "best_move_ws"), ("objective", "best_m_moves_ws")),
     "alphabeta": (("alphabeta", "search_depth"),),
+    # an engine agent plays in its own process (docs/protocol.md): the host checks its moves only
+    "engine": (),
 }
 _ENGINE = Path(__file__).resolve().parent.parent / "engine"
 #: the line said before numba compiles the engine
