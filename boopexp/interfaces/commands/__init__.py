@@ -17,6 +17,7 @@ _COMMANDS: dict[str, tuple[str, ...]] = {
     "bench": ("bench", "warmup"),
     "play": ("game", "calibrate", "replay", "play", "engine"),
     "stores": ("seal", "migrate", "merge"),
+    "exports": ("export_games", "import_games"),
     "tune": ("tune",),
     "serve": ("serve",),
     "openings": ("openings",),

@@ -1,0 +1,331 @@
+"""Games out of the store for other tools, and back in: a PGN-like text file and a CSV (docs/protocol.md, "Export").
+
+The text format is one game per block: ``[Key "value"]`` header lines, a blank line, the moves in
+the project notation (:mod:`boopexp.game.notation`) numbered PGN-style and ended by the result,
+and a blank line. The readable headers (Event, Date, Blue, Red, Result, Termination,
+StartPosition, Seed, Settings, Pairing, GameIndex, ConfigHash, Budget) are for other tools; the
+``Record`` header holds the stored record (schema 2, :func:`boopexp.play.contract.pack_record`)
+but its moves, as compact JSON, so that :func:`import_games` gives back exactly the record that
+was exported (telemetry included) and ``replay`` accepts it. Import checks that the readable
+headers agree with the record: an edited header is an error, not a silent second truth.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from boopexp.engine.state import initial_state
+from boopexp.errors import ConfigError, StoreError
+from boopexp.experiments.store import (
+    OUTCOME_COLUMNS,
+    GameStore,
+    check_record,
+    record_at,
+    scan_outcome_columns,
+    scan_store,
+)
+from boopexp.game.notation import format_position, parse_move
+from boopexp.play.contract import first_mover, pack_record, same_game, unpack_record
+from boopexp.play.identity import record_key
+
+#: The readable headers, in the order they are written (then ``Record``).
+HEADERS: tuple[str, ...] = ("Event", "Date", "Blue", "Red", "Result", "Termination", "StartPosition", "Seed",
+                            "Settings", "Pairing", "GameIndex", "ConfigHash", "Budget")
+#: The header holding the record itself (compact JSON, without its moves).
+RECORD_HEADER = "Record"
+#: PGN's unknown date: records hold no date (their games are a function of their settings).
+UNKNOWN_DATE = "????.??.??"
+#: Result tokens: Blue (p1) won, Red (p2) won, no winner (the ply cap).
+RESULTS: dict[str | None, str] = {"p1": "1-0", "p2": "0-1", None: "*"}
+#: The CSV's columns: the store's folder, then the store's outcome columns but ``line``
+#: (:func:`boopexp.experiments.store.scan_outcome_columns`; p1 is Blue, p2 Red).
+CSV_COLUMNS: tuple[str, ...] = ("store", *OUTCOME_COLUMNS[1:])
+_HEADER_RE = re.compile(r'^\[([A-Za-z][A-Za-z0-9_]*) "((?:[^"\\]|\\.)*)"\]$')
+_NUMBER_RE = re.compile(r"^\d+\.(\.\.)?$")
+_LINE_WIDTH = 80
+
+
+def _escape(value: str) -> str:
+    return value.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def _unescape(value: str) -> str:
+    return re.sub(r"\\(.)", r"\1", value)
+
+
+def _compact(value: Any, sort_keys: bool = True) -> str:
+    return json.dumps(value, ensure_ascii=True, separators=(",", ":"), sort_keys=sort_keys)
+
+
+def headers(record: Mapping[str, Any]) -> dict[str, str]:
+    """The readable headers of a (decoded) record: what a reader of the text file sees."""
+    settings = {k: record[k] for k in ("p1_spec", "p2_spec", "preset", "max_plies", "sweep") if k in record}
+    return {
+        "Event": str(record.get("experiment", "?")),
+        "Date": UNKNOWN_DATE,
+        "Blue": str(record.get("p1", "?")),
+        "Red": str(record.get("p2", "?")),
+        "Result": RESULTS[_winner(record)],
+        "Termination": str(record.get("termination", "?")),
+        "StartPosition": record.get("start") or format_position(initial_state()),
+        "Seed": str(record.get("seed", "?")),
+        "Settings": _compact(settings),
+        "Pairing": str(record["pairing"]),
+        "GameIndex": str(record["game_index"]),
+        "ConfigHash": str(record["config_hash"]),
+        "Budget": _compact(record.get("budget")),
+    }
+
+
+def _winner(record: Mapping[str, Any]) -> str | None:
+    winner = record.get("winner")
+    return None if winner is None else str(winner)
+
+
+def game_text(record: Mapping[str, Any]) -> str:
+    """One game's block of the text format (headers, blank line, moves and result, blank line)."""
+    lines = [f'[{key} "{_escape(value)}"]' for key, value in headers(record).items()]
+    # in the stored key order, so that an imported game is stored byte for byte as it was
+    stored = {k: v for k, v in pack_record(record).items() if k != "moves"}
+    lines.append(f'[{RECORD_HEADER} "{_escape(_compact(stored, sort_keys=False))}"]')
+    tokens = []
+    red_first = first_mover(record).value == "p2"
+    for i, move in enumerate(record.get("moves") or []):
+        ply = i + 1 + red_first  # a game Red opens starts "1... m1"
+        if ply % 2 == 1:
+            tokens.append(f"{(ply + 1) // 2}.")
+        elif i == 0:
+            tokens.append("1...")
+        tokens.append(str(move))
+    tokens.append(RESULTS[_winner(record)])
+    movetext, line = [], ""
+    for token in tokens:
+        if line and len(line) + 1 + len(token) > _LINE_WIDTH:
+            movetext.append(line)
+            line = token
+        else:
+            line = f"{line} {token}" if line else token
+    movetext.append(line)
+    return "\n".join([*lines, "", *movetext, ""]) + "\n"
+
+
+@dataclass(frozen=True)
+class ExportReport:
+    """What :func:`export_games` wrote: the file and its number of games."""
+
+    out: Path
+    games: int
+
+
+def export_games(directories: Sequence[str | Path], out: str | Path, fmt: str) -> ExportReport:
+    """Write the games of the stores ``directories`` to ``out`` as text (every game, in reading
+    order) or CSV (one row per game, from the stores' summary columns: no record decoded where a
+    sealed segment has its summary). The file is written whole or not at all (temporary, rename).
+
+    Raises:
+        ConfigError: ``fmt`` is not ``text`` or ``csv``, a folder is not a store.
+        StoreError: a damaged store.
+    """
+    out = Path(out)
+    folders = [Path(d) for d in directories]
+    for folder in folders:
+        if not folder.is_dir():
+            raise ConfigError(f"no results folder {str(folder)!r}")
+    if fmt == "text":
+        parts = [game_text(r) for folder in folders for r in scan_store(folder).records]
+        _write_whole(out, "".join(parts).encode("ascii"))
+        return ExportReport(out, len(parts))
+    if fmt == "csv":
+        return ExportReport(out, _write_csv(folders, out))
+    raise ConfigError(f"--format {fmt!r} is not a format; allowed: text, csv")
+
+
+def _write_csv(folders: Sequence[Path], out: Path) -> int:
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    tables = []
+    for folder in folders:
+        table = scan_outcome_columns(folder).table.drop(["line"])
+        tables.append(table.add_column(0, "store", pa.array([str(folder)] * table.num_rows, pa.string())))
+    table = pa.concat_tables(tables, promote_options="default") if tables else pa.table({})
+    table = table.select(list(CSV_COLUMNS)).cast(
+        pa.schema([(c, pa.string() if pa.types.is_dictionary(table.schema.field(c).type) else
+                    table.schema.field(c).type) for c in CSV_COLUMNS]))
+    tmp = out.with_name(f".{out.name}.tmp")
+    try:
+        pacsv.write_csv(table, str(tmp))
+        os.replace(tmp, out)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise StoreError(f"cannot write {out}: {exc.strerror or exc}") from None
+    return int(table.num_rows)
+
+
+def _write_whole(out: Path, data: bytes) -> None:
+    tmp = out.with_name(f".{out.name}.tmp")
+    try:
+        tmp.write_bytes(data)
+        os.replace(tmp, out)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise StoreError(f"cannot write {out}: {exc.strerror or exc}") from None
+
+
+# ---------------------------------------------------------------------------------------------
+# reading the text format back
+
+
+def _blocks(path: Path, text: str) -> Iterator[tuple[int, list[tuple[int, str, str]], list[tuple[int, str]]]]:
+    """(first line, headers as (line, key, value), movetext lines as (line, text)) of each game."""
+    heads: list[tuple[int, str, str]] = []
+    moves: list[tuple[int, str]] = []
+    start = 0
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line:
+            continue
+        if line.startswith("["):
+            if moves:  # a header after moves: the next game
+                yield start, heads, moves
+                heads, moves = [], []
+            m = _HEADER_RE.match(line)
+            if m is None:
+                raise ConfigError(f"{path}:{number}: {_show(line)} is not a header; expected [Key \"value\"]")
+            if not heads:
+                start = number
+            heads.append((number, m.group(1), _unescape(m.group(2))))
+        else:
+            if not heads:
+                raise ConfigError(f"{path}:{number}: moves before any [Key \"value\"] header")
+            moves.append((number, line))
+    if heads:
+        yield start, heads, moves
+
+
+def parse_games(path: str | Path) -> list[dict[str, Any]]:
+    """The records of a text file written by :func:`export_games` (decoded, as the store reads them).
+
+    Raises:
+        ConfigError: the file cannot be read, or is malformed: one line naming ``file:line`` and
+            what is wrong (a header, a move, a missing ``Record``, a header that disagrees with it).
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="ascii")
+    except FileNotFoundError:
+        raise ConfigError(f"no game file {str(path)!r}") from None
+    except UnicodeDecodeError as exc:
+        line = exc.object[: exc.start].count(b"\n") + 1
+        raise ConfigError(f"{path}:{line}: not ASCII text (byte 0x{exc.object[exc.start]:02x}); "
+                          "expected a file written by boopexp export --format text") from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
+    records = [_record(path, start, heads, moves) for start, heads, moves in _blocks(path, text)]
+    if not records:
+        raise ConfigError(f"{path}: no game; expected blocks of [Key \"value\"] headers and moves "
+                          "(boopexp export --format text)")
+    return records
+
+
+def _record(path: Path, start: int, heads: list[tuple[int, str, str]], moves: list[tuple[int, str]]) -> dict[str, Any]:
+    where = {key: number for number, key, _ in heads}
+    values = {key: value for _, key, value in heads}
+    if RECORD_HEADER not in values:
+        raise ConfigError(f"{path}:{start}: the game has no [{RECORD_HEADER} \"...\"] header; import reads only "
+                          "files written by boopexp export --format text (it holds the game's record)")
+    try:
+        stored = json.loads(values[RECORD_HEADER])
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{path}:{where[RECORD_HEADER]}: the {RECORD_HEADER} header is not JSON "
+                          f"({exc.msg})") from None
+    if not isinstance(stored, dict) or "moves" in stored:
+        raise ConfigError(f"{path}:{where[RECORD_HEADER]}: the {RECORD_HEADER} header must be a JSON object "
+                          "without 'moves' (the moves follow the headers)")
+    tokens = [(number, token) for number, line in moves for token in line.split()]
+    if not tokens or tokens[-1][1] not in RESULTS.values():
+        last = tokens[-1][0] if tokens else start
+        raise ConfigError(f"{path}:{last}: the moves must end with the result ({', '.join(RESULTS.values())})")
+    played = []
+    for number, token in tokens[:-1]:
+        if _NUMBER_RE.match(token):
+            continue
+        try:
+            parse_move(token)
+        except Exception as exc:  # InvalidMoveError: its message quotes the token
+            raise ConfigError(f"{path}:{number}: {exc}") from None
+        played.append(token)
+    try:
+        record = dict(unpack_record({**stored, "moves": played}))
+        problem = check_record(record)
+    except (ValueError, KeyError, TypeError) as exc:
+        problem = str(exc)
+    if problem:
+        raise ConfigError(f"{path}:{where[RECORD_HEADER]}: not a game record ({problem})")
+    expected = {**headers(record), "Result": RESULTS[_winner(record)]}
+    for key, value in values.items():
+        if key in expected and value != expected[key] and not (key == "Date"):
+            raise ConfigError(f"{path}:{where[key]}: [{key} {_show(value)}] disagrees with the game's record "
+                              f"({_show(expected[key])}); the headers are read from the record, do not edit them")
+    if tokens[-1][1] != expected["Result"]:
+        raise ConfigError(f"{path}:{tokens[-1][0]}: the result {tokens[-1][1]!r} disagrees with the game's "
+                          f"record ({expected['Result']!r})")
+    return record
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    """What :func:`import_games` did: games read, games added (the others were already there)."""
+
+    out: Path
+    games: int
+    added: int
+
+
+def import_games(path: str | Path, out: str | Path) -> ImportReport:
+    """Add the games of a text file to the store ``out`` through its writer (append + fsync, the
+    lock). Idempotent as ``merge``: a game already stored (the same game: :func:`same_game`) is not
+    added again; a different game under the same identity, in the file or in ``out``, is refused
+    with nothing written, as is any malformed input (the whole file is read first).
+
+    Raises:
+        ConfigError: the file is malformed (``file:line``).
+        StoreError: a conflicting game, a damaged store or a process writing ``out``.
+    """
+    records = parse_games(path)
+    unique: dict[Any, dict[str, Any]] = {}
+    for record in records:
+        key = record_key(record)
+        if key in unique:
+            if not same_game(unique[key], record):
+                raise StoreError(f"{path}: game {key[1]!r} #{key[2]} ({key[0]}) is in the file twice as different "
+                                 "games; nothing imported")
+            continue
+        unique[key] = record
+    out = Path(out)
+    with GameStore(out).open() as writer:
+        stored = writer.stored
+        keys = stored.keys()
+        new = []
+        for key, record in unique.items():
+            row = keys.find(*key)
+            if row < 0:
+                new.append(record)
+            elif not same_game(record_at(stored.origin_of_row(row)), record):
+                where = stored.origin_of_row(row)
+                raise StoreError(f"{path}: game {key[1]!r} #{key[2]} ({key[0]}) differs from the copy in "
+                                 f"{where[0]} line {where[1]}; nothing imported")
+        for record in new:
+            writer.append(record)
+    return ImportReport(out, len(unique), len(new))
+
+
+def _show(value: str, limit: int = 60) -> str:
+    return repr(value if len(value) <= limit else value[: limit - 3] + "...")
+
