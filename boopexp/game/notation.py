@@ -94,6 +94,12 @@ def parse_move(text: str) -> tuple[int, int, tuple[int, ...] | None]:
     return size, square, cells
 
 
+def piece_letter(value: int) -> str:
+    """The letter of a board cell's value (``b``/``B`` Blue small/large, ``r``/``R`` Red, ``.``
+    empty): the one spelling of the pieces, in position strings, boards and the web board."""
+    return _CELL_CHARS[int(value)]
+
+
 def format_position(st: np.ndarray) -> str:
     """The one-line position string of a state (see the module docstring)."""
     rows = "/".join("".join(_CELL_CHARS[int(v)] for v in st[6 * r : 6 * r + 6]) for r in range(6))

@@ -18,29 +18,18 @@ from boopexp.interfaces.web.stores import RequestError
 if TYPE_CHECKING:
     from boopexp.play.session import PlyView
 
-#: A board cell as the page draws it: 0 empty, -1/-2 Blue small/large, 1/2 Red small/large
-#: (the engine's values, engine/state.py).
-CELL_NAMES = {0: "", -1: "b", -2: "B", 1: "r", 2: "R"}
-
-
 def position_view(st: Any) -> dict[str, Any]:
     """A state as the page draws it: ``{"board": {square: piece}, "pools": {"blue": [small,
-    large], "red": [...]}, "to_move": "blue"|"red"}``."""
-    from boopexp.engine.state import (
-        BLUE,
-        N_SQUARES,
-        POOL_BASE_BLUE,
-        POOL_BASE_RED,
-        POOL_LARGE_BLUE,
-        POOL_LARGE_RED,
-        TO_MOVE,
-    )
-    from boopexp.game.notation import square_name
+    large], "red": [...]}, "to_move": "blue"|"red"}``, a piece by its letter in the notation
+    (:func:`boopexp.game.notation.piece_letter`: ``b``/``B`` Blue small/large, ``r``/``R`` Red)."""
+    from boopexp.engine.state import N_SQUARES, POOL_BASE_BLUE, POOL_BASE_RED, POOL_LARGE_BLUE, POOL_LARGE_RED, TO_MOVE
+    from boopexp.game.notation import piece_letter, square_name
+    from boopexp.game.sides import Colour
 
-    return {"board": {square_name(q): CELL_NAMES[int(st[q])] for q in range(N_SQUARES) if st[q]},
+    return {"board": {square_name(q): piece_letter(st[q]) for q in range(N_SQUARES) if st[q]},
             "pools": {"blue": [int(st[POOL_BASE_BLUE]), int(st[POOL_LARGE_BLUE])],
                       "red": [int(st[POOL_BASE_RED]), int(st[POOL_LARGE_RED])]},
-            "to_move": "blue" if int(st[TO_MOVE]) == BLUE else "red"}
+            "to_move": str(Colour.of(int(st[TO_MOVE])))}
 
 
 def ply_view(view: PlyView) -> dict[str, Any]:
