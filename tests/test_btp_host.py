@@ -182,6 +182,18 @@ def test_a_bad_engine_config_is_one_line_on_the_command_line(tmp_path):
     assert len(proc.stderr.strip().splitlines()) == 1
 
 
+def test_the_stdlib_engine_plays_from_a_start_position():
+    """``position fen <start> moves ...``: the example engine sets up its board from the start and
+    plays legal moves from it (every one checked by the host) to a victory."""
+    start = "....../..b.../...r../....../....../...... 7,0 7,0 b 0,0 2"
+    task = GameTask("t", "ab" * 8, "randpy vs random", 0, _engine([sys.executable, str(RANDOM_ENGINE)], "randpy"),
+                    resolve_agent("random"), Budget(mode="iterations", iterations=ITERATIONS), "code-0.6.2", 5,
+                    None, start=start)
+    record = dict(play_game(task))
+    assert record["start"] == start and "forfeit" not in record, record.get("forfeit")
+    assert record["termination"] == "victory" and record["plies"] > 10
+
+
 def test_a_game_from_a_start_position_is_sent_as_fen():
     """A game with a start (openings:, --start) tells the engine ``position fen <start> moves ...``:
     through the host it is the in-process game from that position."""

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A btp engine in plain Python (standard library only): it plays uniformly random legal moves.
 
-It keeps its own board from ``position startpos moves ...`` (the rules of boop., RULES.md:
+It keeps its own board from ``position startpos|fen <position string> moves ...`` (the rules of boop., RULES.md:
 placement, the push, victory, promotion with the choice named in the move) and knows nothing of
 boopexp but the protocol (docs/protocol.md). Use it in a config::
 
@@ -37,6 +37,27 @@ class Board:
         self.large = {-1: 0, 1: 0}
         self.to_move = -1
         self.winner = 0
+
+    @classmethod
+    def from_string(cls, text):
+        """The board of a one-line position string (docs/protocol.md: ``rows pools side L move``,
+        e.g. ``....../..b.../...r../....../....../...... 7,0 7,0 b 0,0 2``); ValueError if malformed."""
+        fields = text.split()
+        rows = fields[0].split("/") if fields else []
+        if len(fields) < 4 or len(rows) != 6 or any(len(r) != 6 for r in rows):
+            raise ValueError(f"{text!r} is not a position string")
+        cells = {".": 0, "b": -1, "B": -2, "r": 1, "R": 2}
+        board = cls()
+        try:
+            board.cells = [cells[ch] for row in rows for ch in row]
+            board.pool = {-1: [int(n) for n in fields[1].split(",")], 1: [int(n) for n in fields[2].split(",")]}
+            board.to_move = {"b": -1, "r": 1}[fields[3]]
+            owned = {c: sum(1 for v in board.cells if v == 2 * c) + board.pool[c][1] for c in (-1, 1)}
+            counters = [int(n) for n in fields[4].split(",")] if len(fields) > 4 else [owned[-1], owned[1]]
+        except (KeyError, ValueError, IndexError):
+            raise ValueError(f"{text!r} is not a position string") from None
+        board.large = {-1: counters[0], 1: counters[1]}
+        return board
 
     def legal(self):
         small, large = self.pool[self.to_move]
@@ -137,8 +158,15 @@ def main():
             board = Board()
         elif cmd == "position":
             board = Board()
-            if words[1:2] != ["startpos"]:
-                print("info error this engine reads 'position startpos' only", flush=True)
+            end = words.index("moves") if "moves" in words else len(words)
+            if words[1:2] == ["fen"]:
+                try:
+                    board = Board.from_string(" ".join(words[2:end]))
+                except ValueError as exc:
+                    print(f"info error {exc}", flush=True)
+                    continue
+            elif words[1:2] != ["startpos"]:
+                print("info error position: startpos or fen <position string>", flush=True)
                 continue
             for text in words[words.index("moves") + 1:] if "moves" in words else []:
                 try:
