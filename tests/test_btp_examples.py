@@ -38,3 +38,20 @@ def test_the_c_engine_compiles_and_plays_legal_games(tmp_path):
     assert all(r["termination"] == "victory" for r in records), [r.get("forfeit") for r in records]
     assert sum(r["plies"] for r in records) > 100  # whole games, promotions and all, accepted by the host
     assert [r["moves"] for r in _games(engine, range(2))] == [r["moves"] for r in records[:2]]  # seeded
+
+
+def test_the_c_engine_does_not_play_from_a_position_it_cannot_set_up(tmp_path):
+    """The C engine reads only ``position startpos``: from a start position it says so and answers
+    ``bestmove (none)`` (a forfeit), instead of moving on its empty board."""
+    compiler = shutil.which("cc")
+    if compiler is None:
+        pytest.skip("no C compiler (cc) on this machine: the C example engine cannot be built")
+    binary = tmp_path / "random_engine"
+    subprocess.run([compiler, "-O2", "-o", str(binary), str(C_SOURCE)], check=True, timeout=120)
+    engine = AgentSpec(name="crand", kind="engine", engine=(str(binary),), options={})
+    task = GameTask("t", "cd" * 8, "crand vs random", 0, engine, resolve_agent("random"),
+                    Budget(mode="iterations", iterations=1), "code-0.6.2", 0,
+                    start="....../..b.../...r../....../....../...... 7,0 7,0 b 0,0 2")
+    record = dict(play_game(task))
+    assert record["plies"] == 0 and record["winner"] == "p2", record
+    assert record["forfeit"]["player"] == "p1"

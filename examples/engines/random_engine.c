@@ -137,6 +137,7 @@ int main(void) {
     char line[65536];
     Board b; init(&b);
     setvbuf(stdout, NULL, _IOLBF, 0);
+    int lost = 0;  /* the last position could not be set up: answer go with bestmove (none) */
     while (fgets(line, sizeof line, stdin)) {
         char *cmd = strtok(line, " \t\r\n");
         if (!cmd) continue;
@@ -151,15 +152,18 @@ int main(void) {
         } else if (!strcmp(cmd, "position")) {
             char *w = strtok(NULL, " \t\r\n");
             init(&b);
-            if (!w || strcmp(w, "startpos")) { printf("info error this engine reads 'position startpos' only\n"); continue; }
+            lost = 0;
+            if (!w || strcmp(w, "startpos")) {  /* a board it cannot set up: no move until the next position */
+                printf("info error this engine reads 'position startpos' only\n"); lost = 1; continue;
+            }
             if ((w = strtok(NULL, " \t\r\n")) && !strcmp(w, "moves"))
                 while ((w = strtok(NULL, " \t\r\n")))
-                    if (!play(&b, w)) { printf("info error illegal move %s\n", w); break; }
+                    if (!play(&b, w)) { printf("info error illegal move %s\n", w); lost = 1; break; }
         } else if (!strcmp(cmd, "go")) {
             int moves[72], n = 0, me = side_of(b.to_move);
             for (int size = 1; size <= 2; size++)
                 if (b.pool[me][size - 1]) for (int sq = 0; sq < 36; sq++) if (!b.cells[sq]) moves[n++] = size * 36 + sq;
-            if (b.winner || n == 0) { printf("bestmove (none)\n"); continue; }
+            if (lost || b.winner || n == 0) { printf("bestmove (none)\n"); continue; }
             int m = moves[below(n)], size = m / 36, sq = m % 36;
             char text[16], name[3];
             square_name(sq, name);

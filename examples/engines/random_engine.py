@@ -142,7 +142,7 @@ class Board:
 
 def main():
     rng = random.Random(0)
-    board = Board()
+    board, lost = Board(), False
     for line in sys.stdin:
         words = line.split()
         if not words:
@@ -157,7 +157,7 @@ def main():
                 rng = random.Random(int(words[words.index("seed") + 1]))
             board = Board()
         elif cmd == "position":
-            board = Board()
+            board, lost = Board(), True  # until the position is set up: no move on a wrong board
             end = words.index("moves") if "moves" in words else len(words)
             if words[1:2] == ["fen"]:
                 try:
@@ -168,15 +168,17 @@ def main():
             elif words[1:2] != ["startpos"]:
                 print("info error position: startpos or fen <position string>", flush=True)
                 continue
-            for text in words[words.index("moves") + 1:] if "moves" in words else []:
+            for text in words[end + 1:]:
                 try:
                     board.play(text)
                 except ValueError as exc:
                     print(f"info error {exc}", flush=True)
                     break
+            else:
+                lost = False
         elif cmd == "go":
             moves = board.legal()
-            if board.winner or not moves:
+            if lost or board.winner or not moves:
                 print("bestmove (none)", flush=True)
                 continue
             size, sq = rng.choice(moves)
