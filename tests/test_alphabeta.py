@@ -227,7 +227,7 @@ def test_game_command_plays_alphabeta_with_its_parameters():
     result = _invoke("game", "--p1", "alphabeta", "--p2", "random", "--budget", "iterations", "--iterations", "300",
                      "--p1-param", "node_cost_scale=2", "--p1-param", "max_depth=2", "--json")
     assert result.exit_code == 0, result.output
-    record = json.loads(result.output)
+    record = json.loads(result.stdout)
     assert record["p1_spec"] == {"name": "alphabeta", "kind": "alphabeta",
                                  "params": {"node_cost_scale": 2.0, "max_depth": 2}}
     mine = [t for t in record["telemetry"] if t["agent"] == "alphabeta"]

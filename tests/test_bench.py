@@ -16,7 +16,7 @@ KEYS = ("heuristic_per_s", "objective_per_s", "solver_calls_per_s", "random_plie
 def test_bench_json_keys_and_positive_values():
     result = CliRunner().invoke(main, ["bench", "--json", "--seconds", "0.05", "--repeats", "1"])
     assert result.exit_code == 0, result.output
-    report = json.loads(result.output)
+    report = json.loads(result.stdout)
     for key in KEYS:
         assert report[key] > 0, key
         assert len(report["runs"][key]) == 1
@@ -67,7 +67,7 @@ def test_bench_compare_prints_ratios_to_a_saved_run(tmp_path):
     result = CliRunner().invoke(
         main, ["bench", "--json", "--seconds", "0.02", "--repeats", "1", "--compare", str(saved)]
     )
-    report = json.loads(result.output)
+    report = json.loads(result.stdout)
     assert report["compare"]["ratios"]["heuristic_per_s"] == report["heuristic_per_s"]
 
 

@@ -18,7 +18,7 @@ def test_game_json_record_has_the_documented_fields():
     result = invoke("game", "--p1", "mcts-co", "--p2", "heuristics", "--seed", "3", "--budget", "iterations",
                     "--iterations", "3", "--json")
     assert result.exit_code == 0, result.output
-    record = json.loads(result.output)
+    record = json.loads(result.stdout)
     for key in ("p1", "p2", "winner", "plies", "moves", "seed", "telemetry", "winner_agent", "termination"):
         assert key in record
     assert (record["p1"], record["p2"]) == ("mcts-co", "heuristics")
@@ -38,7 +38,7 @@ def test_game_same_seed_same_game_and_show_renders_boards():
 def test_game_parameter_override_reaches_the_agent():
     result = invoke("game", "--p1", "mcts-co", "--p2", "random", "--budget", "iterations", "--iterations", "2",
                     "--p1-param", "fix_a9=true", "--p1-param", "uct_c=0.5", "--json")
-    params = json.loads(result.output)["p1_spec"]["params"]
+    params = json.loads(result.stdout)["p1_spec"]["params"]
     assert params["fix_a9"] is True and params["uct_c"] == 0.5
 
 
@@ -148,7 +148,7 @@ def test_game_in_every_budget_mode(mode):
     result = invoke("game", "--p1", "vanilla", "--p2", "mcts-co", "--seed", "2", "--budget", mode,
                     *TINY_BUDGETS[mode], "--json")
     assert result.exit_code == 0, result.output
-    record = json.loads(result.output)
+    record = json.loads(result.stdout)
     assert record["budget"]["mode"] == mode and record["winner"] in ("p1", "p2", None)
     assert all(t["iterations"] >= 1 for t in record["telemetry"])
 

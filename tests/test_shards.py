@@ -143,7 +143,7 @@ def test_status_takes_several_folders_and_refuses_a_missing_one(tmp_path):
         run_plan(s, s.plan(), tmp_path / f"s{i}", PoolOptions(jobs=1, play=fake_play_game))
     result = invoke("status", tmp_path / "s1", tmp_path / "s2", "--json")
     assert result.exit_code == 0, result.output
-    docs = json.loads(result.output)
+    docs = json.loads(result.stdout)
     assert [d["folder"] for d in docs] == [str(tmp_path / "s1"), str(tmp_path / "s2")]
     assert sum(d["total"]["done"] for d in docs) == sum(p.games for p in c.plan())
     text = invoke("status", tmp_path / "s1", tmp_path / "s2")

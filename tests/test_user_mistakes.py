@@ -348,7 +348,7 @@ def test_status_json(workdir):
 
     result = invoke("status", "--json")
     assert result.exit_code == 0
-    (folder,) = json.loads(result.output)
+    (folder,) = json.loads(result.stdout)
     assert folder["folder"] == str(Path("results/demo")) and folder["settings"]["name"] == "demo"
     assert folder["total"] == {"done": 4, "planned": 4}
     pairings = {p["pairing"]: p for p in folder["pairings"]}
