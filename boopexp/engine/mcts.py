@@ -485,8 +485,7 @@ def any_unbanned_move(st, banned, rng, codes):
     """A uniformly random legal move not in ``banned``, -1 if none: the random expansion of a
     ``solver`` search, whose nodes take every legal move (:func:`random_move` may draw a size
     whose squares are all taken)."""
-    n_legal = legal_move_count(st)
-    legal_move_codes(st, codes)
+    n_legal = legal_move_codes(st, codes)
     n = 0
     for i in range(n_legal):
         if not banned[codes[i]]:
