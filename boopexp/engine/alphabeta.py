@@ -34,6 +34,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit, uint64
 
+from boopexp.engine.buffers import new_work
 from boopexp.engine.costs import C_SOLVER_CALL, C_SOLVER_MOVE
 from boopexp.engine.heuristic import heuristic
 from boopexp.engine.objective import score_moves
@@ -122,10 +123,8 @@ N_W = 4
 #:   codes     int64[MAX_DEPTH, N_MOVE_CODES]    a node's legal move codes (score_moves)
 #:   values    float64[MAX_DEPTH, N_MOVE_CODES]  their f (_TRIED once searched)
 #:   groups    int64[MAX_DEPTH, MAX_GROUPS, 3]   the candidate groups after the move being searched
-#:   scratch   int64[MAX_GROUPS, 3]              the groups f's promotion step uses
-#:   scores, ties  int64[MAX_GROUPS]             f's promotion tie-break buffers
-#:   ctx       int64[CTX_SIZE]                   f's context
-#:   nomask    bool[N_MOVE_CODES]                all False: no move is masked
+#:   work      Work                              f's buffers (:mod:`boopexp.engine.buffers`: ctx, groups,
+#:                                               scores, ties; ``mask`` all False: no move is masked)
 #:   tt_key    uint64[2**TT_BITS]                an entry's full key (0: empty)
 #:   tt_value  float64   tt_depth int64   tt_flag int64   tt_move int64 (packed child)
 #:   frame     int64[MAX_DEPTH, N_F]  a node's frame (F_*)   window float64[MAX_DEPTH, N_W] (W_*)
@@ -134,7 +133,7 @@ N_W = 4
 #:   acc_us    float64[1]  the device clock       result  int64[2] (R_*)   value float64[1]
 Search = namedtuple(
     "Search",
-    ["states", "pushed", "codes", "values", "groups", "scratch", "scores", "ties", "ctx", "nomask",
+    ["states", "pushed", "codes", "values", "groups", "work",
      "tt_key", "tt_value", "tt_depth", "tt_flag", "tt_move", "frame", "window", "keys", "acc", "limits", "acc_us",
      "result", "value"],
 )
@@ -142,8 +141,6 @@ Search = namedtuple(
 
 def new_search() -> Search:
     """A fresh search state (the table empty)."""
-    from boopexp.engine.objective import CTX_SIZE
-
     size = 1 << TT_BITS
     return Search(
         states=np.zeros((MAX_DEPTH + 1, STATE_SIZE), dtype=np.int16),
@@ -151,11 +148,7 @@ def new_search() -> Search:
         codes=np.zeros((MAX_DEPTH, N_MOVE_CODES), dtype=np.int64),
         values=np.zeros((MAX_DEPTH, N_MOVE_CODES), dtype=np.float64),
         groups=np.zeros((MAX_DEPTH, MAX_GROUPS, 3), dtype=np.int64),
-        scratch=np.zeros((MAX_GROUPS, 3), dtype=np.int64),
-        scores=np.zeros(MAX_GROUPS, dtype=np.int64),
-        ties=np.zeros(MAX_GROUPS, dtype=np.int64),
-        ctx=np.zeros(CTX_SIZE, dtype=np.int64),
-        nomask=np.zeros(N_MOVE_CODES, dtype=np.bool_),
+        work=new_work(),
         tt_key=np.zeros(size, dtype=np.uint64),
         tt_value=np.zeros(size, dtype=np.float64),
         tt_depth=np.zeros(size, dtype=np.int64),
@@ -243,7 +236,8 @@ def _enter(s, ply, depth, alpha, beta, rng):
                     return True, v
     if ply == 0:
         first = s.result[R_FIRST]
-    n = score_moves(st, s.nomask, rng, s.ctx, s.scratch, s.scores, s.ties, s.codes[ply], s.values[ply])
+    w = s.work
+    n = score_moves(st, w.mask, rng, w.ctx, w.groups, w.scores, w.ties, s.codes[ply], s.values[ply])
     s.acc[A_SCORED] += n
     s.acc_us[0] += s.limits[L_UNIT] * n
     if n == 0:  # unreachable in boop. (a pool is never empty at its turn); H then
