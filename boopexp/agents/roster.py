@@ -21,6 +21,7 @@ module is imported by :mod:`boopexp.agents.plugins` when the config is checked.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -184,7 +185,7 @@ def resolve(
         raise exc.replace(where=None).under(f"agents.{name}") from None
     if name == root:
         return spec
-    return AgentSpec(name=name, kind=spec.kind, mcts=spec.mcts, base=base, alphabeta=spec.alphabeta)
+    return dataclasses.replace(spec, name=name, base=base)  # the root's parameters, whatever its kind
 
 
 def _engine(name: str, chain: list[str], declared: Mapping[str, Mapping[str, Any]],
