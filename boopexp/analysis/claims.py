@@ -183,10 +183,10 @@ def share_greater(claim: str, component: str, a: tuple[int, int], b: tuple[int, 
                        math.nan, False, na + nb, no_winner, f"{component}: no games")
     # scipy's exact 2x2 tests take the two samples as the table's columns.
     table = [[ka, kb], [na - ka, nb - kb]]
-    greater = _boschloo(ka, kb, na - ka, nb - kb, "greater")
-    less = _boschloo(ka, kb, na - ka, nb - kb, "less")
+    greater, exact = _boschloo(ka, kb, na - ka, nb - kb, "greater")
+    less, _ = _boschloo(ka, kb, na - ka, nb - kb, "less")
     fisher = float(fisher_exact(table, alternative="greater").pvalue)
-    if boschloo_within_reach(na, nb):
+    if exact:
         test = f"Boschloo exact one-sided (Fisher one-sided p = {fisher:.3g})"
     else:
         test = (f"Fisher exact one-sided, an upper bound of Boschloo's p (Boschloo's test not computed: "
@@ -205,16 +205,17 @@ def share_greater(claim: str, component: str, a: tuple[int, int], b: tuple[int, 
 
 
 @functools.lru_cache(maxsize=64)
-def _boschloo(a: int, b: int, c: int, d: int, alternative: str) -> float:
+def _boschloo(a: int, b: int, c: int, d: int, alternative: str) -> tuple[float, bool]:
     """Boschloo's exact test on [[a, b], [c, d]] (samples in columns), cached: it takes seconds at
     400 + 400 games, and the same table is tested in the default and the 1 s family. Beyond
     reach (:func:`boopexp.analysis.stats.boschloo_within_reach`), Fisher's one-sided p, which
-    bounds it from above (:func:`boopexp.analysis.stats.boschloo_bound`)."""
+    bounds it from above (:func:`boopexp.analysis.stats.boschloo_bound`). With it, whether the
+    p-value is Boschloo's (the one reach check: :func:`share_greater`'s ``test`` reads it)."""
     from scipy.stats import boschloo_exact
 
     if not boschloo_within_reach(a + c, b + d):
-        return boschloo_bound([[a, c], [b, d]], alternative)
-    return float(boschloo_exact([[a, b], [c, d]], alternative=alternative).pvalue)
+        return boschloo_bound([[a, c], [b, d]], alternative), False
+    return float(boschloo_exact([[a, b], [c, d]], alternative=alternative).pvalue), True
 
 
 def logit_slope_below(claim: str, component: str, win: np.ndarray, log2_budget: np.ndarray, seat: np.ndarray,

@@ -28,8 +28,7 @@ from boopexp.analysis.records import GameData
 from boopexp.analysis.stats import (
     ALPHA,
     boschloo_bound_note,
-    boschloo_or_bound,
-    boschloo_within_reach,
+    boschloo_p,
     fisher_exact,
     verdict,
     wilson_interval,
@@ -99,10 +98,10 @@ def _fisher_or_nan(wins: int, games: int, paper_wins: int, paper_games: int) -> 
     return fisher_exact([[wins, games - wins], [paper_wins, paper_games - paper_wins]])
 
 
-def _boschloo_or_nan(table: list[list[int]], n: int) -> float:
-    """Boschloo's p of ``table`` (rows: ours, the paper's), or its Fisher bound when too large
-    (:func:`boschloo_or_bound`); NaN without games."""
-    return boschloo_or_bound(table) if n else math.nan
+def _boschloo_or_nan(table: list[list[int]], n: int) -> tuple[float, bool]:
+    """Boschloo's p of ``table`` (rows: ours, the paper's), or its Fisher bound when too large,
+    and whether it is Boschloo's (:func:`boschloo_p`); NaN (no bound) without games."""
+    return boschloo_p(table) if n else (math.nan, True)
 
 
 def _bound_note(bounded: list[str]) -> list[str]:
@@ -246,6 +245,7 @@ def _comparison_row(opponent: str, sides: list[_Side], paper: PaperCounts) -> di
     rate = ratio(wins, games)
     paper_rate = ratio(paper_wins, paper_games)
     p = _fisher_or_nan(wins, games, paper_wins, paper_games)
+    boschloo, exact = _boschloo_or_nan([[wins, games - wins], [paper_wins, paper_games - paper_wins]], games)
     return {
         "opponent": opponent,
         # A game stopped at the ply limit is finished (it will not be replayed): it counts here.
@@ -260,9 +260,8 @@ def _comparison_row(opponent: str, sides: list[_Side], paper: PaperCounts) -> di
         "p_value": p,
         "p_value_p1": _fisher_or_nan(w1 or 0, n1, pw1, pn1),  # NaN when n1 = 0 (w1 None)
         "p_value_p2": _fisher_or_nan(w2 or 0, n2, pw2, pn2),
-        "p_value_boschloo": _boschloo_or_nan([[wins, games - wins], [paper_wins, paper_games - paper_wins]],
-                                             games),
-        _BOUNDED: games > 0 and not boschloo_within_reach(games, paper_games),
+        "p_value_boschloo": boschloo,
+        _BOUNDED: not exact,
         "verdict": verdict(p),
         "p1_config_hash": h1,
         "p2_config_hash": h2,
@@ -306,7 +305,8 @@ def table2(data: GameData) -> Table:
         paper_share = paper.p2_wins / paper_games
         decided = [p1 or 0, p2 or 0]  # None only when nothing was played (n_decided = 0)
         p = fisher_exact([decided, [paper.p1_wins, paper.p2_wins]]) if n_decided else math.nan
-        if n_decided and not boschloo_within_reach(n_decided, paper_games):
+        boschloo, exact = _boschloo_or_nan([decided, [paper.p1_wins, paper.p2_wins]], n_decided)
+        if not exact:
             bounded.append(agent)
         records.append({
             "agent": agent,
@@ -317,7 +317,7 @@ def table2(data: GameData) -> Table:
             "paper_p2_share": paper_share,
             "difference": share - paper_share,
             "p_value": p,
-            "p_value_boschloo": _boschloo_or_nan([decided, [paper.p1_wins, paper.p2_wins]], n_decided),
+            "p_value_boschloo": boschloo,
             "verdict": verdict(p),
             "config_hash": config_hash,
         })

@@ -43,7 +43,7 @@ from boopexp.analysis.robustness import (
     profile_games,
     rating_claims,
 )
-from boopexp.analysis.stats import boschloo_bound_note, boschloo_or_bound, boschloo_within_reach, fisher_exact
+from boopexp.analysis.stats import boschloo_bound_note, boschloo_p, fisher_exact
 from boopexp.analysis.tables import DASH, Table, fmt_p, fmt_rate_ci, is_missing
 from boopexp.errors import StoreError
 from boopexp.play.identity import pairing_name
@@ -298,7 +298,7 @@ def mirror_cell(study: StudyGames) -> Table | None:
     paper = table2_reference()[FOCUS]  # Table II: 7 P1 wins, 93 P2 wins
     pk, pn = paper.p2_wins, paper.p1_wins + paper.p2_wins
     table = [[k, n - k], [pk, pn - pk]]  # rows: the samples (ours, the paper's), as in Table II
-    boschloo, fisher = boschloo_or_bound(table), fisher_exact(table)
+    (boschloo, exact), fisher = boschloo_p(table), fisher_exact(table)
     low, high = cl.wilson(k, n)
     plow, phigh = cl.wilson(pk, pn)
     data = pd.DataFrame([{"ours_p2_wins": k, "ours_decided": n, "ours_no_winner": none, "ours_p2_share": k / n,
@@ -314,7 +314,7 @@ def mirror_cell(study: StudyGames) -> Table | None:
                fmt_p(boschloo), fmt_p(fisher)),),
         notes=("Two-sided exact tests of one common P2 share (reported, no claim). "
                f"{none} game(s) without a winner left out.",
-               *(() if boschloo_within_reach(n, pn) else (boschloo_bound_note(["the mcts-co mirror"]),))),
+               *(() if exact else (boschloo_bound_note(["the mcts-co mirror"]),))),
     )
 
 

@@ -158,11 +158,20 @@ def boschloo_bound(table: tuple[tuple[int, int], tuple[int, int]] | list[list[in
     return min(1.0, 2.0 * one_sided)
 
 
-def boschloo_or_bound(table: tuple[tuple[int, int], tuple[int, int]] | list[list[int]]) -> float:
-    """:func:`boschloo_exact` of ``table`` (rows: the samples) when within reach
-    (:func:`boschloo_within_reach`), else :func:`boschloo_bound`."""
+def boschloo_p(table: tuple[tuple[int, int], tuple[int, int]] | list[list[int]]) -> tuple[float, bool]:
+    """:func:`boschloo_exact` of ``table`` (rows: the samples) and True when within reach
+    (:func:`boschloo_within_reach`), else :func:`boschloo_bound` and False: the p-value and
+    whether it is Boschloo's, decided once, on the table's own row sums (a caller's note on the
+    bound reads the flag, never a reach check of its own)."""
     a, b, c, d = _counts(table)
-    return boschloo_exact(table) if boschloo_within_reach(a + b, c + d) else boschloo_bound(table)
+    if boschloo_within_reach(a + b, c + d):
+        return boschloo_exact(table), True
+    return boschloo_bound(table), False
+
+
+def boschloo_or_bound(table: tuple[tuple[int, int], tuple[int, int]] | list[list[int]]) -> float:
+    """The p-value of :func:`boschloo_p`: Boschloo's when within reach, else its Fisher bound."""
+    return boschloo_p(table)[0]
 
 
 def boschloo_bound_note(rows: list[str]) -> str:
