@@ -30,7 +30,12 @@ from scipy import stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from robustness_power import bt_difference_se, elo_to_p  # noqa: E402  (one home for the Elo scale and BT SE)
+from robustness_power import (  # noqa: E402  (one home for the Elo scale, the exact binomial test and BT SE)
+    bt_difference_se,
+    critical_value,
+    elo_to_p,
+    power_one_sided,
+)
 
 ALPHA = 0.05
 #: The family-wise level split over the default family's four claims (Holm's first step).
@@ -58,10 +63,7 @@ def pair_probabilities(score: float, seat_effect: float = 0.0, position_var: flo
 
 def sign_test_critical(n: int, alpha: float = ALPHA) -> int:
     """The smallest k with P(X >= k) <= alpha for X ~ Binomial(n, 1/2) (n + 1: no k rejects)."""
-    k = int(stats.binom.isf(alpha, n, 0.5)) + 1 if n else 1
-    while k > 0 and stats.binom.sf(k - 2, n, 0.5) <= alpha:
-        k -= 1
-    return k
+    return critical_value(n, 0.5, alpha)
 
 
 def power_sign_test(pairs: int, score: float, seat_effect: float = 0.0, position_var: float = 0.0,
@@ -73,8 +75,7 @@ def power_sign_test(pairs: int, score: float, seat_effect: float = 0.0, position
     q = win / unsplit
     total = 0.0
     for n in range(pairs + 1):
-        k = sign_test_critical(n, alpha)
-        total += float(stats.binom.pmf(n, pairs, unsplit) * stats.binom.sf(k - 1, n, q))
+        total += float(stats.binom.pmf(n, pairs, unsplit)) * power_one_sided(n, 0.5, q, alpha)
     return total
 
 

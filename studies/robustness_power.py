@@ -17,13 +17,17 @@ def elo_to_p(elo: float) -> float:
     return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
 
 
-def power_one_sided(n: int, p0: float, p_true: float, alpha: float = ALPHA) -> float:
-    """Power of the exact one-sided binomial test of H0: p <= p0 against p_true > p0."""
-    # smallest k with P(X >= k | p0) <= alpha
+def critical_value(n: int, p0: float, alpha: float = ALPHA) -> int:
+    """The smallest k with P(X >= k) <= alpha for X ~ Binomial(n, p0) (n + 1: no k rejects)."""
     k = int(stats.binom.isf(alpha, n, p0)) + 1
     while k > 0 and stats.binom.sf(k - 2, n, p0) <= alpha:
         k -= 1
-    return float(stats.binom.sf(k - 1, n, p_true))
+    return k
+
+
+def power_one_sided(n: int, p0: float, p_true: float, alpha: float = ALPHA) -> float:
+    """Power of the exact one-sided binomial test of H0: p <= p0 against p_true > p0."""
+    return float(stats.binom.sf(critical_value(n, p0, alpha) - 1, n, p_true))
 
 
 def power_tost(n: int, margin: float, p_true: float = 0.5, alpha: float = ALPHA) -> float:
