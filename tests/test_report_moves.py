@@ -20,6 +20,7 @@ from boopexp.analysis.records import load_results, read_games
 from boopexp.errors import StoreError
 from boopexp.experiments.store import has_games_files, seal
 from boopexp.experiments.tally import PairingScore
+from boopexp.play.identity import pairing_agents
 
 RESULTS = Path(__file__).resolve().parent.parent / "results"
 #: every committed store (a folder holding sealed segments)
@@ -185,6 +186,22 @@ def test_records_of_every_shape_stream_as_decoded(tmp_path):
     store = _odd_store(tmp_path / "odd")
     assert has_games_files(store) and len(list(store.glob("summary-*.parquet"))) == 2
     _same(_oracle([store]), _streamed([store]))
+
+
+def test_games_from_a_start_with_red_to_move_stream_as_decoded(tmp_path):
+    # the stored telemetry leaves the player out; the first mover is p2 (contract.first_mover):
+    # the fast path must give p2 the first move, as decoding the record does
+    lines = gzip.decompress((RESULTS / "ablation" / "games-0001.jsonl.gz").read_bytes()).splitlines()[:40]
+    records = [json.loads(line) for line in lines]
+    assert any(len(set(pairing_agents(r["pairing"]))) == 2 for r in records)
+    assert all("player" not in r["telemetry"] for r in records)
+    for r in records[::2]:
+        r["start"] = "....../....../....../....../....../...... 8,0 8,0 r 0,0 0"
+    folder = tmp_path / "red"
+    folder.mkdir()
+    (folder / "games.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    seal(folder)
+    _same(_oracle([folder]), _streamed([folder]))
 
 
 @pytest.mark.parametrize("seed", range(4))

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from boopexp.errors import StoreError
-from boopexp.play.contract import RECORD_SCHEMA
+from boopexp.play.contract import RECORD_SCHEMA, Side, first_mover
 
 #: Numeric telemetry fields per ply; a missing one becomes NaN.
 #: ``equivalent_moves`` counts tie events (solver calls whose best value several moves share),
@@ -364,7 +364,7 @@ def _read_block(raws: list[bytes], rows: np.ndarray, path: Path, lines: np.ndarr
     import pyarrow.json as pj
 
     columns = [(k, pa.list_(pa.float64())) for k in _STORED] + [(k, pa.list_(pa.null())) for k in _DERIVED]
-    schema = pa.schema([("schema", pa.int64()), ("telemetry", pa.struct(columns))])
+    schema = pa.schema([("schema", pa.int64()), ("start", pa.string()), ("telemetry", pa.struct(columns))])
     options = pj.ParseOptions(explicit_schema=schema, unexpected_field_behavior="ignore")
     try:
         table = pj.read_json(io.BytesIO(b"\n".join(raws)), parse_options=options,
@@ -404,7 +404,13 @@ def _read_block(raws: list[bytes], rows: np.ndarray, path: Path, lines: np.ndarr
             counts = n[chosen].astype(np.int64)
             game = np.repeat(rows[chosen].astype(np.int64), counts)
             within = np.arange(int(counts.sum()), dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
-            side = within % 2  # p1 moves first, the sides alternate (contract's derived player)
+            # the sides alternate from the first mover (contract's derived player): p1, but p2
+            # from a start with Red to move (contract.first_mover, read only where there is a start)
+            starts = table["start"].combine_chunks().take(pa.array(chosen))
+            first = np.zeros(len(chosen), dtype=np.int64)
+            for i in np.flatnonzero(starts.is_valid().to_numpy(zero_copy_only=False)).tolist():
+                first[i] = first_mover({"start": starts[i].as_py()}) is Side.P2
+            side = (within + np.repeat(first, counts)) % 2
             values = {k: pc.list_flatten(picked.field(k)).to_numpy(zero_copy_only=False).astype(np.float64)
                       for k in _STORED}
             it, created = values["iterations"], values.pop("nodes_created")
