@@ -16,7 +16,7 @@ from typing import Any
 from boopexp.errors import ConfigError
 from boopexp.experiments.config import PlannedPairing, plan_entries
 from boopexp.experiments.sprt import PairingTest, parse_sprt, plan_tests
-from boopexp.experiments.store import GameStore, has_games_files, scan_outcome_columns
+from boopexp.experiments.store import GameStore, OutcomeColumns, has_games_files, scan_outcome_columns
 from boopexp.experiments.tally import PairingScore, forfeits, score_columns, score_found
 
 
@@ -80,8 +80,9 @@ def status_folders(folder: str | Path) -> list[Path]:
     return [folder] if has_games_files(folder) else results_folders(folder) or [folder]
 
 
-def folder_status(folder: str | Path) -> FolderStatus:
-    """Read one results folder (see :class:`FolderStatus`).
+def folder_status(folder: str | Path, outcomes: OutcomeColumns | None = None) -> FolderStatus:
+    """Read one results folder (see :class:`FolderStatus`); ``outcomes``: its games as the caller
+    just read them (``scan_outcome_columns``), else they are read here.
 
     Raises:
         ConfigError: the folder does not exist, or its config.yaml has no readable plan.
@@ -90,7 +91,8 @@ def folder_status(folder: str | Path) -> FolderStatus:
     folder = require_results_folder(folder)
     store = GameStore(folder)
     # identities and outcomes only, as columns: never moves or telemetry, nor one object a game
-    outcomes = scan_outcome_columns(folder)
+    if outcomes is None:
+        outcomes = scan_outcome_columns(folder)
     warnings = tuple(outcomes.scan.warnings())
     doc = store.read_config()
     if doc is None:

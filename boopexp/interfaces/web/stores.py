@@ -126,13 +126,23 @@ def _signature(folder: Path) -> tuple:
 class StatusCache:
     """Each store's status (``experiments.status.folder_status``), read again only when one of its
     files changed: the dashboard polls every store, and most stores never change. Also each
-    store's outcome columns as last read, which the next read of that store starts from
-    (``scan_outcome_columns(since=)``: unchanged files are not read again)."""
+    store's outcome columns as last read, which the next read of that store (its status, its
+    games, one game) starts from (``scan_outcome_columns(since=)``: unchanged files, and the live
+    log's lines already read, are not read again)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._entries: dict[Path, tuple[tuple, dict[str, Any]]] = {}
         self._columns: dict[Path, Any] = {}
+
+    def _scan(self, folder: Path) -> Any:
+        """The store's outcome columns, read from the last ones (StoreError as the store says it)."""
+        with self._lock:
+            since = self._columns.get(folder)
+        columns = scan_outcome_columns(folder, since=since)
+        with self._lock:
+            self._columns[folder] = columns
+        return columns
 
     def columns(self, folder: Path) -> Any:
         """The store's :class:`~boopexp.experiments.store.OutcomeColumns`, read from the last ones.
@@ -140,15 +150,10 @@ class StatusCache:
         Raises:
             RequestError: 422 the store cannot be read (the store's one line).
         """
-        with self._lock:
-            since = self._columns.get(folder)
         try:
-            columns = scan_outcome_columns(folder, since=since)
+            return self._scan(folder)
         except BoopError as exc:
             raise RequestError(422, f"cannot read the store: {exc}") from None
-        with self._lock:
-            self._columns[folder] = columns
-        return columns
 
     def status(self, folder: Path, name: str) -> dict[str, Any]:
         """The store's status as ``status --json`` gives it, its folder as ``name`` (root-relative);
@@ -159,7 +164,7 @@ class StatusCache:
         if hit is not None and hit[0] == signature:
             return hit[1]
         try:
-            doc = folder_status(folder).to_dict()
+            doc = folder_status(folder, self._scan(folder)).to_dict()
             doc["error"] = None
         except BoopError as exc:
             doc = {"pairings": [], "total": {"done": 0, "planned": 0}, "sprt": [], "forfeits": {}, "warnings": [],
