@@ -19,7 +19,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from boopexp.errors import BoopError
-from boopexp.experiments.status import folder_status, results_folders
+from boopexp.experiments.status import FolderStatus, folder_status, results_folders
 from boopexp.experiments.store import (
     CONFIG_FILE,
     GAMES_FILE,
@@ -167,8 +167,8 @@ class StatusCache:
             doc = folder_status(folder, self._scan(folder)).to_dict()
             doc["error"] = None
         except BoopError as exc:
-            doc = {"pairings": [], "total": {"done": 0, "planned": 0}, "sprt": [], "forfeits": {}, "warnings": [],
-                   "settings": None, "planned": False, "other_records": 0, "error": str(exc)}
+            doc = FolderStatus(folder, None, ()).to_dict()  # every field there, empty
+            doc["error"] = str(exc)
         doc["folder"] = name
         with self._lock:
             self._entries[folder] = (signature, doc)
