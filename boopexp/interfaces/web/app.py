@@ -107,7 +107,7 @@ def create_app(root: str | Path, warm: bool = True, play_out: str | Path | None 
     @app.get("/api/store", summary="One store: its progress, its games and its report files")
     def api_store(store: str = _STORE) -> Response:
         folder = base.store(store)
-        return _json({"status": cache.status(folder, store), "games": stores.store_games(base, cache, store),
+        return _json({"status": cache.status(folder, store), "games": stores.store_games(cache, folder),
                       "files": stores.report_files(base, folder)})
 
     @app.get("/api/reports", summary="The folders of report files (tables, ratings, figures) under the root")

@@ -190,10 +190,9 @@ def list_stores(root: Root, cache: StatusCache) -> list[dict[str, Any]]:
     return out
 
 
-def store_games(root: Root, cache: StatusCache, name: str) -> list[dict[str, Any]]:
-    """Each game of store ``name`` in one row: pairing, index, settings hash, winner, termination
-    (the outcome columns: no game is decoded)."""
-    folder = root.store(name)
+def store_games(cache: StatusCache, folder: Path) -> list[dict[str, Any]]:
+    """Each game of the store ``folder`` (as :meth:`Root.store` checked it) in one row: pairing,
+    index, settings hash, winner, termination (the outcome columns: no game is decoded)."""
     table = cache.columns(folder).table
     keep = [c for c in ("config_hash", "pairing", "game_index", "winner", "termination") if c in
             table.column_names]
