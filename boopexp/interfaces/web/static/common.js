@@ -11,11 +11,20 @@ function el(tag, attrs, ...children) {
   return node;
 }
 
-async function getJSON(url) {
-  const response = await fetch(url, {cache: "no-store"});
+// The JSON of ``response``; a refused request throws its one line (``error``), the body as ``err.data``.
+async function answer(response) {
   const body = await response.json();
-  if (!response.ok) throw new Error(body.error || response.statusText);
+  if (!response.ok) { const err = new Error(body.error || response.statusText); err.data = body; throw err; }
   return body;
+}
+
+async function getJSON(url) {
+  return answer(await fetch(url, {cache: "no-store"}));
+}
+
+async function postJSON(url, body) {
+  return answer(await fetch(url, {method: "POST", headers: {"Content-Type": "application/json"},
+                                  body: JSON.stringify(body || {})}));
 }
 
 function query(params) {

@@ -8,12 +8,12 @@
   if (form) {  // the form: start a game, then open its page
     form.addEventListener("submit", async ev => {
       ev.preventDefault();
-      const fields = Object.fromEntries(new FormData(form).entries());
-      const response = await fetch("/api/play", {method: "POST", headers: {"Content-Type": "application/json"},
-                                                 body: JSON.stringify(fields)});
-      const data = await response.json();
-      if (!response.ok) { document.getElementById("form-error").textContent = data.error; return; }
-      window.location.href = "/play?" + query({game: data.id});
+      try {
+        const data = await postJSON("/api/play", Object.fromEntries(new FormData(form).entries()));
+        window.location.href = "/play?" + query({game: data.id});
+      } catch (err) {
+        document.getElementById("form-error").textContent = err.message;
+      }
     });
     return;
   }
@@ -21,14 +21,6 @@
   const $ = sel => document.getElementById(sel);
   const api = "/api/play/" + encodeURIComponent(id);
   let state = null, polling = null;
-
-  async function post(url, body) {
-    const response = await fetch(url, {method: "POST", headers: {"Content-Type": "application/json"},
-                                       body: JSON.stringify(body || {})});
-    const data = await response.json();
-    if (!response.ok) { const err = new Error(data.error || response.statusText); err.data = data; throw err; }
-    return data;
-  }
 
   function size() { return document.querySelector("input[name=size]:checked").value; }
 
@@ -78,7 +70,7 @@
   async function play(move, choice) {
     $("choices").replaceChildren();
     try {
-      render(await post(api + "/move", {move: move, choice: choice}));
+      render(await postJSON(api + "/move", {move: move, choice: choice}));
     } catch (err) {
       if (err.data && err.data.choices) {
         $("choices").replaceChildren(el("span", {text: "Promote: "}), ...err.data.choices.map((g, i) => {
@@ -102,10 +94,10 @@
   }
 
   $("undo").onclick = async () => {
-    try { render(await post(api + "/undo")); } catch (err) { $("message").textContent = err.message; }
+    try { render(await postJSON(api + "/undo")); } catch (err) { $("message").textContent = err.message; }
   };
   $("hint").onclick = async () => {
-    try { render(await post(api + "/hint")); } catch (err) { $("message").textContent = err.message; }
+    try { render(await postJSON(api + "/hint")); } catch (err) { $("message").textContent = err.message; }
   };
   refresh();
 })();
