@@ -70,3 +70,10 @@ function drawBoard(container, position, ply) {
   }
   container.replaceChildren(root);
 }
+
+// The pools under the board: "Blue pool: 8 small, 0 large · Red pool: …".
+function poolsText(position) {
+  const p = position.pools;
+  return "Blue pool: " + p.blue[0] + " small, " + p.blue[1] + " large · Red pool: " + p.red[0] + " small, " +
+    p.red[1] + " large";
+}

@@ -58,3 +58,9 @@ function forfeitText(forfeits) {
   }
   return parts.join(", ");
 }
+
+// A table's rows, one per key of ``data`` (a ply's telemetry): <th>key</th><td>value (objects as JSON)</td>.
+function keyValueRows(data) {
+  return Object.entries(data || {}).map(([k, v]) =>
+    el("tr", {}, el("th", {text: k}), el("td", {text: typeof v === "object" ? JSON.stringify(v) : String(v)})));
+}

@@ -29,16 +29,12 @@
     drawBoard($("board"), s.position, s.last);
     document.body.dataset.plies = String(s.moves.length);
     document.body.dataset.state = s.over ? "over" : s.thinking ? "thinking" : s.human_to_move ? "your-move" : "waiting";
-    const pos = s.position;
-    $("pools").textContent = "Blue pool: " + pos.pools.blue[0] + " small, " + pos.pools.blue[1] + " large · Red pool: " +
-      pos.pools.red[0] + " small, " + pos.pools.red[1] + " large";
+    $("pools").textContent = poolsText(s.position);
     $("status").textContent = s.over ? "Game over: " + s.result :
       s.thinking ? (s.human_to_move ? "Searching a hint…" : s.agent + " is thinking…") :
       "Your move (" + s.human + ")" + (s.hint ? " · hint: " + s.hint.move : "");
     $("moves").replaceChildren(...s.moves.map((m, i) => el("li", {class: i % 2 ? "red" : "blue", text: m})));
-    const body = $("telemetry").tBodies[0];
-    body.replaceChildren(...Object.entries(s.telemetry || {}).map(([k, v]) =>
-      el("tr", {}, el("th", {text: k}), el("td", {text: typeof v === "object" ? JSON.stringify(v) : String(v)}))));
+    $("telemetry").tBodies[0].replaceChildren(...keyValueRows(s.telemetry));
     $("message").textContent = s.error || "";
     for (const rect of document.querySelectorAll("#board rect[data-square]")) {
       const sq = rect.dataset.square;

@@ -35,14 +35,7 @@
   });
 
   function telemetryRows(ply) {
-    const body = $("telemetry").tBodies[0];
-    body.replaceChildren();
-    if (ply === 0) return;
-    const t = (record.telemetry || [])[ply - 1] || {};
-    for (const [k, v] of Object.entries(t)) {
-      const shown = typeof v === "object" ? JSON.stringify(v) : String(v);
-      body.append(el("tr", {}, el("th", {text: k}), el("td", {text: shown})));
-    }
+    $("telemetry").tBodies[0].replaceChildren(...(ply === 0 ? [] : keyValueRows((record.telemetry || [])[ply - 1])));
   }
 
   let current = -1;
@@ -54,8 +47,7 @@
     drawBoard($("board"), data.positions[ply], p);
     slider.value = input.value = String(ply);
     const pos = data.positions[ply];
-    $("pools").textContent = "Blue pool: " + pos.pools.blue[0] + " small, " + pos.pools.blue[1] + " large · Red pool: " +
-      pos.pools.red[0] + " small, " + pos.pools.red[1] + " large · " + pos.to_move + " to move";
+    $("pools").textContent = poolsText(pos) + " · " + pos.to_move + " to move";
     $("move-title").textContent = p ? "Ply " + ply + ": " + p.colour + " plays " + p.move +
       (p.pushes.length ? " (pushes " + p.pushes.map(x => x[0] + "→" + (x[1] || "off")).join(", ") + ")" : "") +
       (p.promoted.length ? " · promotes " + p.promoted.join(" ") : "") : "Start";
