@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -208,12 +208,18 @@ def report_files(root: Root, folder: Path) -> list[str]:
             dirs[:] = []
             continue
         dirs.sort()
-        for f in sorted(files):
-            if Path(f).suffix in REPORT_TYPES and root.holds(Path(here) / f):
-                found.append(root.relative(Path(here) / f))
-                if len(found) >= MAX_REPORT_FILES:
-                    return found
+        for f in _reports_in(root, here, files):
+            found.append(f)
+            if len(found) >= MAX_REPORT_FILES:
+                return found
     return found
+
+
+def _reports_in(root: Root, here: str, files: list[str]) -> Iterator[str]:
+    """Of ``files`` in folder ``here``, the report files under the root (symlinks followed),
+    root-relative, sorted; lazily (a listing stops at :data:`MAX_REPORT_FILES`)."""
+    return (root.relative(Path(here) / f) for f in sorted(files)
+            if Path(f).suffix in REPORT_TYPES and root.holds(Path(here) / f))
 
 
 def report_folders(root: Root) -> list[dict[str, Any]]:
@@ -224,9 +230,9 @@ def report_folders(root: Root) -> list[dict[str, Any]]:
         dirs.sort()
         if has_games_files(here):
             continue
-        shown = [f for f in sorted(files) if Path(f).suffix in REPORT_TYPES and root.holds(Path(here) / f)]
+        shown = list(_reports_in(root, here, files))
         if shown:
-            out.append({"folder": root.relative(Path(here)), "files": [root.relative(Path(here) / f) for f in shown]})
+            out.append({"folder": root.relative(Path(here)), "files": shown})
     return out
 
 
