@@ -52,10 +52,6 @@ MAX_BALANCE_GAMES = 1000
 BALANCE_PLY_CAP = 200
 #: Draws tried for one balanced position before giving up (a margin nothing passes).
 MAX_DRAWS = 1000
-#: Mixed into the seed of every opening draw, so that its stream is no game's (game seeds are
-#: SeedSequence([settings hash, game index])).
-_DRAW_TAG = 0x6F70656E  # "open"
-
 #: What a line of an openings file may be (messages).
 LINE_FORMS = ("a one-line position string (ROWS BLUE_POOL RED_POOL SIDE [L MOVE_NUMBER], see docs/openings.md) "
               "or a move list from the empty board like 'c3 D4 a1'; '#' starts a comment")
