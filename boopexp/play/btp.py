@@ -22,13 +22,13 @@ from boopexp.agents.budget import Budget, device_costs
 from boopexp.agents.specs import AgentSpec
 from boopexp.engine import rules
 from boopexp.engine.buffers import new_work
-from boopexp.engine.state import BLUE, RED, decode_move, initial_state
+from boopexp.engine.state import BLUE, RED, initial_state
 from boopexp.errors import BoopError
 from boopexp.game import notation
 from boopexp.game.position import Position
 from boopexp.game.sides import Side
 from boopexp.play.identity import check_seed
-from boopexp.play.match import Forfeit, Player, make_player
+from boopexp.play.match import Forfeit, Player, apply_selected, make_player
 
 #: The protocol version this module speaks (docs/protocol.md): ``btp 1``.
 PROTOCOL_VERSION = 1
@@ -158,15 +158,9 @@ class EngineSession:
             code, telemetry = player.select(st)
         except Forfeit as exc:  # a plugin agent that failed: the host sees why
             return [f"info error {exc.error}", f"bestmove {NO_MOVE}"]
-        size, square = decode_move(code)
         # The promotion is the mover's choice, drawn from its generator as in play_game: the
         # same call on a copy, whose chosen group the move names.
-        w = self.work
-        after = st.copy()
-        _, n, chosen = rules.apply_move_inplace(after, size, square, rules.REAL, player.promotion, player.rng,
-                                                w.groups, w.scores, w.ties)
-        group = tuple(int(q) for q in w.groups[chosen] if q >= 0) if n >= 2 else None
-        text = notation.format_move(size, square, group)
+        _, text = apply_selected(st.copy(), code, player, self.work)
         return [f"info telemetry {json.dumps(telemetry, separators=(',', ':'))}", f"bestmove {text}"]
 
     def _quit(self, args: list[str]) -> list[str]:

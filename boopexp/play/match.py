@@ -19,7 +19,7 @@ from boopexp.agents.budget import Budget, device_costs
 from boopexp.agents.plugins import PluginFailure, PluginOutput, build_agent, call_plugin, timeout_error
 from boopexp.agents.specs import AGENT_KINDS, AgentSpec
 from boopexp.engine import alphabeta, mcts, rules
-from boopexp.engine.buffers import new_work
+from boopexp.engine.buffers import Work, new_work
 from boopexp.engine.rng import new_rng_state
 from boopexp.engine.state import TO_MOVE, decode_move, encode_move, initial_state
 from boopexp.errors import ConfigError, IllegalMoveError, InvalidMoveError, exception_line
@@ -39,8 +39,8 @@ from boopexp.play.contract import (
 from boopexp.play.starts import resolve_start
 from boopexp.play.throttle import resolve_throttle
 
-__all__ = ["MAX_PLIES", "EnginePlayer", "Forfeit", "GameTask", "Player", "PluginPlayer", "compile_kernels",
-           "make_player", "play_game"]
+__all__ = ["MAX_PLIES", "EnginePlayer", "Forfeit", "GameTask", "Player", "PluginPlayer", "apply_selected",
+           "compile_kernels", "make_player", "play_game"]
 
 
 class Player:
@@ -354,12 +354,8 @@ def _play(task: GameTask, players: tuple[Player, Player], on_ply,
         # An invariant, not a user error: a running game always has a legal move, and every
         # built-in player returns one (the heuristics player falls back to a random move).
         assert code >= 0, f"agent {player.spec.name} found no move in {notation.format_position(st)!r}"
-        size, sq = decode_move(code)
         st = st.copy()
-        winner, n, chosen = rules.apply_move_inplace(st, size, sq, rules.REAL, player.promotion, player.rng,
-                                                     w.groups, w.scores, w.ties)
-        group = tuple(int(q) for q in w.groups[chosen] if q >= 0) if n >= 2 else None
-        text = notation.format_move(size, sq, group)
+        winner, text = apply_selected(st, code, player, w)
         moves.append(text)
         for each in players:
             each.observe(text)
@@ -368,6 +364,18 @@ def _play(task: GameTask, players: tuple[Player, Player], on_ply,
         if on_ply is not None:
             on_ply(len(moves), st, text, winner)
     return moves, telemetry, winner, forfeit
+
+
+def apply_selected(st: np.ndarray, code: int, player: Player, w: Work) -> tuple[int, str]:
+    """Play ``player``'s selected move ``code`` on ``st`` in place (REAL rules, the player's
+    promotion drawn from its generator) and return the winning colour (0: none) and the move as
+    the record writes it (the chosen group named when there were two or more): the one way a
+    selected move is played, in :func:`play_game` and by a btp engine (:mod:`boopexp.play.btp`)."""
+    size, sq = decode_move(code)
+    winner, n, chosen = rules.apply_move_inplace(st, size, sq, rules.REAL, player.promotion, player.rng,
+                                                 w.groups, w.scores, w.ties)
+    group = tuple(int(q) for q in w.groups[chosen] if q >= 0) if n >= 2 else None
+    return winner, notation.format_move(size, sq, group)
 
 
 def plugin_output(players: Sequence[Player | None]) -> dict[str, str]:
