@@ -13,7 +13,6 @@ headers agree with the record: an edited header is an error, not a silent second
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -29,6 +28,7 @@ from boopexp.experiments.store import (
     record_at,
     scan_outcome_columns,
     scan_store,
+    write_atomically,
 )
 from boopexp.game.notation import format_position, parse_move
 from boopexp.play.contract import first_mover, pack_record, same_game, unpack_record
@@ -158,23 +158,16 @@ def _write_csv(folders: Sequence[Path], out: Path) -> int:
     table = table.select(list(CSV_COLUMNS)).cast(
         pa.schema([(c, pa.string() if pa.types.is_dictionary(table.schema.field(c).type) else
                     table.schema.field(c).type) for c in CSV_COLUMNS]))
-    tmp = out.with_name(f".{out.name}.tmp")
-    try:
-        pacsv.write_csv(table, str(tmp))
-        os.replace(tmp, out)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise StoreError(f"cannot write {out}: {exc.strerror or exc}") from None
+    buffer = pa.BufferOutputStream()
+    pacsv.write_csv(table, buffer)
+    _write_whole(out, buffer.getvalue().to_pybytes())
     return int(table.num_rows)
 
 
 def _write_whole(out: Path, data: bytes) -> None:
-    tmp = out.with_name(f".{out.name}.tmp")
     try:
-        tmp.write_bytes(data)
-        os.replace(tmp, out)
+        write_atomically(out, data)
     except OSError as exc:
-        tmp.unlink(missing_ok=True)
         raise StoreError(f"cannot write {out}: {exc.strerror or exc}") from None
 
 

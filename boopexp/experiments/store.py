@@ -895,8 +895,8 @@ class GameStore:
                 # The old file describes games already in the store: never destroy it.
                 backup = self.directory / f"config.{hashlib.sha256(old).hexdigest()[:12]}.yaml"
                 if not backup.exists():
-                    _atomic_write(backup, old)
-            _atomic_write(self.config_path, text.encode("utf-8"))
+                    write_atomically(backup, old)
+            write_atomically(self.config_path, text.encode("utf-8"))
         return backup
 
     def open(self) -> StoreWriter:
@@ -1718,7 +1718,7 @@ def _move_tail(games: Path, tail: TruncatedTail) -> Path:
     while target.exists():
         target = games.with_name(f"{games.name}.corrupt-{stamp}-{n}")
         n += 1
-    _atomic_write(target, tail.data)
+    write_atomically(target, tail.data)
     # Only after the bytes are safely elsewhere: the next record must start on its own line.
     with open(games, "r+b") as fh:
         fh.truncate(tail.offset)
@@ -1727,13 +1727,19 @@ def _move_tail(games: Path, tail: TruncatedTail) -> Path:
     return target
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
+def write_atomically(path: Path, data: bytes) -> None:
+    """``data`` as the whole of ``path`` or nothing: a temporary file beside it, fsync, rename,
+    fsync the folder (the temporary removed if that fails). Raises OSError for the caller to word."""
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
     _fsync_dir(path.parent)
 
 

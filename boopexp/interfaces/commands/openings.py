@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import click
@@ -74,12 +73,11 @@ def openings(plies: int, count: int, balanced: bool, games: int, margin: float, 
         "config": f"seed: {seed_value}, openings: {{random_plies: {plies}"
                   + (f", balanced: {{games: {balance.games}, margin: {balance.margin:g}}}" if balanced else "") + "}",
     }
-    tmp = out.with_name(f".{out.name}.tmp")
+    from boopexp.experiments.store import write_atomically
+
     try:
-        tmp.write_text(suite_text(positions, header), encoding="utf-8")
-        os.replace(tmp, out)
+        write_atomically(out, suite_text(positions, header).encode("utf-8"))
     except OSError as exc:
-        tmp.unlink(missing_ok=True)
         raise ConfigError(f"--out {out}: cannot write it: {exc.strerror or exc}") from None
     click.echo(f"Wrote {count} positions of {plies} random plies to {out} (seed {seed_value}"
                + (f", balanced: {balance.games} games, margin {balance.margin:g}" if balanced else "") + ").")
