@@ -380,12 +380,8 @@ def record_at(location: Location) -> dict[str, Any]:
             is not a valid record.
     """
     path, number = location
-    if path.name == GAMES_FILE:
-        log = _read_log(path.parent)
-        lines = log.lines if log is not None else []
-    else:
-        lines = _segment_lines(path, _read_segment(path))
-    raw = next((raw for n, raw in lines if n == number), None)
+    stored = read_store_file(path)
+    raw = next((raw for n, raw in stored.lines if n == number), None) if stored is not None else None
     if raw is None:
         raise StoreError(f"{path} line {number} vanished while reading (sealed or migrated meanwhile?); read again")
     return parse_line(path, number, raw)
