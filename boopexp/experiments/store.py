@@ -396,13 +396,27 @@ def scan_outcomes(directory: str | Path) -> StoreScan:
     """:func:`scan_store` reading only what counting games needs: its records are the games'
     summaries (:func:`boopexp.experiments.summary.game_summary`: identity, sides, outcome, length,
     forfeit, sweep point), taken from each sealed segment's summary file when it matches the
-    segment, else decoded from the segment; the live log is decoded. What ``status``, a resumed
-    ``run`` and ``run --dry-run`` read: they never touch moves or telemetry.
+    segment, else decoded from the segment; the live log is decoded. One Python object a game:
+    ``status``, ``run`` and ``run --dry-run`` read :func:`scan_outcome_columns` instead.
 
     Raises:
         StoreError: as :func:`scan_store`.
     """
-    return _scan_summaries(Path(directory))[0]
+    directory = Path(directory)
+    log = _read_log(directory)  # before the segments are listed, as read_store_files
+    sources: list[_Games] = []
+    notes: list[str] = []
+    for path in segment_paths(directory):
+        rows, problem = read_summary(path)
+        if problem is not None:
+            notes.append(problem)
+        if rows is None:
+            rows = [(n, game_summary(parse_line(path, n, raw))) for n, raw in _segment_lines(path, _read_segment(path))]
+        sources.append(_Games(path, rows))
+    if log is not None:
+        sources.append(_Games(log.path, ((n, game_summary(parse_line(log.path, n, raw))) for n, raw in log.lines),
+                              log.tail))
+    return _scan_games(directory, sources, tuple(notes))
 
 
 #: What counting a store's games reads of each summary (:func:`scan_outcome_columns`).
@@ -747,39 +761,6 @@ class _Games:
     path: Path
     games: Iterable[tuple[int, dict[str, Any]]]
     tail: TruncatedTail | None = None
-
-
-@dataclass(frozen=True)
-class _Unsummarised:
-    """A sealed segment read without a usable summary: what writing its summary needs."""
-
-    path: Path
-    data: bytes
-    rows: list[tuple[int, dict[str, Any]]]
-
-
-def _scan_summaries(directory: Path) -> tuple[StoreScan, StoreFile | None, dict[int, dict[str, Any]],
-                                              list[_Unsummarised]]:
-    """:func:`scan_outcomes`, plus what :func:`seal` needs: the log's lines, its games' summaries
-    by line, and the segments that lack a summary matching them (decoded here)."""
-    log = _read_log(directory)  # before the segments are listed, as read_store_files
-    sources: list[_Games] = []
-    notes: list[str] = []
-    unsummarised: list[_Unsummarised] = []
-    for path in segment_paths(directory):
-        rows, problem = read_summary(path)
-        if problem is not None:
-            notes.append(problem)
-        if rows is None:
-            data = _read_segment(path)
-            rows = [(n, game_summary(parse_line(path, n, raw))) for n, raw in _segment_lines(path, data)]
-            unsummarised.append(_Unsummarised(path, data, rows))
-        sources.append(_Games(path, rows))
-    log_rows: dict[int, dict[str, Any]] = {}
-    if log is not None:
-        log_rows = {n: game_summary(parse_line(log.path, n, raw)) for n, raw in log.lines}
-        sources.append(_Games(log.path, log_rows.items(), log.tail))
-    return _scan_games(directory, sources, tuple(notes)), log, log_rows, unsummarised
 
 
 def _scan_games(directory: Path, files: list[_Games], notes: tuple[str, ...] = (), whole: bool = False) -> StoreScan:
