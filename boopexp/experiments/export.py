@@ -25,7 +25,7 @@ from boopexp.experiments.store import (
     OUTCOME_COLUMNS,
     GameStore,
     check_record,
-    record_at,
+    records_at,
     scan_outcome_columns,
     scan_store,
     write_atomically,
@@ -306,12 +306,15 @@ def import_games(path: str | Path, out: str | Path) -> ImportReport:
         stored = writer.stored
         keys = stored.keys()
         new = []
+        copies = []  # (identity, the file's game, where its stored copy is)
         for key, record in unique.items():
             row = keys.find(*key)
             if row < 0:
                 new.append(record)
-            elif not same_game(record_at(stored.origin_of_row(row)), record):
-                where = stored.origin_of_row(row)
+            else:
+                copies.append((key, record, stored.origin_of_row(row)))
+        for (key, record, where), copy in zip(copies, records_at([c[2] for c in copies])):
+            if not same_game(copy, record):
                 raise StoreError(f"{path}: game {key[1]!r} #{key[2]} ({key[0]}) differs from the copy in "
                                  f"{where[0]} line {where[1]}; nothing imported")
         for record in new:

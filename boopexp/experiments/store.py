@@ -379,12 +379,29 @@ def record_at(location: Location) -> dict[str, Any]:
         StoreError: the file cannot be read, the line is gone (sealed or rewritten meanwhile) or
             is not a valid record.
     """
-    path, number = location
-    stored = read_store_file(path)
-    raw = next((raw for n, raw in stored.lines if n == number), None) if stored is not None else None
-    if raw is None:
-        raise StoreError(f"{path} line {number} vanished while reading (sealed or migrated meanwhile?); read again")
-    return parse_line(path, number, raw)
+    return next(records_at([location]))
+
+
+def records_at(locations: Sequence[Location]) -> Iterator[dict[str, Any]]:
+    """:func:`record_at` of each of ``locations``, in their order, lazily, each file read (and a
+    segment decompressed) once however many of them it holds (``import`` comparing a file's games
+    with their stored copies).
+
+    Raises:
+        StoreError: as :func:`record_at`, when the location concerned is reached.
+    """
+    wanted: dict[Path, set[int]] = {}
+    for path, number in locations:
+        wanted.setdefault(path, set()).add(number)
+    found: dict[Path, dict[int, bytes]] = {}
+    for path, number in locations:
+        if path not in found:
+            stored = read_store_file(path)
+            found[path] = {n: raw for n, raw in stored.lines if n in wanted[path]} if stored is not None else {}
+        raw = found[path].get(number)
+        if raw is None:
+            raise StoreError(f"{path} line {number} vanished while reading (sealed or migrated meanwhile?); read again")
+        yield parse_line(path, number, raw)
 
 
 def _parsed(files: Iterable[StoreFile]) -> list[_Games]:
