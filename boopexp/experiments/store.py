@@ -629,10 +629,16 @@ def _log_table(directory: Path, earlier: _FileTable | None,
         return None
     path, end = directory / GAMES_FILE, data.rfind(b"\n") + 1
     start, first_line, head = 0, 0, None
+    view = memoryview(data)
+    digest = hashlib.blake2b()  # of the complete lines: the earlier ones hashed once, not again for the stamp
     if earlier is not None:
-        length, digest, lines = earlier.stamp
-        if length <= end and hashlib.blake2b(data[:length]).digest() == digest:
-            start, first_line, head = length, lines, earlier.table
+        length, earlier_digest, lines = earlier.stamp
+        if length <= end:
+            digest.update(view[:length])
+            if digest.digest() == earlier_digest:
+                start, first_line, head = length, lines, earlier.table
+            else:
+                digest = hashlib.blake2b()
     table = _log_outcomes(path, data[start:end], first_line) if tuple(columns) == OUTCOME_COLUMNS else None
     tail = None
     if end < len(data):
@@ -645,7 +651,8 @@ def _log_table(directory: Path, earlier: _FileTable | None,
         import pyarrow as pa
 
         table = pa.concat_tables([head, table])
-    stamp = (end, hashlib.blake2b(data[:end]).digest(), first_line + data.count(b"\n", start, end))
+    digest.update(view[start:end])
+    stamp = (end, digest.digest(), first_line + data.count(b"\n", start, end))
     return _FileTable(path, stamp, table, None, tail)
 
 
