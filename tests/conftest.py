@@ -97,6 +97,34 @@ def fake_play_game(task: Any, sleep: float = 0.0, die: tuple[str, ...] = (), die
     return build_record(task, winner, moves, telemetry, time.process_time(), version="fake")
 
 
+#: A config with a variant of a built-in, a plugin (examples/greedy_agent.py, copied beside it by
+#: the ``lab_config`` fixture) and a variant of the plugin; a ply cap of 10: a game is five moves each.
+LAB_CONFIG = """\
+name: lab
+seed: 5
+games_per_side: 1
+budget: {mode: iterations, iterations: 3}
+max_plies: 10
+agents:
+  co-c: {base: mcts-co, uct_c: 0.5}
+  greedy: {plugin: "greedy_agent:make_greedy"}
+  greedy-noisy: {base: greedy, noise: 0.3}
+pairings: [[co-c, greedy-noisy]]
+"""
+
+
+@pytest.fixture
+def lab_config(tmp_path: Path) -> Path:
+    """:data:`LAB_CONFIG` in ``tmp_path/lab/lab.yaml``, its plugin's module beside it."""
+    import shutil
+
+    folder = tmp_path / "lab"
+    folder.mkdir()
+    shutil.copy(Path(__file__).resolve().parent.parent / "examples" / "greedy_agent.py", folder)
+    (folder / "lab.yaml").write_text(LAB_CONFIG)
+    return folder / "lab.yaml"
+
+
 @pytest.fixture(scope="session")
 def real_play_game():
     """The real ``match.play_game`` (imported on use: it loads the compiled engine)."""

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import one_line
+from conftest import LAB_CONFIG, one_line
 
 pytest.importorskip("fastapi", reason="boopexp serve needs the 'web' extra (make install includes it)")
 
@@ -181,17 +181,20 @@ def test_the_api_is_described_by_openapi(client: TestClient):
 PROBE = """
 import json, sys
 from fastapi.testclient import TestClient
+from boopexp.experiments.config import load_config
 from boopexp.interfaces.web.app import create_app
-client = TestClient(create_app(sys.argv[1], warm=False))
+client = TestClient(create_app(sys.argv[1], warm=False, configs=[load_config(p) for p in sys.argv[2:]]))
 for url in ["/", "/api/stores", "/api/store?store=a9-fixed", "/store?store=a9-fixed",
-            "/api/game?store=a9-fixed&pairing=mcts-co%20vs%20mcts-co&index=0"]:
+            "/api/game?store=a9-fixed&pairing=mcts-co%20vs%20mcts-co&index=0", "/play", "/api/opponents"]:
     assert client.get(url).status_code == 200, url
 print(json.dumps(sorted(m for m in ("numba", "matplotlib") if m in sys.modules)))
 """
 
 
 def test_serving_the_dashboard_and_a_record_loads_no_engine(root: Path):
-    proc = subprocess.run([sys.executable, "-c", PROBE, str(root)], capture_output=True, text=True, check=True)
+    """Nor does offering a config's agents (a plugin among them) on /play: only a game played does."""
+    proc = subprocess.run([sys.executable, "-c", PROBE, str(root), str(EXAMPLES / "greedy.yaml")], capture_output=True,
+                          text=True, check=True)
     assert json.loads(proc.stdout.strip().splitlines()[-1]) == []
 
 
@@ -297,3 +300,111 @@ def test_a_bad_move_is_refused_with_one_line(client: TestClient):
         assert response.status_code == status and needle in response.json()["error"], (body, response.json())
     assert client.get("/api/play/nope").status_code == 404
     assert client.post("/api/play/nope/undo").json()["error"].startswith("no game 'nope' on this server")
+
+
+# ---------------------------------------------------------------------------------------------
+# playing a config's agents (serve --config): variants, plugins, the config's settings
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+@pytest.fixture
+def lab(lab_config: Path) -> Path:
+    return lab_config
+
+
+@pytest.fixture
+def lab_client(root: Path, lab: Path) -> TestClient:
+    from boopexp.experiments.config import load_config
+
+    return TestClient(create_app(root, warm=False, configs=[load_config(lab), load_config(EXAMPLES / "greedy.yaml")]))
+
+
+def test_the_configs_agents_are_offered_with_their_settings(lab_client: TestClient, lab: Path):
+    body = lab_client.get("/api/opponents").json()
+    assert [a["name"] for a in body["builtin"]][:2] == ["vanilla", "mcts+S"] and len(body["builtin"]) > 10
+    lab_doc, greedy_doc = body["configs"]
+    assert (lab_doc["name"], lab_doc["source"], greedy_doc["name"]) == ("lab", str(lab), "greedy-example")
+    assert lab_doc["budget"] == {"mode": "iterations", "iterations": 3} and lab_doc["max_plies"] == 10
+    assert lab_doc["seed"] == 5 and lab_doc["preset"] == "code-0.6.2"
+    agents = {a["name"]: a["settings"] for a in lab_doc["agents"]}
+    assert list(agents) == ["co-c", "greedy-noisy", "greedy"]  # the pairings' first
+    assert agents["co-c"]["base"] == "mcts-co" and agents["co-c"]["params"]["uct_c"] == 0.5
+    assert agents["greedy-noisy"]["kwargs"] == {"noise": 0.3} and agents["greedy-noisy"]["kind"] == "plugin"
+    page = lab_client.get("/play").text
+    assert '<option value="greedy-noisy" data-config="lab">' in page and 'label="greedy-example (' in page
+
+
+@pytest.mark.parametrize("agent", ["co-c", "greedy-noisy"])
+def test_a_game_against_a_configs_agent_is_the_game_boopexp_play_config_saves(root: Path, lab: Path,
+                                                                               lab_client: TestClient, agent):
+    """A variant and a plugin's variant, played in the browser and then again by ``boopexp play
+    --config`` with the same moves typed: the same record (settings, hash, seed, agents' moves)."""
+    from boopexp.experiments.config import load_config
+    from boopexp.play.contract import same_game
+
+    config = load_config(lab)
+    game = lab_client.post("/api/play", json={"config": "lab", "agent": agent, "colour": "red"}).json()
+    assert game["config"] == "lab" and game["agent"] == agent
+    game = _play_out(lab_client, game)
+    (record,) = GameStore(root / "play").scan().records
+    assert record["plies"] == 10 and record["winner"] is None  # the config's ply cap
+    assert record["p1_spec"] == config.agent(agent).to_dict() and record["p2"] == "human"
+    assert (record["budget"], record["preset"]) == (config.budget.to_dict(), config.preset)
+
+    cli_out = root.parent / "cli"
+    typed = "\n".join(m for i, m in enumerate(record["moves"]) if i % 2 == 1) + "\n"
+    result = CliRunner().invoke(main, ["play", "--config", str(lab), "--agent", agent, "--second", "--out",
+                                       str(cli_out)], input=typed)
+    assert result.exit_code == 0, result.output
+    (played,) = GameStore(cli_out).scan().records
+    assert same_game(played, record), (played, record)
+
+
+@pytest.mark.parametrize("options, needle", [
+    ({"config": "nope", "agent": "greedy"}, "config 'nope' is not one of this server's configs; its configs: lab, "
+                                            "greedy-example"),
+    ({"config": "lab", "agent": "nobody"}, "unknown agent 'nobody'"),
+    ({"config": "lab", "agent": "greedy", "seed": 3}, "seed: an agent of config 'lab' plays with the config's budget"),
+    ({"config": "lab", "agent": "co-c", "budget": "device", "seconds": 1}, "budget, seconds: an agent of config"),
+    ({"config": 3, "agent": "greedy"}, "config 3 is not one"),
+    ({"config": "lab", "agent": ["greedy"]}, "give the agent's name"),
+])
+def test_a_bad_config_game_is_a_400_with_one_line(lab_client: TestClient, root: Path, options, needle):
+    response = lab_client.post("/api/play", json=options)
+    assert response.status_code == 400 and list(response.json()) == ["error"], response.json()
+    assert needle in response.json()["error"] and "\n" not in response.json()["error"], response.json()
+    assert not (root / "play").exists()
+
+
+def test_serve_refuses_a_bad_config_and_two_configs_of_one_name_in_one_line(tmp_path: Path, lab: Path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: bad\nseed: 1\ngames_per_side: 1\npairings: [[nobody, random]]\n")
+    line = one_line(CliRunner().invoke(main, ["serve", "--root", str(tmp_path), "--config", str(bad)]), 2)
+    assert str(bad) in line and "nobody" in line
+    line = one_line(CliRunner().invoke(main, ["serve", "--root", str(tmp_path), "--config", str(tmp_path / "no.yaml")]),
+                    2)
+    assert "no.yaml" in line
+    broken = lab.parent / "broken.yaml"  # a plugin whose factory refuses its arguments: refused at start
+    broken.write_text(LAB_CONFIG.replace("noise: 0.3", "noise: 5"))
+    line = one_line(CliRunner().invoke(main, ["serve", "--root", str(tmp_path), "--config", str(broken)]), 2)
+    assert "greedy_agent:make_greedy(**{'noise': 5}) raised ValueError" in line
+    twin = tmp_path / "twin.yaml"
+    twin.write_text(LAB_CONFIG)
+    line = one_line(CliRunner().invoke(main, ["serve", "--root", str(tmp_path), "--config", str(lab), "--config",
+                                              str(twin)]), 2)
+    assert line == (f"Error: --config {str(twin)!r}: its name 'lab' is the name of --config {str(lab)!r} too; /play "
+                    "names a config by its name: give configs of different names")
+
+
+def test_the_cache_keeps_the_outcome_columns_of_the_stores_read_last_only(root: Path):
+    """A root of many stores is not held in memory: the columns of the stores read longest ago are
+    dropped, and such a store is read afresh when asked again (its status stays cached)."""
+    from boopexp.interfaces.web.stores import Root, StatusCache, find_record, list_stores
+
+    base, cache = Root.of(root), StatusCache(max_columns=1)
+    assert [s["total"]["done"] for s in list_stores(base, cache)] == [200, 200]
+    assert cache.columns_held == (root / "study" / "inner",)  # a9-fixed's were dropped
+    record = find_record(base, cache, "a9-fixed", PAIRING, 7)
+    assert record == json.loads(json.dumps(_stored(PAIRING, 7)))
+    assert cache.columns_held == (root / "a9-fixed",)
+    assert [s["total"]["done"] for s in list_stores(base, cache)] == [200, 200]  # from the cached statuses
+    assert cache.columns_held == (root / "a9-fixed",)

@@ -6,6 +6,7 @@ Skipped, with the reason, when no Chromium or driver is found (``.ci/run`` insta
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import re
@@ -55,10 +56,10 @@ def root(tmp_path: Path) -> Path:
     return root
 
 
-@pytest.fixture
-def server(root: Path) -> Iterator[str]:
+@contextlib.contextmanager
+def _serving(root: Path, *options: str) -> Iterator[str]:
     """A ``boopexp serve`` process on a free port; its base URL."""
-    proc = subprocess.Popen([sys.executable, "-m", "boopexp", "serve", "--root", str(root), "--port", "0"],
+    proc = subprocess.Popen([sys.executable, "-m", "boopexp", "serve", "--root", str(root), "--port", "0", *options],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None
@@ -68,6 +69,12 @@ def server(root: Path) -> Iterator[str]:
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+@pytest.fixture
+def server(root: Path) -> Iterator[str]:
+    with _serving(root) as url:
+        yield url
 
 
 @pytest.fixture
@@ -177,16 +184,11 @@ def test_the_dashboard_shows_a_run_as_it_plays(server, browser, root: Path):
         run.join()
 
 
-def test_a_game_against_random_played_by_clicking_is_saved_and_opens_in_the_viewer(server, browser, root: Path):
+def _click_to_the_end(browser) -> int:
+    """Play the game on the page by clicking a legal square at each turn (the first group when
+    several can be promoted) until it is over; the number of moves clicked."""
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import Select
 
-    from boopexp.experiments.store import GameStore
-
-    browser.get(server + "/play")
-    Select(browser.find_element(By.ID, "agent")).select_by_value("random")
-    Select(browser.find_element(By.ID, "budget")).select_by_value("iterations")
-    browser.find_element(By.ID, "start").click()
     state = "return document.body.dataset.state || ''"
     clicks = 0
     while True:
@@ -205,6 +207,20 @@ def test_a_game_against_random_played_by_clicking_is_saved_and_opens_in_the_view
             choices[0].click()
             _wait(browser, lambda d, before=plies: d.execute_script("return document.body.dataset.plies") != before,
                   "the move")
+    return clicks
+
+
+def test_a_game_against_random_played_by_clicking_is_saved_and_opens_in_the_viewer(server, browser, root: Path):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    from boopexp.experiments.store import GameStore
+
+    browser.get(server + "/play")
+    Select(browser.find_element(By.ID, "agent")).select_by_value("random")
+    Select(browser.find_element(By.ID, "budget")).select_by_value("iterations")
+    browser.find_element(By.ID, "start").click()
+    clicks = _click_to_the_end(browser)
     _wait(browser, lambda d: d.find_elements(By.ID, "open-viewer"), "the saved game's link")
     (record,) = GameStore(root / "play").scan().records
     assert record["p1"] == "human" and record["p2"] == "random" and clicks == (len(record["moves"]) + 1) // 2
@@ -212,3 +228,26 @@ def test_a_game_against_random_played_by_clicking_is_saved_and_opens_in_the_view
     _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#board rect[data-square='a1']"), "the viewer")
     browser.find_element(By.ID, "last").click()
     assert _board(browser) == _expected(record, len(record["moves"]))
+
+
+def test_a_configs_plugin_variant_is_offered_with_its_settings_and_played_with_them(browser, root: Path,
+                                                                                    lab_config: Path):
+    from selenium.webdriver.common.by import By
+
+    from boopexp.experiments.config import load_config
+    from boopexp.experiments.store import GameStore
+
+    config = load_config(lab_config)
+    with _serving(root, "--config", str(lab_config)) as server:
+        browser.get(server + "/play")
+        browser.find_element(By.CSS_SELECTOR, "#agent option[data-config='lab'][value='greedy-noisy']").click()
+        settings = browser.find_element(By.ID, "opponent-settings").text
+        assert '"noise":0.3' in settings and '"iterations":3' in settings and "ply cap 10" in settings, settings
+        assert not browser.find_element(By.ID, "own-budget").is_displayed()  # the config's budget, not the form's
+        browser.find_element(By.ID, "start").click()
+        clicks = _click_to_the_end(browser)
+        _wait(browser, lambda d: d.find_elements(By.ID, "open-viewer"), "the saved game's link")
+    (record,) = GameStore(root / "play").scan().records
+    assert (record["p1"], record["p2"], record["plies"], clicks) == ("human", "greedy-noisy", 10, 5)
+    assert record["p2_spec"] == config.agent("greedy-noisy").to_dict()
+    assert (record["budget"], record["preset"]) == (config.budget.to_dict(), config.preset)

@@ -221,6 +221,12 @@ class ExperimentConfig:
             declared = {**declared, canon: {**declared.get(canon, {}), **overrides}}
         return roster.resolve(name, declared, self.preset, self.params, self.directory)
 
+    def agent_names(self) -> tuple[str, ...]:
+        """Every agent the config names: those of its pairings (a tournament's) in order, then
+        those it declares and pairs with none (what ``boopexp play --config`` and ``serve``'s
+        /play offer as opponents)."""
+        return tuple(dict.fromkeys([*(name for pair in self.pairings for name in pair), *self.agents]))
+
     def canonical(self, name: str) -> str:
         """The registry name of ``name`` (a built-in, an alias of one, or a declared agent)."""
         return roster.canonical(name, self.agents)

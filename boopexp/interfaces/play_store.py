@@ -12,16 +12,19 @@ import contextlib
 import os
 import tempfile
 import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from boopexp import schema
 from boopexp.agents.budget import Budget
 from boopexp.agents.specs import AgentSpec
-from boopexp.errors import StoreError
+from boopexp.errors import ConfigError, StoreError
 from boopexp.experiments.store import GameStore, writable_folder
 
 if TYPE_CHECKING:
+    from boopexp.experiments.config import ExperimentConfig
     from boopexp.play.contract import GameRecord
     from boopexp.play.openings import Openings
     from boopexp.play.session import PlaySession
@@ -29,6 +32,65 @@ if TYPE_CHECKING:
 #: The name of the folder a finished game is saved in when ``--out`` cannot take it (in the
 #: working directory, else the system's temporary folder), with the time appended.
 RESCUE_PREFIX = "boopexp-play-unsaved-"
+
+
+@dataclass(frozen=True)
+class PlaySettings:
+    """What a played game (``boopexp game``, ``play``, ``engine``, ``serve``'s /play) is played
+    with: the experiment's name, the agents' preset, the seed, the budget, the agents, the ply cap
+    and where the games start (``--start``: a suite of one, a config's openings, or None: the
+    empty board)."""
+
+    experiment: str
+    preset: str
+    seed: int
+    budget: Budget
+    agents: tuple[AgentSpec, ...]
+    max_plies: int | None = None
+    openings: Openings | None = None
+
+    @classmethod
+    def of_config(cls, config: ExperimentConfig, agents: Sequence[tuple[str, str, str, Mapping[str, Any]]]
+                  ) -> PlaySettings:
+        """The settings ``--config`` gives a played game: the config's name, preset, seed,
+        budget, ply cap and openings, and each agent as the config declares it (a variant, a
+        plugin, a built-in under its preset and params) with the overrides typed on top.
+
+        Args:
+            agents: (flag naming the agent, its name, option of its overrides, the overrides) of
+                each agent: ``("--agent", "greedy", "--param", {})``.
+
+        Raises:
+            ConfigError: one line: an agent the config does not know or an override it refuses
+                (named by the config, or by the override's option), or a plugin that cannot be
+                imported or built (named by its flag).
+        """
+        def declared(name: str, overrides: Mapping[str, Any]) -> AgentSpec:
+            with schema.within(config.source):
+                return config.agent(name, overrides)
+
+        specs = tuple(agent_spec(declared, name, option, over) for _, name, option, over in agents)
+        if any(spec.kind == "plugin" for spec in specs):
+            from boopexp.agents.plugins import check_plugin
+
+            for (flag, _, _, _), spec in zip(agents, specs):
+                if spec.kind == "plugin":
+                    check_plugin(spec, where=f"{flag} {spec.name}")
+        return cls(config.name, config.preset, config.seed, config.budget, specs, config.max_plies, config.openings)
+
+
+def agent_spec(build: Callable[[str, Mapping[str, Any]], AgentSpec], name: str, option: str,
+               overrides: Mapping[str, Any]) -> AgentSpec:
+    """``build(name, overrides)``; an error about a parameter typed with ``option`` names that
+    option and the key as typed (``--p2-param: uct_c = -1 …``), not the agent (``agent 'mcts-co'``
+    could be either player of "mcts-co vs mcts-co") nor the config (it is not at fault)."""
+    try:
+        return build(name, overrides)
+    except ConfigError as exc:
+        typed = exc.key.rpartition(".")[2] if exc.key else None
+        if typed is not None and typed in overrides:
+            raise exc.replace(key=typed, where=option) from None
+        raise
 
 
 def check_out(out: Path) -> None:

@@ -10,7 +10,6 @@ import json
 import signal
 import sys
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -36,7 +35,7 @@ from boopexp.play.openings import LINE_FORMS, Openings, normalise_line
 
 if TYPE_CHECKING:
     from boopexp.experiments.interrupts import Interrupts
-    from boopexp.interfaces.play_store import Saved
+    from boopexp.interfaces.play_store import PlaySettings, Saved
     from boopexp.play.session import PlaySession
 
 
@@ -234,20 +233,8 @@ def _stopping(stop: Interrupts, what: Callable[[], str]) -> Iterator[None]:
     sys.exit(EXIT_SIGNAL_BASE + signum)
 
 
-@dataclass(frozen=True)
-class _Settings:
-    experiment: str
-    preset: str
-    seed: int
-    budget: Budget
-    agents: tuple
-    max_plies: int | None = None
-    #: where the games start: --start (a suite of one), --config's openings, or None (the empty board)
-    openings: Openings | None = None
-
-
 def _settings(agents: list[tuple[str, str, str, dict]], seed, mode, seconds, iterations, profile, throttle, preset,
-              config_path, max_plies: int | None = None, start: str | None = None) -> _Settings:
+              config_path, max_plies: int | None = None, start: str | None = None) -> PlaySettings:
     """The agents, seed, budget and preset of ``game`` / ``play`` from their options and, with
     ``--config``, from the config (options typed explicitly still win).
 
@@ -274,33 +261,23 @@ def _settings(agents: list[tuple[str, str, str, dict]], seed, mode, seconds, ite
     budget = _budget_from_options(mode, typed_budget)
     experiment = ctx.command.name
     assert experiment is not None  # a command of the group always has its name
+    from boopexp.interfaces.play_store import PlaySettings, agent_spec
+
     if config_path is None:
-        specs = tuple(_agent_spec(lambda n, o: resolve_agent(n, preset, overrides=o), name, option, over)
+        specs = tuple(agent_spec(lambda n, o: resolve_agent(n, preset, overrides=o), name, option, over)
                       for _, name, option, over in agents)
-        return _Settings(experiment, preset, seed, budget, specs, max_plies, _start_openings(start))
+        return PlaySettings(experiment, preset, seed, budget, specs, max_plies, _start_openings(start))
     from boopexp.experiments.config import load_config
 
     config = load_config(config_path)
     if given("preset"):
         raise ConfigError(f"--preset cannot be combined with --config (the config {config_path} sets the preset)")
-    experiment, preset = config.name, config.preset
-    seed = seed if given("seed") else config.seed
-    max_plies = max_plies if given("max_plies") else config.max_plies
     if not given("mode"):  # the config's budget, with the options typed on top
         budget = _budget_from_options(config.budget.mode, typed_budget, config.budget.to_dict())
-    def from_config(name: str, overrides: dict) -> AgentSpec:
-        with schema.within(str(config_path)):
-            return config.agent(name, overrides)
-
-    specs = tuple(_agent_spec(from_config, name, option, over) for _, name, option, over in agents)
-    if any(spec.kind == "plugin" for spec in specs):
-        from boopexp.agents.plugins import check_plugin
-
-        for (flag, _, _, _), spec in zip(agents, specs):
-            if spec.kind == "plugin":
-                check_plugin(spec, where=f"{flag} {spec.name}")
-    openings = config.openings if start is None else _start_openings(start)
-    return _Settings(experiment, preset, seed, budget, specs, max_plies, openings)
+    settings = PlaySettings.of_config(config, agents)  # the agents as the config declares them
+    return dataclasses.replace(settings, seed=seed if given("seed") else settings.seed, budget=budget,
+                               max_plies=max_plies if given("max_plies") else settings.max_plies,
+                               openings=settings.openings if start is None else _start_openings(start))
 
 
 def _budget_from_options(mode: str, typed: dict, base: dict | None = None) -> Budget:
@@ -315,19 +292,6 @@ def _budget_from_options(mode: str, typed: dict, base: dict | None = None) -> Bu
         field = (exc.key or "").removeprefix("budget.").split(".")[0]
         option = _BUDGET_OPTION.get(field, "--budget")
         raise exc.within(f"{option} {mode if option == '--budget' else exc.value}") from None
-
-
-def _agent_spec(build: Callable[[str, dict], AgentSpec], name: str, option: str, overrides: dict) -> AgentSpec:
-    """``build(name, overrides)``; an error about a parameter typed with ``option`` names that
-    option and the key as typed (``--p2-param: uct_c = -1 …``), not the agent (``agent 'mcts-co'``
-    could be either player of "mcts-co vs mcts-co") nor the config (it is not at fault)."""
-    try:
-        return build(name, overrides)
-    except ConfigError as exc:
-        typed = exc.key.rpartition(".")[2] if exc.key else None
-        if typed is not None and typed in overrides:
-            raise exc.replace(key=typed, where=option) from None
-        raise
 
 
 _BUDGET_OPTION = {"mode": "--budget", "seconds": "--seconds", "iterations": "--iterations", "profile": "--profile",

@@ -11,10 +11,14 @@ import socket
 import threading
 import webbrowser
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from boopexp.errors import ConfigError
+
+if TYPE_CHECKING:
+    from boopexp.experiments.config import ExperimentConfig
 
 #: Hosts that only this machine reaches (no warning).
 LOOPBACK_NAMES = ("localhost",)
@@ -54,6 +58,25 @@ def _listen(host: str, port: int) -> socket.socket:
     return sock
 
 
+def _configs(paths: tuple[Path, ...]) -> list[ExperimentConfig]:
+    """The ``--config`` files, read and checked (before the port is bound).
+
+    Raises:
+        ConfigError: one line: a config that does not load (its own line), or two of one name.
+    """
+    from boopexp.experiments.config import load_config
+
+    configs: dict[str, tuple[Path, ExperimentConfig]] = {}
+    for path in paths:
+        config = load_config(path)
+        if config.name in configs:
+            raise ConfigError(f"--config {str(path)!r}: its name {config.name!r} is the name of --config "
+                              f"{str(configs[config.name][0])!r} too; /play names a config by its name: give "
+                              "configs of different names")
+        configs[config.name] = (path, config)
+    return [config for _, config in configs.values()]
+
+
 @click.command("serve")
 @click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("results"), show_default=True,
               help="The folder whose stores (at any depth) and report files are shown; nothing outside it is served.")
@@ -66,7 +89,12 @@ def _listen(host: str, port: int) -> socket.socket:
 @click.option("--play-out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Where games played in the browser (/play) are saved: the one folder serve writes "
                    "[default: ROOT/play].")
-def serve(root: Path, host: str, port: int, open_browser: bool, play_out: Path | None) -> None:
+@click.option("--config", "config_paths", multiple=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="An experiment config whose agents (variants, plugins, built-ins under its params) /play offers "
+                   "too, each played with the config's budget, preset, seed and ply cap, as 'boopexp play --config' "
+                   "plays it (repeatable; the configs' names must differ).")
+def serve(root: Path, host: str, port: int, open_browser: bool, play_out: Path | None,
+          config_paths: tuple[Path, ...]) -> None:
     """Serve the stores under --root in the browser, read only: every experiment's progress
     (live while a run plays), SPRT state, forfeits, tables and figures, a game viewer
     (/game?store=&pairing=&index=), and games against an agent (/play, saved in --play-out).
@@ -74,6 +102,7 @@ def serve(root: Path, host: str, port: int, open_browser: bool, play_out: Path |
     if not root.is_dir():
         raise ConfigError(f"--root {str(root)!r} is not a folder; give the folder that holds the stores "
                           "(default results)")
+    configs = _configs(config_paths)
     try:
         import uvicorn
 
@@ -88,7 +117,7 @@ def serve(root: Path, host: str, port: int, open_browser: bool, play_out: Path |
     bound = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{bound}/"
-    app = create_app(root, play_out=play_out)
+    app = create_app(root, play_out=play_out, configs=configs)
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off"))
     click.echo(f"Serving the stores under {root}/ at {url} (read only; Ctrl-C stops)", err=False)
     if open_browser:

@@ -5,15 +5,17 @@ Pages: ``/`` every store under the root and its progress (polled, so a run in pr
 live), ``/store?store=`` one store's pairings, SPRT, forfeits, report files and games, ``/game?store=
 &pairing=&index=`` the game viewer, ``/play`` a game against an agent. API: ``/api/stores``,
 ``/api/store``, ``/api/game`` (the record as ``build_record`` returns it), ``/api/game/plies`` (its
-positions), ``/files?path=`` (a report file), ``/api/play...`` (a game being played). A refused
+positions), ``/files?path=`` (a report file), ``/api/opponents`` (the agents to play against, with the
+configs' agents), ``/api/play...`` (a game being played). A refused
 request is a 4xx with ``{"error": "<one line>"}``; only the play folder is ever written.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastapi import Body, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
@@ -25,6 +27,9 @@ from starlette.exceptions import HTTPException
 from boopexp import __version__
 from boopexp.interfaces.web import stores
 from boopexp.interfaces.web.stores import RequestError, Root, StatusCache
+
+if TYPE_CHECKING:
+    from boopexp.experiments.config import ExperimentConfig
 
 HERE = Path(__file__).resolve().parent
 
@@ -48,13 +53,16 @@ def _validation_line(exc: RequestValidationError) -> str:
     return f"query parameter {'.'.join(where)!r}: {first.get('msg', 'invalid')}{shown}"
 
 
-def create_app(root: str | Path, warm: bool = True, play_out: str | Path | None = None) -> FastAPI:
+def create_app(root: str | Path, warm: bool = True, play_out: str | Path | None = None,
+               configs: Sequence[ExperimentConfig] = ()) -> FastAPI:
     """The application serving the stores under ``root``.
 
     Args:
         root: the folder shown (``--root``); nothing outside it is served.
         play_out: where games played in the browser are saved (default ``root/play``): the one
             folder the server writes.
+        configs: the configs (``--config``, names unique) whose agents /play offers besides the
+            built-in ones, each played with its config's settings.
         warm: read every store's status in a background thread at once (no engine), so that the
             first dashboard is served from the cache.
     """
@@ -62,7 +70,7 @@ def create_app(root: str | Path, warm: bool = True, play_out: str | Path | None 
 
     base = Root.of(root)
     cache = StatusCache()
-    games = Games(base, Path(play_out) if play_out is not None else Path(root) / "play")
+    games = Games(base, Path(play_out) if play_out is not None else Path(root) / "play", configs)
     app = FastAPI(title="boopexp", version=__version__,
                   description=f"The stores under {base.path.name}/: progress, games and reports (read only).")
     app.state.root = base
@@ -156,17 +164,27 @@ def create_app(root: str | Path, warm: bool = True, play_out: str | Path | None 
 
     @app.get("/play", response_class=HTMLResponse, include_in_schema=False)
     def play_page(request: Request, game: str | None = Query(None)) -> Response:
-        from boopexp.agents.specs import AGENT_NAMES
-
         if game is not None:
             games.get(game)
         return templates.TemplateResponse(request, "play.html", {"root": base.path.name, "game_id": game,
-                                                                 "agents": AGENT_NAMES, "out": str(games.out)})
+                                                                 "opponents": games.opponents(),
+                                                                 "out": str(games.out)})
+
+    @app.get("/api/opponents", summary="The agents to play against: the built-in ones and those of each --config")
+    def opponents() -> Response:
+        """``builtin``: each built-in agent and its settings (default preset); ``configs``: each
+        config given to ``serve --config`` with its budget, preset, seed, ply cap and openings, and
+        its agents (variants, plugins, built-ins under its params) with their settings."""
+        return _json(games.opponents())
 
     @app.post("/api/play", summary="Start a game against an agent (the agent moves at once if it is Blue)")
     def play_new(options: dict[str, Any] = Body(default={}, examples=[{  # noqa: B008 - FastAPI's idiom
-            "agent": "mcts-co", "colour": "blue", "budget": "device", "seconds": 1.0, "iterations": 80, "seed": 0}])
+            "agent": "mcts-co", "colour": "blue", "budget": "device", "seconds": 1.0, "iterations": 80, "seed": 0},
+            {"config": "greedy-example", "agent": "greedy-noisy", "colour": "red"}])
     ) -> Response:
+        """A built-in agent under the budget and seed given; or, with ``config`` (a config's name,
+        as /api/opponents lists them), an agent of that config played with the config's settings
+        (budget, preset, seed, ply cap, openings: no budget or seed given)."""
         return _json(games.state(games.new(options)))
 
     @app.get("/api/play/{game_id}", summary="A game being played: position, whose turn, legal moves, result")

@@ -3,7 +3,10 @@
 Each game is a :class:`boopexp.play.session.PlaySession` (its rules, the agent's moves, undo,
 hint: the same session ``boopexp play`` runs in the terminal) made and saved by
 ``interfaces/play_store.py`` (the next free game of its pairing in the play folder; a finished game
-saved as a normal record, or rescued when the folder broke). The agent thinks in a thread of its
+saved as a normal record, or rescued when the folder broke). The opponent is a built-in agent or
+an agent of one of the configs the server was started with (``serve --config``): a variant, a
+plugin, a built-in under the config's preset and params, played with the config's settings as
+``boopexp play --config`` plays it (``play_store.PlaySettings.of_config``). The agent thinks in a thread of its
 own, so the server answers meanwhile; the page polls the game's state. The play folder is the only
 place ``boopexp serve`` writes.
 """
@@ -13,7 +16,7 @@ from __future__ import annotations
 import secrets
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,7 +25,8 @@ from boopexp.errors import BoopError, ConfigError
 from boopexp.interfaces.web.stores import RequestError, Root
 
 if TYPE_CHECKING:
-    from boopexp.interfaces.play_store import Saved
+    from boopexp.experiments.config import ExperimentConfig
+    from boopexp.interfaces.play_store import PlaySettings, Saved
     from boopexp.play.session import PlaySession
 
 #: Games kept at once; the oldest is forgotten beyond (an unfinished game is never saved anyway).
@@ -43,57 +47,114 @@ class WebGame:
     error: str | None = None
     saved: Saved | None = None
     hint: dict[str, Any] | None = None
+    #: the config whose agent the human plays (its name), or None: a built-in agent
+    config: str | None = None
 
 
 class Games:
     """The games being played on this server, by id."""
 
-    def __init__(self, root: Root, out: Path) -> None:
+    def __init__(self, root: Root, out: Path, configs: Sequence[ExperimentConfig] = ()) -> None:
+        """Args:
+            configs: the configs whose agents are offered as opponents, by their names (unique).
+        """
         self.root = root
         self.out = out
+        self.configs = {config.name: config for config in configs}
         self._games: OrderedDict[str, WebGame] = OrderedDict()
         self._lock = threading.Lock()
 
+    def opponents(self) -> dict[str, Any]:
+        """The agents a game can be played against (``/api/opponents``): ``builtin``, each
+        built-in agent with its settings under the default preset; ``configs``, each config with
+        its settings (budget, preset, seed, ply cap, openings) and its agents with theirs."""
+        from boopexp.agents.specs import AGENT_NAMES, DEFAULT_PRESET, resolve_agent
+
+        configs = []
+        for config in self.configs.values():
+            configs.append({
+                "name": config.name, "source": config.source, "budget": config.budget.to_dict(),
+                "preset": config.preset, "seed": config.seed, "max_plies": config.max_plies,
+                "openings": None if config.openings is None else config.openings.identity(),
+                "agents": [{"name": name, "settings": config.agent(name).to_dict()} for name in config.agent_names()],
+            })
+        return {"builtin": [{"name": name, "settings": resolve_agent(name, DEFAULT_PRESET).to_dict()}
+                            for name in AGENT_NAMES],
+                "configs": configs}
+
     def new(self, options: Mapping[str, Any]) -> WebGame:
         """A new game from the page's form: ``agent``, ``colour`` (blue: the human moves first),
-        ``budget`` (device or iterations), ``seconds``, ``iterations``, ``seed``.
+        and either ``budget`` (device or iterations), ``seconds``, ``iterations``, ``seed`` for a
+        built-in agent, or ``config`` (its name) for an agent of that config, which plays with
+        the config's settings.
 
         Raises:
-            RequestError: 400 an unknown agent or a bad budget (the config check's line); 422 the
-                play folder cannot be written.
+            RequestError: 400 an unknown agent or config, a bad budget (the config check's line),
+                budget options beside a config, a plugin that cannot be built; 422 the play folder
+                cannot be written.
         """
-        from boopexp.agents.budget import Budget
-        from boopexp.agents.specs import DEFAULT_PRESET, resolve_agent
         from boopexp.engine.state import BLUE, RED
         from boopexp.interfaces import play_store
 
         colour = options.get("colour", "blue")
-        mode = options.get("budget", "device")
         if colour not in ("blue", "red"):
             raise RequestError(400, f"colour {colour!r}: choose blue (you move first) or red")
-        if mode not in MODES:
-            raise RequestError(400, f"budget {mode!r}: choose one of {', '.join(MODES)}")
-        try:
-            seed = int(options.get("seed", 0))
-            spec = resolve_agent(str(options.get("agent", "mcts-co")), DEFAULT_PRESET)
-            budget = Budget.from_mapping({"mode": mode, "seconds": float(options.get("seconds", 1.0))}
-                                         if mode == "device" else
-                                         {"mode": mode, "iterations": int(options.get("iterations", 80))})
-        except (ConfigError, ValueError, TypeError) as exc:
-            raise RequestError(400, str(exc)) from None
+        settings = self._settings(options)
         try:
             play_store.check_out(self.out)
-            session = play_store.new_session(spec, BLUE if colour == "blue" else RED, budget, DEFAULT_PRESET, seed,
-                                             self.out)
+            session = play_store.new_session(settings.agents[0], BLUE if colour == "blue" else RED, settings.budget,
+                                             settings.preset, settings.seed, self.out, settings.max_plies,
+                                             settings.openings)
         except BoopError as exc:
             raise RequestError(422, str(exc)) from None
-        game = WebGame(secrets.token_hex(8), session, self.out)
+        game = WebGame(secrets.token_hex(8), session, self.out, config=options.get("config"))
         with self._lock:
             self._games[game.id] = game
             while len(self._games) > MAX_GAMES:
                 self._games.popitem(last=False)
         self._agent_if_its_turn(game)
         return game
+
+    def _settings(self, options: Mapping[str, Any]) -> PlaySettings:
+        """The game's settings: the config's (``config`` given), else the form's budget and seed
+        under the default preset.
+
+        Raises:
+            RequestError: 400 as :meth:`new` says.
+        """
+        from boopexp.agents.budget import Budget
+        from boopexp.agents.specs import DEFAULT_PRESET, resolve_agent
+        from boopexp.interfaces.play_store import PlaySettings
+
+        agent = options.get("agent", "mcts-co")
+        if not isinstance(agent, str):
+            raise RequestError(400, f"agent {agent!r}: give the agent's name")
+        if options.get("config") is not None:
+            name = options["config"]
+            config = self.configs.get(name) if isinstance(name, str) else None
+            if config is None:
+                known = ", ".join(self.configs) or "none (start serve with --config FILE)"
+                raise RequestError(400, f"config {name!r} is not one of this server's configs; its configs: {known}")
+            typed = [key for key in ("budget", "seconds", "iterations", "seed") if key in options]
+            if typed:
+                raise RequestError(400, f"{', '.join(typed)}: an agent of config {name!r} plays with the config's "
+                                        "budget and seed; leave them out")
+            try:
+                return PlaySettings.of_config(config, [("agent", agent, "agent", {})])
+            except ConfigError as exc:
+                raise RequestError(400, str(exc)) from None
+        mode = options.get("budget", "device")
+        if mode not in MODES:
+            raise RequestError(400, f"budget {mode!r}: choose one of {', '.join(MODES)}")
+        try:
+            seed = int(options.get("seed", 0))
+            spec = resolve_agent(agent, DEFAULT_PRESET)
+            budget = Budget.from_mapping({"mode": mode, "seconds": float(options.get("seconds", 1.0))}
+                                         if mode == "device" else
+                                         {"mode": mode, "iterations": int(options.get("iterations", 80))})
+        except (ConfigError, ValueError, TypeError) as exc:
+            raise RequestError(400, str(exc)) from None
+        return PlaySettings("play", DEFAULT_PRESET, seed, budget, (spec,))
 
     def get(self, game_id: str) -> WebGame:
         """Raises: RequestError 404 no such game (the server forgets games when it stops)."""
@@ -211,7 +272,8 @@ class Games:
             state = session.state
             over, human = session.over, session.human_to_move and not game.thinking
             out: dict[str, Any] = {
-                "id": game.id, "agent": session.agent.name, "human": "blue" if session.human_colour < 0 else "red",
+                "id": game.id, "agent": session.agent.name, "config": game.config,
+                "human": "blue" if session.human_colour < 0 else "red",
                 "moves": list(session.moves), "position": position_view(state), "thinking": game.thinking,
                 "human_to_move": human, "over": over, "error": game.error, "hint": game.hint,
                 "last": ply_view(last) if last is not None else None,

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -123,17 +124,30 @@ def _signature(folder: Path) -> tuple:
     return tuple(out)
 
 
+#: The stores whose outcome columns :class:`StatusCache` keeps (the most recently read): a root of
+#: many large stores would otherwise hold every store's columns while the server runs.
+MAX_COLUMNS = 8
+
+
 class StatusCache:
     """Each store's status (``experiments.status.folder_status``), read again only when one of its
-    files changed: the dashboard polls every store, and most stores never change. Also each
-    store's outcome columns as last read, which the next read of that store (its status, its
-    games, one game) starts from (``scan_outcome_columns(since=)``: unchanged files, and the live
-    log's lines already read, are not read again)."""
+    files changed: the dashboard polls every store, and most stores never change. Also the outcome
+    columns of the :data:`MAX_COLUMNS` stores read last, which the next read of such a store (its
+    status, its games, one game) starts from (``scan_outcome_columns(since=)``: unchanged files,
+    and the live log's lines already read, are not read again); a store read longer ago is read
+    afresh. The statuses are small (a few numbers per pairing) and all kept."""
 
-    def __init__(self) -> None:
+    def __init__(self, max_columns: int = MAX_COLUMNS) -> None:
         self._lock = threading.Lock()
         self._entries: dict[Path, tuple[tuple, dict[str, Any]]] = {}
-        self._columns: dict[Path, Any] = {}
+        self._columns: OrderedDict[Path, Any] = OrderedDict()
+        self._max_columns = max_columns
+
+    @property
+    def columns_held(self) -> tuple[Path, ...]:
+        """The stores whose columns are kept, least recently read first."""
+        with self._lock:
+            return tuple(self._columns)
 
     def _scan(self, folder: Path) -> Any:
         """The store's outcome columns, read from the last ones (StoreError as the store says it)."""
@@ -142,6 +156,9 @@ class StatusCache:
         columns = scan_outcome_columns(folder, since=since)
         with self._lock:
             self._columns[folder] = columns
+            self._columns.move_to_end(folder)
+            while len(self._columns) > self._max_columns:
+                self._columns.popitem(last=False)
         return columns
 
     def columns(self, folder: Path) -> Any:

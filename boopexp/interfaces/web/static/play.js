@@ -5,11 +5,37 @@
 
 (function () {
   const form = document.getElementById("new-game");
-  if (form) {  // the form: start a game, then open its page
+  if (form) {  // the form: choose the opponent (a built-in agent, or a config's with its settings), start
+    const opponents = JSON.parse(document.getElementById("opponents-data").textContent);
+    const select = document.getElementById("agent"), own = document.getElementById("own-budget");
+    const chosen = () => {
+      const option = select.selectedOptions[0];
+      const config = option.dataset.config ? opponents.configs.find(c => c.name === option.dataset.config) : null;
+      const agent = (config ? config.agents : opponents.builtin).find(a => a.name === option.value);
+      return {config: config, agent: agent};
+    };
+    const describe = () => {
+      const {config, agent} = chosen();
+      // a config's agent plays with the config's budget and seed: the form's are not sent (disabled)
+      for (const input of own.querySelectorAll("input, select")) input.disabled = Boolean(config);
+      own.hidden = Boolean(config);
+      const rows = {agent: agent.settings};
+      if (config) {
+        Object.assign(rows, {config: config.name + " (" + config.source + ")", budget: config.budget,
+                             preset: config.preset, seed: config.seed, "ply cap": config.max_plies || 1000});
+        if (config.openings) rows.openings = config.openings;
+      }
+      document.querySelector("#opponent-settings tbody").replaceChildren(...keyValueRows(rows));
+    };
+    select.addEventListener("change", describe);
+    describe();
     form.addEventListener("submit", async ev => {
       ev.preventDefault();
+      const body = Object.fromEntries(new FormData(form).entries());
+      const {config} = chosen();
+      if (config) body.config = config.name;
       try {
-        const data = await postJSON("/api/play", Object.fromEntries(new FormData(form).entries()));
+        const data = await postJSON("/api/play", body);
         window.location.href = "/play?" + query({game: data.id});
       } catch (err) {
         document.getElementById("form-error").textContent = err.message;
@@ -31,7 +57,8 @@
     document.body.dataset.state = s.over ? "over" : s.thinking ? "thinking" : s.human_to_move ? "your-move" : "waiting";
     $("pools").textContent = poolsText(s.position);
     $("status").textContent = s.over ? "Game over: " + s.result :
-      s.thinking ? (s.human_to_move ? "Searching a hint…" : s.agent + " is thinking…") :
+      s.thinking ? (s.human_to_move ? "Searching a hint…" : s.agent + (s.config ? " (" + s.config + ")" : "") +
+        " is thinking…") :
       "Your move (" + s.human + ")" + (s.hint ? " · hint: " + s.hint.move : "");
     $("moves").replaceChildren(...s.moves.map((m, i) => el("li", {class: i % 2 ? "red" : "blue", text: m})));
     $("telemetry").tBodies[0].replaceChildren(...keyValueRows(s.telemetry));
