@@ -10,7 +10,7 @@ JOBS   ?= 2
 comma  := ,
 
 .DEFAULT_GOAL := help
-.PHONY: help install lock lint test test-golden test-slurm bench run tables robustness reproduce openspiel clean-cache clean
+.PHONY: help install lock lint test test-golden test-slurm bench run tables robustness knowledge reproduce openspiel clean-cache clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -75,6 +75,9 @@ tables: $(STAMP) ## Tables I and II (+ telemetry, figures) from results/ablation
 
 robustness: $(STAMP) ## The robustness study's claims.csv, tables and figures from results/robustness (docs/robustness.md)
 	$(BIN)/boopexp robustness results/robustness
+
+knowledge: $(STAMP) ## The knowledge study's pairings, claims, verdicts, ladder and figures from results/knowledge (docs/knowledge-plan.md)
+	$(BIN)/boopexp knowledge results/knowledge
 
 reproduce: $(STAMP) ## The paper's 1,400 games (resumable), then the tables
 	$(BIN)/boopexp run configs/ablation.yaml --jobs $(JOBS)

@@ -26,6 +26,10 @@ the secondary p-values are the smallest component ones, Bonferroni-corrected ins
 conjunction (× the number of components that have one), and an equivalence conjunction is
 outside as soon as one component is.
 
+The knowledge study (docs/knowledge-plan.md §5) tests on **pairs** of games from one opening
+(:func:`pairs_above`): the exact sign test on the pairs not split, the TOST on the mean pair
+score (:func:`boopexp.analysis.stats.pair_score`), under the same conjunction, Holm and verdicts.
+
 The tests are scipy.stats' ``binomtest`` (exact binomial), statsmodels' ``Logit`` and the
 bootstrap of :mod:`boopexp.analysis.ratings_bootstrap`; Holm is statsmodels' ``multipletests``.
 """
@@ -40,7 +44,15 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from boopexp.analysis.stats import BOSCHLOO_MAX_TABLES, boschloo_bound, boschloo_within_reach, wilson_interval
+from boopexp.analysis.stats import (
+    BOSCHLOO_MAX_TABLES,
+    Z95,
+    boschloo_bound,
+    boschloo_within_reach,
+    pair_score,
+    wilson_interval,
+)
+from boopexp.experiments.elo import expected_score
 
 #: Family-wise level.
 ALPHA = 0.05
@@ -51,6 +63,9 @@ VERDICTS = ("supported", "not supported", "contradicted", "inconclusive")
 ELO_MARGIN = 50.0
 RATE_MARGIN = 0.05
 SLOPE_MARGIN = 0.1
+#: The negligible-effect margin on a mean pair score (docs/knowledge-plan.md §5): ±50 Elo as a
+#: score, expected_score(50) − ½ = 0.07146 (the plan writes it 0.0715).
+PAIR_SCORE_MARGIN = expected_score(ELO_MARGIN) - 0.5
 
 
 @dataclass(frozen=True)
@@ -111,6 +126,44 @@ def rate_above(claim: str, component: str, k: int, n: int, no_winner: int, *, p0
         p_value=_binom(k, n, p0, "greater"), p_contra=_binom(k, n, p0, "less"), p_weak=weak,
         outside=False, n=n, no_winner=no_winner,
         test=f"{component}: {what} {k}/{n}, exact binomial one-sided H0 p <= {p0:g}",
+    )
+
+
+def pairs_above(claim: str, component: str, zero: int, half: int, one: int, left_out: int, *,
+                margin: float = PAIR_SCORE_MARGIN) -> Outcome:
+    """A directional claim on pairs of games from one opening (docs/knowledge-plan.md §5): A beats B.
+
+    Args:
+        zero, half, one: the decided pairs A scored 0 (B won both games), ½ (a split) and 1.
+        left_out: pairs left out because a game of theirs has no winner.
+
+    The primary test is the exact sign test on the pairs that are not split: k = ``one`` of
+    n = ``one + zero``, ``binomtest(k, n, 0.5, "greater")`` (McNemar's exact conditional test of
+    the paired design); the opposite test is the same with "less". The estimate is A's mean pair
+    score (= its score over the decided pairs' games) with a 95% normal interval from the pairs'
+    sample variance (:func:`boopexp.analysis.stats.pair_score`); the negligible-effect test is
+    the TOST |score − ½| < ``margin`` by two one-sided z-tests with that standard error (a
+    standard error of 0, every pair scoring the same: p 0 inside the margin, 1 outside).
+    ``n`` is the decided pairs behind the estimate, ``no_winner`` the pairs left out.
+    """
+    from scipy.stats import norm
+
+    k, n = one, one + zero
+    score, se = pair_score(zero, half, one)
+    if math.isnan(se):
+        low = high = weak = math.nan
+    else:
+        low, high = score - Z95 * se, score + Z95 * se
+        if se > 0:
+            weak = max(float(norm.sf((score - (0.5 - margin)) / se)), float(norm.cdf((score - (0.5 + margin)) / se)))
+        else:
+            weak = 0.0 if abs(score - 0.5) < margin else 1.0
+    return Outcome(
+        claim=claim, component=component, kind="directional", estimate=score, ci_low=low, ci_high=high,
+        p_value=_binom(k, n, 0.5, "greater"), p_contra=_binom(k, n, 0.5, "less"), p_weak=weak,
+        outside=False, n=zero + half + one, no_winner=left_out,
+        test=(f"{component}: pairs won {k} of {n} not split ({half} split, {left_out} left out), exact sign "
+              "test one-sided H0 P(win a pair) <= 1/2"),
     )
 
 

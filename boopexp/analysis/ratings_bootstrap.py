@@ -16,13 +16,20 @@ estimate does not exist (some group of agents never lost in it) gets half a virt
 on every played cell, as the point fit does (:data:`boopexp.analysis.ratings.HALDANE`); how many
 resamples needed it is reported.
 
+**Pairs** (docs/knowledge-plan.md §5): given each game's pair (``pairs=``, e.g. game i of
+"A vs B" and game i of "B vs A", which start from one opening), the bootstrap resamples the
+pairs, not the games: every unordered pairing {A, B} is a stratum whose pairs are drawn with
+replacement, the two games of a pair together (their outcomes are correlated through the
+opening). A pair is one of a few kinds (its games' outcomes in each seat), so its stratum's
+resample is again a multinomial draw over the kinds, summed back into the cells the fit reads.
+
 Contrasts (differences of ratings) are read off the resampled ratings: 95% percentile intervals
 and bootstrap p-values ``(1 + #{resamples on the wrong side}) / (B + 1)``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -78,6 +85,7 @@ def bootstrap_ratings(
     anchor: str,
     resamples: int = RESAMPLES,
     seed: int = SEED,
+    pairs: Sequence[Hashable] | None = None,
 ) -> BootstrapRatings:
     """Fit Bradley–Terry ratings and their stratified bootstrap (docs/robustness-plan.md §3).
 
@@ -85,6 +93,10 @@ def bootstrap_ratings(
         p1, p2, winner: the games, as for :func:`boopexp.analysis.ratings.fit_ratings`.
         agents: the agents in display order; anchor: the agent fixed at 0.
         resamples: bootstrap resamples; seed: the seed of their generator.
+        pairs: each game's pair (any hashable; the games of one pair share it and one unordered
+            pairing of agents): resample the pairs within each pairing instead of the games
+            within each ordered pairing (module docstring). None: the games (the default, and
+            the robustness study's bootstrap, unchanged).
 
     Returns:
         The fit (its intervals: 95% bootstrap percentiles) and the resampled ratings.
@@ -101,9 +113,12 @@ def bootstrap_ratings(
     design = design_matrix(keys, len(names), index[anchor])
 
     rng = np.random.default_rng(seed)
-    n = counts.sum(axis=1)
-    shares = counts / n[:, None]
-    drawn = rng.multinomial(n, shares, size=(resamples, len(keys)))  # (B, cells, 3)
+    if pairs is None:
+        n = counts.sum(axis=1)
+        shares = counts / n[:, None]
+        drawn = rng.multinomial(n, shares, size=(resamples, len(keys)))  # (B, cells, 3)
+    else:
+        drawn = _resample_pairs(rng, resamples, keys, [(index[a], index[b]) for a, b in zip(p1, p2)], winner, pairs)
     wins, losses = drawn[..., 0].astype(float), drawn[..., 1].astype(float)
     theta, corrected = _fit_batch(design, wins, losses)
 
@@ -118,8 +133,10 @@ def bootstrap_ratings(
     )
     method = (
         "Bradley–Terry (logistic Elo) with a first-move term, maximum likelihood by Newton's method; "
-        f"95% intervals: percentiles of {resamples:,} bootstrap resamples of the games, stratified by "
-        f"pairing and seat (seed {seed}), relative to the anchor"
+        + (f"95% intervals: percentiles of {resamples:,} bootstrap resamples of the games, stratified by "
+           f"pairing and seat (seed {seed}), relative to the anchor" if pairs is None else
+           f"95% intervals: percentiles of {resamples:,} bootstrap resamples of the pairs of games (the two "
+           f"games of a pair together), stratified by pairing (seed {seed}), relative to the anchor")
         + ("; the MLE did not exist, so half a virtual win was added each way to every pairing that "
            "played" if fit.corrected else "")
         + (f"; {corrected} resample(s) needed that correction" if corrected else "")
@@ -127,6 +144,46 @@ def bootstrap_ratings(
     fit = replace(fit, ratings=ratings, first_move_ci=(float(low[-1]), float(high[-1])), method=method)
     return BootstrapRatings(fit=fit, agents=names, point=point, draws=draws, resamples=resamples, seed=seed,
                             corrected_resamples=corrected)
+
+
+def _resample_pairs(rng: np.random.Generator, resamples: int, keys: Sequence[tuple[int, int]],
+                    cells_of_games: Sequence[tuple[int, int]], winner: Sequence[str | None],
+                    pairs: Sequence[Hashable]) -> np.ndarray:
+    """(B, cells, 3) resampled counts (P1 wins, P2 wins, no winner) per cell of ``keys``, drawing
+    the pairs of each unordered pairing with replacement (module docstring).
+
+    Raises:
+        ValueError: ``pairs`` is not one key a game, or a pair's games are of two pairings.
+    """
+    if len(pairs) != len(winner):
+        raise ValueError("pairs must give one pair key per game")
+    column = {key: k for k, key in enumerate(keys)}
+    units: dict[Hashable, dict[int, list[int]]] = {}
+    stratum_of: dict[Hashable, frozenset[int]] = {}
+    strata: dict[frozenset[int], list[Hashable]] = {}
+    for cell, w, unit in zip(cells_of_games, winner, pairs):
+        stratum = frozenset(cell)
+        if stratum_of.setdefault(unit, stratum) != stratum:
+            raise ValueError(f"pair {unit!r} holds games of two pairings")
+        if unit not in units:
+            units[unit] = {}
+            strata.setdefault(stratum, []).append(unit)
+        slot = units[unit].setdefault(column[cell], [0, 0, 0])
+        slot[0 if w == "p1" else 1 if w == "p2" else 2] += 1
+    out = np.zeros((resamples, len(keys), 3), dtype=np.int64)
+    # strata in a fixed order (the cells' own), so the generator's stream does not depend on the games' order
+    for stratum in sorted(strata, key=lambda s: sorted(s)):
+        members = strata[stratum]
+        cells = sorted({c for unit in members for c in units[unit]})
+        at = {c: k for k, c in enumerate(cells)}
+        kinds = np.zeros((len(members), len(cells), 3), dtype=np.int64)
+        for row, unit in enumerate(members):
+            for c, outcome in units[unit].items():
+                kinds[row, at[c]] = outcome
+        kinds_flat, how_many = np.unique(kinds.reshape(len(members), -1), axis=0, return_counts=True)
+        drawn = rng.multinomial(len(members), how_many / len(members), size=resamples)  # (B, kinds)
+        out[:, cells, :] += (drawn @ kinds_flat).reshape(resamples, len(cells), 3)
+    return out
 
 
 def percentile_interval(draws: np.ndarray, level: float = 0.95) -> tuple[float, float]:

@@ -263,13 +263,14 @@ def load_study(root: Path | str, reference_root: Path | str | None = None) -> St
     return StudyGames(stores=stores, missing=tuple(missing), incomplete=incomplete)
 
 
-def check_study_store(folder: Path, store: str) -> None:
+def check_study_store(folder: Path, store: str, study: str = "robustness") -> None:
     """Refuse a folder named like one of the study's stores that is not it.
 
     A store identifies itself by the experiment name its config.yaml was written with
-    (``robustness-<store>``, from configs/robustness-<store>.yaml): a copy of another run's store
+    (``<study>-<store>``, from configs/<study>-<store>.yaml): a copy of another run's store
     under the study's folder name would otherwise be analysed as the study's (issue 20 item 11).
-    A folder without games is not checked (it is reported missing).
+    A folder without games is not checked (it is reported missing). ``study``: "robustness" or
+    "knowledge" (boopexp/analysis/knowledge.py), whose default folder is results/<study>.
 
     Raises:
         ConfigError: ``folder`` holds games of another experiment (or no config.yaml).
@@ -277,14 +278,14 @@ def check_study_store(folder: Path, store: str) -> None:
     """
     if not has_games_files(folder):
         return
-    expected = f"robustness-{store}"
+    expected = f"{study}-{store}"
     doc = GameStore(folder).read_config()
     name = None if doc is None else doc.get("name")
     if name != expected:
         held = "no config.yaml" if doc is None else f"the games of experiment {name!r}"
         raise ConfigError(
-            f"{str(folder)!r} is not the robustness study's store {store}: it holds {held}, not those of "
-            f"{expected!r} (configs/{expected}.yaml); give the study's folder (default results/robustness)"
+            f"{str(folder)!r} is not the {study} study's store {store}: it holds {held}, not those of "
+            f"{expected!r} (configs/{expected}.yaml); give the study's folder (default results/{study})"
         )
 
 

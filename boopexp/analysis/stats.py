@@ -76,6 +76,25 @@ def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[f
     return (low, high)
 
 
+def pair_score(zero: int, half: int, one: int) -> tuple[float, float]:
+    """The mean pair score of trinomial pair counts and its standard error.
+
+    A pair (game i of "A vs B" and of "B vs A", docs/openings.md) scores A 0, ½ or 1; ``zero``,
+    ``half`` and ``one`` count the decided pairs of each score. Returns (mean, standard error of
+    the mean) from the pairs' sample variance (ddof 1), fastchess's pentanomial estimate: the two
+    games of a pair enter together, so their correlation (a biased opening) is in the variance.
+    (nan, nan) without pairs; the standard error is nan with one pair.
+    """
+    n = zero + half + one
+    if n <= 0:
+        return (math.nan, math.nan)
+    mean = (0.5 * half + one) / n
+    if n == 1:
+        return (mean, math.nan)
+    variance = (zero * mean**2 + half * (0.5 - mean) ** 2 + one * (1.0 - mean) ** 2) / (n - 1)
+    return (mean, math.sqrt(variance / n))
+
+
 def _counts(table) -> tuple[int, int, int, int]:
     """The four counts of a 2×2 table, checked: non-negative integers."""
     try:

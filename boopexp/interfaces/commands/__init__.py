@@ -13,6 +13,7 @@ _COMMANDS: dict[str, tuple[str, ...]] = {
     "tables": ("tables",),
     "ratings": ("ratings",),
     "robustness": ("robustness",),
+    "knowledge": ("knowledge",),
     "runs": ("run", "mirror", "status"),
     "bench": ("bench", "warmup"),
     "play": ("game", "calibrate", "replay", "play", "engine"),
