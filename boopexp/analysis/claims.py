@@ -387,3 +387,17 @@ def verdict(outcome: Outcome, p_holm: float, p_contra_holm: float, p_weak_holm: 
     if not math.isnan(p_weak_holm) and p_weak_holm < alpha:
         return "not supported"
     return "inconclusive"
+
+
+def sensitivity_label(verdicts: Sequence[str], *, missing: str, varies: str, nowhere: str) -> str:
+    """A claim's verdicts across the conditions of a sensitivity analysis as one label (the
+    robustness plan's rule, the knowledge plan's §3): ``robust`` if supported at every condition,
+    ``varies`` (e.g. "profile-dependent") if at some, ``nowhere`` if at none, ``incomplete`` if a
+    verdict is ``missing`` (not tested there)."""
+    if missing in verdicts:
+        return "incomplete"
+    if all(v == "supported" for v in verdicts):
+        return "robust"
+    if any(v == "supported" for v in verdicts):
+        return varies
+    return nowhere

@@ -47,7 +47,7 @@ import numpy as np
 import pandas as pd
 
 from boopexp.analysis import claims as cl
-from boopexp.analysis.robustness import check_study_store, read_outcomes
+from boopexp.analysis.robustness import check_study_folder, read_outcomes
 from boopexp.errors import ConfigError
 from boopexp.experiments.sprt import pairing_groups
 from boopexp.experiments.store import GameStore, has_games_files
@@ -151,16 +151,7 @@ def load_study(root: Path | str) -> KnowledgeGames:
             another experiment's games (nothing is read or written).
     """
     root = Path(root)
-    if not root.is_dir():
-        raise ConfigError(f"study folder not found: {str(root)!r}")
-    if not any(has_games_files(root / name) for name in STORES):
-        raise ConfigError(
-            f"{str(root)!r} is not the knowledge study's folder: it holds none of its stores "
-            f"{', '.join(STORES)} (each a results folder of configs/knowledge-*.yaml); give the study's folder "
-            "(default results/knowledge)"
-        )
-    for name in STORES:
-        check_study_store(root / name, name, study=STUDY)
+    check_study_folder(root, STORES, STUDY)
     frames = []
     groups: dict[str, tuple[tuple[str, str], ...]] = {}
     missing: list[str] = []
@@ -412,14 +403,7 @@ def charge_robustness(judged: tuple[cl.Judged, ...] | list[cl.Judged]) -> dict[s
     out = {}
     for claim in ("C1", "C2"):
         verdicts = [by.get((claim, DEFAULT if c == 1.0 else f"charge={c:g}"), "") for c in CHARGES]
-        if "" in verdicts:
-            label = "incomplete"
-        elif all(v == "supported" for v in verdicts):
-            label = "robust"
-        elif any(v == "supported" for v in verdicts):
-            label = "charge-dependent"
-        else:
-            label = "supported at no charge"
+        label = cl.sensitivity_label(verdicts, missing="", varies="charge-dependent", nowhere="supported at no charge")
         out[claim] = (verdicts, label)
     return out
 

@@ -28,7 +28,6 @@ from boopexp.analysis.ratings_report import fmt_elo
 from boopexp.analysis.tables import DASH, Table, fmt_p, is_missing
 from boopexp.errors import StoreError
 from boopexp.experiments.elo import elo_of_score
-from boopexp.experiments.store import write_atomically
 
 PAIRINGS_COLUMNS = ("store", "agent", "opponent", "budget", "charge", "games", "pairs", "unpaired", "won_both",
                     "split", "lost_both", "left_out", "left_out_share", "flagged", "k", "n", "p_greater", "p_less",
@@ -352,19 +351,13 @@ def write_report(report: KnowledgeReport, out_dir: Path | str) -> list[Path]:
     Raises:
         StoreError: out_dir cannot be written.
     """
-    from boopexp.analysis import figures, render
+    from boopexp.analysis import figures
+    from boopexp.analysis.robustness_report import write_tables
 
     out = Path(out_dir)
     paths: list[Path] = []
     try:
-        out.mkdir(parents=True, exist_ok=True)
-        for table in report.tables:
-            if table.name in OUTPUT_CSV:
-                paths.append(_write(out / f"{table.name}.csv", render.to_csv(table)))
-        text = render.markdown_document(report.tables)
-        footer = [""] + [f"Note: {n}" for n in report.notes]
-        footer.append(f"Rebuilt by `boopexp knowledge` (figures drawn with matplotlib {matplotlib.__version__}).")
-        paths.append(_write(out / "knowledge-tables.md", text + "\n".join(footer) + "\n"))
+        paths += write_tables(out, report.tables, OUTPUT_CSV, "knowledge", report.notes)
         for stem, fig in (("ladder", ladder_figure(report.ladders)),
                           ("forest", forest_figure(report.table("claims").data))):
             if fig is None:
@@ -375,11 +368,6 @@ def write_report(report: KnowledgeReport, out_dir: Path | str) -> list[Path]:
     except OSError as exc:
         raise StoreError(f"cannot write into {str(out)!r}: {exc}") from None
     return paths
-
-
-def _write(path: Path, text: str) -> Path:
-    write_atomically(path, text.encode("utf-8"))
-    return path
 
 
 def rebuild(root: Path | str, out_dir: Path | str | None = None, *,

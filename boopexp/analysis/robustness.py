@@ -238,16 +238,7 @@ def load_study(root: Path | str, reference_root: Path | str | None = None) -> St
             results folder given by mistake: nothing is read or written).
     """
     root = Path(root)
-    if not root.is_dir():
-        raise ConfigError(f"study folder not found: {str(root)!r}")
-    if not any(has_games_files(root / name) for name in STORES):
-        raise ConfigError(
-            f"{str(root)!r} is not the robustness study's folder: it holds none of its stores "
-            f"{', '.join(STORES)} (each a results folder of configs/robustness-*.yaml); give the study's folder "
-            "(default results/robustness)"
-        )
-    for name in STORES:
-        check_study_store(root / name, name)
+    check_study_folder(root, STORES, "robustness")
     reference_root = root.parent if reference_root is None else Path(reference_root)
     stores: dict[str, pd.DataFrame] = {}
     missing: list[str] = []
@@ -261,6 +252,25 @@ def load_study(root: Path | str, reference_root: Path | str | None = None) -> St
         if read.planned is not None and len(read.games) < read.planned:
             incomplete[name] = (len(read.games), read.planned)
     return StudyGames(stores=stores, missing=tuple(missing), incomplete=incomplete)
+
+
+def check_study_folder(root: Path, stores: Sequence[str], study: str) -> None:
+    """Refuse a study folder that is not one: not a folder, none of ``stores`` in it, or one of
+    them holding another experiment's games (:func:`check_study_store`); nothing is read or written.
+
+    Raises:
+        ConfigError: as said, naming the folder and the study's default (results/<study>).
+    """
+    if not root.is_dir():
+        raise ConfigError(f"study folder not found: {str(root)!r}")
+    if not any(has_games_files(root / name) for name in stores):
+        raise ConfigError(
+            f"{str(root)!r} is not the {study} study's folder: it holds none of its stores "
+            f"{', '.join(stores)} (each a results folder of configs/{study}-*.yaml); give the study's folder "
+            f"(default results/{study})"
+        )
+    for name in stores:
+        check_study_store(root / name, name, study)
 
 
 def check_study_store(folder: Path, store: str, study: str = "robustness") -> None:

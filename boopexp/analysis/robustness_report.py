@@ -268,14 +268,8 @@ def robustness_summary(judged: Sequence[cl.Judged]) -> Table:
     rows, data_rows = [], []
     for claim in ("C1", "C2", "C3", "C7a"):
         verdicts = [by.get((claim, f"solver_scale={s:g}"), DASH) for s in SCALES]
-        if DASH in verdicts:
-            label = "incomplete"
-        elif all(v == "supported" for v in verdicts):
-            label = "robust"
-        elif any(v == "supported" for v in verdicts):
-            label = "profile-dependent"
-        else:
-            label = "supported at no scale"
+        label = cl.sensitivity_label(verdicts, missing=DASH, varies="profile-dependent",
+                                     nowhere="supported at no scale")
         rows.append((claim, *verdicts, label))
         data_rows.append({"claim": claim, **{f"×{s:g}": v for s, v in zip(SCALES, verdicts)}, "robustness": label})
     return Table(
@@ -399,23 +393,13 @@ def write_report(report: StudyReport, out_dir: Path | str) -> list[Path]:
     Raises:
         StoreError: out_dir cannot be written.
     """
-    import matplotlib
-
-    from boopexp.analysis import figures, render
+    from boopexp.analysis import figures
     from boopexp.analysis import robustness_figures as rf
 
     out = Path(out_dir)
     paths: list[Path] = []
     try:
-        out.mkdir(parents=True, exist_ok=True)
-        for table in report.tables:
-            if table.name in OUTPUT_CSV:
-                paths.append(_write(out / f"{table.name}.csv", render.to_csv(table)))
-        text = render.markdown_document(report.tables)
-        footer = [""]
-        footer += [f"Note: {n}" for n in report.notes]
-        footer.append(f"Rebuilt by `boopexp robustness` (figures drawn with matplotlib {matplotlib.__version__}).")
-        paths.append(_write(out / "robustness-tables.md", text + "\n".join(footer) + "\n"))
+        paths += write_tables(out, report.tables, OUTPUT_CSV, "robustness", report.notes)
         for stem, fig in (("ladder", rf.ladder_figure(report.ladder)),
                           ("sensitivity", rf.sensitivity_figure(report.sensitivity))):
             if fig is not None:
@@ -426,6 +410,23 @@ def write_report(report: StudyReport, out_dir: Path | str) -> list[Path]:
             paths += figures.save(ratings_figure(report.ratings.boot.fit), out, "ratings")
     except OSError as exc:
         raise StoreError(f"cannot write into {str(out)!r}: {exc}") from None
+    return paths
+
+
+def write_tables(out: Path, tables: Sequence[Table], csv_names: Sequence[str], study: str,
+                 notes: Sequence[str]) -> list[Path]:
+    """A study's tables into ``out`` (created): ``<name>.csv`` for each table named in
+    ``csv_names``, and all of them in ``<study>-tables.md`` with the notes and the matplotlib
+    version the figures beside them are drawn with (``boopexp <study>``). Raises OSError."""
+    import matplotlib
+
+    from boopexp.analysis import render
+
+    out.mkdir(parents=True, exist_ok=True)
+    paths = [_write(out / f"{t.name}.csv", render.to_csv(t)) for t in tables if t.name in csv_names]
+    footer = ["", *(f"Note: {n}" for n in notes),
+              f"Rebuilt by `boopexp {study}` (figures drawn with matplotlib {matplotlib.__version__})."]
+    paths.append(_write(out / f"{study}-tables.md", render.markdown_document(tables) + "\n".join(footer) + "\n"))
     return paths
 
 
