@@ -268,3 +268,41 @@ def test_distribution_merged_block_by_block_equals_every_value_at_once(seed, mon
     values, counts = np.unique(everything[~np.isnan(everything)], return_counts=True)
     got_values, got_counts = dist.merged()
     assert np.array_equal(got_values, values) and np.array_equal(got_counts, counts)
+
+
+def test_alphabeta_and_solver_counters_stream_as_decoded_and_show_in_the_telemetry_table(tmp_path):
+    """search_depth, tt_hits (alpha-beta) and proven_nodes (MCTS-Solver) are optional columns: a
+    game with such an agent has them on every move (0 on the other agent's), the others none. Read
+    as decoding gives them (the fast path and Python alike), and the telemetry table shows them only
+    when some agent reported one; the committed tables, without them, are unchanged (test_results)."""
+    from boopexp.analysis.run_tables import telemetry
+
+    lines = gzip.decompress((RESULTS / "ablation" / "games-0001.jsonl.gz").read_bytes()).splitlines()[:40]
+    records = [json.loads(line) for line in lines]
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "games.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    for i, r in enumerate(records[:12]):
+        n = len(r["moves"])
+        # p1 searched (odd plies): depth 2 or 3, hits 10 × ply; p2's moves 0
+        r["telemetry"]["search_depth"] = [(2 + k % 2) if k % 2 == 0 else 0 for k in range(n)]
+        r["telemetry"]["tt_hits"] = [10 * k if k % 2 == 0 else 0 for k in range(n)]
+        if i % 3 == 0:
+            r["telemetry"]["proven_nodes"] = [k % 5 if k % 2 else 0 for k in range(n)]
+    records[1]["telemetry"]["tt_hits"][2] = None  # a null counter on one move
+    # a column of another length: that game read in Python (the last one, so that the moves' order,
+    # fast-path games first in a block, is the records' order)
+    records[-1]["telemetry"]["search_depth"] = [1] * (len(records[-1]["moves"]) - 1)
+    store = tmp_path / "ab"
+    store.mkdir()
+    (store / "games.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    seal(store)
+    streamed = _streamed([store])
+    _same(_oracle([store]), streamed)
+    assert any(row["search_depth_median"] >= 2 for row in streamed.values())
+    table = telemetry(load_results([store]))
+    assert {"search_depth_median", "tt_hits_median", "proven_nodes_median"} <= set(table.data.columns)
+    assert table.headers[-3:] == ("alpha-beta depth/move median", "TT hits/move median", "proven nodes/move median")
+    without = telemetry(load_results([plain]))
+    assert not {"search_depth_median", "tt_hits_median", "proven_nodes_median"} & set(without.data.columns)
+    assert without.headers[-1] == "plies/game median [IQR]"

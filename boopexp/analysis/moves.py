@@ -37,12 +37,18 @@ from boopexp.play.contract import RECORD_SCHEMA, Side, first_mover
 #: ``equivalent_moves`` counts tie events (solver calls whose best value several moves share),
 #: ``equivalent_candidates`` the tied moves summed over those events (docs/budget.md); older
 #: records lack the latter.
+#: The optional fields (:data:`boopexp.play.contract.OPTIONAL_TELEMETRY`) the telemetry table shows
+#: when a game has them: alpha-beta's completed depth and transposition hits, MCTS-Solver's proven
+#: nodes. A record carries them only with such an agent (its opponent's moves: 0), so a store
+#: without one reads them as missing and its tables are what they always were.
+OPTIONAL_FIELDS: tuple[str, ...] = ("search_depth", "tt_hits", "proven_nodes")
 TELEMETRY_FIELDS: tuple[str, ...] = (
     "iterations", "solver_calls", "equivalent_moves", "equivalent_candidates", "tree_nodes", "device_seconds",
-    "host_cpu_seconds",
+    "host_cpu_seconds", *OPTIONAL_FIELDS,
 )
 #: Fields whose distribution per agent the telemetry table and the iterations figure read.
-DISTRIBUTION_FIELDS: tuple[str, ...] = ("iterations", "solver_calls", "tree_nodes", "device_seconds")
+DISTRIBUTION_FIELDS: tuple[str, ...] = ("iterations", "solver_calls", "tree_nodes", "device_seconds",
+                                        *OPTIONAL_FIELDS)
 #: Fields summed over one side of one decided game (equivalent moves "per agent and per game").
 SIDE_FIELDS: tuple[str, ...] = ("equivalent_moves", "equivalent_candidates")
 #: Up to this many moves with iterations, the iterations figure is drawn from the moves themselves,
@@ -363,7 +369,8 @@ def _read_block(raws: list[bytes], rows: np.ndarray, path: Path, lines: np.ndarr
     import pyarrow.compute as pc
     import pyarrow.json as pj
 
-    columns = [(k, pa.list_(pa.float64())) for k in _STORED] + [(k, pa.list_(pa.null())) for k in _DERIVED]
+    columns = [(k, pa.list_(pa.float64())) for k in (*_STORED, *OPTIONAL_FIELDS)]
+    columns += [(k, pa.list_(pa.null())) for k in _DERIVED]
     schema = pa.schema([("schema", pa.int64()), ("start", pa.string()), ("telemetry", pa.struct(columns))])
     options = pj.ParseOptions(explicit_schema=schema, unexpected_field_behavior="ignore")
     try:
@@ -389,6 +396,10 @@ def _read_block(raws: list[bytes], rows: np.ndarray, path: Path, lines: np.ndarr
         n = lengths[_STORED[0]]
         for k in _STORED[1:]:
             fast &= lengths[k] == n
+        for k in OPTIONAL_FIELDS:  # absent (NaN on every move) or a column of the same length
+            column = telemetry.field(k)
+            fast &= ~column.is_valid().to_numpy(zero_copy_only=False) | (
+                pc.fill_null(pc.list_value_length(column), 0).to_numpy(zero_copy_only=False) == n)
         for k in ("iterations", "nodes_created"):  # a null there: contract derives no column at all
             column = telemetry.field(k)
             flat = pc.list_flatten(column)
@@ -413,6 +424,11 @@ def _read_block(raws: list[bytes], rows: np.ndarray, path: Path, lines: np.ndarr
             side = (within + np.repeat(first, counts)) % 2
             values = {k: pc.list_flatten(picked.field(k)).to_numpy(zero_copy_only=False).astype(np.float64)
                       for k in _STORED}
+            for k in OPTIONAL_FIELDS:
+                column = picked.field(k)
+                has = np.repeat(column.is_valid().to_numpy(zero_copy_only=False), counts)
+                values[k] = np.full(len(has), math.nan)
+                values[k][has] = pc.list_flatten(column).to_numpy(zero_copy_only=False).astype(np.float64)
             it, created = values["iterations"], values.pop("nodes_created")
             values["tree_nodes"] = np.where(it > 0, created + 1, 0.0)
             block.agent.append(sides[game, side])

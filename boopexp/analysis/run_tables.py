@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 
+from boopexp.analysis.moves import OPTIONAL_FIELDS, MoveStats
 from boopexp.analysis.paper import equivalent_moves_reference
 from boopexp.analysis.records import GameData
 from boopexp.analysis.stats import wilson_interval
@@ -178,6 +180,13 @@ def telemetry(data: GameData) -> Table:
                "solver_calls_median", "equivalent_moves_per_game", "equivalent_candidates_per_game",
                "paper_equivalent_moves_per_game", "plies_median", "plies_q25", "plies_q75", "tree_nodes_median",
                "device_seconds_median"]
+    # alpha-beta's and MCTS-Solver's own counters, only when some agent reported them (every
+    # other store's table stays as it was): the median over the moves of each agent that did
+    optional = [f for f in OPTIONAL_FIELDS if any(_reports(moves, a, f) for a in movers)]
+    for f in optional:
+        medians = {a: moves.median(a, f) for a in movers if _reports(moves, a, f)}
+        frame[f"{f}_median"] = [medians.get(a, math.nan) for a in frame["agent"]]
+    columns += [f"{f}_median" for f in optional]
     frame = frame.reindex(columns=columns)
     frame = frame.astype({"games": "Int64", "no_winner": "Int64", "moves": "Int64"}
                          | {c: "float64" for c in columns[4:]})
@@ -188,6 +197,7 @@ def telemetry(data: GameData) -> Table:
             fmt_num(r.solver_calls_median), fmt_num(r.equivalent_moves_per_game),
             fmt_num(r.equivalent_candidates_per_game), fmt_num(r.paper_equivalent_moves_per_game),
             fmt_median_iqr(r.plies_median, r.plies_q25, r.plies_q75),
+            *(fmt_num(getattr(r, f"{f}_median")) for f in optional),
         )
         for r in frame.itertuples()
     )
@@ -208,11 +218,23 @@ def telemetry(data: GameData) -> Table:
         data=frame,
         headers=("agent", "games", "moves", "iterations/move median [IQR]", "solver calls/move median",
                  "equivalent moves/game mean", "equivalent candidates/game mean", "paper",
-                 "plies/game median [IQR]"),
-        align="lrrrrrrrr",
+                 "plies/game median [IQR]", *(OPTIONAL_HEADERS[f] for f in optional)),
+        align="lrrrrrrrr" + "r" * len(optional),
         rows=rows,
         notes=tuple(notes),
     )
+
+
+#: The telemetry table's headers of :data:`boopexp.analysis.moves.OPTIONAL_FIELDS`.
+OPTIONAL_HEADERS = {"search_depth": "alpha-beta depth/move median", "tt_hits": "TT hits/move median",
+                    "proven_nodes": "proven nodes/move median"}
+
+
+def _reports(moves: MoveStats, agent: str, field_name: str) -> bool:
+    """Whether ``agent`` reported an optional counter: a non-zero value on some move (its
+    opponent's moves carry 0 for it, docs/budget.md)."""
+    values, _ = moves.distribution(agent, field_name)
+    return bool(len(values)) and bool(np.any(values != 0))
 
 
 def _telemetry_no_winner_note(games_without_winner: int) -> str:
