@@ -7,23 +7,19 @@ part); once every store and claims.csv are on main, nothing skips.
 
 from __future__ import annotations
 
-import json
-import re
 import warnings
 from pathlib import Path
 
 import pytest
+from study_helpers import assert_figures_rebuilt, assert_store_complete, assert_texts_rebuilt
 
 from boopexp.analysis import robustness as rb
 from boopexp.analysis import robustness_report as rr
-from boopexp.experiments.store import has_games_files, read_store_files
+from boopexp.experiments.store import has_games_files
 
 ROOT = Path(__file__).resolve().parent.parent
 STUDY = ROOT / "results" / "robustness"
 CONFIGS = ROOT / "configs"
-#: the files ``boopexp robustness`` writes that are compared byte for byte
-TEXT_SUFFIXES = (".csv", ".md")
-FIGURE_SUFFIXES = (".svg", ".png")
 
 
 @pytest.mark.parametrize("store", rb.STORES)
@@ -31,27 +27,7 @@ def test_committed_store_is_complete_without_duplicates(store):
     folder = STUDY / store
     if not has_games_files(folder):
         pytest.skip(f"results/robustness/{store} is not committed yet")
-    config = CONFIGS / f"robustness-{store}.yaml"
-    planned = {(h, p, i) for _, h, p, i in rb.iter_planned([config])}
-    seen: set[tuple[str, str, int]] = set()
-    duplicates = []
-    for f in read_store_files(folder):
-        assert f.tail is None, f"{store}: a truncated last line in {f.path.name}"
-        for number, raw in f.lines:
-            record = json.loads(raw)
-            key = (record["config_hash"], record["pairing"], record["game_index"])
-            if key in seen:
-                duplicates.append((f.path.name, number, key))
-            seen.add(key)
-    assert not duplicates, f"{store}: {len(duplicates)} duplicate records, e.g. {duplicates[:3]}"
-    assert seen == planned, (
-        f"{store}: {len(planned - seen)} planned games missing (e.g. {sorted(planned - seen)[:3]}), "
-        f"{len(seen - planned)} not in the plan (e.g. {sorted(seen - planned)[:3]})"
-    )
-
-
-def _committed_outputs() -> list[Path]:
-    return sorted(p for p in STUDY.iterdir() if p.is_file() and p.suffix in (*TEXT_SUFFIXES, *FIGURE_SUFFIXES))
+    assert_store_complete(folder, CONFIGS / f"robustness-{store}.yaml", store)
 
 
 @pytest.fixture(scope="module")
@@ -70,27 +46,13 @@ def rebuilt(tmp_path_factory) -> Path:
 
 
 def test_claims_and_tables_rebuild_byte_for_byte(rebuilt):
-    committed = [p for p in _committed_outputs() if p.suffix in TEXT_SUFFIXES]
-    names = sorted(p.name for p in rebuilt.iterdir() if p.suffix in TEXT_SUFFIXES)
-    assert sorted(p.name for p in committed) == names
-    for path in committed:
-        assert (rebuilt / path.name).read_bytes() == path.read_bytes(), f"results/robustness/{path.name} differs"
+    assert_texts_rebuilt(STUDY, rebuilt)
     text = (STUDY / "robustness-tables.md").read_text(encoding="utf-8")
     assert "Note: Store" not in text, "the committed tables were built from an incomplete store"
 
 
 def test_figures_rebuild_byte_for_byte(rebuilt):
-    import matplotlib
-
-    text = (STUDY / "robustness-tables.md").read_text(encoding="utf-8")
-    drawn_with = re.search(r"matplotlib ([^ )]+)\)", text)
-    if drawn_with is None or drawn_with.group(1) != matplotlib.__version__:
-        pytest.skip(f"the committed figures were drawn with matplotlib "
-                    f"{drawn_with.group(1) if drawn_with else '?'}, this is {matplotlib.__version__}")
-    committed = [p for p in _committed_outputs() if p.suffix in FIGURE_SUFFIXES]
-    assert {p.stem for p in committed} >= {"ladder", "sensitivity", "ratings"}
-    for path in committed:
-        assert (rebuilt / path.name).read_bytes() == path.read_bytes(), f"results/robustness/{path.name} differs"
+    assert_figures_rebuilt(STUDY, rebuilt, "robustness-tables.md", {"ladder", "sensitivity", "ratings"})
 
 
 def _doc_rows(first_header: str) -> list[list[str]]:
