@@ -161,11 +161,13 @@ def _spec(agent: str, charge: float) -> dict:
 
 
 def write_store(root: Path, store: str, cells: list[tuple[str, str, float, float, tuple[int, int, int, int]]],
-                *, planned_extra: int = 0, tail: str = "") -> Path:
+                *, planned_extra: int = 0, tail: str = "", swept: bool = True) -> Path:
     """A store of ``cells`` (A, B, budget, charge, (won both, split, lost both, left out)) as
     boopexp run writes it: config.yaml named knowledge-<store> with each setting's plan item, and
     game i of "A vs B" and of "B vs A" for every pair. A split is won by the Blue seat; a pair
-    left out has its second game without a winner. ``planned_extra``: games planned, not stored."""
+    left out has its second game without a winner. ``planned_extra``: games planned, not stored.
+    ``swept=False``: a config without a sweep (the ladders), whose plan items carry no budget: it
+    is the document's own, as boopexp run writes it."""
     folder = root / store
     folder.mkdir(parents=True)
     lines, plan = [], []
@@ -175,8 +177,9 @@ def write_store(root: Path, store: str, cells: list[tuple[str, str, float, float
             h = _hash(store, p1, p2, budget, charge)
             plan.append({"pairing": f"{p1} vs {p2}", "p1": p1, "p2": p2, "config_hash": h,
                          "games": len(outcomes) + planned_extra,
-                         "p1_spec": _spec(p1, charge), "p2_spec": _spec(p2, charge),
-                         "budget": {"mode": "device", "seconds": budget, "profile": "android-2023"}})
+                         "p1_spec": _spec(p1, charge), "p2_spec": _spec(p2, charge)})
+            if swept:
+                plan[-1]["budget"] = {"mode": "device", "seconds": budget, "profile": "android-2023"}
             for i, o in enumerate(outcomes):
                 # o[seat]: who won the game in which A has seat ``seat`` (0: Blue); 'AB': Blue won both
                 who = o[seat] if o != "AB" else ("A" if seat == 0 else "B")
@@ -187,7 +190,10 @@ def write_store(root: Path, store: str, cells: list[tuple[str, str, float, float
                 lines.append(json.dumps(make_record(f"{p1} vs {p2}", i, winner, config_hash=h, plies=3),
                                         sort_keys=True))
     (folder / "games.jsonl").write_text("\n".join(lines) + "\n" + tail, encoding="utf-8")
-    doc = {"name": f"knowledge-{store}", "plan": plan}
+    doc: dict = {"name": f"knowledge-{store}", "plan": plan}
+    if not swept:
+        (budget,) = {cell[2] for cell in cells}
+        doc["budget"] = {"mode": "device", "seconds": budget, "profile": "android-2023"}
     (folder / "config.yaml").write_text(json.dumps(doc), encoding="utf-8")  # YAML reads JSON
     return folder
 
@@ -212,7 +218,7 @@ def synthetic_study(root: Path) -> Path:
     for t in kn.BUDGETS:
         write_store(root, kn.ladder_store(t), [("mcts-co", x, t, NAN, (30, 15, 5, 0)) for x in kn.CLASSICAL[1:]]
                     + [("vanilla", "os-mcts", t, NAN, (40, 8, 2, 0)),
-                       ("mcts-co", "heuristics", t, NAN, (20, 20, 10, 0))])
+                       ("mcts-co", "heuristics", t, NAN, (20, 20, 10, 0))], swept=False)
     return root
 
 

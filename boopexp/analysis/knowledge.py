@@ -131,7 +131,8 @@ def plan_conditions(folder: Path) -> tuple[dict[str, tuple[float, float]], tuple
     sides: list[tuple[str, str]] = []
     for i, item in enumerate(plan):
         try:
-            seconds = float(item["budget"]["seconds"])
+            # A plan without a sweep keeps its budget at the top of config.yaml, not in each item.
+            seconds = float((item.get("budget") or doc["budget"])["seconds"])
             charge = math.nan
             for spec in (item.get("p1_spec"), item.get("p2_spec")):
                 if isinstance(spec, Mapping) and spec.get("kind") == ALPHABETA:
