@@ -10,6 +10,7 @@ import shutil
 import socket
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -408,3 +409,43 @@ def test_the_cache_keeps_the_outcome_columns_of_the_stores_read_last_only(root: 
     assert cache.columns_held == (root / "a9-fixed",)
     assert [s["total"]["done"] for s in list_stores(base, cache)] == [200, 200]  # from the cached statuses
     assert cache.columns_held == (root / "a9-fixed",)
+
+
+def _events(lines) -> Iterator[dict]:
+    """The data of each event of a ``text/event-stream`` (its comment lines skipped), at most
+    about 10,000 lines read."""
+    for _, line in zip(range(10_000), lines):
+        if line.startswith("data: "):
+            yield json.loads(line[len("data: "):])
+
+
+def test_the_dashboards_events_send_the_listing_and_again_when_a_store_changes(root: Path):
+    client = TestClient(create_app(root, warm=False, events_interval=0.01))
+    listing = client.get("/api/stores").json()
+    with client.stream("GET", "/api/stores/events") as response:
+        assert response.headers["content-type"].startswith("text/event-stream")
+        events = _events(response.iter_lines())
+        assert next(events) == listing
+        shutil.copytree(SOURCE, root / "b-new")  # a store appears under the root
+        changed = next(events)
+    assert [s["folder"] for s in changed["stores"]] == ["a9-fixed", "b-new", "study/inner"]
+    ended = TestClient(create_app(root, warm=False, events_seconds=0)).get("/api/stores/events")
+    assert ended.text == "retry: 1000\n\n"  # a stream ends (the browser connects again): a server can stop
+
+
+def test_a_dashboard_listening_to_events_does_not_hold_the_server_when_it_stops(root: Path):
+    import signal
+    import urllib.request
+
+    proc = subprocess.Popen([sys.executable, "-m", "boopexp", "serve", "--root", str(root), "--port", "0"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        url = proc.stdout.readline().split(" at ", 1)[1].split()[0]
+        with urllib.request.urlopen(url + "api/stores/events", timeout=60) as stream:
+            assert stream.readline() == b"retry: 1000\n"
+            proc.send_signal(signal.SIGTERM)  # while the stream is open (it would last minutes)
+            proc.wait(timeout=30)
+    finally:
+        proc.kill()
+        proc.wait()

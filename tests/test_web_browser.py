@@ -165,6 +165,7 @@ def test_the_dashboard_shows_a_run_as_it_plays(server, browser, root: Path):
 
     browser.get(server + "/")
     _wait(browser, lambda d: "200 / 200" in _row(d, "a9-fixed"), "the committed store")
+    assert browser.execute_script("return document.body.dataset.live") == "events"  # sent by the server, not polled
 
     (root / "demo.yaml").write_text(DEMO_CONFIG)
     config = load_config(root / "demo.yaml")

@@ -118,7 +118,9 @@ def serve(root: Path, host: str, port: int, open_browser: bool, play_out: Path |
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{bound}/"
     app = create_app(root, play_out=play_out, configs=configs)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off"))
+    # an open dashboard's event stream does not hold Ctrl-C: the streams are ended after a second
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",
+                                           timeout_graceful_shutdown=1))
     click.echo(f"Serving the stores under {root}/ at {url} (read only; Ctrl-C stops)", err=False)
     if open_browser:
         threading.Timer(0.5, webbrowser.open, args=(url,)).start()

@@ -1,25 +1,29 @@
 """The ``boopexp serve`` application: the pages and the JSON API behind them (FastAPI; its OpenAPI
 description at ``/openapi.json``, browsable at ``/docs``).
 
-Pages: ``/`` every store under the root and its progress (polled, so a run in progress shows
-live), ``/store?store=`` one store's pairings, SPRT, forfeits, report files and games, ``/game?store=
-&pairing=&index=`` the game viewer, ``/play`` a game against an agent. API: ``/api/stores``,
-``/api/store``, ``/api/game`` (the record as ``build_record`` returns it), ``/api/game/plies`` (its
-positions), ``/files?path=`` (a report file), ``/api/opponents`` (the agents to play against, with the
-configs' agents), ``/api/play...`` (a game being played). A refused
+Pages: ``/`` every store under the root and its progress (server-sent events, so a run in
+progress shows live), ``/store?store=`` one store's pairings, SPRT, forfeits, report files and
+games, ``/game?store=&pairing=&index=`` the game viewer, ``/play`` a game against an agent. API:
+``/api/stores`` (``/api/stores/events``: the same, sent again whenever it changes), ``/api/store``,
+``/api/game`` (the record as ``build_record`` returns it), ``/api/game/plies`` (its positions),
+``/files?path=`` (a report file), ``/api/opponents`` (the agents to play against, with the configs'
+agents), ``/api/play...`` (a game being played). A refused
 request is a 4xx with ``{"error": "<one line>"}``; only the play folder is ever written.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import Sequence
+import time
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fastapi import Body, FastAPI, Query, Request
+from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response, StreamingResponse
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from starlette.exceptions import HTTPException
@@ -32,6 +36,12 @@ if TYPE_CHECKING:
     from boopexp.experiments.config import ExperimentConfig
 
 HERE = Path(__file__).resolve().parent
+#: The dashboard's events (``/api/stores/events``): the stores looked at every this many seconds
+#: (as often as the page polled), the stream closed after ``EVENTS_SECONDS`` (the browser
+#: connects again after ``EVENTS_RETRY_MS``: a server that stops is not held by an endless stream).
+EVENTS_INTERVAL = 2.0
+EVENTS_SECONDS = 300.0
+EVENTS_RETRY_MS = 1000
 
 _STORE = Query(..., description="The store's folder relative to the root, as /api/stores lists it.")
 _PAIRING = Query(..., description='The pairing, p1 first: "mcts-co vs vanilla".')
@@ -54,7 +64,8 @@ def _validation_line(exc: RequestValidationError) -> str:
 
 
 def create_app(root: str | Path, warm: bool = True, play_out: str | Path | None = None,
-               configs: Sequence[ExperimentConfig] = ()) -> FastAPI:
+               configs: Sequence[ExperimentConfig] = (), events_interval: float = EVENTS_INTERVAL,
+               events_seconds: float = EVENTS_SECONDS) -> FastAPI:
     """The application serving the stores under ``root``.
 
     Args:
@@ -63,6 +74,8 @@ def create_app(root: str | Path, warm: bool = True, play_out: str | Path | None 
             folder the server writes.
         configs: the configs (``--config``, names unique) whose agents /play offers besides the
             built-in ones, each played with its config's settings.
+        events_interval, events_seconds: how often ``/api/stores/events`` looks at the stores,
+            and how long one stream lasts.
         warm: read every store's status in a background thread at once (no engine), so that the
             first dashboard is served from the cache.
     """
@@ -111,6 +124,26 @@ def create_app(root: str | Path, warm: bool = True, play_out: str | Path | None 
         """Each store: ``folder`` (relative to the root), its settings, games done/planned per pairing,
         SPRT state, forfeits and warnings (``boopexp status --json``'s fields), or ``error``."""
         return _json({"root": base.path.name, "stores": stores.list_stores(base, cache)})
+
+    @app.get("/api/stores/events", summary="/api/stores as server-sent events: again whenever it changes",
+             response_class=StreamingResponse)
+    async def api_stores_events(request: Request) -> StreamingResponse:
+        """Server-sent events (``text/event-stream``): at once an event whose data is
+        ``/api/stores``'s JSON, then another each time that changes (the stores looked at every
+        few seconds; a comment line when nothing changed, so that a closed page is noticed). The
+        stream ends after a few minutes and the browser's EventSource connects again."""
+        return StreamingResponse(store_events(request), media_type="text/event-stream",
+                                 headers={"Cache-Control": "no-store"})
+
+    async def store_events(request: Request) -> AsyncIterator[str]:
+        yield f"retry: {EVENTS_RETRY_MS}\n\n"
+        last, end = None, time.monotonic() + events_seconds
+        while time.monotonic() < end and not await request.is_disconnected():
+            listing = await run_in_threadpool(stores.list_stores, base, cache)  # reads files: off the event loop
+            text = json.dumps({"root": base.path.name, "stores": listing}, allow_nan=False)
+            yield f"data: {text}\n\n" if text != last else ": unchanged\n\n"
+            last = text
+            await asyncio.sleep(events_interval)
 
     @app.get("/api/store", summary="One store: its progress, its games and its report files")
     def api_store(store: str = _STORE) -> Response:

@@ -131,7 +131,7 @@ MAX_COLUMNS = 8
 
 class StatusCache:
     """Each store's status (``experiments.status.folder_status``), read again only when one of its
-    files changed: the dashboard polls every store, and most stores never change. Also the outcome
+    files changed: the dashboard asks for every store every few seconds, and most stores never change. Also the outcome
     columns of the :data:`MAX_COLUMNS` stores read last, which the next read of such a store (its
     status, its games, one game) starts from (``scan_outcome_columns(since=)``: unchanged files,
     and the live log's lines already read, are not read again); a store read longer ago is read

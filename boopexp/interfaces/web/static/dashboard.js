@@ -1,5 +1,6 @@
-// The experiments dashboard: every store under the root and its progress, polled every 2 s so a
-// run in progress shows live.
+// The experiments dashboard: every store under the root and its progress, live while a run plays:
+// the server sends the listing again whenever it changes (server-sent events); polled every 2 s
+// instead where the events cannot be had.
 "use strict";
 
 (function () {
@@ -22,16 +23,32 @@
               ...cells);
   }
 
+  function draw(data) {
+    body.replaceChildren(...data.stores.map(row));
+    updated.textContent = data.stores.length + " stores under " + data.root + "/ · updated " +
+      new Date().toLocaleTimeString();
+    document.body.dataset.loaded = "1";
+  }
+
   async function refresh() {
     try {
-      const data = await getJSON("/api/stores");
-      body.replaceChildren(...data.stores.map(row));
-      updated.textContent = data.stores.length + " stores under " + data.root + "/ · updated " +
-        new Date().toLocaleTimeString();
-      document.body.dataset.loaded = "1";
+      draw(await getJSON("/api/stores"));
     } catch (err) {
       updated.textContent = "Cannot read the stores: " + err.message;
     }
+  }
+
+  function poll() {
+    document.body.dataset.live = "polling";
+    refresh();
+    setInterval(refresh, 2000);
+  }
+
+  function listen() {
+    const events = new EventSource("/api/stores/events");
+    events.onmessage = ev => { document.body.dataset.live = "events"; draw(JSON.parse(ev.data)); };
+    // the stream ends every few minutes and the browser connects again; closed for good: poll
+    events.onerror = () => { if (events.readyState === EventSource.CLOSED) poll(); };
   }
 
   async function reports() {
@@ -45,7 +62,6 @@
     }
   }
 
-  refresh();
+  if (window.EventSource) listen(); else poll();
   reports();
-  setInterval(refresh, 2000);
 })();
