@@ -124,6 +124,7 @@ def plan_conditions(folder: Path) -> tuple[dict[str, tuple[float, float]], tuple
     """
     doc = GameStore(folder).read_config()
     plan = doc.get("plan") if isinstance(doc, Mapping) else None
+    top_budget: Any = doc.get("budget") if isinstance(doc, Mapping) else None
     source = str(folder / "config.yaml")
     if not isinstance(plan, list) or not plan:
         raise ConfigError(f"{source}: no 'plan:' list; the study's stores are written by boopexp run")
@@ -132,7 +133,7 @@ def plan_conditions(folder: Path) -> tuple[dict[str, tuple[float, float]], tuple
     for i, item in enumerate(plan):
         try:
             # A plan without a sweep keeps its budget at the top of config.yaml, not in each item.
-            seconds = float((item.get("budget") or doc["budget"])["seconds"])
+            seconds = float((item.get("budget") or top_budget)["seconds"])
             charge = math.nan
             for spec in (item.get("p1_spec"), item.get("p2_spec")):
                 if isinstance(spec, Mapping) and spec.get("kind") == ALPHABETA:
