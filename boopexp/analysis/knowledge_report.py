@@ -279,8 +279,8 @@ def forest_figure(claims: pd.DataFrame) -> Figure | None:
         for edge in (0.5 - cl.PAIR_SCORE_MARGIN, 0.5 + cl.PAIR_SCORE_MARGIN):
             ax.axvline(edge, color="0.7", linewidth=0.8, linestyle=":")
         ax.set_yticks(y, [f"{c}: {name}" for c, name in zip(parts["claim"], parts["component"])])
-        ax.set_xlim(-0.02, 1.02)
-        ax.set_xlabel("mean pair score of the first agent (95% normal interval); dotted: ±50 Elo")
+        ax.set_xlim(-0.05, 1.05)  # a normal interval may pass 1 (or 0) a little
+        ax.set_xlabel("mean pair score of the first agent, 95% normal interval\n(dashed: ½; dotted: ±50 Elo)")
         ax.set_title("The claims' pairings")
     return fig
 
