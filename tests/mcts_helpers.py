@@ -65,6 +65,7 @@ class Kit:
     acc_us: np.ndarray = None
     costs: np.ndarray = None
     rng: np.ndarray = None
+    flags: tuple = ()
     extra: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -75,16 +76,17 @@ class Kit:
         self.acc_us = np.zeros(1, dtype=np.float64)
         self.costs = device_costs(PROFILE)
         self.rng = new_rng_state(self.seed)
+        self.flags = mcts.feature_flags(self.params)  # the switches search() passes
 
     # kernel calls ----------------------------------------------------------------------------
     def init_root(self, state: np.ndarray) -> Kit:
         mcts.init_root(self.tree, np.asarray(state), self.params, self.rng, self.work, self.acc, self.acc_us,
-                       self.costs)
+                       self.costs, *self.flags)
         return self
 
     def iterate(self, n: int = 1) -> Kit:
         for _ in range(n):
-            mcts.iterate(self.tree, self.params, self.rng, self.work, self.acc, self.acc_us, self.costs)
+            mcts.iterate(self.tree, self.params, self.rng, self.work, self.acc, self.acc_us, self.costs, *self.flags)
         return self
 
     def create(self, parent: int, move_code: int) -> int:
@@ -94,7 +96,7 @@ class Kit:
     def playout(self, e_id: int, rng: np.ndarray | None = None) -> float:
         """The compiled playout of node ``e_id`` (with ``rng`` if given, else the kit's)."""
         return float(mcts.playout(self.tree, e_id, self.params, self.rng if rng is None else rng, self.work,
-                                  self.acc, self.acc_us, self.costs))
+                                  self.acc, self.acc_us, self.costs, self.flags[0]))
 
     # tree inspection ---------------------------------------------------------------------------
     @property

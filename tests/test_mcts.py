@@ -678,9 +678,9 @@ def test_uct_value_of_a_node():
     ua = 0.25 + 0.3 * math.sqrt(math.log(n_root) / 4)
     ub = 0.3 * math.sqrt(math.log(n_root))
     expected = a if ua > ub else b
-    assert mcts.descend(k.tree, k.params, k.rng, k.work) == expected
+    assert mcts.descend(k.tree, k.params, k.rng, k.work, *k.flags[1:]) == expected
     k.tree.visits[kids[9]] = 0
-    assert mcts.descend(k.tree, k.params, k.rng, k.work) == kids[9]
+    assert mcts.descend(k.tree, k.params, k.rng, k.work, *k.flags[1:]) == kids[9]
 
 
 

@@ -65,14 +65,15 @@ def test_selection_is_puct_over_the_softmax_of_the_priors():
     p = np.exp((prior - prior.max()) / 0.05)
     p /= p.sum()
     u = [kit.tree.score[c] + 2.0 * p[j] * math.sqrt(kit.tree.visits[0]) / 2.0 for j, c in enumerate(kids)]
-    chosen = int(mcts.descend(kit.tree, kit.params, kit.rng, kit.work))
+    chosen = int(mcts.descend(kit.tree, kit.params, kit.rng, kit.work, *kit.flags[1:]))
     assert chosen == kids[int(np.argmax(u))]
     # with the prior off the same tree is UCT's: no prior term, so (here) the best mean
     plain = Kit(cfg_of("mcts+EP", early_mask_plies=0)).init_root(st)
     for name in ("visits", "score"):
         getattr(plain.tree, name)[:kit.count] = getattr(kit.tree, name)[:kit.count]
     means = [kit.tree.score[c] for c in kids]
-    assert int(mcts.descend(plain.tree, plain.params, plain.rng, plain.work)) == kids[int(np.argmax(means))]
+    chosen = mcts.descend(plain.tree, plain.params, plain.rng, plain.work, *plain.flags[1:])
+    assert int(chosen) == kids[int(np.argmax(means))]
 
 
 def test_expanded_nodes_get_their_prior_and_f_from_the_expansion_call_is_free():

@@ -118,7 +118,7 @@ def unsafe_moves(st, mask, rng, after, reply, rng_copy, groups, scores, ties, un
     return n_unsafe
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def lookahead_mask(st, mask, out, rng, after, reply, rng_copy, groups, scores, ties, unsafe, counts):
     """``out`` = ``mask`` plus every unsafe move, unless every examined move is unsafe (then
     ``out`` = ``mask``: the plain objective decides among them). Returns the number of moves

@@ -28,7 +28,6 @@ from boopexp.engine.lookahead import N_LEGAL, N_REPLIES, lookahead_mask
 from boopexp.engine.luts import RING
 from boopexp.engine.objective import (
     best_m_moves_masked_ws,
-    best_m_moves_ws,
     context_value,
     keep_best,
     objective_ws,
@@ -68,7 +67,7 @@ from boopexp.engine.rules import (
 )
 from boopexp.engine.state import MOVE_NUMBER, N_MOVE_CODES, N_SQUARES, STATE_SIZE, TO_MOVE
 
-__all__ = ["Tree", "Work", "new_work", "new_tree", "search", "move_telemetry", "params_vector"]
+__all__ = ["Tree", "Work", "new_work", "new_tree", "search", "move_telemetry", "params_vector", "feature_flags"]
 
 #: value of an unvisited child in UCT (AGENTS.md §B.5)
 UNVISITED_UCT = 999999.9
@@ -118,6 +117,15 @@ ACC_LA_MOVES, ACC_LA_REPLIES = 7, 8
 #: evaluations (H or f of one move; docs/budget.md)
 ACC_PROVEN, ACC_PRIOR_EVALS = 9, 10
 N_ACC = 11
+
+#: A search feature's compile-time switch, one each for ``co_lookahead``, ``prior`` and ``solver``
+#: (:func:`feature_flags`): the kernels that call a feature's code take its switch and test
+#: ``len(switch)``, a constant numba folds before typing, so a search compiled with OFF neither
+#: compiles nor carries that feature's kernels (a cold first game of the paper's agents compiles
+#: no two-stage check, prior or MCTS-Solver: docs/cluster.md "Compile once"). The parameters still
+#: decide at run time, as before: a switch only says whether the code is there.
+OFF: tuple = ()
+ON: tuple = (1,)
 
 #: the selection value of a proven child (MCTS-Solver): a proven win above any UCT value, a proven
 #: loss below any
@@ -172,7 +180,7 @@ def solver_best_move(st, mask, rng, work, acc, acc_us, costs):
     return solver_call(st, mask, rng, work, acc, acc_us, costs)[0]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def solver_call(st, mask, rng, work, acc, acc_us, costs):
     """:func:`solver_best_move`'s (move code, the optimal f); leaves ``st``'s context in
     ``work.ctx`` (:func:`boopexp.engine.objective.context_value` reads H of ``st`` off it)."""
@@ -205,11 +213,12 @@ def lookahead(st, mask, rng, work, acc, acc_us, costs):
 
 
 @njit(cache=True, _nrt=False)
-def co_solver_call(st, mask, params, rng, work, acc, acc_us, costs):
+def co_solver_call(st, mask, params, rng, work, acc, acc_us, costs, la_on):
     """The solver at an injection point (Expansion, Playout): :func:`solver_call` among the moves
     not in ``mask``, after the two-stage constraint when ``co_lookahead`` is on (the optimal f is
-    then the best among the safe moves: the chosen move's, as without the constraint)."""
-    if params[P_CO_LOOKAHEAD] != 0.0:
+    then the best among the safe moves: the chosen move's, as without the constraint); ``la_on``:
+    its switch (:data:`ON`/:data:`OFF`)."""
+    if len(la_on) and params[P_CO_LOOKAHEAD] != 0.0:
         lookahead(st, mask, rng, work, acc, acc_us, costs)
         return solver_call(st, work.la_mask, rng, work, acc, acc_us, costs)
     return solver_call(st, mask, rng, work, acc, acc_us, costs)
@@ -275,8 +284,9 @@ def backpropagate(tree, node_id, value):
 
 
 @njit(cache=True, _nrt=False)
-def playout(tree, e_id, params, rng, work, acc, acc_us, costs):
-    """AGENTS.md §B.8: the value of E's state from the point of view of S = E's parent."""
+def playout(tree, e_id, params, rng, work, acc, acc_us, costs, la_on):
+    """AGENTS.md §B.8: the value of E's state from the point of view of S = E's parent
+    (``la_on``: the two-stage check's switch, :data:`ON`)."""
     first_n = params[P_CO_PLAYOUT_PLIES]
     depth = params[P_PLAYOUT_DEPTH]
     discount = params[P_DISCOUNT]
@@ -302,7 +312,7 @@ def playout(tree, e_id, params, rng, work, acc, acc_us, costs):
         code = -1
         solver = n < first_n
         if solver:
-            code, best = co_solver_call(st, no_mask, params, rng, work, acc, acc_us, costs)
+            code, best = co_solver_call(st, no_mask, params, rng, work, acc, acc_us, costs, la_on)
             if pending:
                 total += discount ** (n - offset) * context_value(st, work.ctx)
                 pending = False
@@ -368,15 +378,16 @@ def prior_weights(tree, node, m, early, temp, weights):
 
 
 @njit(cache=True, _nrt=False)
-def descend(tree, params, rng, work):
+def descend(tree, params, rng, work, prior_on, solver_on):
     """AGENTS.md §B.5 (``uct_descend``); with ``prior`` on, PUCT (the prior's softmax P:
     Q + prior_c · P · sqrt(N) / (1 + n)); with ``solver`` on, MCTS-Solver's selection (a proven
-    child is taken at once if a win, last if a loss, and ends the descent)."""
+    child is taken at once if a win, last if a loss, and ends the descent). ``prior_on``,
+    ``solver_on``: their switches (:data:`ON`)."""
     m = params[P_PRESELECT_M]
     early = params[P_EARLY_MASK_PLIES]
     c_uct = params[P_UCT_C]
-    solver = params[P_SOLVER] != 0.0
-    puct = params[P_PRIOR] != PRIOR_OFF
+    solver = len(solver_on) > 0 and params[P_SOLVER] != 0.0
+    puct = len(prior_on) > 0 and params[P_PRIOR] != PRIOR_OFF
     node = ROOT
     while True:
         st = tree.states[node]
@@ -396,7 +407,7 @@ def descend(tree, params, rng, work):
                 return node
         log_n = 0.0
         explore = 0.0
-        if puct:
+        if len(prior_on) and puct:
             total = prior_weights(tree, node, m, early, params[P_PRIOR_TEMP], work.values)
             if total > 0.0:
                 explore = params[P_PRIOR_C] * math.sqrt(tree.visits[node]) / total
@@ -497,13 +508,14 @@ def any_unbanned_move(st, banned, rng, codes):
 
 
 @njit(cache=True, _nrt=False)
-def iterate(tree, params, rng, work, acc, acc_us, costs):
+def iterate(tree, params, rng, work, acc, acc_us, costs, la_on, prior_on, solver_on):
     """One MCTS iteration (AGENTS.md §B.6); with ``solver`` on, a proven node ends the descent
-    like a terminal one and a new proof is backed up (:func:`prove`)."""
+    like a terminal one and a new proof is backed up (:func:`prove`). ``la_on``, ``prior_on``,
+    ``solver_on``: the features' switches (:func:`feature_flags`)."""
     acc[ACC_ITER] += 1
     acc_us[0] += costs[C_ITERATION]
     solver = params[P_SOLVER] != 0.0
-    s_id = descend(tree, params, rng, work)
+    s_id = descend(tree, params, rng, work, prior_on, solver_on)
     if tree.terminal[s_id]:
         # QUIRK-A6: the terminal node keeps its +-1 score while its visits grow.
         tree.visits[s_id] += 1
@@ -522,24 +534,24 @@ def iterate(tree, params, rng, work, acc, acc_us, costs):
     code = -1
     f = np.nan
     if params[P_CO_EXPANSION] != 0.0:
-        code, f = co_solver_call(tree.states[s_id], banned, params, rng, work, acc, acc_us, costs)
+        code, f = co_solver_call(tree.states[s_id], banned, params, rng, work, acc, acc_us, costs, la_on)
     if code < 0:
         f = np.nan
         code = random_move(tree.states[s_id], banned, rng, work.squares)
-        if code < 0 and solver:
+        if len(solver_on) and code < 0 and solver:
             code = any_unbanned_move(tree.states[s_id], banned, rng, work.codes)
     c = tree.first_child[s_id]
     while c != NO_NODE:
         banned[tree.move[c]] = False
         c = tree.next_sibling[c]
     e_id = create_node(tree, s_id, code, rng, work, acc, acc_us, costs)
-    if params[P_PRIOR] != PRIOR_OFF:
+    if len(prior_on) and params[P_PRIOR] != PRIOR_OFF:
         tree.prior[e_id] = move_prior(tree, e_id, f, params, rng, work, acc, acc_us, costs)
-    if solver and tree.proven[e_id] != 0:
+    if len(solver_on) and solver and tree.proven[e_id] != 0:
         prove(tree, e_id, acc)
     if not tree.terminal[e_id]:
         # QUIRK-A7: divided by the number of S's children (E included).
-        tree.score[e_id] = -playout(tree, e_id, params, rng, work, acc, acc_us, costs) / tree.n_children[s_id]
+        tree.score[e_id] = -playout(tree, e_id, params, rng, work, acc, acc_us, costs, la_on) / tree.n_children[s_id]
     # QUIRK-A8: E's own visit count stays 0.
     backpropagate(tree, s_id, tree.score[e_id])
 
@@ -567,8 +579,9 @@ def install_root(tree, root_state):
 
 
 @njit(cache=True)
-def init_root(tree, root_state, params, rng, work, acc, acc_us, costs):
-    """AGENTS.md §B.4 steps 1–2: the root, ALL its children up front, and the root mask."""
+def init_root(tree, root_state, params, rng, work, acc, acc_us, costs, la_on, prior_on, solver_on):
+    """AGENTS.md §B.4 steps 1–2: the root, ALL its children up front, and the root mask
+    (``la_on``, ``prior_on``, ``solver_on``: the features' switches, :func:`feature_flags`)."""
     m = np.int64(params[P_PRESELECT_M])
     install_root(tree, root_state)
     # work.codes is free until the solver call below
@@ -577,19 +590,15 @@ def init_root(tree, root_state, params, rng, work, acc, acc_us, costs):
         create_node(tree, ROOT, work.codes[j], rng, work, acc, acc_us, costs)
     if m > 0:
         keep = np.zeros(N_MOVE_CODES, dtype=np.bool_)
-        if params[P_CO_LOOKAHEAD] != 0.0:
+        allowed = work.mask  # all False here: best_m_moves_ws' empty mask, without allocating one
+        if len(la_on) and params[P_CO_LOOKAHEAD] != 0.0:
             # the m best SAFE moves (fewer when fewer are safe; all of them when none is)
             lookahead(root_state, work.mask, rng, work, acc, acc_us, costs)
-            safe = work.la_mask
-            k = best_m_moves_masked_ws(
-                root_state, safe, m, rng, work.ctx, work.groups, work.scores, work.ties, work.codes,
-                work.values, work.tie_moves, work.path,
-            )
-        else:
-            k = best_m_moves_ws(
-                root_state, m, rng, work.ctx, work.groups, work.scores, work.ties, work.codes, work.values,
-                work.tie_moves, work.path,
-            )
+            allowed = work.la_mask
+        k = best_m_moves_masked_ws(
+            root_state, allowed, m, rng, work.ctx, work.groups, work.scores, work.ties, work.codes, work.values,
+            work.tie_moves, work.path,
+        )
         acc[ACC_SOLVER] += 1
         acc[ACC_SOLVER_MOVES] += n_root
         acc_us[0] += costs[C_SOLVER_CALL] + costs[C_SOLVER_MOVE] * n_root
@@ -604,9 +613,9 @@ def init_root(tree, root_state, params, rng, work, acc, acc_us, costs):
         while c != NO_NODE:
             tree.masked[c] = RING[decode_move(tree.move[c])[1]] == 1  # QUIRK-A5 early border mask
             c = tree.next_sibling[c]
-    if params[P_PRIOR] != PRIOR_OFF:
+    if len(prior_on) and params[P_PRIOR] != PRIOR_OFF:
         root_priors(tree, root_state, params, rng, work, acc, acc_us, costs)
-    if params[P_SOLVER] != 0.0:
+    if len(solver_on) and params[P_SOLVER] != 0.0:
         c = tree.first_child[ROOT]
         while c != NO_NODE:
             if tree.proven[c] != 0:
@@ -638,14 +647,15 @@ def root_priors(tree, root_state, params, rng, work, acc, acc_us, costs):
 
 
 @njit(cache=True, _nrt=False)
-def run_iterations(tree, params, rng, work, acc, acc_us, costs, max_iters, budget_us):
+def run_iterations(tree, params, rng, work, acc, acc_us, costs, max_iters, budget_us, la_on, prior_on, solver_on):
     """Iterate while the device clock is under ``budget_us`` (checked before each iteration:
     an iteration in progress always completes), at most ``max_iters`` times, and while the tree
-    has room for one more node. Returns the number of iterations run."""
+    has room for one more node. Returns the number of iterations run. ``la_on``, ``prior_on``,
+    ``solver_on``: the features' switches (:func:`feature_flags`)."""
     capacity = tree.states.shape[0]
     done = 0
     while done < max_iters and acc_us[0] < budget_us and tree.count[0] < capacity:
-        iterate(tree, params, rng, work, acc, acc_us, costs)
+        iterate(tree, params, rng, work, acc, acc_us, costs, la_on, prior_on, solver_on)
         done += 1
     return done
 
@@ -688,6 +698,14 @@ def final_choice(tree, ai_colour, rng, work, solver=False):
 
 # ------------------------------------------------------------------------------------------
 # Python driver
+
+
+def feature_flags(params: np.ndarray) -> tuple[tuple, tuple, tuple]:
+    """The switches (:data:`ON`/:data:`OFF`) of ``co_lookahead``, ``prior`` and ``solver`` for a
+    parameter vector (:func:`params_vector`): ON where the parameter is on, so a search compiles
+    the code of the features it uses, and only those."""
+    return (ON if params[P_CO_LOOKAHEAD] != 0.0 else OFF, ON if params[P_PRIOR] != PRIOR_OFF else OFF,
+            ON if params[P_SOLVER] != 0.0 else OFF)
 
 
 def params_vector(cfg) -> np.ndarray:
@@ -733,6 +751,7 @@ def search(root_state: np.ndarray, cfg, budget, costs: np.ndarray, rng: np.ndarr
     """
     work = work or new_work()
     params = params_vector(cfg)
+    flags = feature_flags(params)
     acc = np.zeros(N_ACC, dtype=np.int64)
     acc_us = np.zeros(1, dtype=np.float64)
     cpu0 = time.process_time()
@@ -742,7 +761,7 @@ def search(root_state: np.ndarray, cfg, budget, costs: np.ndarray, rng: np.ndarr
     # creating a node at the cheapest cost, would pre-allocate far more than a search uses).
     # Capacity never changes which nodes are created, so it never changes a game.
     tree = new_tree(INITIAL_CAPACITY)
-    init_root(tree, root_state, params, rng, work, acc, acc_us, costs)
+    init_root(tree, root_state, params, rng, work, acc, acc_us, costs, *flags)
     if mode in ("device", "iterations"):
         budget_us = float(budget.seconds) * 1e6 if mode == "device" else np.inf
         max_iters = int(budget.iterations) if mode == "iterations" else np.iinfo(np.int64).max
@@ -755,7 +774,7 @@ def search(root_state: np.ndarray, cfg, budget, costs: np.ndarray, rng: np.ndarr
             tree = _with_room(tree)
             start = time.perf_counter()
             ran = run_iterations(tree, params, rng, work, acc, acc_us, costs, min(chunk, max_iters - acc[ACC_ITER]),
-                                 budget_us)
+                                 budget_us, *flags)
             chunk = next_chunk(chunk, ran, time.perf_counter() - start)
     else:
         limit = float(budget.seconds) * (throttle if mode == "cpu" else 1.0)
@@ -764,12 +783,12 @@ def search(root_state: np.ndarray, cfg, budget, costs: np.ndarray, rng: np.ndarr
         # "while now() - start < timeout": the root initialisation counts.
         while clock() - start < limit:
             tree = _with_room(tree)
-            run_iterations(tree, params, rng, work, acc, acc_us, costs, 1, np.inf)
+            run_iterations(tree, params, rng, work, acc, acc_us, costs, 1, np.inf, *flags)
     if acc[ACC_ITER] == 0:
         # Degenerate tiny budgets: the original would throw with no visited child; one
         # iteration is always run instead (documented in docs/agents.md).
         tree = _with_room(tree)
-        run_iterations(tree, params, rng, work, acc, acc_us, costs, 1, np.inf)
+        run_iterations(tree, params, rng, work, acc, acc_us, costs, 1, np.inf, *flags)
     code = final_choice(tree, int(root_state[TO_MOVE]), rng, work, bool(cfg.solver))
     return int(code), move_telemetry(acc, float(acc_us[0]), int(tree.count[0]), cpu0, cfg.co_lookahead != 0,
                                      bool(cfg.solver), cfg.prior != PRIOR_OFF)

@@ -113,7 +113,7 @@ def context_value(st, ctx):
     return clip_score(unpack_line(ctx[CTX_PACKED], my_large > 0, op_large > 0) + mat)
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, forceinline=True)
 def objective_inc(st, ctx, size, sq):
     """f(size, row, col) from the mover's point of view: SIM move, then H (HEURISTIC.md §7),
     from the position's context ``ctx`` (:func:`objective_context`); NaN when the mover may

@@ -183,8 +183,9 @@ def run_plan(config: ExperimentConfig, plan: Sequence[PlannedPairing], out_dir: 
                 if to_play and pool.play is None and not pool.remote:
                     # Before the clock starts (the progress's rate and ETA, the first game's
                     # seconds): the pool's workers load the kernels from numba's cache.
-                    warmup.compile_engine(lambda text: progress.message(text, False),
-                                          {spec.kind for p in selected for spec in (p.p1_spec, p.p2_spec)})
+                    specs = [spec for p in selected for spec in (p.p1_spec, p.p2_spec)]
+                    warmup.compile_engine(lambda text: progress.message(text, False), {spec.kind for spec in specs},
+                                          [spec.mcts for spec in specs])
                 progress.start(planned, skipped, tuple(scores.values()))
                 for outcome in outcomes:
                     if outcome.ok:

@@ -17,7 +17,7 @@ import numpy as np
 
 from boopexp.agents.budget import Budget, device_costs
 from boopexp.agents.plugins import PluginFailure, PluginOutput, build_agent, call_plugin, timeout_error
-from boopexp.agents.specs import AGENT_KINDS, AgentSpec
+from boopexp.agents.specs import AGENT_KINDS, AgentSpec, MCTSConfig
 from boopexp.engine import alphabeta, mcts, rules
 from boopexp.engine.buffers import Work, new_work
 from boopexp.engine.rng import new_rng_state
@@ -271,7 +271,7 @@ def make_player(spec: AgentSpec, budget: Budget, seed_seq: np.random.SeedSequenc
     return _PLAYERS[spec.kind](spec, budget, new_rng_state(seed_seq), costs, throttle)
 
 
-def compile_kernels(kinds: Iterable[str] = AGENT_KINDS) -> None:
+def compile_kernels(kinds: Iterable[str] = AGENT_KINDS, searches: Iterable[MCTSConfig] = ()) -> None:
     """Call, in this process, every kernel the games of these kinds of agent call from Python
     (:data:`boopexp.play.warmup.KERNELS`): ``mcts`` a search's move on the first position (with
     two iterations: any parameters and budget run the same kernels), ``heuristics`` the solver's,
@@ -280,6 +280,10 @@ def compile_kernels(kinds: Iterable[str] = AGENT_KINDS) -> None:
     compiles what its cache lacks (and fills the cache) and loads the rest, and a kind not named
     costs nothing (a game of random agents compiles no search): :mod:`boopexp.play.warmup` calls
     it before the games start.
+
+    A search is compiled for the features its parameters switch on (:func:`boopexp.engine.mcts.feature_flags`):
+    ``mcts`` compiles mcts-co's, and ``searches`` (the MCTS configurations of the games' agents) adds
+    the others these need, each set of features once.
     """
     from boopexp.agents.specs import resolve_agent
 
@@ -289,6 +293,15 @@ def compile_kernels(kinds: Iterable[str] = AGENT_KINDS) -> None:
         spec = resolve_agent(name)
         if spec.kind in kinds:
             make_player(spec, budget, np.random.SeedSequence(0)).select(initial_state())
+    if "mcts" in kinds:
+        co = resolve_agent("mcts-co")
+        compiled = {mcts.feature_flags(mcts.params_vector(co.mcts))}
+        for cfg in searches:
+            flags = mcts.feature_flags(mcts.params_vector(cfg))
+            if flags not in compiled:
+                compiled.add(flags)
+                player = make_player(dataclasses.replace(co, mcts=cfg), budget, np.random.SeedSequence(0))
+                player.select(initial_state())
     w = new_work()
     if kinds & {"heuristics", "random"}:  # the random agent's move, the heuristics' fallback
         rules.random_move(initial_state(), w.mask, new_rng_state(0), w.squares)

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from boopexp.agents.specs import AGENT_KINDS
+from boopexp.agents.specs import AGENT_KINDS, MCTSConfig
 
 #: The kernels that the games of each kind of agent call from Python, as (module of
 #: boopexp.engine, function): numba's cache holds one index file per kernel
@@ -80,14 +80,15 @@ class Warmed:
     cache: str  # the folder numba keeps the engine's kernels in
 
 
-def warm(kinds: Iterable[str] = AGENT_KINDS) -> Warmed:
+def warm(kinds: Iterable[str] = AGENT_KINDS, searches: Iterable[MCTSConfig] = ()) -> Warmed:
     """Call every kernel games of these kinds of agent call (numba compiles what its cache lacks
     and stores it there, and loads the rest), and tell which were compiled: numba's own count of
-    cache misses, not a guess from file names."""
+    cache misses, not a guess from file names. ``searches``: the MCTS configurations whose
+    features to compile beside mcts-co's (:func:`boopexp.play.match.compile_kernels`)."""
     from boopexp.play.match import compile_kernels  # loads numba
 
     start = time.perf_counter()
-    compile_kernels(kinds)
+    compile_kernels(kinds, searches)
     seconds = time.perf_counter() - start
     compiled: list[str] = []
     loaded: list[str] = []
@@ -118,7 +119,17 @@ def agent_kinds(names: Iterable[str]) -> tuple[str, ...]:
     return tuple(kind for kind in AGENT_KINDS if kind in kinds)
 
 
-def compile_engine(say: Callable[[str], None], kinds: Iterable[str] = ()) -> float | None:
+def agent_searches(names: Iterable[str]) -> tuple[MCTSConfig, ...]:
+    """The MCTS configurations of the built-in agents among ``names`` (``plugin`` has none), for
+    :func:`warm`: each set of search features they use is compiled."""
+    from boopexp.agents.specs import resolve_agent
+
+    specs = (resolve_agent(name.strip()) for name in names if name.strip() != "plugin")
+    return tuple(spec.mcts for spec in specs if spec.mcts is not None)
+
+
+def compile_engine(say: Callable[[str], None], kinds: Iterable[str] = (),
+                   searches: Iterable[MCTSConfig | None] = ()) -> float | None:
     """Compile here the kernels games of these kinds of agent need if numba's cache lacks them,
     saying so before and after.
 
@@ -126,6 +137,11 @@ def compile_engine(say: Callable[[str], None], kinds: Iterable[str] = ()) -> flo
         say: receives the two lines ("compiling the engine …", "compiled the engine in N s").
         kinds: the kinds of agent the games have (:attr:`AgentSpec.kind`): ``mcts`` the search,
             ``heuristics`` the solver, ``random`` the random move, ``plugin`` the Position API.
+        searches: the MCTS configurations of the games' agents (None: an agent without one): a
+            search compiles the code of the features its parameters use (co_lookahead, prior,
+            solver), and only those. With an engine already compiled, a search with other
+            features than those compiles them in its first move (the cache's file names cannot
+            tell which features it holds).
 
     Returns:
         The wall seconds the compilation took, or None if the cache already held those kernels.
@@ -137,7 +153,7 @@ def compile_engine(say: Callable[[str], None], kinds: Iterable[str] = ()) -> flo
 
     say(COMPILING)
     start = time.perf_counter()
-    compile_kernels(kinds)
+    compile_kernels(kinds, [cfg for cfg in searches if cfg is not None])
     seconds = time.perf_counter() - start
     say(f"compiled the engine in {seconds:.0f} s")
     return seconds

@@ -68,12 +68,13 @@ def warmup(agents: tuple[str, ...]) -> None:
     says which. The cache is $NUMBA_CACHE_DIR when that is set (a folder on a shared file system:
     see docs/cluster.md "Compile once"), else beside the kernels.
     """
-    from boopexp.play.warmup import COMPILING, agent_kinds, engine_is_compiled, warm
+    from boopexp.play.warmup import COMPILING, agent_kinds, agent_searches, engine_is_compiled, warm
 
-    kinds = agent_kinds([name for value in agents for name in value.split(",")]) if agents else AGENT_KINDS
+    names = [name for value in agents for name in value.split(",")] if agents else list(AGENT_NAMES)
+    kinds = agent_kinds(names) if agents else AGENT_KINDS
     if not engine_is_compiled(kinds):
         click.echo(COMPILING, err=True)
-    done = warm(kinds)
+    done = warm(kinds, agent_searches(names))
     total = len(done.compiled) + len(done.loaded)
     what = f"{total} kernels for {', '.join(kinds)}"
     if done.compiled:

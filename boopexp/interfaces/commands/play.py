@@ -145,7 +145,7 @@ def game(p1, p2, seed, mode, seconds, iterations, profile, throttle, preset, max
                 "first move.")
 
     with _stopping(Interrupts(), stopped):
-        compile_engine(_notice, (a.kind, b.kind))  # not counted as the game's host CPU time
+        compile_engine(_notice, (a.kind, b.kind), (a.mcts, b.mcts))  # not counted as the game's host CPU time
         plies[0] = 0
         from boopexp.play.match import play_game
 
@@ -504,7 +504,7 @@ def play(agent_name, human_first, seed, mode, seconds, iterations, profile, thro
                 "new game.")
 
     with _stopping(stop, stopped):
-        compile_engine(_notice, (spec.kind,))  # not counted as the agent's first move
+        compile_engine(_notice, (spec.kind,), (spec.mcts,))  # not counted as the agent's first move
         from boopexp.interfaces import interactive
 
         openings = settings.openings
@@ -577,6 +577,7 @@ def engine(agent_name, seed, mode, seconds, iterations, profile, throttle, prese
         typed = _parse_overrides(tuple(f"{key}={value}" for key, value in options.items()), "setoption")
         return agent({**overrides, **typed})
     # before the host's first line: the first move is then not the compilation's minute
-    compile_engine(lambda line: click.echo(line, err=True), kinds=[settings.agents[0].kind])
+    compile_engine(lambda line: click.echo(line, err=True), kinds=[settings.agents[0].kind],
+                   searches=[settings.agents[0].mcts])
     session = EngineSession(build, settings.budget, settings.seed)
     serve(session, sys.stdin, sys.stdout)
