@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 from numba.core.registry import CPUDispatcher
 
-from boopexp.agents.specs import AGENT_KINDS, AGENT_NAMES
+from boopexp.agents.specs import AGENT_KINDS, AGENT_NAMES, resolve_agent
 from boopexp.interfaces.cli import main
 from boopexp.play import warmup
 
@@ -63,6 +63,30 @@ def test_the_position_api_shares_the_players_kernels():
     after = _after(list(AGENT_KINDS))
     assert after["read_only"] == []
     assert set(after["overloads"].values()) == {1}
+
+
+def _search_signatures(searches: list[str]) -> list[str]:
+    """compile_kernels(["mcts"], the MCTS configurations of these agents) in a fresh process: the
+    feature switches (co_lookahead, prior, solver) of each compiled form of run_iterations."""
+    code = ("import sys\n"
+            "from boopexp.agents.specs import resolve_agent\n"
+            "from boopexp.engine import mcts\n"
+            "from boopexp.play import match\n"
+            "match.compile_kernels(['mcts'], [resolve_agent(n).mcts for n in sys.argv[1:]])\n"
+            "for sig in mcts.run_iterations.signatures: print(' '.join(str(t) for t in sig[-3:]))\n")
+    out = subprocess.run([sys.executable, "-c", code, *searches], capture_output=True, text=True, check=True).stdout
+    return sorted(out.splitlines())
+
+
+def test_a_search_compiles_only_the_features_its_agents_use():
+    """The paper's agents switch off co_lookahead, prior and solver: their search is compiled
+    without that code (docs/cluster.md "Compile once"); an agent that uses one adds its form."""
+    off = "Tuple() Tuple() Tuple()"
+    assert _search_signatures([]) == [off]
+    assert _search_signatures(["vanilla", "mcts+S", "mcts-co"]) == [off]
+    assert _search_signatures(["mcts-co2", "mcts-solver"]) == sorted(
+        [off, "UniTuple(int64 x 1) Tuple() Tuple()", "Tuple() Tuple() UniTuple(int64 x 1)"])
+    assert warmup.agent_searches(["plugin", "random", "mcts-prior"]) == (resolve_agent("mcts-prior").mcts,)
 
 
 def test_agent_kinds_takes_agent_names_and_plugin():
