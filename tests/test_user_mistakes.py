@@ -244,7 +244,7 @@ def test_engine_is_compiled_looks_for_the_kernels_of_the_kinds_in_numba_cache(tm
     assert warmup.engine_is_compiled(["random", "mcts"]) and not warmup.engine_is_compiled()
 
 
-def _ctrl_c_inside_the_compiler(kinds=()):
+def _ctrl_c_inside_the_compiler(kinds=(), searches=()):
     """What Ctrl-C does to numba compiling the engine: the KeyboardInterrupt raised in an LLVM
     callback is dropped, and the half-built kernel then fails."""
     try:
