@@ -158,3 +158,24 @@ def test_engine_command_refuses_an_unknown_agent_in_one_line():
     proc = subprocess.run([sys.executable, "-m", "boopexp", "engine", "--agent", "nobody"], input="quit\n",
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and "unknown agent 'nobody'" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_engine_command_reads_its_config_once(tmp_path, monkeypatch):
+    """``boopexp engine --config`` builds its agents (the first and every ``setoption``'s) from the
+    config it read for the settings: one read of the file, not a second load that could disagree."""
+    from click.testing import CliRunner
+
+    from boopexp.experiments import config as config_module
+    from boopexp.interfaces.cli import main
+
+    path = tmp_path / "e.yaml"
+    path.write_text("name: e\nseed: 5\ngames_per_side: 1\nbudget: {mode: iterations, iterations: 2}\n"
+                    "agents: {wide: {base: mcts-co, uct_c: 0.9}}\npairings: [[wide, random]]\n")
+    loads = []
+    real = config_module.load_config
+    monkeypatch.setattr(config_module, "load_config", lambda *a, **k: loads.append(a) or real(*a, **k))
+    result = CliRunner().invoke(main, ["engine", "--agent", "wide", "--config", str(path)],
+                                input="setoption name preselect_m value 3\nposition startpos\ngo iterations 2\nquit\n")
+    assert result.exit_code == 0, result.output
+    assert "bestmove " in result.output and "info error" not in result.output
+    assert len(loads) == 1

@@ -13,7 +13,7 @@ import os
 import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -48,6 +48,10 @@ class PlaySettings:
     agents: tuple[AgentSpec, ...]
     max_plies: int | None = None
     openings: Openings | None = None
+    #: how these settings build an agent from its name and overrides (the registry under the
+    #: preset, or the config's declarations): ``boopexp engine`` builds its agent again at each
+    #: ``setoption`` through it, from the config read once. None: the settings do not say.
+    build: Callable[[str, Mapping[str, Any]], AgentSpec] | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def of_config(cls, config: ExperimentConfig, agents: Sequence[tuple[str, str, str, Mapping[str, Any]]]
@@ -76,7 +80,8 @@ class PlaySettings:
             for (flag, _, _, _), spec in zip(agents, specs):
                 if spec.kind == "plugin":
                     check_plugin(spec, where=f"{flag} {spec.name}")
-        return cls(config.name, config.preset, config.seed, config.budget, specs, config.max_plies, config.openings)
+        return cls(config.name, config.preset, config.seed, config.budget, specs, config.max_plies, config.openings,
+                   build=declared)
 
 
 def agent_spec(build: Callable[[str, Mapping[str, Any]], AgentSpec], name: str, option: str,

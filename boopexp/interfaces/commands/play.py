@@ -264,9 +264,12 @@ def _settings(agents: list[tuple[str, str, str, dict]], seed, mode, seconds, ite
     from boopexp.interfaces.play_store import PlaySettings, agent_spec
 
     if config_path is None:
-        specs = tuple(agent_spec(lambda n, o: resolve_agent(n, preset, overrides=o), name, option, over)
-                      for _, name, option, over in agents)
-        return PlaySettings(experiment, preset, seed, budget, specs, max_plies, _start_openings(start))
+        def from_registry(name: str, overrides: Mapping[str, Any]) -> AgentSpec:
+            return resolve_agent(name, preset, overrides=overrides)
+
+        specs = tuple(agent_spec(from_registry, name, option, over) for _, name, option, over in agents)
+        return PlaySettings(experiment, preset, seed, budget, specs, max_plies, _start_openings(start),
+                            build=from_registry)
     from boopexp.experiments.config import load_config
 
     config = load_config(config_path)
@@ -562,20 +565,12 @@ def engine(agent_name, seed, mode, seconds, iterations, profile, throttle, prese
     overrides = _parse_overrides(param, "--param")
     settings = _settings([("--agent", agent_name, "--param", overrides)],
                          seed, mode, seconds, iterations, profile, throttle, preset, config_path)
-    if config_path is None:
-        def agent(extra: dict) -> AgentSpec:
-            return resolve_agent(agent_name, settings.preset, overrides=extra)
-    else:
-        from boopexp.experiments.config import load_config
-
-        config = load_config(config_path)
-
-        def agent(extra: dict) -> AgentSpec:
-            return config.agent(agent_name, extra)
+    agent = settings.build  # the registry's, or --config's read once by _settings
+    assert agent is not None  # _settings always says how it builds agents
 
     def build(options: Mapping[str, str]) -> AgentSpec:  # setoption values read as --param's
         typed = _parse_overrides(tuple(f"{key}={value}" for key, value in options.items()), "setoption")
-        return agent({**overrides, **typed})
+        return agent(agent_name, {**overrides, **typed})
     # before the host's first line: the first move is then not the compilation's minute
     compile_engine(lambda line: click.echo(line, err=True), kinds=[settings.agents[0].kind],
                    searches=[settings.agents[0].mcts])
