@@ -400,3 +400,16 @@ def test_tune_checks_a_suite_against_the_rules_before_any_game(tmp_path):
     line = one_line(CliRunner().invoke(main, ["tune", str(tmp_path / "t.yaml"), "--out", str(tmp_path / "o")]), 2)
     assert "s.txt:2: " in line and "occupied" in line
     assert not (tmp_path / "o").exists()
+
+
+def test_the_suite_summary_counts_the_side_to_move_of_each_position():
+    """``boopexp openings``'s summary reads each position's side to move through the notation
+    (Position.from_string), the 4- and the 6-field forms alike."""
+    from boopexp.play.openings import Balance
+    from boopexp.play.starts import suite_summary
+
+    blue = "....../..b.../...r../....../....../...... 7,0 7,0 b 0,0 2"
+    red = "....../..b.../....../....../....../...... 7,0 8,0 r"
+    summary = suite_summary([blue, red, red], [0.5, 0.4, 0.9], Balance(games=8, margin=0.1))
+    assert summary.splitlines()[-1] == "Side to move: Blue in 1, Red in 2"
+    assert "Judged even (0.5 +- 0.1): 2 of 3 (67 %)" in summary

@@ -90,7 +90,8 @@ def _winner(record: Mapping[str, Any]) -> str | None:
 
 def game_text(record: Mapping[str, Any]) -> str:
     """One game's block of the text format (headers, blank line, moves and result, blank line)."""
-    lines = [f'[{key} "{_escape(value)}"]' for key, value in headers(record).items()]
+    head = headers(record)
+    lines = [f'[{key} "{_escape(value)}"]' for key, value in head.items()]
     # in the stored key order, so that an imported game is stored byte for byte as it was
     stored = {k: v for k, v in pack_record(record).items() if k != "moves"}
     lines.append(f'[{RECORD_HEADER} "{_escape(_compact(stored, sort_keys=False))}"]')
@@ -103,7 +104,7 @@ def game_text(record: Mapping[str, Any]) -> str:
         elif i == 0:
             tokens.append("1...")
         tokens.append(str(move))
-    tokens.append(RESULTS[_winner(record)])
+    tokens.append(head["Result"])  # the movetext ends with the Result header's token
     movetext, line = [], ""
     for token in tokens:
         if line and len(line) + 1 + len(token) > _LINE_WIDTH:
@@ -261,7 +262,7 @@ def _record(path: Path, start: int, heads: list[tuple[int, str, str]], moves: li
         problem = str(exc)
     if problem:
         raise ConfigError(f"{path}:{where[RECORD_HEADER]}: not a game record ({problem})")
-    expected = {**headers(record), "Result": RESULTS[_winner(record)]}
+    expected = headers(record)
     for key, value in values.items():
         if key in expected and value != expected[key] and not (key == "Date"):
             raise ConfigError(f"{path}:{where[key]}: [{key} {_show(value)}] disagrees with the game's record "

@@ -240,9 +240,10 @@ def _play(position: Position, text: str, ply: int) -> Position:
     mover chose it, the engine cannot."""
     try:
         _, _, group = notation.parse_move(text)
-        if group is None and len(position.promotion_choices(text)) >= 2:
+        choices = position.promotion_choices(text) if group is None else []
+        if len(choices) >= 2:
             raise BoopError(f"{text!r} leaves the mover a choice of promoted group: name it, e.g. "
-                            f"{text}:{''.join(notation.square_name(q) for q in position.promotion_choices(text)[0])}")
+                            f"{text}:{''.join(notation.square_name(q) for q in choices[0])}")
         result = position.play(text)
     except BoopError as exc:
         raise BoopError(f"move {ply} {text!r}: {exc}") from None

@@ -192,7 +192,7 @@ def suite_summary(positions: list[str], scores: list[float], balance: Balance) -
     values = np.array(scores, dtype=float)
     q1, median, q3 = np.percentile(values, [25, 50, 75])
     even = sum(balance.accepts(s) for s in scores)
-    red = sum(1 for p in positions if p.split()[3] == "r")
+    red = sum(1 for p in positions if Position.from_string(p).to_move is Colour.RED)
     return "\n".join([
         f"Reference evaluation (the side to move's score over {balance.games} games of heuristics against itself, "
         f"fresh seeds): mean {values.mean():.3f}, quartiles {q1:.3f} / {median:.3f} / {q3:.3f}, "
