@@ -15,6 +15,8 @@ the point as ``sweep: {axis: value, ...}``. Axes:
   ``profile``);
 * ``budget.costs.COST`` — a device-profile cost, or ``solver_scale`` (device mode);
 * ``agents.NAME.PARAM`` — a parameter of a built-in, variant or plugin agent;
+* ``agents.NAME.options.OPTION`` — an option of an engine agent (sent as ``setoption``,
+  docs/protocol.md), set beside the options it has;
 * ``params.k``, ``params.m``, ``params.d`` — the paper parameters.
 """
 
@@ -29,11 +31,12 @@ from typing import Any
 
 from boopexp import schema
 from boopexp.agents.budget import BUDGET_KEYS, COST_FIELDS, SOLVER_SCALE
-from boopexp.agents.specs import PAPER_PARAMS
+from boopexp.agents.specs import OPTIONS_KEY, PAPER_PARAMS
 from boopexp.errors import ConfigError
 from boopexp.errors import show_value as _show
 
-AXIS_FORMS = "budget.KEY, budget.costs.COST, agents.NAME.PARAM, params." + "|".join(PAPER_PARAMS)
+AXIS_FORMS = (f"budget.KEY, budget.costs.COST, agents.NAME.PARAM, agents.NAME.{OPTIONS_KEY}.OPTION, params."
+              + "|".join(PAPER_PARAMS))
 #: The most grid points a sweep may have. A larger grid is refused at once, before any point is
 #: validated or planned (a 10^6-point grid was planned point by point for a minute, dry run
 #: included, before a word; and no one plays its millions of games in one config).
@@ -123,6 +126,8 @@ def check_axis(axis: Any, budget_mode: str) -> None:
         return
     if len(parts) == 3 and parts[0] == "agents" and all(parts[1:]):
         return
+    if len(parts) == 4 and parts[0] == "agents" and parts[2] == OPTIONS_KEY and all(parts[1:]):
+        return  # an engine's option; the point's config checks that the agent is an engine
     if len(parts) == 2 and parts[0] == "params" and parts[1] in PAPER_PARAMS:
         return
     raise ConfigError(f"sweep: unknown axis {_show(axis)}; allowed: {AXIS_FORMS}")
@@ -144,6 +149,9 @@ def apply_point(data: Mapping[str, Any], point: Mapping[str, Any], canonical: Ca
             doc["agents"] = agents
             key = next((k for k in agents if _canonical_or_none(canonical, k) == name), name)
             decl = agents.get(key) or {}
+            if len(parts) == 4:  # agents.NAME.options.OPTION: one option, beside the others
+                options = decl.get(OPTIONS_KEY)
+                value = {**(options if isinstance(options, Mapping) else {}), parts[3]: value}
             agents[key] = {**decl, parts[2]: value}
             continue
         node = doc
