@@ -2,8 +2,9 @@
 """A btp engine in plain Python (standard library only): it plays uniformly random legal moves.
 
 It keeps its own board from ``position startpos|fen <position string> moves ...`` (the rules of boop., RULES.md:
-placement, the push, victory, promotion with the choice named in the move) and knows nothing of
-boopexp but the protocol (docs/protocol.md). Use it in a config::
+placement, the push, victory, promotion with the choice named in the move; a position that extends
+the last one plays only the new moves) and knows nothing of boopexp but the protocol
+(docs/protocol.md). Use it in a config::
 
     agents:
       randpy: {engine: [python3, examples/engines/random_engine.py]}
@@ -59,6 +60,12 @@ class Board:
         board.large = {-1: counters[0], 1: counters[1]}
         return board
 
+    def copy(self):
+        other = Board()
+        other.cells, other.pool = list(self.cells), {k: list(v) for k, v in self.pool.items()}
+        other.large, other.to_move, other.winner = dict(self.large), self.to_move, self.winner
+        return other
+
     def legal(self):
         small, large = self.pool[self.to_move]
         sizes = [s for s, n in ((1, small), (2, large)) if n]
@@ -105,12 +112,13 @@ class Board:
 
     def groups(self, me):
         singles = self.pool[me] == [0, 0]
+        lines = self.lines(me)  # once: each square takes the lines that start on it
         out = []
         for sq in range(36):
             if self.cells[sq] * me > 0:
                 if singles:
                     out.append((sq,))
-                out.extend(g for g in self.lines(me) if g[0] == sq)
+                out.extend(g for g in lines if g[0] == sq)
         return out
 
     def promote(self, group):
@@ -143,6 +151,7 @@ class Board:
 def main():
     rng = random.Random(0)
     board, lost = Board(), False
+    seen = (["startpos"], [])  # the last position set up: a position that extends it plays only the new moves
     for line in sys.stdin:
         words = line.split()
         if not words:
@@ -155,27 +164,34 @@ def main():
         elif cmd == "newgame":
             if "seed" in words:
                 rng = random.Random(int(words[words.index("seed") + 1]))
-            board = Board()
+            board, lost, seen = Board(), False, (["startpos"], [])
         elif cmd == "position":
-            board, lost = Board(), True  # until the position is set up: no move on a wrong board
             end = words.index("moves") if "moves" in words else len(words)
-            if words[1:2] == ["fen"]:
-                try:
-                    board = Board.from_string(" ".join(words[2:end]))
-                except ValueError as exc:
-                    print(f"info error {exc}", flush=True)
+            head, moves = words[1:end], words[end + 1:]
+            if not lost and head == seen[0] and moves[:len(seen[1])] == seen[1]:
+                todo = moves[len(seen[1]):]  # the same game a few plies on: only the new moves
+            else:
+                todo, lost = moves, True  # until the position is set up: no move on a wrong board
+                if head[:1] == ["fen"]:
+                    try:
+                        board = Board.from_string(" ".join(head[1:]))
+                    except ValueError as exc:
+                        print(f"info error {exc}", flush=True)
+                        continue
+                elif head == ["startpos"]:
+                    board = Board()
+                else:
+                    print("info error position: startpos or fen <position string>", flush=True)
                     continue
-            elif words[1:2] != ["startpos"]:
-                print("info error position: startpos or fen <position string>", flush=True)
-                continue
-            for text in words[end + 1:]:
+            lost = True
+            for text in todo:
                 try:
                     board.play(text)
                 except ValueError as exc:
                     print(f"info error {exc}", flush=True)
                     break
             else:
-                lost = False
+                lost, seen = False, (head, moves)
         elif cmd == "go":
             moves = board.legal()
             if lost or board.winner or not moves:
@@ -183,10 +199,7 @@ def main():
                 continue
             size, sq = rng.choice(moves)
             text = name(sq).upper()[0] + name(sq)[1] if size == 2 else name(sq)
-            trial = Board()
-            trial.cells, trial.pool = list(board.cells), {k: list(v) for k, v in board.pool.items()}
-            trial.large, trial.to_move = dict(board.large), board.to_move
-            groups = trial.place(size, sq)
+            groups = board.copy().place(size, sq)
             if len(groups) > 1:
                 text += ":" + "".join(name(q) for q in rng.choice(groups))
             print(f"bestmove {text}", flush=True)
