@@ -3,9 +3,11 @@
  * Build: cc -O2 -o random_engine examples/engines/random_engine.c
  * Use:   agents: {crand: {engine: [./random_engine]}}
  *
- * It keeps the board from "position startpos moves ..." with the rules of boop. (RULES.md:
- * placement, the push, victory, one promoted group named in the move when there is a choice),
- * and "newgame seed S" seeds its generator (xorshift64*), so its games are reproducible.
+ * It keeps the board from "position startpos moves ..." or "position fen <position string>
+ * moves ..." (the one-line position string of docs/protocol.md, so it plays from the starts of an
+ * openings suite too) with the rules of boop. (RULES.md: placement, the push, victory, one
+ * promoted group named in the move when there is a choice), and "newgame seed S" seeds its
+ * generator (xorshift64*), so its games are reproducible.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,6 +104,41 @@ static void promote(Board *b, const Group *g) {
     }
 }
 
+/* The board of a position string's fields (ROWS BLUE_POOL RED_POOL SIDE [L_BLUE,L_RED MOVE]);
+ * 0 if they are not one: 6 rows of 6 of ".bBrR", pools and counters "n,n", side b or r, and
+ * 8 pieces for each player (on the board and in the pool). */
+static int from_fen(Board *b, char **f, int n) {
+    static const char CELLS[] = ".bBrR";
+    static const int VALUES[] = {0, -1, -2, 1, 2};
+    int owned[2] = {0, 0}, larges[2] = {0, 0}, l[2];
+    if ((n != 4 && n != 6) || strlen(f[0]) != 41) return 0;  /* 6 rows of 6, 5 slashes */
+    init(b);
+    for (int i = 0; i < 41; i++) {
+        const char *at = f[0][i] ? strchr(CELLS, f[0][i]) : NULL;
+        if (i % 7 == 6) { if (f[0][i] != '/') return 0; continue; }
+        if (!at) return 0;
+        int v = VALUES[at - CELLS];
+        b->cells[6 * (i / 7) + i % 7] = v;
+        if (v) { owned[side_of(v)]++; if (abs(v) == 2) larges[side_of(v)]++; }
+    }
+    for (int s = 0; s < 2; s++) {
+        char tail;
+        if (sscanf(f[1 + s], "%d,%d%c", &b->pool[s][0], &b->pool[s][1], &tail) != 2
+            || b->pool[s][0] < 0 || b->pool[s][1] < 0 || owned[s] + b->pool[s][0] + b->pool[s][1] != 8) return 0;
+        larges[s] += b->pool[s][1];
+    }
+    if (strcmp(f[3], "b") && strcmp(f[3], "r")) return 0;
+    b->to_move = f[3][0] == 'b' ? -1 : 1;
+    if (n == 6) {
+        char tail;
+        if (sscanf(f[4], "%d,%d%c", &l[0], &l[1], &tail) != 2) return 0;
+        for (int s = 0; s < 2; s++) { if (l[s] < larges[s] || l[s] > 8) return 0; b->large[s] = l[s]; }
+    } else {
+        b->large[0] = larges[0]; b->large[1] = larges[1];
+    }
+    return 1;
+}
+
 static void square_name(int sq, char *out) { out[0] = (char)('a' + sq % 6); out[1] = (char)('0' + 6 - sq / 6); out[2] = 0; }
 static int parse_square(const char *t) {
     int f = tolower((unsigned char)t[0]) - 'a', rank = t[1] - '0';
@@ -152,11 +189,18 @@ int main(void) {
         } else if (!strcmp(cmd, "position")) {
             char *w = strtok(NULL, " \t\r\n");
             init(&b);
-            lost = 0;
-            if (!w || strcmp(w, "startpos")) {  /* a board it cannot set up: no move until the next position */
-                printf("info error this engine reads 'position startpos' only\n"); lost = 1; continue;
+            lost = 1;  /* until the position is set up: no move on a board that is not the game's */
+            if (w && !strcmp(w, "fen")) {
+                char *fields[7]; int n = 0;
+                while ((w = strtok(NULL, " \t\r\n")) && strcmp(w, "moves")) { if (n < 7) fields[n] = w; n++; }
+                if (!from_fen(&b, fields, n)) { printf("info error not a position string\n"); continue; }
+            } else if (w && !strcmp(w, "startpos")) {
+                w = strtok(NULL, " \t\r\n");
+            } else {
+                printf("info error position: startpos or fen <position string>\n"); continue;
             }
-            if ((w = strtok(NULL, " \t\r\n")) && !strcmp(w, "moves"))
+            lost = 0;
+            if (w && !strcmp(w, "moves"))
                 while ((w = strtok(NULL, " \t\r\n")))
                     if (!play(&b, w)) { printf("info error illegal move %s\n", w); lost = 1; break; }
         } else if (!strcmp(cmd, "go")) {
