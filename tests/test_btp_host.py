@@ -205,3 +205,17 @@ def test_a_game_from_a_start_position_is_sent_as_fen():
                         Budget(mode="iterations", iterations=ITERATIONS), "code-0.6.2", 5, 40, start=start)
         games.append(dict(play_game(task)))
     assert games[0]["start"] == start and games[0]["moves"] == games[1]["moves"]
+
+
+def test_a_hung_engine_is_killed_without_the_quit_grace(tmp_path, monkeypatch):
+    """An engine that failed (here: no answer within its move time) is not asked to quit and given
+    QUIT_GRACE_S to do it: it would not read the line. Its process group is killed at once, so a
+    hung engine costs its game the move time and the kill (QUIT_GRACE_S made huge to show it)."""
+    from boopexp.play import btp_host
+
+    monkeypatch.setattr(btp_host, "QUIT_GRACE_S", 30.0)
+    spec = _engine(_script(tmp_path, "time.sleep(600)"), move_timeout_s=1.0)
+    start = time.monotonic()
+    record = _game(spec, resolve_agent("random"))
+    assert time.monotonic() - start < 20  # not 1 + 30
+    assert record["termination"] == "agent_error" and "within 1 s" in record["forfeit"]["error"]

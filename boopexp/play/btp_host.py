@@ -9,7 +9,7 @@ kept for the forfeit's message. Anything but a legal ``bestmove`` in time — no
 timeout, an exit, a line that is not btp — raises :class:`EngineFailure`, which
 :class:`boopexp.play.match.EnginePlayer` turns into a forfeit (as it does an illegal move);
 :meth:`EngineProcess.close` (the game's end, whatever it was) sends ``quit`` and kills the
-process group.
+process group (an engine that failed is killed at once: a hung one would not read ``quit``).
 """
 
 from __future__ import annotations
@@ -62,6 +62,8 @@ class EngineProcess:
         self.stderr: collections.deque[str] = collections.deque(maxlen=STDERR_LINES)
         self.go = _go_command(budget)
         self.drain: threading.Thread | None = None
+        #: it failed the protocol: it would not read ``quit`` either, so close kills it at once
+        self.failed = False
 
     # -- the process ------------------------------------------------------------------------
 
@@ -88,18 +90,20 @@ class EngineProcess:
         self._send(f"newgame seed {self.game_seed} side {self.side.value}")
 
     def close(self) -> None:
-        """End the engine: ``quit``, a short grace, then its whole process group is killed."""
+        """End the engine: ``quit`` and a short grace (not for an engine that failed: a hung one
+        would spend the grace too), then its whole process group is killed."""
         proc, self.proc = self.proc, None
         if proc is None:
             return
         try:
             if proc.stdin is not None:
-                proc.stdin.write("quit\n")
+                if not self.failed:
+                    proc.stdin.write("quit\n")
                 proc.stdin.close()
         except (OSError, ValueError):
             pass
         try:
-            proc.wait(QUIT_GRACE_S)
+            proc.wait(0 if self.failed else QUIT_GRACE_S)
         except subprocess.TimeoutExpired:
             pass
         try:  # what it started too: the group outlives its leader
@@ -117,12 +121,16 @@ class EngineProcess:
     def bestmove(self, start: str | None, moves: list[str]) -> str:
         """The engine's move after the game's ``moves`` from ``start`` (a position string; None:
         the empty board), as it wrote it; the engine is started at the first."""
-        if self.proc is None:
-            self._start()
-        where = "startpos" if start is None else f"fen {start}"
-        self._send(f"position {where}" + (" moves " + " ".join(moves) if moves else ""))
-        self._send(self.go)
-        answer = self._until("bestmove", f"'{self.go}'")
+        try:
+            if self.proc is None:
+                self._start()
+            where = "startpos" if start is None else f"fen {start}"
+            self._send(f"position {where}" + (" moves " + " ".join(moves) if moves else ""))
+            self._send(self.go)
+            answer = self._until("bestmove", f"'{self.go}'")
+        except EngineFailure:
+            self.failed = True
+            raise
         return answer.split(maxsplit=1)[1].strip() if len(answer.split()) > 1 else ""
 
     # -- the pipes ------------------------------------------------------------------------------
