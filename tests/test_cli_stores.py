@@ -25,7 +25,7 @@ def write_log(folder, n):
 def test_seal_says_what_it_moved(tmp_path):
     write_log(tmp_path / "r", 3)
     result = invoke("seal", str(tmp_path / "r"))
-    assert result.exit_code == 0 and result.output == f"{tmp_path / 'r'}: 3 games sealed into games-0001.jsonl.gz\n"
+    assert result.exit_code == 0 and result.output == f"{tmp_path / 'r'}: 3 games sealed into games-0001.jsonl.zst\n"
     again = invoke("seal", str(tmp_path / "r"))
     assert again.exit_code == 0 and again.output == f"{tmp_path / 'r'}: no game to seal\n"
 
@@ -63,7 +63,7 @@ def _snapshot(folder):
 
 
 def test_a_zero_byte_segment_is_refused_as_a_corrupt_store_by_every_command(tmp_path):
-    """A sealed segment is a gzip file (even a migrate of no game writes a 20-byte one): zero bytes
+    """A sealed segment is a compressed file (even a migrate of no game writes a 25-byte one): zero bytes
     is a segment lost, not a segment of no game; reading it as empty would replay its games."""
     folder = tmp_path / "r"
     write_log(folder, 2)
@@ -83,7 +83,7 @@ def test_a_migrated_store_of_no_game_is_a_valid_segment(tmp_path):
     folder = tmp_path / "r"
     write_log(folder, 0)
     assert invoke("migrate", str(folder)).exit_code == 0
-    assert (folder / "games-0001.jsonl.gz").stat().st_size > 0
+    assert (folder / "games-0001.jsonl.zst").stat().st_size > 0
     result = invoke("status", str(folder))
     assert result.exit_code == 0, result.output
 

@@ -5,14 +5,13 @@ malformed file or a conflicting game is one line and nothing written."""
 from __future__ import annotations
 
 import csv
-import gzip
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from boopexp.experiments.export import CSV_COLUMNS, export_games, game_text, import_games
-from boopexp.experiments.store import has_games_files, scan_store, segment_paths
+from boopexp.experiments.store import has_games_files, scan_store, segment_data, segment_paths
 from boopexp.interfaces.cli import main
 from tests.conftest import one_line
 
@@ -29,7 +28,7 @@ def invoke(*args: str):
 
 def _stored_lines(folder: Path) -> bytes:
     """A store's lines as stored: its segments in order, then its live log."""
-    data = b"".join(gzip.decompress(p.read_bytes()) for p in segment_paths(folder))
+    data = b"".join(segment_data(p) for p in segment_paths(folder))
     log = folder / "games.jsonl"
     return data + (log.read_bytes() if log.exists() else b"")
 

@@ -22,7 +22,7 @@ import pytest
 
 from boopexp.analysis.builder import build_report
 from boopexp.errors import StoreError
-from boopexp.experiments.store import FAULT_ENV, GameStore, encode_record, migrate, seal
+from boopexp.experiments.store import FAULT_ENV, GameStore, encode_record, migrate, seal, segment_data
 from boopexp.experiments.summary import game_summary
 from boopexp.game.sides import Colour, Side
 from boopexp.play.contract import (
@@ -113,9 +113,9 @@ def test_migrate_rewrites_a_schema1_store_into_one_segment_and_is_idempotent(tmp
     store = GameStore(schema1_store(tmp_path / "r"))
     before = store.scan().records
     report = migrate(store.directory)
-    assert report.changed and report.games == 4 and report.segment.name == "games-0001.jsonl.gz"
+    assert report.changed and report.games == 4 and report.segment.name == "games-0001.jsonl.zst"
     assert store.games_path.read_bytes() == b""
-    lines = gzip.decompress(report.segment.read_bytes()).splitlines()
+    lines = segment_data(report.segment).splitlines()
     assert [json.loads(line)["schema"] for line in lines] == [2, 2, 2, 2]
     assert store.scan().records == before
     assert report.segment.stat().st_size < SCHEMA1.stat().st_size / 10
@@ -130,8 +130,8 @@ def test_migrate_rewrites_a_schema1_store_into_one_segment_and_is_idempotent(tmp
         w.append(extra)
     seal(store.directory)
     third = migrate(store.directory)
-    assert third.changed and third.games == 5 and [p.name for p in third.removed] == ["games-0002.jsonl.gz"]
-    assert [p.name for p in store.directory.glob("games-*")] == ["games-0001.jsonl.gz"]
+    assert third.changed and third.games == 5 and [p.name for p in third.removed] == ["games-0002.jsonl.zst"]
+    assert [p.name for p in store.directory.glob("games-*")] == ["games-0001.jsonl.zst"]
     assert [record_key(r) for r in store.scan().records] == [record_key(r) for r in before] + [
         (extra["config_hash"], extra["pairing"], 7)]
 
@@ -172,8 +172,9 @@ def test_a_migrate_killed_at_any_step_loses_nothing_and_a_rerun_finishes_it(tmp_
     # a summary written for the new segment while the old one is still in place is not trusted
     assert [record_key(r) for r in GameStore(folder).outcomes().records] == expected
     migrate(folder)
-    assert [p.name for p in folder.glob("games-*")] == ["games-0001.jsonl.gz"] and not list(folder.glob(".games-*"))
-    lines = gzip.decompress((folder / "games-0001.jsonl.gz").read_bytes()).splitlines()
+    # the older gzip segments converted (issue 22: zstd segments)
+    assert [p.name for p in folder.glob("games-*")] == ["games-0001.jsonl.zst"] and not list(folder.glob(".games-*"))
+    lines = segment_data(folder / "games-0001.jsonl.zst").splitlines()
     assert [record_key(json.loads(line)) for line in lines] == expected
     assert [p.name for p in folder.glob("summary-*")] == ["summary-0001.parquet"]
     assert not list(folder.glob(".summary-*"))

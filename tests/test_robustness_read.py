@@ -4,7 +4,6 @@ reading every line (issue 22)."""
 
 from __future__ import annotations
 
-import gzip
 import json
 import math
 import re
@@ -19,7 +18,7 @@ from boopexp.analysis import robustness as rb
 from boopexp.analysis.records import ReportWarning
 from boopexp.errors import StoreError
 from boopexp.experiments import store as store_module
-from boopexp.experiments.store import seal
+from boopexp.experiments.store import encode_segment, seal, segment_data
 
 ROOT = Path(__file__).resolve().parents[1]
 COLUMNS = ["pairing", "p1", "p2", "winner", "point", "config_hash", "game_index"]
@@ -146,11 +145,11 @@ def test_a_stale_summary_is_not_used(tmp_path):
 @pytest.mark.parametrize("where", ["log", "segment"])
 def test_a_bad_line_is_named_as_before(tmp_path, line, message, where):
     folder = _store(tmp_path / "st", SEALED, [_record("a vs b", 3, "p1")])
-    path = folder / ("games.jsonl" if where == "log" else "games-0001.jsonl.gz")
+    path = folder / ("games.jsonl" if where == "log" else "games-0001.jsonl.zst")
     if where == "log":
         path.write_text(path.read_text() + line + _line(_record("a vs b", 4, "p1")), encoding="utf-8")
     else:  # a segment without a summary (a hand-made one): decoded line by line
-        path.write_bytes(gzip.compress(gzip.decompress(path.read_bytes()) + line.encode()))
+        path.write_bytes(encode_segment(segment_data(path) + line.encode()))
         (folder / "summary-0001.parquet").unlink()
     number = 2 if where == "log" else len(SEALED) + 1
     with pytest.raises(StoreError, match=rf"^{re.escape(str(path))}:{number}: {message}"):

@@ -12,7 +12,7 @@ from conftest import DEMO_CONFIG, fake_play_game, one_line, without_timing
 from boopexp.experiments.config import load_yaml, parse_config
 from boopexp.experiments.pool import PoolOptions
 from boopexp.experiments.runner import run_plan
-from boopexp.experiments.store import GameStore
+from boopexp.experiments.store import GameStore, segment_data, segment_paths
 from boopexp.interfaces.cli import main
 from boopexp.play.identity import Shard
 
@@ -181,7 +181,7 @@ def test_merged_shards_are_the_unsharded_store_game_for_game(tmp_path):
     result = invoke("merge", *folders, "--out", tmp_path / "merged")
     assert result.exit_code == 0, result.output
     games = len(_records(tmp_path / "all"))
-    assert result.output == f"{tmp_path / 'merged'}: {games} games merged from 3 store(s) into games-0001.jsonl.gz " \
+    assert result.output == f"{tmp_path / 'merged'}: {games} games merged from 3 store(s) into games-0001.jsonl.zst " \
                             f"({games} games in all)\n"
     merged = {k: without_timing(r) for k, r in _records(tmp_path / "merged").items()}
     assert merged == {k: without_timing(r) for k, r in _records(tmp_path / "all").items()}
@@ -211,7 +211,7 @@ def test_merge_is_idempotent_and_adds_a_late_shard(tmp_path):
                             f"({len(_records(out))} games)\n"
     assert snapshot(out) == before
     result = invoke("merge", *folders, "--out", out)  # the third shard, finished later
-    assert result.exit_code == 0 and "into games-0002.jsonl.gz" in result.output, result.output
+    assert result.exit_code == 0 and "into games-0002.jsonl.zst" in result.output, result.output
     assert set(_records(out)) == set().union(*(_records(f) for f in folders))
     after = snapshot(out)
     assert invoke("merge", *folders, "--out", out).exit_code == 0 and snapshot(out) == after
@@ -278,17 +278,15 @@ def test_a_large_merge_streams_into_several_segments_in_identity_order(tmp_path,
     out = tmp_path / "merged"
     result = invoke("merge", *folders, "--out", out)
     assert result.exit_code == 0, result.output
-    segments = sorted(out.glob("games-*.jsonl.gz"))
+    segments = segment_paths(out)
     games = len(_records(tmp_path / "whole"))
     assert len(segments) == -(-games // 7) and result.output == (
-        f"{out}: {games} games merged from 3 store(s) into games-0001.jsonl.gz .. {segments[-1].name} "
+        f"{out}: {games} games merged from 3 store(s) into games-0001.jsonl.zst .. {segments[-1].name} "
         f"({games} games in all)\n")
     # the same lines in the same (identity) order as the merge into one segment; each summary is
     # what decoding its segment gives; nothing left aside
-    import gzip
 
-    assert b"".join(gzip.decompress(p.read_bytes()) for p in segments) == gzip.decompress(
-        (tmp_path / "whole" / "games-0001.jsonl.gz").read_bytes())
+    assert b"".join(segment_data(p) for p in segments) == segment_data(tmp_path / "whole" / "games-0001.jsonl.zst")
     scan = GameStore(out).scan()
     assert [store.record_key(r) for r in scan.records] == sorted(store.record_key(r) for r in scan.records)
     assert GameStore(out).outcomes().notes == ()
@@ -327,7 +325,7 @@ def test_merge_into_an_existing_store_refuses_a_conflict_before_writing(tmp_path
     (other / "games.jsonl").write_bytes(encode_record(dict(first, moves=list(reversed(first["moves"])))))
     line = one_line(invoke("merge", folders[1], other, "--out", out), 1)
     assert line.startswith(f"Error: {other / 'games.jsonl'} line 1: game {first['pairing']!r} #{first['game_index']}") \
-        and f"other moves or fields than {out / 'games-0001.jsonl.gz'} line " in line, line
+        and f"other moves or fields than {out / 'games-0001.jsonl.zst'} line " in line, line
     assert snapshot(out) == before and not (tmp_path / ".merged.merging").exists()
 
 
@@ -375,7 +373,7 @@ def test_a_merge_killed_leaves_out_as_it_was_or_complete_and_a_rerun_finishes(tm
     now = None if not out.exists() else {
         k: v for k, v in snapshot(out).items()
         if not k.endswith(".tmp") and not (k.startswith("summary-") and not (out / k.replace(
-            "summary-", "games-").replace(".parquet", ".jsonl.gz")).exists())}
+            "summary-", "games-").replace(".parquet", ".jsonl.zst")).exists())}
     assert now == before or set(_records(out)) == whole
     result = invoke("merge", *folders, "--out", out)
     assert result.exit_code == 0, result.output
@@ -384,4 +382,4 @@ def test_a_merge_killed_leaves_out_as_it_was_or_complete_and_a_rerun_finishes(tm
     assert not [p for p in out.iterdir() if p.name.endswith(".tmp")]
     # every segment has its summary, equal to what decoding the segment gives
     assert GameStore(out).outcomes().notes == () and len(list(out.glob("summary-*.parquet"))) == len(
-        list(out.glob("games-*.jsonl.gz")))
+        segment_paths(out))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -18,8 +19,12 @@ from boopexp.experiments.store import (
     FAULT_ENV,
     GameStore,
     encode_record,
+    encode_segment,
     scan_store,
     seal,
+    segment_blocks,
+    segment_data,
+    segment_paths,
 )
 from boopexp.experiments.summary import game_summary
 from boopexp.experiments.tally import score, unplanned
@@ -213,15 +218,15 @@ def test_seal_moves_the_log_into_a_segment_byte_for_byte(tmp_path):
     store = GameStore(tmp_path)
     data = write_lines(store.games_path, [rec(0), rec(1, "p2")])
     report = seal(tmp_path)
-    assert report.segment == tmp_path / "games-0001.jsonl.gz" and (report.games, report.dropped) == (2, 0)
-    assert gzip.decompress(report.segment.read_bytes()) == data
+    assert report.segment == tmp_path / "games-0001.jsonl.zst" and (report.games, report.dropped) == (2, 0)
+    assert segment_data(report.segment) == data
     assert store.games_path.read_bytes() == b""
     assert [record_key(r)[2] for r in store.scan().records] == [0, 1]
     # nothing left to seal; new games go to the log and into the next segment
     assert seal(tmp_path).segment is None
     with store.open() as w:
         w.append(rec(2))
-    assert seal(tmp_path).segment == tmp_path / "games-0002.jsonl.gz"
+    assert seal(tmp_path).segment == tmp_path / "games-0002.jsonl.zst"
     scan = store.scan()
     assert [record_key(r)[2] for r in scan.records] == [0, 1, 2] and scan.duplicates == 0
 
@@ -240,6 +245,27 @@ def test_a_damaged_segment_is_an_error(tmp_path):
     (tmp_path / "games-0001.jsonl.gz").write_bytes(gzip.compress(encode_record(rec(0)))[:-6])
     with pytest.raises(StoreError, match="games-0001.jsonl.gz: damaged sealed segment"):
         GameStore(tmp_path).scan()
+
+
+@pytest.mark.parametrize("damage", ["cut", "flipped", "trailer"])
+def test_a_damaged_zstd_segment_is_an_error(tmp_path, damage):
+    """A segment sealed as zstd (issue 22) is checked as a gzip one was: cut short, a byte changed
+    (zstd's own check, or the CRC-32 of its trailer) or a wrong trailer is one line naming it."""
+    store = GameStore(tmp_path)
+    write_lines(store.games_path, [rec(i) for i in range(50)])
+    segment = seal(tmp_path).segment
+    data = bytearray(segment.read_bytes())
+    if damage == "cut":
+        data = data[:-20]
+    elif damage == "flipped":
+        data[len(data) // 2] ^= 0x01
+    else:
+        data[-3] ^= 0x01  # the recorded length
+    segment.write_bytes(bytes(data))
+    (tmp_path / "summary-0001.parquet").unlink()
+    for read in (store.scan, lambda: segment_data(segment), lambda: [b for b in segment_blocks(segment)]):
+        with pytest.raises(StoreError, match=rf"^{re.escape(str(segment))}: damaged sealed segment \("):
+            read()
 
 
 def test_seal_keeps_a_truncated_tail_aside_and_refuses_a_corrupt_log(tmp_path):
@@ -272,8 +298,8 @@ SEAL_STEPS = ["seal-summary:written", "seal-summary:synced", "seal-summary:renam
 def _stored_lines(folder) -> list[GameKey]:
     """Every game line physically present in the folder (segments and log), duplicates included."""
     keys = []
-    for path in sorted(folder.glob("games-*.jsonl.gz")):
-        keys += [record_key(json.loads(x)) for x in gzip.decompress(path.read_bytes()).splitlines()]
+    for path in segment_paths(folder):
+        keys += [record_key(json.loads(x)) for x in segment_data(path).splitlines()]
     keys += [record_key(json.loads(x)) for x in (folder / "games.jsonl").read_bytes().splitlines()]
     return keys
 
@@ -472,13 +498,12 @@ def test_a_long_log_is_sealed_into_segments_of_bounded_size_each_with_its_summar
                         lambda path, n, raw: (parsed.append(path.name), real_parse(path, n, raw))[1])
     report = seal(tmp_path)
     assert parsed == ["games.jsonl"] * len(games)  # no sealed game decoded
-    assert [p.name for p in report.segments] == ["games-0002.jsonl.gz", "games-0003.jsonl.gz", "games-0004.jsonl.gz"]
+    assert [p.name for p in report.segments] == ["games-0002.jsonl.zst", "games-0003.jsonl.zst", "games-0004.jsonl.zst"]
     assert report.segment == report.segments[0] and report.games == 5 and report.dropped == 2
-    moved = b"".join(gzip.decompress(p.read_bytes()) for p in report.segments)
+    moved = b"".join(segment_data(p) for p in report.segments)
     assert moved == b"".join(line + b"\n" for i, line in enumerate(log.splitlines()) if i not in (1, 3))
-    assert gzip.decompress(report.segments[0].read_bytes()) == encode_record(rec(2)) + encode_record(rec(3, "p2"))
-    assert report.segments[0].read_bytes() == gzip.compress(encode_record(rec(2)) + encode_record(rec(3, "p2")),
-                                                            9, mtime=0)  # the bytes gzip.compress gave
+    assert segment_data(report.segments[0]) == encode_record(rec(2)) + encode_record(rec(3, "p2"))
+    assert report.segments[0].read_bytes() == encode_segment(encode_record(rec(2)) + encode_record(rec(3, "p2")))
     assert store.games_path.read_bytes() == b""
     assert [record_key(r)[2] for r in store.scan().records] == list(range(7)) and store.scan().duplicates == 0
     assert store.outcomes().records == tuple(game_summary(r) for r in store.scan().records)
@@ -495,7 +520,7 @@ def test_seal_refuses_a_conflict_found_while_streaming_with_nothing_written(tmp_
         write_lines(store.games_path, [rec(0)])
         seal(tmp_path)
         write_lines(store.games_path, [rec(1), rec(2), rec(0, "p2"), rec(3)])
-        first = f"{tmp_path / 'games-0001.jsonl.gz'} line 1"
+        first = f"{tmp_path / 'games-0001.jsonl.zst'} line 1"
     else:
         write_lines(store.games_path, [rec(1), rec(0), rec(2), rec(0, "p2"), rec(3)])
         first = f"{store.games_path} line 2"

@@ -4,7 +4,6 @@ match their segment (docs/runner.md, "Summaries")."""
 
 from __future__ import annotations
 
-import gzip
 import subprocess
 import sys
 from pathlib import Path
@@ -44,14 +43,14 @@ def test_the_summary_equals_full_decoding_on_every_committed_store():
         for segment in store_module.segment_paths(folder):
             rows, problem = read_summary(segment)
             assert problem is None and rows is not None, (segment, problem)  # committed, and matching
-            lines = gzip.decompress(segment.read_bytes()).splitlines()
+            lines = store_module.segment_data(segment).splitlines()
             assert rows == [(n, game_summary(parse_line(segment, n, raw))) for n, raw in enumerate(lines, start=1)]
         assert scan_outcomes(folder).records == tuple(game_summary(r) for r in scan_store(folder).records), folder
 
 
 def test_status_reads_the_summaries_never_the_sealed_games(tmp_path, monkeypatch):
     store = sealed_store(tmp_path / "r")
-    assert summary_path(tmp_path / "r" / "games-0001.jsonl.gz").is_file()
+    assert summary_path(tmp_path / "r" / "games-0001.jsonl.zst").is_file()
     expected = tuple(game_summary(r) for r in store.scan().records)
 
     def no_decoding(*args, **kwargs):
@@ -69,10 +68,10 @@ def test_status_reads_the_summaries_never_the_sealed_games(tmp_path, monkeypatch
 def test_a_stale_or_corrupt_summary_is_one_warning_and_the_segment_is_read(tmp_path, damage):
     folder = tmp_path / "r"
     store = sealed_store(folder)
-    segment, summary = folder / "games-0001.jsonl.gz", folder / "summary-0001.parquet"
+    segment, summary = folder / "games-0001.jsonl.zst", folder / "summary-0001.parquet"
     if damage == "stale":  # the segment restored from an older copy: three games, not four
-        segment.write_bytes(gzip.compress(b"".join(encode_record(r) for r in store.scan().records[:3]), mtime=0))
-        why = f"{summary} does not match games-0001.jsonl.gz (written for another version of it)"
+        segment.write_bytes(store_module.encode_segment(b"".join(encode_record(r) for r in store.scan().records[:3])))
+        why = f"{summary} does not match games-0001.jsonl.zst (written for another version of it)"
     else:
         summary.write_bytes(b"PAR1 not really")
         why = f"{summary}: unreadable summary"
@@ -98,10 +97,10 @@ def test_a_missing_summary_is_read_from_the_segment_silently_and_seal_or_migrate
     scan = store.outcomes()
     assert scan.warnings() == [] and scan.records == tuple(game_summary(r) for r in store.scan().records)
     seal(folder)
-    assert summary.is_file() and read_summary(folder / "games-0001.jsonl.gz")[1] is None
+    assert summary.is_file() and read_summary(folder / "games-0001.jsonl.zst")[1] is None
     summary.unlink()
     migrated = migrate(folder)  # a migrated store: the segment is left as it is, its summary added
-    assert not migrated.changed and read_summary(folder / "games-0001.jsonl.gz")[0] is not None
+    assert not migrated.changed and read_summary(folder / "games-0001.jsonl.zst")[0] is not None
 
 
 def test_migrate_writes_the_summary_of_its_segment_and_drops_the_older_ones(tmp_path):
@@ -113,7 +112,7 @@ def test_migrate_writes_the_summary_of_its_segment_and_drops_the_older_ones(tmp_
     assert sorted(p.name for p in folder.glob("summary-*")) == ["summary-0001.parquet", "summary-0002.parquet"]
     report = migrate(folder)
     assert report.changed and sorted(p.name for p in folder.glob("summary-*")) == ["summary-0001.parquet"]
-    rows, problem = read_summary(folder / "games-0001.jsonl.gz")
+    rows, problem = read_summary(folder / "games-0001.jsonl.zst")
     assert problem is None and [r["game_index"] for _, r in rows] == [0, 1, 7]
 
 
@@ -227,7 +226,7 @@ def test_the_live_log_read_as_columns_equals_decoding_each_line_on_every_committ
     logs = [odd]
     for folder in results_folders(ROOT / "results"):
         for segment in store_module.segment_paths(folder):
-            lines = gzip.decompress(segment.read_bytes()).splitlines(keepends=True)[:100]  # a sample: fast
+            lines = store_module.segment_data(segment).splitlines(keepends=True)[:100]  # a sample: fast
             logs.append(b"".join(lines))
             logs.append(b"".join(json.dumps(decode_record(json.loads(raw)), default=str).encode() + b"\n"
                                  for raw in lines[:20]) + odd)

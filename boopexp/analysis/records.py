@@ -3,7 +3,7 @@ one row per telemetry ply.
 
 Rules (docs/tables.md):
 
-* **Reading.** A results directory holds its games (sealed segments ``games-NNNN.jsonl.gz`` and
+* **Reading.** A results directory holds its games (sealed segments ``games-NNNN.jsonl.zst`` and
   the live log ``games.jsonl``, one JSON record per line, docs/runner.md) and ``config.yaml``.
   Blank lines are ignored. An invalid *last* line of the log is skipped with a
   :class:`ReportWarning` (a run may be appending to it right now); an invalid
@@ -130,7 +130,7 @@ def read_games(directory: Path) -> list[tuple[Path, int, dict[str, Any]]]:
     """Parse the games of one results directory into (file, line number, record) triples.
 
     The files are read as the store reads them (:func:`boopexp.experiments.store.read_store_files`): the
-    sealed segments ``games-NNNN.jsonl.gz`` in number order, then the live log ``games.jsonl``.
+    sealed segments ``games-NNNN.jsonl.zst`` (or ``.gz``) in number order, then the live log ``games.jsonl``.
     A last line of the log without its newline is a write cut short (a run killed, or still
     writing) and is skipped with a warning; any other line must be a JSON object. Records of
     either schema are returned in schema 1 (:func:`boopexp.experiments.store.decode_record`).

@@ -1,13 +1,14 @@
 """One row per sealed game: the summary written beside each sealed segment (docs/runner.md).
 
-``summary-NNNN.parquet`` holds, for each line of ``games-NNNN.jsonl.gz``, the game's identity and
-outcome (:data:`COLUMNS`, :func:`game_summary`), so that ``status``, a resumed ``run`` and
-``run --dry-run`` never decompress and parse the moves and telemetry they do not use. It is
-Parquet, through pyarrow (a maintained columnar engine: reading 100k rows takes tenths of a
-second where decoding the segment takes a minute), and is a *cache* of the segment, never the
-truth: its metadata records the segment's size and gzip trailer (CRC-32 and length of the
-uncompressed lines), and a summary that does not match its segment, cannot be read, or is missing
-is ignored and the segment decoded instead (:func:`read_summary` says why).
+``summary-NNNN.parquet`` holds, for each line of ``games-NNNN.jsonl.zst`` (or of an older
+``games-NNNN.jsonl.gz``), the game's identity and outcome (:data:`COLUMNS`, :func:`game_summary`),
+so that ``status``, a resumed ``run`` and ``run --dry-run`` never decompress and parse the moves
+and telemetry they do not use. It is Parquet, through pyarrow (a maintained columnar engine:
+reading 100k rows takes tenths of a second where decoding the segment takes a minute), and is a
+*cache* of the segment, never the truth: its metadata records the segment's size and trailer (its
+last 8 bytes: the CRC-32 and length of the uncompressed lines, in either format), and a summary
+that does not match its segment, cannot be read, or is missing is ignored and the segment decoded
+instead (:func:`read_summary` says why).
 
 pyarrow is imported inside the functions: ``boopexp --help`` does not pay for it.
 """
@@ -20,7 +21,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-#: ``summary-NNNN.parquet`` beside ``games-NNNN.jsonl.gz``.
+#: ``summary-NNNN.parquet`` beside ``games-NNNN.jsonl.zst`` (or ``.gz``).
 SUMMARY_PATTERN = re.compile(r"summary-(\d{4,})\.parquet")
 #: The summary format, in the file's metadata: a summary of another format is not read.
 SUMMARY_FORMAT = "1"
@@ -32,13 +33,14 @@ COLUMNS: tuple[str, ...] = ("line", "config_hash", "pairing", "game_index", "exp
 _JSON_COLUMNS = ("forfeit", "sweep")
 #: Text columns with few distinct values in a store.
 _SHARED_COLUMNS = ("config_hash", "pairing", "experiment", "p1", "p2", "winner", "termination")
-#: Bytes of a gzip trailer: CRC-32 and size (mod 2^32) of the uncompressed data.
+#: Bytes of a segment's trailer: CRC-32 and size (mod 2^32) of the uncompressed data (a gzip
+#: member's trailer, or the checksum frame of :mod:`boopexp.experiments.store`'s zstd segments).
 _TRAILER = 8
 
 
 def summary_path(segment: Path) -> Path:
-    """The summary of sealed segment ``games-NNNN.jsonl.gz``: ``summary-NNNN.parquet`` beside it."""
-    number = segment.name.removeprefix("games-").removesuffix(".jsonl.gz")
+    """The summary of sealed segment ``games-NNNN.jsonl.zst`` (or ``.gz``): ``summary-NNNN.parquet`` beside it."""
+    number = segment.name.removeprefix("games-").removesuffix(".gz").removesuffix(".zst").removesuffix(".jsonl")
     return segment.with_name(f"summary-{number}.parquet")
 
 
@@ -111,7 +113,7 @@ def summary_table(rows: Iterable[tuple[int, Mapping[str, Any]]]) -> Any:
 def read_summary(segment: Path) -> tuple[list[tuple[int, dict[str, Any]]] | None, str | None]:
     """The rows of ``segment``'s summary, or None and why not (None: there is no summary).
 
-    A summary is used only if its metadata matches the segment as it is now (size and gzip
+    A summary is used only if its metadata matches the segment as it is now (size and
     trailer): a segment restored or rewritten since is decoded instead.
     """
     table, problem = read_summary_table(segment)

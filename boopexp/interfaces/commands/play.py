@@ -400,7 +400,7 @@ def replay(results_dir, pairing, game_index, config_hash, show, search):
 
     require_results_folder(results_dir)  # exit code 2, as in status and tables
     if not has_games_files(results_dir):
-        raise ConfigError(f"no games.jsonl (nor sealed games-NNNN.jsonl.gz) in {str(results_dir)!r}")
+        raise ConfigError(f"no games.jsonl (nor sealed games-NNNN.jsonl.zst) in {str(results_dir)!r}")
     with schema.within("--pairing"):  # aliases as in configs ("mcts+SEP" is "mcts-co"); declared agents keep theirs
         pairing = parse_pairing(pairing, canonical=lambda name: ALIASES.get(name, name))
     scan = GameStore(results_dir).scan()

@@ -97,7 +97,7 @@ class Root:
         path = self.inside(name, "store")
         if not path.is_dir() or not has_games_files(path):
             raise RequestError(404, f"no store {name!r} under the root (a folder with games.jsonl or sealed "
-                                    "games-NNNN.jsonl.gz); /api/stores lists them")
+                                    "games-NNNN.jsonl.zst); /api/stores lists them")
         for file in _store_files(path):
             if not self.holds(file):
                 raise RequestError(400, f"store {name!r}: {file.name} leads out of the root (a symbolic link); "
