@@ -200,20 +200,20 @@ def test_status_counts_the_summaries_columns_never_one_row_a_game(tmp_path, monk
     assert (row["done"], row["p1_wins"], row["p2_wins"], row["no_winner"]) == (4, 2, 1, 1)
 
 
-def _log_rows_decoded(path: Path, data: bytes) -> list[dict]:
-    from boopexp.experiments.store import OUTCOME_COLUMNS
-
-    return [{"line": n, **{k: game_summary(parse_line(path, n, raw))[k] for k in OUTCOME_COLUMNS[1:]}}
+def _log_rows_decoded(path: Path, data: bytes, columns) -> list[dict]:
+    return [{"line": n, **{k: game_summary(parse_line(path, n, raw))[k] for k in columns[1:]}}
             for n, raw in enumerate(data.splitlines(), start=1)]
 
 
 def test_the_live_log_read_as_columns_equals_decoding_each_line_on_every_committed_store(tmp_path):
-    """store._log_outcomes (pyarrow's JSON reader, a few fields) gives what decoding every line
+    """store._lines_summary (pyarrow's JSON reader, a few fields) gives what decoding every line
     gives: on each committed store's games as a log, in their stored form (schema 2) and as
-    schema 1 (every field written out), and on lines with a sweep point, a forfeit, a null."""
+    schema 1 (every field written out), and on lines with a sweep point, a forfeit, a null; the
+    outcome columns (status, a resume) and every column of the summary (seal, issue 22)."""
     import json
 
-    from boopexp.experiments.store import _log_outcomes, decode_record
+    from boopexp.experiments.store import OUTCOME_COLUMNS, _lines_summary, decode_record
+    from boopexp.experiments.summary import COLUMNS
 
     def as_text(rows):  # forfeit and sweep are JSON text in the columns
         return [{**r, **{c: None if r[c] is None else json.dumps(r[c]) for c in ("forfeit", "sweep")}} for r in rows]
@@ -222,7 +222,16 @@ def test_the_live_log_read_as_columns_equals_decoding_each_line_on_every_committ
     odd = b"".join(encode_record(r) for r in (
         rec(0, sweep={"budget.seconds": 0.5}), rec(1, None, termination="ply_limit"),
         rec(2, "p2", termination="agent_error", forfeit={"side": "p1", "error": "boom"}),
-        rec(3, "p1", p1=None, p1_spec={"name": "a"}), rec(4, "p2", p1_spec={"name": "a"}, p2_spec={"name": "b"})))
+        rec(3, "p1", p1=None, p1_spec={"name": "a"}), rec(4, "p2", p1_spec={"name": "a"}, p2_spec={"name": "b"}),
+        # what the summary's other columns read: plies left out, null, or other than the moves';
+        # telemetry without device seconds, with a null among them, empty, or of ints
+        rec(5, schema=2, moves=["a1", "b2"]), rec(6, schema=2, moves=["a1"], plies=None),
+        rec(7, schema=2, moves=["a1"], plies=4, experiment="x"), rec(9, schema=2, telemetry={"iterations": [3, 4]}),
+        rec(10, schema=2, telemetry={"device_seconds": [0.5, None]}),
+        rec(11, schema=2, telemetry={"device_seconds": []}), rec(12, schema=2, telemetry={"device_seconds": [1, 2]}),
+        rec(13, schema=2, telemetry=None)))
+    odd += b"".join(json.dumps(r).encode() + b"\n" for r in (  # schema 1 as stored: nothing derived
+        rec(8, schema=1, moves=["a1"]), rec(14, schema=1, telemetry={"device_seconds": [1.5]})))
     logs = [odd]
     for folder in results_folders(ROOT / "results"):
         for segment in store_module.segment_paths(folder):
@@ -232,10 +241,15 @@ def test_the_live_log_read_as_columns_equals_decoding_each_line_on_every_committ
                                  for raw in lines[:20]) + odd)
     assert len(logs) > 100
     for data in logs:
-        table = _log_outcomes(path, data, 0)
-        assert table is not None and as_text(_log_rows_decoded(path, data)) == table.to_pylist()
+        for columns in (OUTCOME_COLUMNS, COLUMNS):
+            table = _lines_summary(path, data, 0, columns)
+            if table is None:  # a schema-1 record's telemetry (a list of moves): decoded line by line
+                assert columns == COLUMNS and b'"telemetry": [' in data
+                continue
+            assert as_text(_log_rows_decoded(path, data, columns)) == table.to_pylist()
+    assert _lines_summary(path, logs[1], 0, COLUMNS) is not None
     # a line the reader cannot take is left to the exact decoding, which names it
     good = encode_record(rec(0))
     for bad in (b"{not json\n", b"\n", good.replace(b'"winner":"p1"', b'"winner":"p3"'),
                 good.replace(b',"winner":"p1"', b""), good.replace(b":2,", b":3,", 1)):
-        assert _log_outcomes(path, encode_record(rec(9)) + bad, 0) is None
+        assert _lines_summary(path, encode_record(rec(9)) + bad, 0) is None

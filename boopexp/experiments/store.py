@@ -365,10 +365,12 @@ def _segment_lines(path: Path, data: bytes) -> list[tuple[int, bytes]]:
     return lines
 
 
-def parse_line(path: Path, number: int, raw: bytes, moves: bool = True) -> dict[str, Any]:
+def parse_line(path: Path, number: int, raw: bytes, moves: bool = True,
+               telemetry: bool | None = None) -> dict[str, Any]:
     """The game record of one stored line, validated (schema 1 or 2, returned as schema 1: see
     :func:`decode_record`); without its moves and telemetry if not ``moves`` (what counting games
-    reads: unpacking the telemetry is most of decoding a record).
+    reads: unpacking the telemetry is most of decoding a record), without its telemetry only if
+    ``telemetry`` is False (None: as ``moves``).
 
     Raises:
         StoreError: the line is not JSON or not a game record (file and line named).
@@ -382,8 +384,9 @@ def parse_line(path: Path, number: int, raw: bytes, moves: bool = True) -> dict[
     problem = check_record(record)
     if problem:
         raise StoreError(f"{path} line {number}: invalid game record ({problem}); repair or remove that line")
-    if not moves:
-        record = {k: v for k, v in record.items() if k not in ("moves", "telemetry")}
+    dropped = (() if moves else ("moves",)) + (() if (moves if telemetry is None else telemetry) else ("telemetry",))
+    if dropped:
+        record = {k: v for k, v in record.items() if k not in dropped}
     try:
         return decode_record(record)
     except ValueError as exc:
@@ -646,8 +649,10 @@ def _segment_table(path: Path, earlier: _FileTable | None, columns: Sequence[str
         return earlier
     table, note = read_summary_table(path, columns)
     if table is None:
-        rows = ((n, game_summary(parse_line(path, n, raw))) for block in segment_blocks(path) for n, raw in block)
-        table = summary_table(rows).select(list(columns))
+        import pyarrow as pa
+
+        parts = [_summarised_lines(path, data, first, columns) for first, data in segment_text_blocks(path)]
+        table = pa.concat_tables(parts) if parts else summary_table(()).select(list(columns))
         return _FileTable(path, stamp, table, note, decoded=True)
     return _FileTable(path, stamp, table, note)
 
@@ -671,14 +676,10 @@ def _log_table(directory: Path, earlier: _FileTable | None,
                 start, first_line, head = length, lines, earlier.table
             else:
                 digest = hashlib.blake2b()
-    table = _log_outcomes(path, data[start:end], first_line) if tuple(columns) == OUTCOME_COLUMNS else None
+    table = _summarised_lines(path, data[start:end], first_line, columns)
     tail = None
     if end < len(data):
         tail = TruncatedTail(line=first_line + data.count(b"\n", start, end) + 1, offset=end, data=data[end:])
-    if table is None:  # decoded a line at a time: every field, and a bad line's exact error
-        new, _ = split_lines(data[start:end])
-        table = summary_table((first_line + n, game_summary(parse_line(path, first_line + n, raw)))
-                              for n, raw in new).select(list(columns))
     if head is not None:
         import pyarrow as pa
 
@@ -688,73 +689,149 @@ def _log_table(directory: Path, earlier: _FileTable | None,
     return _FileTable(path, stamp, table, None, tail)
 
 
-#: Bytes that send a line of the log to the exact decoding (:func:`_log_outcomes`): an object of
-#: any keys (forfeit, sweep point), or a null that the columnar reading cannot tell from a field
-#: left out (which the record's schema derives, or which is missing).
-_DECODED_LINES = re.compile(rb'"(?:forfeit|sweep)"|"(?:p1|p2|winner|termination)"\s*:\s*null')
+#: Bytes that send a line to the exact decoding (:func:`_lines_summary`): an object of any keys
+#: (forfeit, sweep point), or a null that the columnar reading cannot tell from a field left out
+#: (which the record's schema derives, or which is missing).
+_DECODED_LINES = re.compile(rb'"(?:forfeit|sweep)"|"(?:p1|p2|winner|termination|plies)"\s*:\s*null')
+#: A line's objects that the summary holds as they are (as JSON text), and a telemetry object.
+_OBJECT_FIELDS = re.compile(rb'"(?:forfeit|sweep)"')
+_TELEMETRY = re.compile(rb'"telemetry":\{[^{}]*\}')
+#: The summary's columns read from the moves and telemetry (the others from a record's top level).
+_GAME_COLUMNS = ("experiment", "plies", "device_seconds")
 
 
-def _log_outcomes(path: Path, data: bytes, first_line: int) -> Any:
-    """The games of the log's complete lines ``data`` (after ``first_line`` lines) as a table of
-    :data:`OUTCOME_COLUMNS`, equal to decoding each line and taking its :func:`game_summary`, but
-    read by pyarrow's JSON reader with an explicit schema of the few fields needed (~25x faster
-    than json and unpacking the moves' telemetry; docs/cluster.md "Scale"). A line that holds an
-    object of any keys or a null (:data:`_DECODED_LINES`) is decoded in Python. None: a line the
-    reader refuses or that is not a valid record (not JSON, a blank line, a field of another
-    type): the caller decodes the whole log, which names the bad line as :func:`parse_line` does.
+def _lines_summary(path: Path, data: bytes, first_line: int, columns: Sequence[str] = OUTCOME_COLUMNS) -> Any:
+    """The games of complete lines ``data`` of ``path`` (after ``first_line`` lines) as a table of
+    ``columns`` (of the summary's, :data:`~boopexp.experiments.summary.COLUMNS`, ``line`` first),
+    validated and equal to decoding each line and taking its :func:`game_summary`, but read by
+    pyarrow's JSON reader with an explicit schema of the few fields needed (~25x faster than json
+    and unpacking the moves' telemetry; docs/cluster.md "Scale"): the live log's lines for
+    ``status`` and a resumed run, a log's lines for ``seal``, a segment's lines without a summary.
+
+    A line that holds an object of any keys or a null (:data:`_DECODED_LINES`), or whose telemetry
+    lacks device seconds or holds a null among them, is decoded in Python (:func:`parse_line`).
+    ``device_seconds`` is the sum (Python's, in move order, as :func:`game_summary` takes it) of a
+    schema-2 record's telemetry column ``device_seconds``: every column of a record's telemetry is
+    as long as the others, as :func:`~boopexp.play.contract.pack_record` writes them.
+
+    None: a line the reader refuses or that is not a valid record (not JSON, not UTF-8, a blank
+    line, a field of another type, a schema-1 record's telemetry): the caller decodes the lines
+    one by one, which names the bad line as :func:`parse_line` does.
     """
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.json as pj
 
-    name = pa.struct([("name", pa.string())])
-    schema = pa.schema([("schema", pa.int64()), ("config_hash", pa.string()), ("pairing", pa.string()),
-                        ("game_index", pa.int64()), ("p1", pa.string()), ("p2", pa.string()), ("winner", pa.string()),
-                        ("termination", pa.string()), ("p1_spec", name), ("p2_spec", name)])
     count = data.count(b"\n")
-    if not count:
+    # A blank line is no row of the reader's: the rows would not be the lines.
+    if not count or data.startswith(b"\n") or b"\n\n" in data:
         return None
+    if not data.isascii():  # stored lines are ASCII (encode_record); UTF-8 is valid too, if it is
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+    full = any(c in columns for c in _GAME_COLUMNS)
+    name = pa.struct([("name", pa.string())])
+    fields = [("schema", pa.int64()), ("config_hash", pa.string()), ("pairing", pa.string()),
+              ("game_index", pa.int64()), ("p1", pa.string()), ("p2", pa.string()), ("winner", pa.string()),
+              ("termination", pa.string()), ("p1_spec", name), ("p2_spec", name)]
+    if full:
+        fields += [("experiment", pa.string()), ("plies", pa.int64()), ("moves", pa.list_(pa.string())),
+                   ("telemetry", pa.struct([("device_seconds", pa.list_(pa.float64()))]))]
     try:
         read = pj.read_json(pa.py_buffer(data), read_options=pj.ReadOptions(block_size=1 << 24),
-                            parse_options=pj.ParseOptions(explicit_schema=schema, unexpected_field_behavior="ignore"))
+                            parse_options=pj.ParseOptions(explicit_schema=pa.schema(fields),
+                                                          unexpected_field_behavior="ignore"))
     except (pa.ArrowException, ValueError, OSError):  # ArrowInvalid: not JSON, a value of another type
         return None
-    if read.num_rows != count:  # blank lines
+    if read.num_rows != count:  # several objects on a line
         return None
+    read = read.combine_chunks()
     decoded = np.zeros(count, dtype=bool)
-    slow: dict[int, bytes] = {}  # row -> its line
     line, at = 0, 0
     for match in _DECODED_LINES.finditer(data):
         if match.start() < at:  # in the line already taken
             continue
         line += data.count(b"\n", at, match.start())
-        begin, at = data.rfind(b"\n", 0, match.start()) + 1, data.find(b"\n", match.start())
+        at = data.find(b"\n", match.start())
         decoded[line] = True
-        slow[line] = data[begin:at]
-    fast = read.filter(pa.array(~decoded))
-    schema2 = pc.fill_null(pc.equal(fast["schema"], 2), False)
+    schema2 = pc.fill_null(pc.equal(read["schema"], 2), False)
+    seconds: list[float | None] = []
+    whole: set[int] = set()  # rows decoded with their telemetry: device seconds the columns cannot give
+    if full:  # a schema-2 record's telemetry columns: the sum of its device seconds, else None
+        telemetry = pc.and_(schema2, pc.is_valid(read["telemetry"])).to_numpy(zero_copy_only=False)
+        listed = pc.struct_field(read["telemetry"], [0]).to_pylist()
+        for row, (has, values) in enumerate(zip(telemetry, listed)):
+            if not has:
+                seconds.append(None)
+            elif not values or None in values:  # the exact decoding says what the moves give
+                decoded[row] = True
+                whole.add(row)
+                seconds.append(None)
+            else:
+                seconds.append(sum(values))
+    keep = pa.array(~decoded)
+    fast = read.filter(keep)
+    schema2 = schema2.filter(keep)
     if not pc.all(pc.and_(pc.is_in(pc.fill_null(fast["schema"], 1), pa.array([1, 2])), pc.and_(
             pc.and_(pc.is_valid(fast["config_hash"]), pc.is_valid(fast["pairing"])),
             pc.and_(pc.fill_null(pc.greater_equal(fast["game_index"], 0), False),
                     pc.is_in(fast["winner"], pa.array(["p1", "p2"]))))), min_count=0).as_py():
         return None
-    columns = {"line": pa.array(first_line + 1 + np.flatnonzero(~decoded), pa.int64())}
-    for c in OUTCOME_COLUMNS[1:]:
+    out = {"line": pa.array(first_line + 1 + np.flatnonzero(~decoded), pa.int64())}
+    for c in columns[1:]:
         if c in ("p1", "p2"):  # schema 2 leaves out a side's name when it is its spec's
-            columns[c] = pc.if_else(schema2, pc.coalesce(fast[c], pc.struct_field(fast[f"{c}_spec"], [0])), fast[c])
+            out[c] = pc.if_else(schema2, pc.coalesce(fast[c], pc.struct_field(fast[f"{c}_spec"], [0])), fast[c])
         elif c == "termination":  # schema 2 leaves out a victory's (every winner here is p1 or p2)
-            columns[c] = pc.if_else(schema2, pc.coalesce(fast[c], pa.scalar("victory")), fast[c])
+            out[c] = pc.if_else(schema2, pc.coalesce(fast[c], pa.scalar("victory")), fast[c])
+        elif c == "plies":  # schema 2 leaves it out when it is the number of moves
+            out[c] = pc.if_else(schema2, pc.coalesce(fast[c], pc.list_value_length(fast["moves"]).cast(pa.int64())),
+                                fast[c])
+        elif c == "device_seconds":
+            out[c] = pa.array(seconds, pa.float64()).filter(keep)
         elif c in ("forfeit", "sweep"):
-            columns[c] = pa.nulls(len(fast), pa.string())
+            out[c] = pa.nulls(len(fast), pa.string())
         else:
-            columns[c] = fast[c]
-    table = pa.table(columns).cast(summary_table(()).select(list(OUTCOME_COLUMNS)).schema)
-    if slow:  # their moves and telemetry are not decoded: no column here reads them
-        table = pa.concat_tables([table, summary_table(
-            (first_line + 1 + r, game_summary(parse_line(path, first_line + 1 + r, raw, moves=False)))
-            for r, raw in slow.items()).select(list(OUTCOME_COLUMNS))])
+            out[c] = fast[c]
+    table = pa.table(out).cast(summary_table(()).select(list(columns)).schema)
+    if decoded.any():
+        starts = np.concatenate(([0], np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10) + 1))
+
+        def summary(row: int) -> tuple[int, dict[str, Any]]:
+            # Decoded in Python, but for its telemetry (most of decoding a long game), whose device
+            # seconds are the columns' where they can give them.
+            number = first_line + 1 + row
+            raw = data[starts[row]:starts[row + 1] - 1]
+            record = None
+            if row not in whole and not _OBJECT_FIELDS.search(raw):
+                # A long game's telemetry object left out before json reads the line (it is valid
+                # JSON: the reader read it); if that is not the top-level one, the line as it is.
+                lean = _TELEMETRY.sub(b'"telemetry":null', raw, count=1)
+                with contextlib.suppress(StoreError):
+                    record = parse_line(path, number, lean, moves=full, telemetry=False)
+            if record is None:
+                record = parse_line(path, number, raw, moves=full, telemetry=row in whole)
+            out = game_summary(record)
+            if full and row not in whole:
+                out["device_seconds"] = seconds[row]
+            return number, out
+
+        slow = summary_table(summary(int(r)) for r in np.flatnonzero(decoded)).select(list(columns))
+        table = pa.concat_tables([table, slow])
         table = table.take(pc.sort_indices(table["line"]))
+    return table
+
+
+def _summarised_lines(path: Path, data: bytes, first_line: int, columns: Sequence[str] = OUTCOME_COLUMNS) -> Any:
+    """:func:`_lines_summary`, or where it cannot read the lines, each line decoded (the exact
+    reading, which names a bad line)."""
+    table = _lines_summary(path, data, first_line, columns)
+    if table is None:
+        lines, _ = split_lines(data)
+        table = summary_table((first_line + n, game_summary(parse_line(path, first_line + n, raw)))
+                              for n, raw in lines).select(list(columns))
     return table
 
 
@@ -1053,7 +1130,8 @@ def seal(directory: str | Path) -> SealReport:
     """
     directory = Path(directory)
     with _maintenance(directory, "seal"):
-        files = [_segment_table(path, None) for path in segment_paths(directory)]
+        # Every summary column: a segment without a summary is decoded once, and given this one.
+        files = [_segment_table(path, None, COLUMNS) for path in segment_paths(directory)]
         sealed = _combine_columns(directory, files, None)
         keys = sealed.keys()
         winner_codes = _winner_codes(sealed.table["winner"])
@@ -1063,39 +1141,40 @@ def seal(directory: str | Path) -> SealReport:
         seen: dict[Any, int] = {}  # a game of the log -> its line * 4 + its winner's code
         pairs: dict[tuple[str, str], int] = {}
         lines = moved = 0
-        tail = None
+        log = _LogBlocks(log_path)
         try:
-            for number, offset, raw in _log_lines(log_path):
-                if not raw.endswith(b"\n"):
-                    tail = TruncatedTail(line=number, offset=offset, data=raw)
-                    break
-                if not raw[:-1].strip():
-                    continue
-                lines += 1
-                record = parse_line(log_path, number, raw[:-1])
-                summary = game_summary(record)
-                winner = summary["winner"]
-                code = _WINNER_CODE.get(winner, 3)
-                config_hash, pairing, index = record_key(record)
-                row = keys.find(config_hash, pairing, index)
-                if row >= 0:  # sealed already: a seal cut short between its rename and truncation
-                    if int(winner_codes[row]) != code:
-                        where = sealed.origin_of_row(row)
-                        conflicts.append(Conflict((config_hash, pairing, index), where,
-                                                  sealed.table["winner"][row].as_py(), (log_path, number), winner))
-                    continue
-                pair = pairs.setdefault((config_hash, pairing), len(pairs))
-                key = (pair << 40) | index if index < 1 << 40 else (pair, index)
-                first = seen.get(key)
-                if first is not None:  # repeated within the log
-                    if first & 3 != code:
-                        conflicts.append(Conflict((config_hash, pairing, index), (log_path, first >> 2),
-                                                  _WINNERS_BY_CODE[first & 3], (log_path, number), winner))
-                    continue
-                seen[key] = number << 2 | code
-                moved += 1
-                if not conflicts:
-                    writer.add(raw, summary)
+            for first, data in log:
+                # The block's games validated and summarised as columns (pyarrow's JSON reader;
+                # a line it cannot take decoded in Python, a bad line named): _summarised_lines.
+                table = _summarised_lines(log_path, data, first, COLUMNS)
+                raw = data.split(b"\n")
+                numbers = table["line"].to_pylist()
+                take: list[int] = []
+                for row, (number, config_hash, pairing, index, winner) in enumerate(zip(numbers, *(
+                        table[c].to_pylist() for c in ("config_hash", "pairing", "game_index", "winner")))):
+                    lines += 1
+                    code = _WINNER_CODE.get(winner, 3)
+                    found = keys.find(config_hash, pairing, index)
+                    if found >= 0:  # sealed already: a seal cut short between its rename and truncation
+                        if int(winner_codes[found]) != code:
+                            where, was = sealed.origin_of_row(found), sealed.table["winner"][found].as_py()
+                            conflicts.append(Conflict((config_hash, pairing, index), where, was, (log_path, number),
+                                                      winner))
+                        continue
+                    pair = pairs.setdefault((config_hash, pairing), len(pairs))
+                    key = (pair << 40) | index if index < 1 << 40 else (pair, index)
+                    seen_first = seen.get(key)
+                    if seen_first is not None:  # repeated within the log
+                        if seen_first & 3 != code:
+                            conflicts.append(Conflict((config_hash, pairing, index), (log_path, seen_first >> 2),
+                                                      _WINNERS_BY_CODE[seen_first & 3], (log_path, number), winner))
+                        continue
+                    seen[key] = number << 2 | code
+                    moved += 1
+                    take.append(row)
+                if not conflicts and take:
+                    rows = table if len(take) == len(table) else table.take(take)
+                    writer.add_lines([raw[numbers[r] - first - 1] for r in take], rows)
             if not conflicts:
                 writer.close()
         except BaseException:
@@ -1106,19 +1185,50 @@ def seal(directory: str | Path) -> SealReport:
             dataclasses.replace(sealed.scan, conflicts=tuple(conflicts)).refuse_conflicts("sealed", "seal")
         summaries = [summary_path(f.path) for f in files]
         for f in files:
-            # Not a summary two segments of one number would share (a migrate cut short between
-            # writing games-0001.jsonl.zst and removing games-0001.jsonl.gz): it is the new one's.
-            if f.decoded and summaries.count(summary_path(f.path)) == 1:  # decoded again, one at a time
-                data = _read_segment(f.path)
-                rows = [(n, game_summary(parse_line(f.path, n, raw))) for n, raw in _segment_lines(f.path, data)]
-                _write_durably(summary_path(f.path), summary_bytes(rows, data), "seal-summary")
-        moved_tail = _move_tail(log_path, tail) if tail is not None else None
+            # A segment without a summary that matches it gets the one decoded above; not one that
+            # two segments of one number would share (a migrate cut short between writing
+            # games-0001.jsonl.zst and removing games-0001.jsonl.gz): it is the new one's.
+            if f.decoded and summaries.count(summary_path(f.path)) == 1:
+                _write_durably(summary_path(f.path), table_summary_bytes(f.table, _read_segment(f.path)),
+                               "seal-summary")
+        moved_tail = _move_tail(log_path, log.tail) if log.tail is not None else None
         writer.publish()
         if lines:
             _truncate(log_path)
         _fault_point("seal:truncated")
         segments = writer.segments
         return SealReport(segments[0] if segments else None, moved, lines - moved, moved_tail, segments)
+
+
+class _LogBlocks:
+    """The live log's complete lines in blocks of about ``block_bytes``, as (lines before the
+    block, its bytes), read a buffer at a time (what :func:`seal` streams); after the iteration,
+    :attr:`tail` is the last line if it lacks its newline (a write cut short), else None."""
+
+    def __init__(self, path: Path, block_bytes: int = 1 << 26) -> None:
+        self.path, self.block_bytes = path, block_bytes
+        self.tail: TruncatedTail | None = None
+
+    def __iter__(self) -> Iterator[tuple[int, bytes]]:
+        try:
+            fh = open(self.path, "rb")
+        except (FileNotFoundError, NotADirectoryError):
+            return
+        except OSError as exc:
+            raise StoreError(f"cannot read {self.path}: {exc}") from None
+        with fh:
+            number = offset = 0
+            rest = b""
+            while chunk := fh.read(self.block_bytes):
+                data = rest + chunk
+                end = data.rfind(b"\n") + 1
+                rest = data[end:]
+                if end:
+                    yield number, data[:end]
+                    number += data.count(b"\n", 0, end)
+                    offset += end
+            if rest:
+                self.tail = TruncatedTail(line=number + 1, offset=offset, data=rest)
 
 
 #: A winner as a small code (3: anything else), for comparing copies on numpy columns.
@@ -1177,18 +1287,28 @@ class _SegmentWriter:
 
     def _start(self) -> None:
         self._encoder = _SegmentEncoder()
-        self._rows: list[tuple[int, dict[str, Any]]] = []
+        self._tables: list[Any] = []  # the summary rows of add_lines
         self._count = 0
 
-    def add(self, line: bytes, summary: dict[str, Any] | None = None) -> None:
-        """One game: its stored line (with its newline) and its :func:`game_summary` (None: given
-        to the constructor)."""
+    def add(self, line: bytes) -> None:
+        """One game: its stored line (with its newline); its summary row was given to the constructor."""
         self._encoder.add(line)
         self._count += 1
-        if summary is not None:
-            self._rows.append((self._count, summary))
         if self._count >= SEGMENT_GAMES:
             self._finish()
+
+    def add_lines(self, lines: list[bytes], rows: Any) -> None:
+        """Games: their stored lines (without their newlines) and their summary rows (a pyarrow
+        Table of :data:`~boopexp.experiments.summary.COLUMNS`, one row a line, in order)."""
+        at = 0
+        while at < len(lines):
+            n = min(len(lines) - at, SEGMENT_GAMES - self._count)
+            self._encoder.add(b"\n".join(lines[at:at + n]) + b"\n")
+            self._tables.append(rows.slice(at, n))
+            self._count += n
+            at += n
+            if self._count >= SEGMENT_GAMES:
+                self._finish()
 
     def _finish(self) -> None:
         if not self._count:
@@ -1197,15 +1317,16 @@ class _SegmentWriter:
         segment = self.directory / SEGMENT_NAME.format(self.number)
         summary = summary_path(segment)
         step = f"{self.verb}-summary"
-        if self._summaries is None:
-            content = summary_bytes(self._rows, data)
-        else:
-            import numpy as np
-            import pyarrow as pa
+        import numpy as np
+        import pyarrow as pa
 
-            rows = self._summaries.slice(self._done, self._count)  # renumbered: lines of this segment
-            rows = rows.set_column(0, "line", pa.array(np.arange(1, self._count + 1, dtype=np.int64)))
-            content = table_summary_bytes(rows, data)
+        if self._summaries is None:
+            rows = pa.concat_tables(self._tables)
+        else:
+            rows = self._summaries.slice(self._done, self._count)
+        # renumbered: lines of this segment
+        rows = rows.set_column(0, "line", pa.array(np.arange(1, self._count + 1, dtype=np.int64)))
+        content = table_summary_bytes(rows, data)
         self._done += self._count
         self.pending.append((_write_temporary(summary, content, step), summary, step))
         self.pending.append((_write_temporary(segment, data, self.verb), segment, self.verb))
