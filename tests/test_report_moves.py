@@ -24,7 +24,7 @@ from boopexp.play.identity import pairing_agents
 
 RESULTS = Path(__file__).resolve().parent.parent / "results"
 #: every committed store (a folder holding sealed segments)
-STORES = sorted({p.parent for p in RESULTS.rglob("games-*.jsonl.gz")})
+STORES = sorted({p.parent for p in RESULTS.rglob("games-*.jsonl.*")})
 
 
 def _oracle(dirs: list[Path]) -> dict[str, dict[str, float]]:

@@ -63,7 +63,10 @@ def test_committed_run_is_migrated_and_sealed(run):
     if not has_games_files(folder):
         pytest.skip(f"{folder} is not in this checkout")
     segments = [p.name for p in segment_paths(folder)]
-    assert segments == [f"games-{i:04d}.jsonl.gz" for i in range(1, len(segments) + 1)], segments
+    # gzip segments sealed before zstd, zstd ones since (issue 22): one of either per number
+    assert [s.rsplit(".", 1)[0] for s in segments] == [f"games-{i:04d}.jsonl" for i in range(1, len(segments) + 1)], \
+        segments
+    assert all(s.endswith((".jsonl.gz", ".jsonl.zst")) for s in segments), segments
     assert not (folder / "games.jsonl").exists() or (folder / "games.jsonl").stat().st_size == 0
     for stored in read_store_files(folder):
         assert all(raw.startswith(b'{"schema":2,') for _, raw in stored.lines), stored.path
