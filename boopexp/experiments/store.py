@@ -307,17 +307,30 @@ def segment_text_blocks(path: Path, block_bytes: int = 1 << 24) -> Iterator[tupl
     Raises:
         StoreError: the segment cannot be read or is damaged.
     """
-    number = 0
-    rest = b""
-    for chunk in _segment_chunks(path, block_bytes):
-        data = rest + chunk
-        end = data.rfind(b"\n") + 1
-        rest = data[end:]
-        if end:
-            yield number, data[:end]
-            number += data.count(b"\n", 0, end)
-    if rest:
+    blocks = _LineBlocks(_segment_chunks(path, block_bytes))
+    yield from blocks
+    if blocks.rest:
         raise _segment_error(path, _NO_NEWLINE)
+
+
+class _LineBlocks:
+    """Chunks of bytes regrouped into blocks of complete lines, as (lines before the block, its
+    bytes); after the iteration, :attr:`rest` holds the bytes after the last newline, :attr:`lines`
+    and :attr:`offset` the lines and bytes before them."""
+
+    def __init__(self, chunks: Iterable[bytes]) -> None:
+        self.chunks = chunks
+        self.rest, self.lines, self.offset = b"", 0, 0
+
+    def __iter__(self) -> Iterator[tuple[int, bytes]]:
+        for chunk in self.chunks:
+            data = self.rest + chunk
+            end = data.rfind(b"\n") + 1
+            self.rest = data[end:]
+            if end:
+                yield self.lines, data[:end]
+                self.lines += data.count(b"\n", 0, end)
+                self.offset += end
 
 
 def _segment_chunks(path: Path, block_bytes: int) -> Iterator[bytes]:
@@ -1217,18 +1230,10 @@ class _LogBlocks:
         except OSError as exc:
             raise StoreError(f"cannot read {self.path}: {exc}") from None
         with fh:
-            number = offset = 0
-            rest = b""
-            while chunk := fh.read(self.block_bytes):
-                data = rest + chunk
-                end = data.rfind(b"\n") + 1
-                rest = data[end:]
-                if end:
-                    yield number, data[:end]
-                    number += data.count(b"\n", 0, end)
-                    offset += end
-            if rest:
-                self.tail = TruncatedTail(line=number + 1, offset=offset, data=rest)
+            blocks = _LineBlocks(iter(lambda: fh.read(self.block_bytes), b""))
+            yield from blocks
+            if blocks.rest:
+                self.tail = TruncatedTail(line=blocks.lines + 1, offset=blocks.offset, data=blocks.rest)
 
 
 #: A winner as a small code (3: anything else), for comparing copies on numpy columns.
