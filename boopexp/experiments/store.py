@@ -1218,7 +1218,7 @@ class _LogBlocks:
     block, its bytes), read a buffer at a time (what :func:`seal` streams); after the iteration,
     :attr:`tail` is the last line if it lacks its newline (a write cut short), else None."""
 
-    def __init__(self, path: Path, block_bytes: int = 1 << 26) -> None:
+    def __init__(self, path: Path, block_bytes: int = 1 << 24) -> None:
         self.path, self.block_bytes = path, block_bytes
         self.tail: TruncatedTail | None = None
 
