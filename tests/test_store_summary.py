@@ -253,3 +253,18 @@ def test_the_live_log_read_as_columns_equals_decoding_each_line_on_every_committ
     for bad in (b"{not json\n", b"\n", good.replace(b'"winner":"p1"', b'"winner":"p3"'),
                 good.replace(b',"winner":"p1"', b""), good.replace(b":2,", b":3,", 1)):
         assert _lines_summary(path, encode_record(rec(9)) + bad, 0) is None
+
+
+def test_tables_say_once_that_a_summary_does_not_match_its_segment(tmp_path):
+    """Issue 22 review: tables read a segment whose summary is stale from the segment, as status
+    does, but said nothing; now one warning line, as status gives (the counts are the segment's)."""
+    folder = tmp_path / "r"
+    store = sealed_store(folder)
+    segment, summary = folder / "games-0001.jsonl.zst", folder / "summary-0001.parquet"
+    segment.write_bytes(store_module.encode_segment(b"".join(encode_record(r) for r in store.scan().records[:3])))
+    done = subprocess.run([sys.executable, "-m", "boopexp", "tables", str(folder), "--out", str(tmp_path / "t")],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    warnings = [line for line in done.stderr.splitlines() if "summary" in line]
+    assert warnings == [f"Warning: {summary} does not match games-0001.jsonl.zst (written for another version of "
+                        f"it); the segment is read instead (boopexp seal {folder} rewrites the summary)"], done.stderr

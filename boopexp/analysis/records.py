@@ -208,11 +208,14 @@ class _Part:
 def _read_parts(directory: Path) -> list[_Part]:
     """The files of a store in reading order (the live log read first, listed last, as
     :func:`~boopexp.experiments.store.read_store_files`): a sealed segment with a summary that
-    matches it is read from the summary's columns, any other file decoded."""
+    matches it is read from the summary's columns, any other file decoded (a summary that does
+    not match its segment, or cannot be read, said once, as ``status`` says it)."""
     log = read_store_file(directory / GAMES_FILE)
     parts = []
     for path in segment_paths(directory):
-        table, _ = read_summary_table(path, _SUMMARY_COLUMNS)
+        table, problem = read_summary_table(path, _SUMMARY_COLUMNS)
+        if problem is not None:
+            warnings.warn(problem, ReportWarning, stacklevel=3)
         if table is not None:
             parts.append(_Part(path, summary=table))
         else:
