@@ -320,3 +320,26 @@ def test_a_bad_param_value_on_the_command_line_is_one_line(value, problem):
     assert "Traceback" not in result.output
     (line,) = result.stderr.splitlines()
     assert line.startswith("Error: --p1-param k") and problem in line, line
+
+
+def test_a_stored_config_is_read_by_libyaml_exactly_as_by_the_python_parser():
+    """load_yaml(stored=True) parses a store's config.yaml with libyaml (speed: serve lists every
+    store) and must give the very document the Python parser gives, on every committed store."""
+    import glob
+
+    import yaml
+
+    from boopexp.experiments import config as cfg
+
+    if yaml.__with_libyaml__:
+        assert issubclass(cfg._StoredLoader, yaml.CSafeLoader)
+    root = Path(__file__).resolve().parents[1] / "results"
+    files = sorted(glob.glob(str(root / "**" / "config*.yaml"), recursive=True))
+    assert len(files) > 50
+    for name in files:
+        text = Path(name).read_text(encoding="utf-8")
+        fast = cfg.load_yaml(text, name, stored=True)
+        assert repr(fast) == repr(yaml.load(text, Loader=cfg._StrictLoader)), name  # noqa: S506
+    # a duplicate key is still refused, with the Python parser's message
+    with pytest.raises(cfg.ConfigError, match="duplicate key 'a'"):
+        cfg.load_yaml("a: 1\na: 2\n", "x.yaml", stored=True)
