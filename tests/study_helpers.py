@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import json
 import re
+import warnings
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import pytest
 
 from boopexp.analysis import robustness as rb
-from boopexp.experiments.store import read_store_files
+from boopexp.experiments.store import has_games_files, read_store_files
 
 #: the files a study command writes that are compared byte for byte
 TEXT_SUFFIXES = (".csv", ".md")
@@ -35,6 +37,22 @@ def assert_store_complete(folder: Path, config: Path, store: str) -> None:
         f"{store}: {len(planned - seen)} planned games missing (e.g. {sorted(planned - seen)[:3]}), "
         f"{len(seen - planned)} not in the plan (e.g. {sorted(seen - planned)[:3]})"
     )
+
+
+def rebuilt_study(tmp_path_factory: pytest.TempPathFactory, study: Path, stores: Iterable[str], marker: str,
+                  rebuild: Callable[[Path, Path], object]) -> Path:
+    """``study`` rebuilt by ``rebuild(study, out)`` into a temporary folder; skips (with the reason)
+    while one of its ``stores`` or its ``marker`` output is not committed yet."""
+    missing = [s for s in stores if not has_games_files(study / s)]
+    if missing:
+        pytest.skip(f"results/{study.name}: {', '.join(missing)} not committed yet")
+    if not (study / marker).exists():
+        pytest.skip(f"results/{study.name}/{marker} is not committed yet (make {study.name})")
+    out = tmp_path_factory.mktemp(study.name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rebuild(study, out)
+    return out
 
 
 def committed_outputs(study: Path, suffixes: tuple[str, ...]) -> list[Path]:

@@ -30,11 +30,10 @@ from __future__ import annotations
 
 import csv
 import math
-import warnings
 from pathlib import Path
 
 import pytest
-from study_helpers import assert_figures_rebuilt, assert_store_complete, assert_texts_rebuilt
+from study_helpers import assert_figures_rebuilt, assert_store_complete, assert_texts_rebuilt, rebuilt_study
 
 from boopexp.analysis import knowledge as kn
 from boopexp.analysis import knowledge_report as kr
@@ -58,16 +57,7 @@ def test_committed_store_is_complete_without_duplicates(store):
 @pytest.fixture(scope="module")
 def rebuilt(tmp_path_factory) -> Path:
     """The study rebuilt into a temporary folder (once for the tests below)."""
-    missing = [s for s in kn.STORES if not has_games_files(STUDY / s)]
-    if missing:
-        pytest.skip(f"results/knowledge: {', '.join(missing)} not committed yet")
-    if not (STUDY / "verdicts.csv").exists():
-        pytest.skip("results/knowledge/verdicts.csv is not committed yet (make knowledge)")
-    out = tmp_path_factory.mktemp("knowledge")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        kr.rebuild(STUDY, out)
-    return out
+    return rebuilt_study(tmp_path_factory, STUDY, kn.STORES, "verdicts.csv", kr.rebuild)
 
 
 def test_outputs_rebuild_byte_for_byte(rebuilt):

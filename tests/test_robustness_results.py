@@ -7,11 +7,10 @@ part); once every store and claims.csv are on main, nothing skips.
 
 from __future__ import annotations
 
-import warnings
 from pathlib import Path
 
 import pytest
-from study_helpers import assert_figures_rebuilt, assert_store_complete, assert_texts_rebuilt
+from study_helpers import assert_figures_rebuilt, assert_store_complete, assert_texts_rebuilt, rebuilt_study
 
 from boopexp.analysis import robustness as rb
 from boopexp.analysis import robustness_report as rr
@@ -33,16 +32,7 @@ def test_committed_store_is_complete_without_duplicates(store):
 @pytest.fixture(scope="module")
 def rebuilt(tmp_path_factory) -> Path:
     """The study rebuilt into a temporary folder (once for the tests below)."""
-    missing = [s for s in rb.STORES if not has_games_files(STUDY / s)]
-    if missing:
-        pytest.skip(f"results/robustness: {', '.join(missing)} not committed yet")
-    if not (STUDY / "claims.csv").exists():
-        pytest.skip("results/robustness/claims.csv is not committed yet")
-    out = tmp_path_factory.mktemp("robustness")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        rr.rebuild(STUDY, out)
-    return out
+    return rebuilt_study(tmp_path_factory, STUDY, rb.STORES, "claims.csv", rr.rebuild)
 
 
 def test_claims_and_tables_rebuild_byte_for_byte(rebuilt):
