@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import itertools
 import re
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -138,8 +140,6 @@ def test_each_config_plans_the_games_the_plan_counts(design: kp.Design) -> None:
 
 
 def _git(*args: str) -> str:
-    import subprocess
-
     return subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True, check=True).stdout.strip()
 
 
@@ -147,9 +147,6 @@ def test_the_plan_was_committed_before_the_first_game_of_the_study() -> None:
     """The plan's first commit is an ancestor of every commit that added a store file of
     results/knowledge/ (the issue's "the plan's commit preceding the first result's"), and no
     store file was added in the plan's own commit."""
-    import shutil
-    import subprocess
-
     if shutil.which("git") is None or not (ROOT / ".git").exists():
         pytest.skip("not a git checkout: the history cannot be read")
     if _git("rev-parse", "--is-shallow-repository") == "true":
