@@ -34,6 +34,7 @@ def _after(kinds: list[str]) -> dict:
     code = ("import importlib, json, sys\n"
             "from numba import types\n"
             "from numba.core.registry import CPUDispatcher\n"
+            "from boopexp.engine.jit import InnerKernel\n"
             "from boopexp.play import match, warmup\n"
             "match.compile_kernels(sys.argv[2:])\n"
             "mods = [importlib.import_module(f'boopexp.engine.{m}') for m in sys.argv[1].split(',')]\n"
@@ -41,7 +42,9 @@ def _after(kinds: list[str]) -> dict:
             ".overloads) for k in warmup.KERNELS.values() for m, n in k},\n"
             " 'read_only': [f'{d.__name__}{s}' for mod in mods for d in vars(mod).values()"
             " if isinstance(d, CPUDispatcher) for s in d.signatures if any(isinstance(a, types.Array)"
-            " and not a.mutable for a in s)]}))")
+            " and not a.mutable for a in s)],\n"
+            " 'twins': sorted(f'{mod.__name__}.{n}' for mod in mods for n, d in vars(mod).items()"
+            " if isinstance(d, InnerKernel) and d._twin is not None)}))")
     out = subprocess.run([sys.executable, "-c", code, ",".join(_ENGINE_MODULES), *kinds], capture_output=True,
                          text=True, check=True).stdout
     return json.loads(out)
@@ -63,6 +66,33 @@ def test_the_position_api_shares_the_players_kernels():
     after = _after(list(AGENT_KINDS))
     assert after["read_only"] == []
     assert set(after["overloads"].values()) == {1}
+    # no game calls an inner kernel from Python (that would compile its twin: boopexp.engine.jit)
+    assert after["twins"] == []
+
+
+def test_an_inner_kernel_is_compiled_without_a_python_wrapper_and_python_calls_its_twin(tmp_path):
+    """boopexp.engine.jit: a kernel only other kernels call has no Python wrapper (~40 of them
+    were ~1.6 s of a cold first game); called from Python it runs a twin that has one."""
+    from boopexp.engine import rng
+    from boopexp.engine.jit import InnerKernel
+
+    assert isinstance(rng.rand_below, InnerKernel) and isinstance(rng.shuffle_prefix, InnerKernel)
+    code = ("import numpy as np\n"
+            "from boopexp.engine import rng\n"
+            "from boopexp.engine.rules import random_move\n"
+            "from boopexp.engine.buffers import new_work\n"
+            "from boopexp.engine.state import initial_state\n"
+            "w = new_work()\n"
+            "random_move(initial_state(), w.mask, rng.new_rng_state(0), w.squares)\n"  # compiles rand_below
+            "compiled = rng.rand_below.overloads.values()\n"
+            "print(len(compiled) > 0 and not any(res.library.get_pointer_to_function(res.fndesc.llvm_cpython_wrapper_name)"
+            " for res in compiled), rng.rand_below._twin)\n"
+            "a, b = rng.new_rng_state(7), rng.new_rng_state(7)\n"
+            "drawn = [rng.rand_below(a, 10) for _ in range(20)]\n"
+            "print(rng.rand_below._twin.py_func.__qualname__, drawn == [(int(rng.next_u64(b)) >> 32) * 10 >> 32 for _ in range(20)])\n")
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}  # an empty cache: the kernels are compiled
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["True", "None", "rand_below__python", "True"], out
 
 
 def _search_signatures(searches: list[str]) -> list[str]:

@@ -37,6 +37,7 @@ from numba import njit, uint64
 from boopexp.engine.buffers import new_work
 from boopexp.engine.costs import C_SOLVER_CALL, C_SOLVER_MOVE
 from boopexp.engine.heuristic import heuristic
+from boopexp.engine.jit import inner
 from boopexp.engine.objective import score_moves
 from boopexp.engine.rng import seeded_words
 from boopexp.engine.rules import (
@@ -165,7 +166,7 @@ def new_search() -> Search:
     )
 
 
-@njit(cache=True, _nrt=False)
+@inner(_nrt=False)
 def zobrist_key(st):
     """The position's key: every field of the state (moveNumber modulo 64); never 0 (0 marks an
     empty table entry)."""
@@ -207,7 +208,7 @@ def _charge_node(s):
 _NONE, _CHILD, _WIN_CHILD = 0, 1, 2
 
 
-@njit(cache=True, _nrt=False)
+@inner(_nrt=False)
 def _enter(s, ply, depth, alpha, beta, rng):
     """Enter the node ``s.states[ply]``: (True, its value) when it needs no children (a leaf, a
     table cutoff, a spent budget: then ``A_ABORT`` is set), else (False, 0.0) with its frame
@@ -265,7 +266,7 @@ def _enter(s, ply, depth, alpha, beta, rng):
     return False, 0.0
 
 
-@njit(cache=True, _nrt=False)
+@inner(_nrt=False)
 def _next_child(s, ply):
     """The next child of the node at ``ply`` in the search order: the first child (the table's
     or the last iteration's), then the moves by decreasing f, each move's groups in the rules'

@@ -11,6 +11,7 @@ import numpy as np
 from numba import njit
 
 from boopexp.engine.bits import popcount, trailing_zeros
+from boopexp.engine.jit import inner
 from boopexp.engine.luts import (
     BOARD_MASK,
     CENTRE,
@@ -41,7 +42,7 @@ from boopexp.engine.rules import piece_masks
 from boopexp.engine.state import POOL_LARGE_BLUE, POOL_LARGE_RED, STATE_SIZE
 
 
-@njit(cache=True, _nrt=False)
+@inner(_nrt=False)
 def _line_x(ring2, my_large_pool, op_large_pool):
     # QUIRK-H3: the "mine" branch zeroes on a ring pair when the OPPONENT has a large in pool.
     if ring2 == 1 and op_large_pool:
@@ -51,7 +52,7 @@ def _line_x(ring2, my_large_pool, op_large_pool):
     return 20
 
 
-@njit(cache=True, _nrt=False)
+@inner(_nrt=False)
 def _pattern(st, e, me, my_large_pool, op_large_pool):
     """(value, skip) of scan entry ``e`` (HEURISTIC.md §3.3); the start square is occupied."""
     v = st[SCAN_S[e]]
@@ -106,14 +107,14 @@ def _pattern(st, e, me, my_large_pool, op_large_pool):
     return ((0 if SCAN_RING2[e] == 1 else 7) if mine else -11), 1
 
 
-@njit(cache=True, _nrt=False)
+@inner(_nrt=False)
 def _pools(st, me):
     if me < 0:
         return st[POOL_LARGE_BLUE] > 0, st[POOL_LARGE_RED] > 0
     return st[POOL_LARGE_RED] > 0, st[POOL_LARGE_BLUE] > 0
 
 
-@njit(cache=True, _nrt=False)
+@inner(_nrt=False)
 def bitboards(st):
     """(blue smalls, blue larges, red smalls, red larges) as 36-bit masks, bit = square."""
     return piece_masks(st)  # the one board scan (rules)
@@ -127,7 +128,7 @@ def _shift(x, k):
     return (x << np.int64(-d)) & BOARD_MASK
 
 
-@njit(cache=True, _nrt=False)
+@inner(_nrt=False)
 def _line_term_bb(st, me, blue, red):
     """LINE from bitboards: only entries whose first two squares hold same-colour pieces can
     score (every other entry is row G: 0, skip 0), so only those are visited, in scan order,
@@ -160,7 +161,7 @@ def _line_term_bb(st, me, blue, red):
     return total
 
 
-@njit(cache=True, _nrt=False)
+@inner(_nrt=False)
 def _material_bb(st, me, bs, bl, rs, rl):
     """MAT (HEURISTIC.md §2) from bitboards."""
     if me < 0:
@@ -185,13 +186,13 @@ def _material_bb(st, me, bs, bl, rs, rl):
     )
 
 
-@njit(cache=True, _nrt=False)
+@inner(_nrt=False)
 def heuristic_raw_bb(st, me, bs, bl, rs, rl):
     """LINE + MAT given the state's bitboards."""
     return _line_term_bb(st, me, bs | bl, rs | rl) + _material_bb(st, me, bs, bl, rs, rl)
 
 
-@njit(cache=True, _nrt=False)
+@inner(_nrt=False)
 def heuristic_raw(st, me):
     """LINE + MAT, an integer (before clipping)."""
     bs, bl, rs, rl = bitboards(st)
@@ -254,7 +255,7 @@ _RED = np.int64(1)
 _NO, _YES = np.bool_(False), np.bool_(True)
 
 
-@njit(cache=True, _nrt=False)
+@inner(_nrt=False)
 def _scan_line(st, squares, entries, cin, my_lp, op_lp):
     """(LINE value, carry-out) of one line of ``st`` from Red's (+1) view, the scan starting
     ``cin`` entries in; the carry-out is how many entries of the next line a skip jumps over."""
@@ -357,7 +358,7 @@ def set_square_lines(lines, off, sq, delta):
         lines[off + LINE_OF[sq, k]] += delta * LINE_POW[sq, k]
 
 
-@njit(cache=True, _nrt=False)
+@inner(_nrt=False)
 def line_context(st, me, lines):
     """Fill ``lines[:31]`` with the line indices of ``st`` seen from ``me``; return the board
     part of MAT (HEURISTIC.md §2, pools excluded: :func:`pool_material` adds them)."""
@@ -380,7 +381,7 @@ def pool_material(st, me):
     return 25 * d if me > 0 else -25 * d
 
 
-@njit(cache=True, _nrt=False)
+@inner(_nrt=False)
 def line_entries(lines, entries, carries):
     """The packed LINE of the line indices ``lines``: fill ``entries[li]`` with the table entry
     each line contributes and ``carries[li]`` with its carry-in; return the packed sum.
@@ -454,7 +455,7 @@ def unpack_line(packed, my_large_pool, op_large_pool):
     return const + n_xr * x_ring + n_x * x + n_y * y
 
 
-@njit(cache=True, _nrt=False)
+@inner(_nrt=False)
 def heuristic_raw_lines(st, me, lines, entries, carries):
     """LINE + MAT through the line tables (work buffers of N_LINES + 1 entries)."""
     mat = line_context(st, me, lines) + pool_material(st, me)

@@ -29,6 +29,7 @@ import numpy as np
 from numba import njit
 
 from boopexp.engine.buffers import Work, new_work
+from boopexp.engine.jit import inner
 from boopexp.engine.rules import (
     PROMO_HEURISTIC,
     REAL,
@@ -47,7 +48,7 @@ N_REPLIES = 2  # opponent replies placed and tested (the cost of the check)
 N_COUNTS = 3
 
 
-@njit(cache=True)
+@inner()
 def winning_reply(st, reply):
     """(code of a move that wins at once for the side to move in ``st`` or -1, replies tested).
 
@@ -72,7 +73,7 @@ def winning_reply(st, reply):
     return -1, tested
 
 
-@njit(cache=True)
+@inner()
 def unsafe_moves(st, mask, rng, after, reply, rng_copy, groups, scores, ties, unsafe, counts):
     """Mark in ``unsafe`` (bool[72]) the legal moves not in ``mask`` that allow a winning reply.
 

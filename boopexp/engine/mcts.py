@@ -24,6 +24,7 @@ from numba import njit
 from boopexp.engine.buffers import Work, new_work
 from boopexp.engine.costs import C_ITERATION, C_LOOKAHEAD_RATIO, C_NODE, C_RANDOM_PLY, C_SOLVER_CALL, C_SOLVER_MOVE
 from boopexp.engine.heuristic import heuristic
+from boopexp.engine.jit import inner
 from boopexp.engine.lookahead import N_LEGAL, N_REPLIES, lookahead_mask
 from boopexp.engine.luts import RING
 from boopexp.engine.objective import (
@@ -195,7 +196,7 @@ def solver_call(st, mask, rng, work, acc, acc_us, costs):
     return code, best
 
 
-@njit(cache=True, _nrt=False)
+@inner(_nrt=False)
 def lookahead(st, mask, rng, work, acc, acc_us, costs):
     """The two-stage constraint before a solver call: ``work.la_mask`` = ``mask`` plus the moves
     after which the opponent wins at once, unless every move is such (:mod:`boopexp.engine.lookahead`).
@@ -212,7 +213,7 @@ def lookahead(st, mask, rng, work, acc, acc_us, costs):
     acc_us[0] += costs[C_SOLVER_CALL] + costs[C_SOLVER_MOVE] * costs[C_LOOKAHEAD_RATIO] * steps
 
 
-@njit(cache=True, _nrt=False)
+@inner(_nrt=False)
 def co_solver_call(st, mask, params, rng, work, acc, acc_us, costs, la_on):
     """The solver at an injection point (Expansion, Playout): :func:`solver_call` among the moves
     not in ``mask``, after the two-stage constraint when ``co_lookahead`` is on (the optimal f is
@@ -224,7 +225,7 @@ def co_solver_call(st, mask, params, rng, work, acc, acc_us, costs, la_on):
     return solver_call(st, mask, rng, work, acc, acc_us, costs)
 
 
-@njit(cache=True, _nrt=False)
+@inner(_nrt=False)
 def create_node(tree, parent_id, code, rng, work, acc, acc_us, costs):
     """AGENTS.md §B.3 (TREE engine); returns the new node id."""
     nid = tree.count[0]
@@ -269,7 +270,7 @@ def create_node(tree, parent_id, code, rng, work, acc, acc_us, costs):
     return nid
 
 
-@njit(cache=True, _nrt=False)
+@inner(_nrt=False)
 def backpropagate(tree, node_id, value):
     """AGENTS.md §B.7: negate once per level, up to and including the ROOT."""
     n = node_id
@@ -283,7 +284,7 @@ def backpropagate(tree, node_id, value):
         v = -v
 
 
-@njit(cache=True, _nrt=False)
+@inner(_nrt=False)
 def playout(tree, e_id, params, rng, work, acc, acc_us, costs, la_on):
     """AGENTS.md §B.8: the value of E's state from the point of view of S = E's parent
     (``la_on``: the two-stage check's switch, :data:`ON`)."""
@@ -354,7 +355,7 @@ def eligible(tree, c, m, early):
     return not tree.masked[c] or (m == 0 and tree.states[c][MOVE_NUMBER] > early)
 
 
-@njit(cache=True, _nrt=False)
+@inner(_nrt=False)
 def prior_weights(tree, node, m, early, temp, weights):
     """The softmax of the eligible children's priors at temperature ``temp``: fills
     ``weights[j]`` (j = the child's rank among ``node``'s children) with exp((prior - max) / temp)
@@ -377,7 +378,7 @@ def prior_weights(tree, node, m, early, temp, weights):
     return total
 
 
-@njit(cache=True, _nrt=False)
+@inner(_nrt=False)
 def descend(tree, params, rng, work, prior_on, solver_on):
     """AGENTS.md §B.5 (``uct_descend``); with ``prior`` on, PUCT (the prior's softmax P:
     Q + prior_c · P · sqrt(N) / (1 + n)); with ``solver`` on, MCTS-Solver's selection (a proven
@@ -439,7 +440,7 @@ def descend(tree, params, rng, work, prior_on, solver_on):
             return node
 
 
-@njit(cache=True, _nrt=False)
+@inner(_nrt=False)
 def prove(tree, node, acc):
     """MCTS-Solver's backup (Winands, Björnsson & Saito 2008) from ``node``, just proven.
 
@@ -469,7 +470,7 @@ def prove(tree, node, acc):
         c = p
 
 
-@njit(cache=True, _nrt=False)
+@inner(_nrt=False)
 def move_prior(tree, e_id, f, params, rng, work, acc, acc_us, costs):
     """The prior's value of node ``e_id``'s move, from its mover's side: H of its position
     (``prior`` 1) or f of its move (``prior`` 2; ``f`` when the expansion's solver call already
@@ -491,7 +492,7 @@ def move_prior(tree, e_id, f, params, rng, work, acc, acc_us, costs):
     return value
 
 
-@njit(cache=True, _nrt=False)
+@inner(_nrt=False)
 def any_unbanned_move(st, banned, rng, codes):
     """A uniformly random legal move not in ``banned``, -1 if none: the random expansion of a
     ``solver`` search, whose nodes take every legal move (:func:`random_move` may draw a size
@@ -507,7 +508,7 @@ def any_unbanned_move(st, banned, rng, codes):
     return pick(rng, codes, n)
 
 
-@njit(cache=True, _nrt=False)
+@inner(_nrt=False)
 def iterate(tree, params, rng, work, acc, acc_us, costs, la_on, prior_on, solver_on):
     """One MCTS iteration (AGENTS.md §B.6); with ``solver`` on, a proven node ends the descent
     like a terminal one and a new proof is backed up (:func:`prove`). ``la_on``, ``prior_on``,
@@ -556,7 +557,7 @@ def iterate(tree, params, rng, work, acc, acc_us, costs, la_on, prior_on, solver
     backpropagate(tree, s_id, tree.score[e_id])
 
 
-@njit(cache=True, _nrt=False)
+@inner(_nrt=False)
 def install_root(tree, root_state):
     """Make ``root_state`` the tree's only node: the ROOT, visits 1, player = the side NOT to move."""
     tree.count[0] = 1
@@ -623,7 +624,7 @@ def init_root(tree, root_state, params, rng, work, acc, acc_us, costs, la_on, pr
             c = tree.next_sibling[c]
 
 
-@njit(cache=True, _nrt=False)
+@inner(_nrt=False)
 def root_priors(tree, root_state, params, rng, work, acc, acc_us, costs):
     """The prior of every root child, scored in one batch: charged as one solver call of that many
     moves (docs/budget.md). f: the solver's scores of every legal move (the children's order)."""

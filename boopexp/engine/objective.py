@@ -25,6 +25,7 @@ from boopexp.engine.heuristic import (
     set_square_lines,
     unpack_line,
 )
+from boopexp.engine.jit import inner
 from boopexp.engine.luts import ANCHOR_LINE1, ANCHOR_LINE2, BOARD_MASK, PUSH_T, PUSH_V
 from boopexp.engine.rng import pick, pick_max, shuffle_prefix
 from boopexp.engine.rules import (
@@ -86,7 +87,7 @@ def new_context() -> np.ndarray:
     return np.zeros(CTX_SIZE, dtype=np.int64)
 
 
-@njit(cache=True, _nrt=False)
+@inner(_nrt=False)
 def objective_context(st, ctx):
     """Fill ``ctx`` with what every candidate move of ``st`` shares (the CTX_* fields)."""
     mover = st[TO_MOVE]
@@ -113,7 +114,7 @@ def context_value(st, ctx):
     return clip_score(unpack_line(ctx[CTX_PACKED], my_large > 0, op_large > 0) + mat)
 
 
-@njit(cache=True, _nrt=False, forceinline=True)
+@inner(_nrt=False, forceinline=True)
 def objective_inc(st, ctx, size, sq):
     """f(size, row, col) from the mover's point of view: SIM move, then H (HEURISTIC.md §7),
     from the position's context ``ctx`` (:func:`objective_context`); NaN when the mover may
@@ -197,7 +198,7 @@ def _finish(ctx, changed, mat, my_large, op_large):
     return clip_score(unpack_line(packed, my_large > 0, op_large > 0) + mat)
 
 
-@njit(cache=True, _nrt=False)
+@inner(_nrt=False)
 def objective_promotion(ctx, rng, groups, scores, ties):
     """f of a move for which :func:`objective_inc` returned NaN: the promotion step of SIM on
     the board after the push, from the bit masks the move left in ``ctx``; the removed squares
@@ -281,7 +282,7 @@ def objective_ws(st, size, sq, rng, ctx, groups, scores, ties):
     return value
 
 
-@njit(cache=True, _nrt=False)
+@inner(_nrt=False)
 def score_moves(st, mask, rng, ctx, groups, scores, ties, codes, values):
     """Score every legal move not in ``mask`` (bool[72]); fill ``codes[:n]``, ``values[:n]``.
 
@@ -319,7 +320,7 @@ def keep_best(value, item, best, nb, buf):
     return best, nb
 
 
-@njit(cache=True, _nrt=False)
+@inner(_nrt=False)
 def solve(st, mask, rng, ctx, groups, scores, ties, tie_moves):
     """best_move with what a search charges for it: (move code or -1, number of optima, legal
     moves of the position, masked ones included, the optimal f).
@@ -377,7 +378,7 @@ def best_m_moves_ws(st, m, rng, ctx, groups, scores, ties, codes, values, tie_mo
     return best_m_moves_masked_ws(st, mask, m, rng, ctx, groups, scores, ties, codes, values, tie_moves, out)
 
 
-@njit(cache=True)
+@inner()
 def best_m_moves_masked_ws(st, mask, m, rng, ctx, groups, scores, ties, codes, values, tie_moves, out):
     """:func:`best_m_moves_ws` among the legal moves not in ``mask`` (bool[72]); the paper's call
     has no mask (all False: the same moves scored, the same draws). The two-stage constraint

@@ -14,6 +14,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, uint64
 
+from boopexp.engine.jit import inner
+
 
 def new_rng_state(seed_or_gen) -> np.ndarray:
     """A fresh generator state from an int seed, a SeedSequence or a numpy Generator."""
@@ -40,7 +42,7 @@ def _rotl(x, k):
     return (x << uint64(k)) | (x >> uint64(64 - k))
 
 
-@njit(cache=True, _nrt=False)
+@inner(_nrt=False)
 def next_u64(st):
     """The next 64-bit output; advances ``st`` in place."""
     result = _rotl(st[1] * uint64(5), 7) * uint64(9)
@@ -54,7 +56,7 @@ def next_u64(st):
     return result
 
 
-@njit(cache=True, _nrt=False)
+@inner(_nrt=False)
 def rand_below(st, n):
     """A uniform integer in [0, n) for 1 <= n < 2**32 (multiply-shift on the top 32 bits)."""
     x = next_u64(st) >> uint64(32)
@@ -84,7 +86,7 @@ def pick_max(st, scores, n, ties):
     return pick(st, ties, nt)
 
 
-@njit(cache=True, _nrt=False)
+@inner(_nrt=False)
 def shuffle_prefix(st, arr, n):
     """Fisher-Yates shuffle of ``arr[:n]`` in place."""
     for i in range(n - 1, 0, -1):

@@ -22,6 +22,7 @@ import numpy as np
 from numba import njit
 
 from boopexp.engine import state
+from boopexp.engine.jit import inner
 from boopexp.engine.luts import (
     ANCHOR_LINE1,
     ANCHOR_LINE2,
@@ -103,7 +104,7 @@ def place_and_push(st, size, sq):
     st[MOVE_NUMBER] += 1
 
 
-@njit(cache=True, _nrt=False)
+@inner(_nrt=False)
 def has_three_large(st, colour):
     """Victory V1: three of ``colour``'s larges in a row (RULES.md §7)."""
     mask = np.int64(0)
@@ -191,7 +192,7 @@ def own_mask(st, colour):
     return m
 
 
-@njit(cache=True, _nrt=False)
+@inner(_nrt=False)
 def may_have_groups(st, colour, mask):
     """False only when ``colour`` surely has no candidate group: its pool is not empty and no
     three of its pieces (``mask``) are in a row (a bitboard test; the full scan is the slow part)."""
@@ -201,7 +202,7 @@ def may_have_groups(st, colour, mask):
     return has_three_in_row(mask)
 
 
-@njit(cache=True, _nrt=False)
+@inner(_nrt=False)
 def has_three_in_row(mask):
     """Whether three squares of ``mask`` (bit = square) are in a row, in any line direction."""
     for k in range(4):
@@ -322,7 +323,7 @@ def promotion_score(st, colour, c0, c1, c2):
     return line_score(k, c0, c1, c2)
 
 
-@njit(cache=True, _nrt=False)
+@inner(_nrt=False)
 def choose_group(st, colour, groups, n, rng, scores, ties):
     """Index of the group the promotion heuristic picks (HEURISTIC.md §6.3); -1 when n == 0.
 
@@ -338,7 +339,7 @@ def choose_group(st, colour, groups, n, rng, scores, ties):
     return pick_max(rng, scores, n, ties)
 
 
-@njit(cache=True, _nrt=False)
+@inner(_nrt=False)
 def apply_group(st, colour, c0, c1, c2):
     """Remove a group: each small promoted (a large to the pool, L += 1), each large returned."""
     base = pool_index(colour)
