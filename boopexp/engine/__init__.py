@@ -1,15 +1,17 @@
 """The compiled engine (numba ``njit(cache=True)`` kernels): the lowest layer.
 
 ``state`` (the state value and its field names), ``luts`` (tables built at import), ``rng``
-(xoshiro256**), ``bits``, ``costs`` and ``params`` (the layouts of the device-cost vector and of
-the MCTS parameter vector), ``rules``, ``buffers``, ``heuristic`` (H), ``objective`` (the CO
-solver), ``lookahead`` (the two-stage constraint), ``mcts`` (MCTS_GHOST with the S/E/P
-injections) and ``alphabeta`` (negamax with iterative deepening, ordered by f, H at the leaves).
-Kernels import nothing above this folder (``boopexp.errors`` aside); importing this package
-compiles nothing: modules are imported by name.
+(xoshiro256**), ``jit`` (the decorator of the kernels only other kernels call), ``bits``,
+``costs`` and ``params`` (the layouts of the device-cost vector and of the MCTS parameter
+vector), ``rules``, ``buffers``, ``heuristic`` (H), ``objective`` (the CO solver), ``lookahead``
+(the two-stage constraint), ``mcts`` (MCTS_GHOST with the S/E/P injections) and ``alphabeta``
+(negamax with iterative deepening, ordered by f, H at the leaves). Kernels import nothing above
+this folder (``boopexp.errors`` aside); importing this package compiles nothing: modules are
+imported by name.
 
 The kernels of ``rules``, ``heuristic``, ``objective``, ``mcts`` and ``rng`` are compiled without
-reference counting (``njit(cache=True, _nrt=False)``; docs/engine.md §9): they borrow their
-callers' arrays and neither allocate nor return one (the few that allocate keep the counting;
-``test_mcts.py::test_kernels_without_reference_counts_return_no_array`` holds the rule).
+reference counting (``njit(cache=True, _nrt=False)``, ``inner(_nrt=False)``; docs/engine.md §9):
+they borrow their callers' arrays and neither allocate nor return one (the few that allocate
+keep the counting; ``test_mcts.py::test_kernels_without_reference_counts_return_no_array`` holds
+the rule).
 """
