@@ -60,7 +60,7 @@ def inner(**options):
     entry point of :data:`boopexp.play.warmup.KERNELS`, the Position API's)."""
 
     def decorate(func):
-        if config.DISABLE_JIT:
+        if getattr(config, "DISABLE_JIT", False):  # NUMBA_DISABLE_JIT: plain Python, as njit does
             return func
         kernel = InnerKernel(py_func=func, locals={}, targetoptions={**options, **_NO_WRAPPERS, "nopython": True})
         kernel.enable_caching()
