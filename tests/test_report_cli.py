@@ -84,7 +84,7 @@ def test_corrupt_middle_line_names_file_and_line(tmp_path):
     path.write_text("".join(lines))
     result = CliRunner().invoke(main, ["tables", str(root / "ablation"), "--out", str(tmp_path / "o")])
     assert result.exit_code == 1
-    assert f"Error: {path}:7: invalid record" in result.stderr
+    assert f"Error: {path} line 7: not valid JSON" in result.stderr
     assert "Traceback" not in result.output
 
 
@@ -95,7 +95,7 @@ def test_truncated_last_line_warns_and_succeeds(tmp_path):
     result = CliRunner().invoke(main, ["tables", str(root / "ablation"), str(root / "mirror"),
                                        "--out", str(tmp_path / "o")])
     assert result.exit_code == 0, result.output
-    assert f"Warning: {path}:101: skipping truncated or invalid last line" in result.stderr
+    assert f"Warning: {path} line 101: truncated last line" in result.stderr
     assert "| mcts-co | 10 | 90 | 0 | 100 |" in result.stdout
 
 
@@ -133,5 +133,5 @@ def test_bogus_winner_names_file_and_line(tmp_path):
     path.write_text("".join(lines))
     result = CliRunner().invoke(main, ["tables", str(root / "ablation"), "--out", str(tmp_path / "o")])
     assert result.exit_code == 1
-    assert f"Error: {path}:4: winner 'draw' is not 'p1', 'p2' or null" in result.stderr
+    assert f"Error: {path} line 4: invalid game record (winner = 'draw' is not 'p1', 'p2' or null)" in result.stderr
     assert "Traceback" not in result.output

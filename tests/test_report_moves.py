@@ -14,11 +14,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from boopexp.analysis import figures, moves, records, tables
+from boopexp.analysis import figures, moves, tables
 from boopexp.analysis.builder import build_report
-from boopexp.analysis.records import load_results, read_games
+from boopexp.analysis.records import load_results
 from boopexp.errors import StoreError
-from boopexp.experiments.store import has_games_files, seal
+from boopexp.experiments import store as store_module
+from boopexp.experiments.store import has_games_files, scan_store, seal
 from boopexp.experiments.tally import PairingScore
 from boopexp.play.identity import pairing_agents
 
@@ -34,7 +35,7 @@ def _oracle(dirs: list[Path]) -> dict[str, dict[str, float]]:
     decided = {}
     seen = set()
     for d in dirs:
-        for _, _, record in read_games(d):
+        for record in scan_store(d).records:  # the store's whole records, each game once
             key = (record["config_hash"], record["pairing"], record["game_index"])
             if key in seen:  # the first copy counts
                 continue
@@ -110,7 +111,6 @@ def test_games_from_summaries_equal_decoding_and_tables_too(tmp_path):
         plain.append(tmp_path / "plain" / name)
     with_summaries = [tmp_path / "ablation", tmp_path / "mirror"]
     a, b = load_results(with_summaries), load_results(plain)
-    assert all(f.telemetry is None for f in a.move_files) and all(f.telemetry is not None for f in b.move_files)
     pd.testing.assert_frame_equal(a.games.drop(columns="source"), b.games.drop(columns="source"))
     build_report(with_summaries, tmp_path / "out-a")
     build_report(plain, tmp_path / "out-b")
@@ -140,12 +140,11 @@ def test_games_from_summaries_equal_decoding_on_every_store(store, monkeypatch):
     with warnings.catch_warnings(record=True) as fast_warnings:
         warnings.simplefilter("always")
         fast = load_results([store])
-    monkeypatch.setattr(records, "read_summary_table", lambda *_a, **_k: (None, None))
+    monkeypatch.setattr(store_module, "read_summary_table", lambda *_a, **_k: (None, None))
     with warnings.catch_warnings(record=True) as slow_warnings:
         warnings.simplefilter("always")
         slow = load_results([store])
     assert [str(w.message) for w in fast_warnings] == [str(w.message) for w in slow_warnings]
-    assert all(f.telemetry is None for f in fast.move_files) and all(f.telemetry is not None for f in slow.move_files)
     pd.testing.assert_frame_equal(fast.games, slow.games)
     for keys in (["pairing"], ["config_hash", "pairing"], ["p1", "p2"]):
         pd.testing.assert_frame_equal(tables.outcome_counts(fast.games, keys), _tally_one_by_one(slow.games, keys))

@@ -438,7 +438,7 @@ def test_a_damaged_config_is_refused_not_replaced_by_every_game(tmp_path):
 
 def test_truncated_last_line_warns_and_is_skipped(tmp_path):
     write_results(tmp_path / "r", games_for("vanilla vs vanilla", 2, 1), tail='{"experiment": "x", "conf')
-    with pytest.warns(ReportWarning, match=r"games.jsonl:4: skipping truncated"):
+    with pytest.warns(ReportWarning, match=r"games.jsonl line 4: truncated last line"):
         data = load_results([tmp_path / "r"])
     assert len(data.games) == 3
 
@@ -448,20 +448,20 @@ def test_invalid_middle_line_is_an_error(tmp_path):
     lines = path.read_text().splitlines(keepends=True)
     lines.insert(1, '{"broken": \n')
     path.write_text("".join(lines))
-    with pytest.raises(StoreError, match=r"games.jsonl:2: invalid record"):
+    with pytest.raises(StoreError, match=r"games.jsonl line 2: not valid JSON"):
         load_results([tmp_path / "r"])
 
 
 @pytest.mark.parametrize(
     ("change", "message"),
-    [({"winner": "draw"}, "winner 'draw' is not 'p1', 'p2' or null"), ({"winner": "P1"}, "winner 'P1'"),
-     ({"winner": 0}, "winner 0"), ({"game_index": -1}, "game_index -1"), ({"pairing": "solo"}, "pairing 'solo'")],
+    [({"winner": "draw"}, "winner = 'draw' is not 'p1', 'p2' or null"), ({"winner": "P1"}, "winner = 'P1'"),
+     ({"winner": 0}, "winner = 0"), ({"game_index": -1}, "game_index = -1"), ({"pairing": "solo"}, "pairing = 'solo'")],
 )
 def test_bad_record_is_an_error(tmp_path, change, message):
     bad = make_record("vanilla vs vanilla", 9, "p1") | change
     write_results(tmp_path / "r",
                   games_for("vanilla vs vanilla", 1, 1) + [bad, make_record("vanilla vs vanilla", 5, "p2")])
-    with pytest.raises(StoreError, match=rf"games.jsonl:3: {message}"):
+    with pytest.raises(StoreError, match=rf"games.jsonl line 3: invalid game record \({message}"):
         load_results([tmp_path / "r"])
 
 
@@ -469,7 +469,7 @@ def test_missing_key_is_an_error(tmp_path):
     bad = make_record("vanilla vs vanilla", 9, "p1")
     del bad["config_hash"]
     write_results(tmp_path / "r", [bad])
-    with pytest.raises(StoreError, match="games.jsonl:1: record lacks the key 'config_hash'"):
+    with pytest.raises(StoreError, match=r"games.jsonl line 1: invalid game record \(config_hash = None is not a non"):
         load_results([tmp_path / "r"])
 
 

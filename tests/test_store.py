@@ -118,7 +118,7 @@ def test_a_lone_partial_line_is_a_truncated_tail_too(tmp_path):
     "bad,reason",
     [(b"{not json", "not valid JSON"), (b'{"config_hash": "aaaa"}', "invalid game record"),
      (b"[1, 2]", "not a JSON object"),
-     (b'{"config_hash":"a","pairing":"x","game_index":-1,"winner":"p1"}', "game_index")],
+     (b'{"config_hash":"a","pairing":"x vs y","game_index":-1,"winner":"p1"}', "game_index")],
 )
 def test_corrupt_middle_line_is_an_error_and_nothing_is_written(tmp_path, bad, reason):
     store = GameStore(tmp_path / "res")

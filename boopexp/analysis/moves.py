@@ -2,7 +2,7 @@
 one block of games at a time and folded into per-agent counts, never every move at once.
 
 A game's moves are read only from its counted copy (:mod:`boopexp.analysis.records` chose it):
-the store's lines are streamed (:func:`boopexp.experiments.store.segment_blocks`) and only the
+the store's lines are streamed (:func:`boopexp.experiments.store.file_blocks`) and only the
 counted ones parsed, by pyarrow's JSON reader (C++, a few times faster than ``json.loads`` and
 without one Python object a value) when the records are of the current schema with column-wise
 telemetry whose derived columns (ply, player, agent, tree_nodes) were left out; any other record
@@ -115,14 +115,11 @@ class MoveFile:
         path: a sealed segment (streamed) or the live log.
         lines: the counted games' 1-based lines, ascending.
         rows: their rows in ``GameData.games``, in the same order.
-        telemetry: for a file decoded when the games were read (the live log, a segment without
-            a usable summary), each counted game's decoded telemetry by line: not read again.
     """
 
     path: Path
     lines: np.ndarray
     rows: np.ndarray
-    telemetry: Mapping[int, Any] | None = None
 
 
 def quantile(values: np.ndarray, counts: np.ndarray, q: float) -> float:
@@ -327,8 +324,8 @@ def collect(files: Sequence[MoveFile], names: Sequence[str], sides: np.ndarray, 
         sides: each game's p1 and p2 (by row number: shape (games, 2)).
         decided: whether each game (by row number) has a winner.
         game_rows: a game's row (by its row number) as :func:`ply_rows` reads it.
-        blocks: a segment's numbered lines, block by block.
-        decode: one stored line as its record (schema 1).
+        blocks: a store file's numbered lines, block by block (:func:`boopexp.experiments.store.file_blocks`).
+        decode: one stored line as its record (schema 1), checked (:func:`boopexp.experiments.store.parse_line`).
 
     Raises:
         StoreError: a file no longer holds a line it held when the games were read.
@@ -336,11 +333,6 @@ def collect(files: Sequence[MoveFile], names: Sequence[str], sides: np.ndarray, 
     stats = MoveStats()
     block = _Block(list(names), {name: i for i, name in enumerate(names)})
     for f in files:
-        if f.telemetry is not None:
-            for line, row in zip(f.lines.tolist(), f.rows.tolist()):
-                block.add_rows(ply_rows({"telemetry": f.telemetry.get(line)}, game_rows(row)), row)
-            block.flush(stats, decided)
-            continue
         start = 0
         for lines in blocks(f.path):
             if start >= len(f.lines):

@@ -5,18 +5,20 @@ Rules (docs/tables.md):
 
 * **Reading.** A results directory holds its games (sealed segments ``games-NNNN.jsonl.zst`` and
   the live log ``games.jsonl``, one JSON record per line, docs/runner.md) and ``config.yaml``.
-  Blank lines are ignored. An invalid *last* line of the log is skipped with a
-  :class:`ReportWarning` (a run may be appending to it right now); an invalid
-  line anywhere else, or a record lacking a required key, raises :class:`StoreError` naming the
-  file and the line number.
+  It is read as the store reads it, by the store's reader
+  (:func:`boopexp.experiments.store.scan_outcome_columns`, what ``status`` and a resumed ``run``
+  read): one rule of what a valid record is (``store.check_record``), each game counted once
+  within a store, the store's warnings as :class:`ReportWarning` (the live log's cut-short last
+  line, a game stored twice, a summary not used), its errors as its :class:`StoreError` (one line
+  naming the file and the line).
 * **No winner.** ``winner`` is ``"p1"``, ``"p2"`` or ``null``: null is a game that
   ``match.play_game`` stopped at ``contract.MAX_PLIES`` (``"termination": "ply_limit"``) because two
   near-deterministic agents kept repeating a position cycle — boop. itself has no draw
   (RULES.md §7). Such a game is kept (``winner`` None); the tables count it in a "no winner"
   column and leave it out of rates and tests. Any other winner value is an error.
 * **Deduplication.** A game is identified by ``(config_hash, pairing, game_index)``; a game seen
-  twice (a resumed run, the same settings in two directories) is counted once — the first copy
-  read, in the order the directories were given.
+  twice (in one store, as the store counts it; the same settings in two directories) is counted
+  once — the first copy read, in the order the directories were given.
 * **Current run.** ``boopexp run`` keeps the resolved config in the directory's ``config.yaml``,
   whose ``plan:`` lists each pairing with its ``config_hash`` and planned number of games; when
   the config changes the file is replaced (the old one is backed up) but the old games stay in
@@ -31,7 +33,6 @@ Rules (docs/tables.md):
 
 from __future__ import annotations
 
-import json
 import math
 import warnings
 from collections.abc import Sequence
@@ -43,29 +44,22 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from boopexp.analysis.moves import TELEMETRY_FIELDS, MoveFile, MoveStats, collect, number
-from boopexp.errors import ConfigError, StoreError
-from boopexp.experiments.config import plan_entries
+from boopexp.analysis.moves import TELEMETRY_FIELDS, MoveFile, MoveStats, collect
+from boopexp.errors import ConfigError
+from boopexp.experiments.config import stored_plan
 from boopexp.experiments.store import (
     CONFIG_FILE,
     GAMES_FILE,
     GameStore,
-    StoreFile,
-    decode_record,
+    OutcomeColumns,
+    file_blocks,
     has_games_files,
-    read_store_file,
-    read_store_files,
-    segment_blocks,
-    segment_paths,
+    parse_line,
+    scan_outcome_columns,
 )
-from boopexp.experiments.summary import read_summary_table
-from boopexp.play.contract import WINNERS, WINNERS_TEXT
-from boopexp.play.identity import PAIRING_SEPARATOR, pairing_agents, record_key
+from boopexp.play.identity import pairing_agents, record_key
 
-__all__ = ["TELEMETRY_FIELDS", "GameData", "ReportWarning", "load_results", "read_games", "read_plan"]
-
-#: Keys a record must have to be counted (the rest is optional for the tables).
-REQUIRED_KEYS: tuple[str, ...] = ("config_hash", "pairing", "game_index", "winner")
+__all__ = ["TELEMETRY_FIELDS", "GameData", "ReportWarning", "load_results", "read_plan"]
 
 GAME_COLUMNS: tuple[str, ...] = (
     "source", "line", "order", "experiment", "config_hash", "pairing", "game_index", "p1", "p2",
@@ -123,137 +117,41 @@ class GameData:
             return {k: games[k].iat[row] for k in ("config_hash", "pairing", "game_index", "p1", "p2")}
 
         return collect(self.move_files, [str(n) for n in names], sides, games["winner"].notna().to_numpy(),
-                       game_row, segment_blocks, _decode)
-
-
-def read_games(directory: Path) -> list[tuple[Path, int, dict[str, Any]]]:
-    """Parse the games of one results directory into (file, line number, record) triples.
-
-    The files are read as the store reads them (:func:`boopexp.experiments.store.read_store_files`): the
-    sealed segments ``games-NNNN.jsonl.zst`` (or ``.gz``) in number order, then the live log ``games.jsonl``.
-    A last line of the log without its newline is a write cut short (a run killed, or still
-    writing) and is skipped with a warning; any other line must be a JSON object. Records of
-    either schema are returned in schema 1 (:func:`boopexp.experiments.store.decode_record`).
-
-    Args:
-        directory: the results directory.
-
-    Returns:
-        The records in reading order, with their file and 1-based line numbers.
-
-    Raises:
-        StoreError: a file cannot be read, or a complete line is not a JSON object.
-    """
-    return [(f.path, number, record) for f in read_store_files(directory) for number, record in _records(f)]
-
-
-def _records(f: StoreFile) -> list[tuple[int, dict[str, Any]]]:
-    """The records of one file of a store (its cut-short last line, if any, skipped with a warning)."""
-    if f.tail is not None:
-        warnings.warn(
-            f"{f.path}:{f.tail.line}: skipping truncated or invalid last line "
-            f"({_short(f.tail.data.decode('utf-8', 'replace'))!r})",
-            ReportWarning,
-            stacklevel=3,
-        )
-    return [(number, _decode(f.path, number, raw)) for number, raw in f.lines]
-
-
-def _decode(path: Path, number: int, raw: bytes) -> dict[str, Any]:
-    """One stored line as a record (schema 1).
-
-    Raises:
-        StoreError: the line is not a JSON object of a known schema (file and line named).
-    """
-    try:
-        record = json.loads(raw.decode("utf-8"))
-        if not isinstance(record, dict):
-            raise ValueError(f"a JSON {type(record).__name__}, not an object")
-        return decode_record(record)
-    except ValueError as exc:
-        line = raw.decode("utf-8", "replace")
-        raise StoreError(f"{path}:{number}: invalid record ({exc}): {_short(line)!r}") from None
+                       game_row, file_blocks, parse_line)
 
 
 def read_plan(directory: Path) -> dict[tuple[str, str], int | None] | None:
-    """The ``plan:`` of a results directory's config.yaml as {(pairing, config_hash): planned games}.
+    """The ``plan:`` of a results directory's config.yaml as {(pairing, config_hash): planned games},
+    read as ``status`` reads it (:func:`boopexp.experiments.config.stored_plan`).
 
     Returns:
-        None when there is no config.yaml or it has no usable plan (a hand-written folder: then
+        None when there is no config.yaml or it has no ``plan:`` (a hand-written folder: then
         every game counts).
 
     Raises:
-        StoreError: config.yaml exists but is damaged (unreadable, not UTF-8, not YAML): counting
-            every game instead would silently mix settings, so the tables are not built.
+        StoreError: config.yaml exists but is damaged (unreadable, not UTF-8, not YAML).
+        ConfigError: its ``plan:`` cannot be read. Counting every game instead would silently
+            mix settings, so the tables are not built.
     """
-    doc = GameStore(directory).read_config()
-    if doc is None:
-        return None
-    try:
-        entries = plan_entries(doc, source=str(directory / CONFIG_FILE))
-    except ConfigError:
-        return None  # no plan (a hand-written folder): every game counts
-    return {(e.pairing, e.config_hash): e.games for e in entries} or None
+    entries = stored_plan(GameStore(directory).read_config(), str(directory / CONFIG_FILE))
+    return None if entries is None else {(e.pairing, e.config_hash): e.games for e in entries}
 
 
-@dataclass
-class _Part:
-    """One file of a store as read for the game rows: its summary's columns, or its decoded records."""
-
-    path: Path
-    summary: Any = None  # a pyarrow Table of _SUMMARY_COLUMNS
-    records: list[tuple[int, dict[str, Any]]] | None = None
-
-
-def _read_parts(directory: Path) -> list[_Part]:
-    """The files of a store in reading order (the live log read first, listed last, as
-    :func:`~boopexp.experiments.store.read_store_files`): a sealed segment with a summary that
-    matches it is read from the summary's columns, any other file decoded (a summary that does
-    not match its segment, or cannot be read, said once, as ``status`` says it)."""
-    log = read_store_file(directory / GAMES_FILE)
-    parts = []
-    for path in segment_paths(directory):
-        table, problem = read_summary_table(path, _SUMMARY_COLUMNS)
-        if problem is not None:
-            warnings.warn(problem, ReportWarning, stacklevel=3)
-        if table is not None:
-            parts.append(_Part(path, summary=table))
-        else:
-            segment = read_store_file(path)
-            assert segment is not None
-            parts.append(_Part(path, records=_records(segment)))
-    if log is not None:
-        parts.append(_Part(log.path, records=_records(log)))
-    return parts
-
-
-def _part_frame(part: _Part, directory: Path) -> pd.DataFrame:
-    """A file's game rows (GAME_COLUMNS but order, in_plan, planned), every record validated.
-
-    Raises:
-        StoreError: a record of the file is not a valid game (the first one, as :func:`_game_row` says).
-    """
+def _game_frame(outcomes: OutcomeColumns, directory: Path) -> pd.DataFrame:
+    """A store's games as read by :func:`~boopexp.experiments.store.scan_outcome_columns` (checked
+    by the store's rule, each game once) as game rows (GAME_COLUMNS but order, in_plan, planned):
+    what the columns leave out derived as the record's schema derives it (a side's name from the
+    pairing, the termination from the winner, the experiment from the folder's name)."""
     columns = [c for c in GAME_COLUMNS if c not in ("order", "in_plan", "planned")]
-    if part.records is not None:
-        rows = [_game_row(record, part.path, n, default_experiment=directory.name) for n, record in part.records]
-        return pd.DataFrame(rows, columns=columns).astype({c: _DTYPES[c] for c in columns})
-    t = part.summary.to_pandas()
+    t = outcomes.table.to_pandas()
     winner = t["winner"]
-    pairings = pd.unique(t["pairing"])
-    well_formed = {p: isinstance(p, str) and PAIRING_SEPARATOR in p for p in pairings}
-    bad = (~t["pairing"].map(well_formed).astype(bool) | t["config_hash"].isna() | (t["config_hash"] == "")
-           | t["game_index"].isna() | (t["game_index"] < 0) | ~(winner.isna() | winner.isin(["p1", "p2"])))
-    if bad.any():
-        row = part.summary.slice(int(np.flatnonzero(bad.to_numpy())[0]), 1).to_pylist()[0]
-        _game_row(row, part.path, row["line"], default_experiment=directory.name)  # raises: the message
-        raise AssertionError(f"{part.path}:{row['line']}: a summary row the records' check accepts")  # pragma: no cover
-    names = {p: pairing_agents(p) for p in pairings}
+    names = {p: pairing_agents(p) for p in pd.unique(t["pairing"])}
     experiment = t["experiment"].where(t["experiment"].notna() & (t["experiment"] != ""), directory.name)
     termination = t["termination"].where(t["termination"].notna() & (t["termination"] != ""),
                                          np.where(winner.isna(), "ply_limit", "victory"))
     sweep = t["sweep"].where(t["sweep"].notna() & t["sweep"].str.startswith("{") & (t["sweep"] != "{}"), "")
     return pd.DataFrame({
-        "source": str(part.path.parent),
+        "source": str(directory),
         "line": t["line"].astype("int64"),
         "experiment": experiment,
         "config_hash": t["config_hash"],
@@ -271,19 +169,21 @@ def _part_frame(part: _Part, directory: Path) -> pd.DataFrame:
 def load_results(results_dirs: Sequence[Path | str]) -> GameData:
     """Read, validate, deduplicate and select the games of some results directories.
 
-    The games are read from the summaries beside the sealed segments (one row a game, pyarrow:
-    docs/runner.md "Summaries"); a segment without a summary that matches it, and the live log,
-    are decoded. The moves are not read here (:attr:`GameData.moves`).
+    Each store is read as the store reads it (:func:`~boopexp.experiments.store.scan_outcome_columns`,
+    what ``status`` and a resumed ``run`` read: one rule of what a valid record is, each game once,
+    the same warnings): from the summaries beside the sealed segments (one row a game, pyarrow:
+    docs/runner.md "Summaries"), the rest decoded. The moves are not read here (:attr:`GameData.moves`).
 
     Args:
-        results_dirs: directories each holding a ``games.jsonl``.
+        results_dirs: directories each holding a store.
 
     Returns:
         The games (possibly none if no games were written yet).
 
     Raises:
-        ConfigError: no directory given, or none of them exists.
-        StoreError: a middle line is invalid or a record lacks a required key.
+        ConfigError: no directory given, none of them exists, or a config.yaml's plan is damaged.
+        StoreError: a line other than the live log's cut-short last one is not a valid record
+            (the store's one line: file and line named), or a file cannot be read.
     """
     dirs = [Path(d) for d in results_dirs]
     if not dirs:
@@ -298,28 +198,25 @@ def load_results(results_dirs: Sequence[Path | str]) -> GameData:
         warnings.warn(f"results directory {str(d)!r} not found; skipping it", ReportWarning, stacklevel=2)
 
     games: pd.DataFrame | None = None
-    files: list[_Part] = []
+    files: list[Path] = []
     for d in existing:
         if not has_games_files(d):
             warnings.warn(f"no {GAMES_FILE} in {str(d)!r} (no games yet)", ReportWarning, stacklevel=2)
             continue
+        outcomes = scan_outcome_columns(d, columns=_SUMMARY_COLUMNS)  # then the plan, as status
         plan = read_plan(d)
-        parts = _read_parts(d)
-        frames = []
-        for part in parts:
-            frame = _part_frame(part, d)
-            frames.append(frame.assign(_file=len(files)))
-            files.append(part)
-        if not frames:
-            continue
-        frame = pd.concat(frames, ignore_index=True)
+        for problem in outcomes.scan.warnings():
+            warnings.warn(problem, ReportWarning, stacklevel=2)
+        frame = _game_frame(outcomes, d)
+        frame["_file"] = len(files) + outcomes.file_of_row.astype(np.int64)
+        files += [f.path for f in outcomes.files]
         settings_codes, settings = pd.MultiIndex.from_arrays([frame["pairing"], frame["config_hash"]]).factorize()
         planned_of = [plan.get(s) if plan else None for s in settings]
         frame["in_plan"] = np.array([plan is None or s in plan for s in settings], dtype=bool)[settings_codes] \
             if len(frame) else np.zeros(0, dtype=bool)
         frame["planned"] = np.array([math.nan if p is None else float(p) for p in planned_of],
                                     dtype=np.float64)[settings_codes] if len(frame) else np.zeros(0)
-        games = _deduplicated(games, frame, [f.path for f in files])
+        games = _deduplicated(games, frame, files)
         off_plan = frame.loc[~frame["in_plan"], "pairing"].value_counts()
         if len(off_plan):
             detail = ", ".join(f"{p} ({n})" for p, n in sorted(off_plan.items()))
@@ -339,12 +236,10 @@ def load_results(results_dirs: Sequence[Path | str]) -> GameData:
     games["selected"] = _select(games)
     move_files = []
     lines = games["line"].to_numpy()
-    for i, part in enumerate(files):
+    for i, path in enumerate(files):
         rows = np.flatnonzero(file_of == i)
-        if not len(rows):
-            continue
-        telemetry = None if part.records is None else {n: r.get("telemetry") for n, r in part.records}
-        move_files.append(MoveFile(part.path, lines[rows], rows, telemetry))
+        if len(rows):
+            move_files.append(MoveFile(path, lines[rows], rows))
     return GameData(games=games, sources=tuple(existing), move_files=tuple(move_files))
 
 
@@ -418,52 +313,3 @@ def _select(games: pd.DataFrame) -> pd.Series:
 
 def _join_unique(values: pd.Series) -> str:
     return ", ".join(sorted(values.unique()))
-
-
-def _game_row(record: dict[str, Any], path: Path, line_no: int, default_experiment: str) -> dict[str, Any]:
-    """Validate one record and keep the fields the tables use."""
-    where = f"{path}:{line_no}"
-    for key in REQUIRED_KEYS:
-        if key not in record:
-            raise StoreError(f"{where}: record lacks the key {key!r}")
-    pairing = record["pairing"]
-    if not isinstance(pairing, str) or PAIRING_SEPARATOR not in pairing:
-        raise StoreError(f"{where}: pairing {pairing!r} is not of the form '<p1> vs <p2>'")
-    index = record["game_index"]
-    if isinstance(index, bool) or not isinstance(index, int) or index < 0:
-        raise StoreError(f"{where}: game_index {index!r} is not a non-negative integer")
-    winner = record["winner"]
-    if winner not in WINNERS:
-        raise StoreError(f"{where}: winner {winner!r} is not {WINNERS_TEXT}")
-    termination = record.get("termination")
-    if not isinstance(termination, str) or not termination:
-        # Older records have no "termination"; the only way a game ends without a winner is the cap.
-        termination = "victory" if winner is not None else "ply_limit"
-    config_hash = record["config_hash"]
-    if not isinstance(config_hash, str) or not config_hash:
-        raise StoreError(f"{where}: config_hash {config_hash!r} is not a non-empty string")
-    name1, name2 = pairing_agents(pairing)
-    experiment = record.get("experiment")
-    return {
-        "source": str(path.parent),
-        "line": line_no,
-        "order": -1,
-        "experiment": experiment if isinstance(experiment, str) and experiment else default_experiment,
-        "config_hash": config_hash,
-        "pairing": pairing,
-        "game_index": index,
-        "p1": record.get("p1") if isinstance(record.get("p1"), str) else name1,
-        "p2": record.get("p2") if isinstance(record.get("p2"), str) else name2,
-        "winner": winner,
-        "termination": termination,
-        "plies": number(record.get("plies")),
-        "in_plan": True,
-        "planned": math.nan,
-        # a swept game's point as JSON text ("" when not swept): report/sweep.py groups by it
-        "sweep": json.dumps(record["sweep"]) if isinstance(record.get("sweep"), dict) and record["sweep"] else "",
-    }
-
-
-def _short(line: str, limit: int = 60) -> str:
-    line = line.strip()
-    return line if len(line) <= limit else line[:limit] + "…"

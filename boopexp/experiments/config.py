@@ -555,6 +555,21 @@ def plan_entries(resolved: Mapping[str, Any], source: str = "config.yaml") -> tu
     return tuple(out)
 
 
+def stored_plan(resolved: Mapping[str, Any] | None, source: str = "config.yaml") -> tuple[PlanEntry, ...] | None:
+    """The plan of a store's config.yaml (``resolved``: as read, None when there is none), or
+    None when it has no ``plan:`` key (no config.yaml, or one written by hand): **the** rule of
+    ``status``, ``run --dry-run`` and the tables, under which every stored game counts when there
+    is no plan, and a plan that cannot be read is refused rather than replaced by every game
+    (which would silently mix settings).
+
+    Raises:
+        ConfigError: a ``plan:`` that cannot be read (:func:`plan_entries`).
+    """
+    if resolved is None or (isinstance(resolved, Mapping) and "plan" not in resolved):
+        return None
+    return plan_entries(resolved, source)
+
+
 def _parse_swept(data: Mapping[str, Any], src: str, directory: str | None) -> ExperimentConfig:
     """A config with a ``sweep:``: the base config, then one config per grid point."""
     if "sprt" in data:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from boopexp.errors import ConfigError
-from boopexp.experiments.config import PlannedPairing, plan_entries
+from boopexp.experiments.config import PlannedPairing, stored_plan
 from boopexp.experiments.sprt import PairingTest, parse_sprt, plan_tests
 from boopexp.experiments.store import GameStore, OutcomeColumns, has_games_files, scan_outcome_columns
 from boopexp.experiments.tally import PairingScore, forfeits, score_columns, score_found
@@ -85,7 +85,7 @@ def folder_status(folder: str | Path, outcomes: OutcomeColumns | None = None) ->
     just read them (``scan_outcome_columns``), else they are read here.
 
     Raises:
-        ConfigError: the folder does not exist, or its config.yaml has no readable plan.
+        ConfigError: the folder does not exist, or its config.yaml has a ``plan:`` that cannot be read.
         StoreError: games.jsonl or config.yaml is corrupt.
     """
     folder = require_results_folder(folder)
@@ -95,10 +95,10 @@ def folder_status(folder: str | Path, outcomes: OutcomeColumns | None = None) ->
         outcomes = scan_outcome_columns(folder)
     warnings = tuple(outcomes.scan.warnings())
     doc = store.read_config()
-    if doc is None:
+    entries = stored_plan(doc, str(store.config_path))
+    if doc is None or entries is None:
         # no plan: every stored game of a pairing counts (planned = done)
         return FolderStatus(folder, None, score_found(outcomes.table), 0, warnings)
-    entries = plan_entries(doc, str(store.config_path))
     settings = {k: v for k, v in doc.items() if k != "plan"}
     spec = parse_sprt(str(store.config_path), doc.get("sprt"))
     tests = plan_tests(spec, entries, outcomes.records()) if spec is not None else ()

@@ -41,7 +41,9 @@ from boopexp.experiments.config import load_yaml
 from boopexp.experiments.summary import (
     COLUMNS,
     SUMMARY_PATTERN,
+    TEXT_FIELDS,
     game_summary,
+    invalid_rows,
     read_summary,
     read_summary_table,
     summary_bytes,
@@ -50,7 +52,7 @@ from boopexp.experiments.summary import (
     table_summary_bytes,
 )
 from boopexp.play.contract import FORFEITS, WINNERS, WINNERS_TEXT, pack_record, same_game, unpack_record
-from boopexp.play.identity import GameKey, record_key
+from boopexp.play.identity import PAIRING_SEPARATOR, GameKey, record_key
 
 try:  # POSIX advisory locks; without them two runs into one folder are merely not prevented
     import fcntl
@@ -82,12 +84,25 @@ _CONFIG_HEADER = (
 
 
 def check_record(record: Any) -> str | None:
-    """Why ``record`` is not a storable game record, or None if it is."""
+    """Why ``record`` is not a storable game record, or None if it is: **the** rule of what a
+    store holds, for every reader (``status``, ``run``, ``seal``, ``merge``, the tables, the
+    ratings) and for the records written (a played game, an imported one). Its twin on columns
+    is :func:`boopexp.experiments.summary.invalid_rows` (a summary's or the live log's rows read
+    by pyarrow): the two refuse the same games (tests/test_store_readers.py).
+
+    A game's identity is a non-empty settings hash, a pairing ``"A vs B"`` and a non-negative
+    index; its winner ``"p1"``, ``"p2"`` or null; the text fields a reader counts by (the sides'
+    names, the experiment, the termination), when present, are strings or null.
+    """
     if not isinstance(record, dict):
         return f"not a JSON object but {type(record).__name__}"
-    for key in ("config_hash", "pairing"):
-        if not isinstance(record.get(key), str):
-            return f"{key} = {record.get(key)!r} is not a string"
+    if not isinstance(record.get("config_hash"), str) or not record["config_hash"]:
+        return f"config_hash = {record.get('config_hash')!r} is not a non-empty string"
+    pairing = record.get("pairing")
+    if not isinstance(pairing, str):
+        return f"pairing = {pairing!r} is not a string"
+    if PAIRING_SEPARATOR not in pairing:
+        return f"pairing = {pairing!r} is not of the form 'A{PAIRING_SEPARATOR}B'"
     index = record.get("game_index")
     if isinstance(index, bool) or not isinstance(index, int) or index < 0:
         return f"game_index = {index!r} is not a non-negative integer"
@@ -97,6 +112,9 @@ def check_record(record: Any) -> str | None:
     # finished game all the same: storing it keeps a rerun from replaying it forever.
     if record["winner"] not in WINNERS:
         return f"winner = {record['winner']!r} is not {WINNERS_TEXT}"
+    for key in TEXT_FIELDS:
+        if record.get(key) is not None and not isinstance(record[key], str):
+            return f"{key} = {_show(record[key])} is not a string or null"
     return None
 
 
@@ -297,6 +315,21 @@ def segment_blocks(path: Path, block_bytes: int = 1 << 24) -> Iterator[list[tupl
     """
     for first, data in segment_text_blocks(path, block_bytes):
         yield [(n, raw) for n, raw in enumerate(data.split(b"\n")[:-1], start=first + 1) if raw.strip()]
+
+
+def file_blocks(path: Path, block_bytes: int = 1 << 24) -> Iterator[list[tuple[int, bytes]]]:
+    """The lines of a file of a store as :func:`read_store_files` numbers them: a sealed segment's
+    in blocks (:func:`segment_blocks`), the live log's complete lines in one (none: no log).
+
+    Raises:
+        StoreError: the file cannot be read, or a segment is damaged.
+    """
+    if path.name != GAMES_FILE:
+        yield from segment_blocks(path, block_bytes)
+        return
+    log = _read_log(path.parent)
+    if log is not None and log.lines:
+        yield log.lines
 
 
 def segment_text_blocks(path: Path, block_bytes: int = 1 << 24) -> Iterator[tuple[int, bytes]]:
@@ -609,7 +642,8 @@ class OutcomeColumns:
         return StoredKeys(self.table["config_hash"], self.table["pairing"], self.table["game_index"])
 
 
-def scan_outcome_columns(directory: str | Path, since: OutcomeColumns | None = None) -> OutcomeColumns:
+def scan_outcome_columns(directory: str | Path, since: OutcomeColumns | None = None,
+                         columns: Sequence[str] = OUTCOME_COLUMNS) -> OutcomeColumns:
     """:func:`scan_outcomes` as columns, never one Python object per sealed game: each sealed
     segment's summary is read as a pyarrow Table (a segment without a usable summary, and the live
     log, are decoded and turned into one), and a game stored twice is found on one int64 identity
@@ -619,21 +653,26 @@ def scan_outcome_columns(directory: str | Path, since: OutcomeColumns | None = N
     Args:
         since: an earlier scan of the same folder: the files it read that have not changed since
             are not read again (a segment still the same file, the live log's lines already read
-            if the log still begins with them): how a run reads its store again under the lock.
+            if the log still begins with them): how a run reads its store again under the lock
+            (read with the same ``columns``).
+        columns: the summary's columns to read (:data:`~boopexp.experiments.summary.COLUMNS`,
+            ``line``, a game's identity and ``winner`` among them): the tables read the
+            experiment and the length too.
 
     Raises:
         StoreError: as :func:`scan_store`.
     """
     directory = Path(directory)
     earlier = {f.path: f for f in since.files} if since is not None else {}
-    log = _log_table(directory, earlier.get(directory / GAMES_FILE))  # before the segments are listed
-    files = [_segment_table(path, earlier.get(path)) for path in segment_paths(directory)]
+    log = _log_table(directory, earlier.get(directory / GAMES_FILE), columns)  # before the segments are listed
+    files = [_segment_table(path, earlier.get(path), columns) for path in segment_paths(directory)]
     if log is not None:
         files.append(log)
-    return _combine_columns(directory, files, log.tail if log is not None else None)
+    return _combine_columns(directory, files, log.tail if log is not None else None, columns)
 
 
-def _combine_columns(directory: Path, files: list[_FileTable], tail: TruncatedTail | None) -> OutcomeColumns:
+def _combine_columns(directory: Path, files: list[_FileTable], tail: TruncatedTail | None,
+                     columns: Sequence[str] = OUTCOME_COLUMNS) -> OutcomeColumns:
     """The files' tables in reading order as one, each game once (:func:`_dedupe_columns`)."""
     import numpy as np
     import pyarrow as pa
@@ -641,13 +680,13 @@ def _combine_columns(directory: Path, files: list[_FileTable], tail: TruncatedTa
     tables = [f.table.append_column("file", pa.array(np.full(len(f.table), i, dtype=np.int32)))
               for i, f in enumerate(files)]
     if not tables:
-        tables.append(summary_table(()).select(list(OUTCOME_COLUMNS)).append_column("file", pa.array([], pa.int32())))
+        tables.append(summary_table(()).select(list(columns)).append_column("file", pa.array([], pa.int32())))
     table = pa.concat_tables(tables)
     paths = [f.path for f in files]
     notes = tuple(f.note for f in files if f.note is not None)
     table, scan = _dedupe_columns(directory, table, paths, notes, tail)
     file_of_row = table["file"].to_numpy()
-    return OutcomeColumns(table.select(list(OUTCOME_COLUMNS)), scan, tuple(files), file_of_row)
+    return OutcomeColumns(table.select(list(columns)), scan, tuple(files), file_of_row)
 
 
 def _segment_table(path: Path, earlier: _FileTable | None, columns: Sequence[str] = OUTCOME_COLUMNS) -> _FileTable:
@@ -747,11 +786,13 @@ def _lines_summary(path: Path, data: bytes, first_line: int, columns: Sequence[s
             return None
     full = any(c in columns for c in _GAME_COLUMNS)
     name = pa.struct([("name", pa.string())])
+    # Every field check_record checks is read, typed (a text field of another type is refused by
+    # the reader: the lines are then checked one by one), whether or not ``columns`` holds it.
     fields = [("schema", pa.int64()), ("config_hash", pa.string()), ("pairing", pa.string()),
               ("game_index", pa.int64()), ("p1", pa.string()), ("p2", pa.string()), ("winner", pa.string()),
-              ("termination", pa.string()), ("p1_spec", name), ("p2_spec", name)]
+              ("termination", pa.string()), ("experiment", pa.string()), ("p1_spec", name), ("p2_spec", name)]
     if full:
-        fields += [("experiment", pa.string()), ("plies", pa.int64()), ("moves", pa.list_(pa.string())),
+        fields += [("plies", pa.int64()), ("moves", pa.list_(pa.string())),
                    ("telemetry", pa.struct([("device_seconds", pa.list_(pa.float64()))]))]
     try:
         read = pj.read_json(pa.py_buffer(data), read_options=pj.ReadOptions(block_size=1 << 24),
@@ -788,10 +829,9 @@ def _lines_summary(path: Path, data: bytes, first_line: int, columns: Sequence[s
     keep = pa.array(~decoded)
     fast = read.filter(keep)
     schema2 = schema2.filter(keep)
-    if not pc.all(pc.and_(pc.is_in(pc.fill_null(fast["schema"], 1), pa.array([1, 2])), pc.and_(
-            pc.and_(pc.is_valid(fast["config_hash"]), pc.is_valid(fast["pairing"])),
-            pc.and_(pc.fill_null(pc.greater_equal(fast["game_index"], 0), False),
-                    pc.is_in(fast["winner"], pa.array(["p1", "p2"]))))), min_count=0).as_py():
+    # check_record's rule, on the columns (a null winner here is a key left out: a null's line is decoded)
+    if not pc.all(pc.and_(pc.is_in(pc.fill_null(fast["schema"], 1), pa.array([1, 2])), pc.is_valid(fast["winner"])),
+                  min_count=0).as_py() or invalid_rows(fast).any():
         return None
     out = {"line": pa.array(first_line + 1 + np.flatnonzero(~decoded), pa.int64())}
     for c in columns[1:]:

@@ -21,6 +21,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from boopexp.play.identity import PAIRING_SEPARATOR
+
 #: ``summary-NNNN.parquet`` beside ``games-NNNN.jsonl.zst`` (or ``.gz``).
 SUMMARY_PATTERN = re.compile(r"summary-(\d{4,})\.parquet")
 #: The summary format, in the file's metadata: a summary of another format is not read.
@@ -29,6 +31,11 @@ SUMMARY_FORMAT = "1"
 #: fields of :func:`game_summary`.
 COLUMNS: tuple[str, ...] = ("line", "config_hash", "pairing", "game_index", "experiment", "p1", "p2", "winner",
                             "termination", "plies", "device_seconds", "forfeit", "sweep")
+#: A record's optional fields held as text (the sides' names, the experiment, the termination):
+#: a reader counts by them, so a stored record's are strings or null (``store.check_record``).
+TEXT_FIELDS: tuple[str, ...] = ("experiment", "p1", "p2", "termination")
+#: The columns :func:`invalid_rows` checks (a game's identity and winner).
+CHECKED_COLUMNS: tuple[str, ...] = ("config_hash", "pairing", "game_index", "winner")
 #: Columns holding a JSON value (an object or null) as text.
 _JSON_COLUMNS = ("forfeit", "sweep")
 #: Text columns with few distinct values in a store.
@@ -110,6 +117,24 @@ def summary_table(rows: Iterable[tuple[int, Mapping[str, Any]]]) -> Any:
     return pa.table(columns, schema=schema)
 
 
+def invalid_rows(table: Any) -> Any:
+    """The rows of ``table`` (pyarrow, with at least :data:`CHECKED_COLUMNS`, its text columns
+    typed as strings) that are not a valid game, as a numpy boolean mask: **the** rule of
+    :func:`boopexp.experiments.store.check_record` on columns (an empty or missing settings
+    hash, a pairing not ``"A vs B"``, a missing or negative index, a winner other than
+    ``"p1"``, ``"p2"`` or null), for what the readers take from summaries and from pyarrow's
+    reading of the live log without one Python object a game."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    config_hash, pairing, index, winner = (table[c] for c in CHECKED_COLUMNS)
+    bad = pc.or_(pc.fill_null(pc.equal(config_hash, ""), True),
+                 pc.invert(pc.fill_null(pc.match_substring(pairing, PAIRING_SEPARATOR), False)))
+    bad = pc.or_(bad, pc.fill_null(pc.less(index, 0), True))
+    bad = pc.or_(bad, pc.invert(pc.or_(pc.is_null(winner), pc.is_in(winner, pa.array(["p1", "p2"])))))
+    return bad.to_numpy(zero_copy_only=False)
+
+
 def read_summary(segment: Path) -> tuple[list[tuple[int, dict[str, Any]]] | None, str | None]:
     """The rows of ``segment``'s summary, or None and why not (None: there is no summary).
 
@@ -156,11 +181,19 @@ def read_summary_table(segment: Path, columns: Iterable[str] = COLUMNS) -> tuple
                 or meta.get(b"segment_trailer") != trailer.hex().encode()):
             return None, (f"{path} does not match {segment.name} (written for another version of it); the "
                           f"segment is read instead (boopexp seal {segment.parent} rewrites the summary)")
-        table = f.read(columns=list(columns))
+        wanted = list(columns)
+        table = f.read(columns=[*wanted, *(c for c in CHECKED_COLUMNS if c not in wanted)])
+        bad = invalid_rows(table)
     except Exception as exc:  # pyarrow's errors (ArrowInvalid, OSError, KeyError...) have no common base
         return None, (f"{path}: unreadable summary ({type(exc).__name__}); the segment is read instead "
                       f"(boopexp seal {segment.parent} rewrites it)")
-    return table.replace_schema_metadata(None), None
+    if bad.any():
+        # A cache, never the truth: a row seal would not have written (a summary edited by hand)
+        # sends the reader to the segment, whose lines are checked one by one.
+        row = int(bad.argmax())
+        return None, (f"{path}: row {row + 1} is not a valid game; the segment is read instead "
+                      f"(boopexp seal {segment.parent} rewrites the summary)")
+    return table.select(wanted).replace_schema_metadata(None), None
 
 
 def _fingerprint(segment: bytes) -> dict[bytes, bytes]:
