@@ -201,3 +201,77 @@ def test_ctrl_c_before_the_game_command_handles_it_is_one_line_and_130(monkeypat
     result = CliRunner().invoke(main, ["game", "--p1", "random", "--p2", "random"])
     assert (result.exit_code, result.stderr) == (
         130, "Interrupted by Ctrl-C: boopexp game stopped before it finished; run it again.\n")
+
+
+def _stored_game(folder, budget, p1="mcts-co", p2="vanilla", seed=4):
+    from boopexp.agents.budget import Budget
+    from boopexp.agents.specs import resolve_agent
+    from boopexp.play.match import GameTask, play_game
+
+    task = GameTask("t", "cd" * 8, f"{p1} vs {p2}", 0, resolve_agent(p1), resolve_agent(p2), Budget(**budget),
+                    "code-0.6.2", seed)
+    record = play_game(task)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "games.jsonl").write_text(json.dumps(record) + "\n")
+    return record
+
+
+@pytest.mark.parametrize("budget", [{"mode": "iterations", "iterations": 40},
+                                    {"mode": "device", "seconds": 0.3, "profile": "android-2023"}])
+def test_the_search_re_run_at_each_ply_ranks_first_the_move_the_record_holds(tmp_path, budget):
+    """replay.root_search re-plays the game up to a ply and reads the root of that ply's search:
+    at every ply its best-ranked move (final_choice's order) is the move the game played, and the
+    visits are those of the search (each iteration visits one root child, but for the new node's
+    own first visit, QUIRK-A8); a search taken at the wrong ply would rank another position's moves."""
+    from boopexp.play.replay import root_search
+
+    record = _stored_game(tmp_path / "r", budget)
+    assert len(record["moves"]) >= 6
+    for ply, move in enumerate(record["moves"], start=1):
+        found = root_search(record, ply)
+        assert (found.ply, found.agent, found.move) == (ply, record["telemetry"][ply - 1]["agent"], move)
+        assert found.children[0].move == found.chosen == move.split(":")[0], (ply, found.children[:3])
+        assert all(c.selectable for c in found.children if c.visits)
+        iterations = record["telemetry"][ply - 1]["iterations"]
+        assert 0 < sum(c.visits for c in found.children) <= iterations
+    again = root_search(record, 5)
+    assert again == root_search(record, 5)  # the same search each time
+
+
+def test_replay_root_at_prints_the_root_ranked_and_marks_the_move_played(tmp_path):
+    record = _stored_game(tmp_path / "r", {"mode": "iterations", "iterations": 40})
+    result = invoke("replay", str(tmp_path / "r"), "--pairing", "mcts-co vs vanilla", "--game", "0", "--root-at", "3")
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    header = lines.index(next(line for line in lines if line.startswith("ply 3: p1 (mcts-co) played")))
+    assert lines[header + 1].split() == ["move", "visits", "value"]
+    first = lines[header + 2].split()
+    assert first[0] == record["moves"][2].split(":")[0] and first[-2:] == ["<-", "played"]
+    assert "moves not selectable: left out by the Selection injection" in lines[-1]  # m = 5 of mcts-co
+
+
+def test_replay_root_at_mistakes_are_one_line_exit_2_before_anything_is_replayed(tmp_path):
+    _stored_game(tmp_path / "r", {"mode": "iterations", "iterations": 5}, p1="mcts-co", p2="heuristics")
+    _stored_game(tmp_path / "c", {"mode": "cpu", "seconds": 0.01}, p1="vanilla", p2="random")
+    cases = [("r", "mcts-co vs heuristics", "0", "is not a move of the game (it has "),
+             ("r", "mcts-co vs heuristics", "2", "ply 2 was played by heuristics (heuristics), not by an MCTS search"),
+             ("c", "vanilla vs random", "1", "a cpu-budget game depends on the host's speed")]
+    for folder, pairing, ply, message in cases:
+        result = CliRunner().invoke(main, ["replay", str(tmp_path / folder), "--pairing", pairing, "--game", "0",
+                                           "--root-at", ply])
+        assert result.exit_code == 2, result.output
+        assert result.output.startswith("Error: ") and message in result.output
+        assert len(result.output.strip().splitlines()) == 1  # said before the walk
+
+
+def test_replay_root_at_refuses_a_record_its_re_play_departs_from(tmp_path):
+    from boopexp.errors import StoreError
+    from boopexp.play.replay import root_search
+
+    record = _stored_game(tmp_path / "r", {"mode": "iterations", "iterations": 40})
+
+    tampered = dict(record, moves=[*record["moves"][:2], *record["moves"][3:4], *record["moves"][2:3],
+                                   *record["moves"][4:]])
+    with pytest.raises(StoreError, match=r"the re-played game differs from the record from ply 3, so its search at "
+                                         r"ply 5 cannot be shown"):
+        root_search(tampered, 5)

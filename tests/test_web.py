@@ -108,11 +108,13 @@ def test_api_store_lists_games_and_report_files(client: TestClient):
     ({"pairing": PAIRING, "index": 0}, 400, "query parameter 'store'"),
     ({"store": "a9-fixed", "pairing": PAIRING, "index": 0, "config_hash": "ffff"}, 404, "settings hash starting"),
 ])
-@pytest.mark.parametrize("route", ["/api/game", "/api/game/plies"])
+@pytest.mark.parametrize("route", ["/api/game", "/api/game/plies", "/api/game/search"])
 def test_a_bad_game_request_is_a_4xx_with_one_line_of_json(root: Path, client: TestClient, route, params, status,
                                                             needle):
     if params.get("store") == "ABSOLUTE":
         params = {**params, "store": str(root / "a9-fixed")}
+    if route == "/api/game/search":
+        params = {**params, "ply": 1}
     before = _tree(root.parent)
     response = client.get(route, params=params)
     assert response.status_code == status, response.text
@@ -130,6 +132,26 @@ def test_a_bad_file_request_is_refused(client: TestClient, path, status):
     response = client.get("/files", params={"path": path})
     assert response.status_code == status and list(response.json()) == ["error"]
     assert b"TOP-SECRET-BYTES" not in response.content
+
+
+def test_the_search_that_chose_a_move_is_re_run_from_the_record(client: TestClient):
+    """/api/game/search: the root of the search of a stored device-mode game's move, as
+    ``boopexp replay --root-at`` gives it (replay.root_search), the move played ranked first."""
+    from boopexp.play.replay import root_search
+
+    record = _stored(PAIRING, 3)
+    for ply in (1, 2, len(record["moves"])):
+        response = client.get("/api/game/search", params={"store": "a9-fixed", "pairing": PAIRING, "index": 3,
+                                                          "ply": ply})
+        assert response.status_code == 200, response.text
+        body = response.json()
+        assert body == json.loads(json.dumps(root_search(record, ply).to_dict()))
+        assert body["move"] == record["moves"][ply - 1] and body["children"][0]["move"] == body["chosen"]
+        assert body["side"] == ("p1" if ply % 2 else "p2") and body["agent"] == "mcts-co"
+    for ply, needle in ((0, "ply 0 is not a move of the game"), (len(record["moves"]) + 1, "is not a move of the game"),
+                        ("x", "query parameter 'ply'")):
+        bad = client.get("/api/game/search", params={"store": "a9-fixed", "pairing": PAIRING, "index": 3, "ply": ply})
+        assert bad.status_code == 400 and list(bad.json()) == ["error"] and needle in bad.json()["error"], bad.text
 
 
 def test_a_game_under_several_settings_asks_for_its_hash(root: Path, client: TestClient):

@@ -158,6 +158,31 @@ def test_the_viewer_steps_a_committed_game_to_its_last_ply_and_shows_the_recorde
     assert _board(browser) == _expected(record, 5)
 
 
+def test_the_viewer_re_runs_the_search_of_a_move_and_ranks_the_move_played_first(server, browser):
+    """The viewer's "The search": for a move an MCTS agent chose in a device-mode game, the root
+    of that search re-run by the server (/api/game/search), the move played marked and first."""
+    from selenium.webdriver.common.by import By
+
+    from boopexp.experiments.store import GameStore
+    from boopexp.play.replay import root_search
+
+    record = next(r for r in GameStore(SOURCE).scan().records if r["pairing"] == PAIRING and r["game_index"] == 2)
+    browser.get(f"{server}/game?store=a9-fixed&pairing=mcts-co%20vs%20mcts-co&index=2&ply=4")
+    button = _wait(browser, lambda d: [b for b in d.find_elements(By.ID, "search-show") if b.is_displayed()],
+                   "the search button")[0]
+    button.click()
+    _wait(browser, lambda d: d.find_element(By.ID, "search").is_displayed(), "the search's table")
+    rows = [r.get_attribute("data-move") for r in browser.find_elements(By.CSS_SELECTOR, "#search tbody tr")]
+    expected = root_search(record, 4)
+    assert rows == [c.move for c in expected.children if c.selectable or c.visits]
+    played = browser.find_elements(By.CSS_SELECTOR, "#search tr.played")
+    assert [p.get_attribute("data-move") for p in played] == [record["moves"][3].split(":")[0]] == rows[:1]
+    assert f"{expected.visits} visits" in browser.find_element(By.ID, "search-note").text
+    browser.find_element(By.ID, "next").click()  # another move: the table goes, the button comes back
+    _wait(browser, lambda d: not d.find_element(By.ID, "search").is_displayed(), "the table hidden")
+    assert browser.find_element(By.ID, "search-show").is_displayed()
+
+
 def test_the_dashboard_shows_a_run_as_it_plays(server, browser, root: Path):
     from boopexp.experiments.config import load_config
     from boopexp.experiments.pool import PoolOptions

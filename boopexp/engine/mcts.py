@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import time
 from collections import namedtuple
+from collections.abc import Callable
 
 import numpy as np
 from numba import njit
@@ -741,7 +742,7 @@ def next_chunk(chunk: int, ran: int, seconds: float) -> int:
 
 
 def search(root_state: np.ndarray, cfg, budget, costs: np.ndarray, rng: np.ndarray, work: Work | None = None,
-           throttle: float = 1.0) -> tuple[int, dict]:
+           throttle: float = 1.0, on_tree: Callable[[Tree], None] | None = None) -> tuple[int, dict]:
     """select_move (AGENTS.md §B.4): the chosen move code and this move's telemetry.
 
     Args:
@@ -749,6 +750,9 @@ def search(root_state: np.ndarray, cfg, budget, costs: np.ndarray, rng: np.ndarr
         cfg: MCTSConfig. budget: Budget. costs: device cost vector (DeviceProfile order).
         rng: kernel RNG state (advanced in place).
         throttle: cpu mode: host CPU seconds that count as one emulated second.
+        on_tree: called with the search's tree once the move is chosen (:func:`root_children`
+            reads it, with ``cfg``; ``boopexp replay --root-at``); it must not keep the tree, whose arrays are
+            the search's own.
     """
     work = work or new_work()
     params = params_vector(cfg)
@@ -791,8 +795,29 @@ def search(root_state: np.ndarray, cfg, budget, costs: np.ndarray, rng: np.ndarr
         tree = _with_room(tree)
         run_iterations(tree, params, rng, work, acc, acc_us, costs, 1, np.inf, *flags)
     code = final_choice(tree, int(root_state[TO_MOVE]), rng, work, bool(cfg.solver))
+    if on_tree is not None:
+        on_tree(tree)
     return int(code), move_telemetry(acc, float(acc_us[0]), int(tree.count[0]), cpu0, cfg.co_lookahead != 0,
                                      bool(cfg.solver), cfg.prior != PRIOR_OFF)
+
+
+def root_children(tree: Tree, cfg) -> list[tuple[int, int, float, bool, int]]:
+    """The root's children of a search's tree (``cfg``: its MCTSConfig), in the order they were
+    created (the legal moves' order): ``(move code, visits, score, selectable, proven)`` each.
+    ``score`` is the sum of the values backed up into the child, from the point of view of the
+    side that searched (the child's mover): :func:`final_choice` compares ``score / visits``;
+    ``selectable``: the selection may take it (:func:`eligible`: not left out by the Selection
+    injection's m best, nor by the early border mask while it holds); ``proven``: +1 a win, -1 a
+    loss, 0 not known (a terminal child, or MCTS-Solver's proofs)."""
+    params = params_vector(cfg)
+    m, early = params[P_PRESELECT_M], params[P_EARLY_MASK_PLIES]
+    children = []
+    c = int(tree.first_child[ROOT])
+    while c != NO_NODE:
+        selectable = bool(eligible(tree, c, m, early))
+        children.append((int(tree.move[c]), int(tree.visits[c]), float(tree.score[c]), selectable, int(tree.proven[c])))
+        c = int(tree.next_sibling[c])
+    return children
 
 
 def move_telemetry(acc: np.ndarray, device_us: float, tree_nodes: int, cpu0: float, lookahead: bool = False,

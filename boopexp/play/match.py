@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import cast
 
 import numpy as np
@@ -74,8 +74,12 @@ class Player:
 class MCTSPlayer(Player):
     """MCTS_GHOST (AGENTS.md §B) under the game's budget."""
 
+    #: called with each search's tree once its move is chosen (:func:`play_game`'s ``on_tree``)
+    on_tree: Callable[[mcts.Tree], None] | None = None
+
     def select(self, st):
-        return mcts.search(st, self.spec.mcts, self.budget, self.costs, self.rng, self.work, self.throttle)
+        return mcts.search(st, self.spec.mcts, self.budget, self.costs, self.rng, self.work, self.throttle,
+                           self.on_tree)
 
 
 class HeuristicsPlayer(Player):
@@ -311,12 +315,14 @@ def compile_kernels(kinds: Iterable[str] = AGENT_KINDS, searches: Iterable[MCTSC
         compile_position_api()
 
 
-def play_game(task: GameTask, on_ply=None) -> GameRecord:
+def play_game(task: GameTask, on_ply=None, on_tree: Callable[[mcts.Tree], None] | None = None) -> GameRecord:
     """Play one game and return its record (docs/architecture.md).
 
     Args:
         task: the game's identity and settings (and its start position, if not the empty board).
         on_ply: optional callback ``on_ply(ply, state, move_text, winner)`` (e.g. ``--show``).
+        on_tree: optional callback given each MCTS search's tree once its move is chosen, before
+            the move is played (:func:`boopexp.play.replay.root_search`).
     """
     cpu0 = time.process_time()
     throttle = 1.0
@@ -325,6 +331,9 @@ def play_game(task: GameTask, on_ply=None) -> GameRecord:
     ss = np.random.SeedSequence(task.seed)
     p1_ss, p2_ss = ss.spawn(2)
     players = (make_player(task.p1, task.budget, p1_ss, throttle), make_player(task.p2, task.budget, p2_ss, throttle))
+    for player in players:
+        if isinstance(player, MCTSPlayer):
+            player.on_tree = on_tree
     # A config's openings (or --start) give the start: a suite line or a draw until resolved
     # here, a position string in the record. The seeds do not depend on it.
     start = resolve_start(task.start, play_game)

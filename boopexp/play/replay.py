@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from boopexp.agents.specs import ALIASES
@@ -210,3 +211,125 @@ def first_difference(record: Mapping) -> int | None:
         return None
     a, b = again["moves"], list(record["moves"])
     return 1 + next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+
+
+#: The budgets whose games replay exactly, searches included (cpu and wall depend on the host).
+REPRODUCIBLE_MODES = ("device", "iterations")
+
+
+@dataclass(frozen=True)
+class RootMove:
+    """A move at the root of a search (:func:`root_search`)."""
+
+    move: str  # the placement, in the notation (``c3`` a small piece, ``C3`` a large one)
+    visits: int
+    value: float | None  # its mean value for the side that searched (score / visits); None unvisited
+    selectable: bool  # False: left out by the Selection injection (m best) or the early border mask
+    proven: int  # +1 a proven win, -1 a proven loss (a terminal move, or MCTS-Solver's proof), 0 not known
+
+
+@dataclass(frozen=True)
+class RootSearch:
+    """The root of the search that chose one move of a stored game, re-played."""
+
+    ply: int
+    side: Side
+    agent: str
+    move: str  # the move the record holds at that ply (with its promotion, if any)
+    chosen: str  # the placement the search chose: the record's move without its promotion
+    #: as the search ranked them (:func:`boopexp.engine.mcts.final_choice`): a winning move first,
+    #: then the best mean value among the visited moves, then the moves never visited (legal order)
+    children: tuple[RootMove, ...]
+
+    @property
+    def visits(self) -> int:
+        """The visits of the root's children (each iteration visits one; a newly expanded child's
+        own first visit is not counted, QUIRK-A8)."""
+        return sum(c.visits for c in self.children)
+
+    def to_dict(self) -> dict[str, Any]:
+        """As ``/api/game/search`` returns it."""
+        return {"ply": self.ply, "side": self.side.value, "agent": self.agent, "move": self.move,
+                "chosen": self.chosen, "visits": self.visits, "children": [vars(c) for c in self.children]}
+
+
+class _Stop(Exception):
+    """The search wanted was found: the re-play stops there."""
+
+
+class _Differs(Exception):
+    def __init__(self, ply: int) -> None:
+        self.ply = ply
+
+
+def check_root_search(record: Mapping, ply: int) -> tuple[Side, str]:
+    """The side and agent that chose move ``ply`` of a stored game, if :func:`root_search` can
+    show its search (else its ConfigError): before any move is walked or played."""
+    check_searchable(record)
+    moves = list(record.get("moves") or ())
+    if not isinstance(ply, int) or not 1 <= ply <= len(moves):
+        raise ConfigError(f"{_name(record)}: ply {show_value(ply)} is not a move of the game "
+                          f"(it has {len(moves)}: 1 to {len(moves)})")
+    side = mover(first_mover(record), ply)
+    spec = record.get(f"{side.value}_spec") or {}
+    agent = str(spec.get("name", side.value))
+    if spec.get("kind") != "mcts":
+        raise ConfigError(f"{_name(record)}: ply {ply} was played by {agent} ({spec.get('kind')}), not by an MCTS "
+                          "search: there is no search tree to show")
+    mode = (record.get("budget") or {}).get("mode")
+    if mode not in REPRODUCIBLE_MODES:
+        raise ConfigError(f"{_name(record)}: a {mode}-budget game depends on the host's speed, so its searches "
+                          f"cannot be re-run exactly (only {' and '.join(REPRODUCIBLE_MODES)} games can)")
+    return side, agent
+
+
+def root_search(record: Mapping, ply: int) -> RootSearch:
+    """The root of the search that chose move ``ply`` (1-based) of a stored game: the game is
+    played again from the record's settings and seed (as :func:`first_difference` plays it), each
+    move checked against the record, up to that search, whose root's children it returns (their
+    visits and mean values: what the agent weighed). Nothing is stored with the game: a device or
+    iterations game replays exactly, so its searches can be re-run at will (``boopexp replay
+    --root-at``, the viewer of ``boopexp serve``).
+
+    Raises:
+        ConfigError: ``ply`` is not a move of the game; the move was not chosen by an MCTS search
+            (another kind of agent, a human); a cpu or wall game (its searches depend on the host).
+        StoreError: the re-played game differs from the record before that ply (the record is of
+            other code, or damaged).
+    """
+    from boopexp.engine.mcts import root_children
+    from boopexp.engine.state import decode_move
+    from boopexp.game.notation import format_move
+
+    side, agent = check_root_search(record, ply)
+    moves = list(record["moves"])
+    found: list[list[tuple[int, int, float, bool, int]]] = []
+    played = 0
+
+    def on_ply(n: int, state: Any, text: str, winner: int) -> None:
+        nonlocal played
+        played = n
+        if text != moves[n - 1]:
+            raise _Differs(n)
+
+    task = task_from_record(dict(record))
+
+    def on_tree(tree: Any) -> None:
+        if played == ply - 1:
+            found.append(root_children(tree, task.player(side).mcts))
+            raise _Stop
+
+    try:
+        play_game(task, on_ply, on_tree)
+    except _Stop:
+        pass
+    except _Differs as exc:
+        raise StoreError(f"{_name(record)}: the re-played game differs from the record from ply {exc.ply}, so its "
+                         f"search at ply {ply} cannot be shown (a record of other code, or damaged)") from None
+    if not found:  # the game ended before: only a record that differs from its re-play
+        raise StoreError(f"{_name(record)}: the re-played game ended after {played} plies, before ply {ply}")
+    children = [RootMove(format_move(*decode_move(code)), visits, score / visits if visits else None, selectable,
+                         proven) for code, visits, score, selectable, proven in found[0]]
+    children.sort(key=lambda c: (c.proven != 1, c.value is None, -(c.value or 0.0)))
+    return RootSearch(ply, side, agent, moves[ply - 1], moves[ply - 1].split(":")[0], tuple(children))
+

@@ -389,14 +389,26 @@ def _forfeit_note(record: Mapping[str, Any]) -> str:
 @click.option("--search", is_flag=True,
               help="Also re-run both agents from the record's settings and check the same game comes out "
                    "(device and iterations budgets are exactly reproducible).")
-def replay(results_dir, pairing, game_index, config_hash, show, search):
+@click.option("--root-at", "root_at", type=int, default=None, metavar="PLY",
+              help="Show the root of the MCTS search that chose move PLY (1-based): each move's visits and mean "
+                   "value, re-run from the record's settings (device and iterations budgets).")
+def replay(results_dir, pairing, game_index, config_hash, show, search, root_at):
     """Replay a stored game: walk its moves on the board (checking every one), or re-play it."""
     from boopexp.agents.specs import ALIASES
     from boopexp.experiments.config import parse_pairing
     from boopexp.experiments.status import require_results_folder
     from boopexp.experiments.store import GameStore, has_games_files, record_key
     from boopexp.game import notation
-    from boopexp.play.replay import check_searchable, find_game, first_difference, moves_problem, start_position, walk
+    from boopexp.play.replay import (
+        check_root_search,
+        check_searchable,
+        find_game,
+        first_difference,
+        moves_problem,
+        root_search,
+        start_position,
+        walk,
+    )
 
     require_results_folder(results_dir)  # exit code 2, as in status and tables
     if not has_games_files(results_dir):
@@ -411,6 +423,8 @@ def replay(results_dir, pairing, game_index, config_hash, show, search):
         raise StoreError(f"{path} line {line}: game {pairing!r} #{game_index} {problem}; repair or remove that line")
     if search:
         check_searchable(record)  # before the walk: a human's game is one line, at once
+    if root_at is not None:
+        check_root_search(record, root_at)
 
     opener = first_mover(record)
 
@@ -438,6 +452,24 @@ def replay(results_dir, pairing, game_index, config_hash, show, search):
             click.echo("Re-played from the record's settings and seed: the same game, move for move.")
         else:
             raise StoreError(f"{pairing!r} #{game_index}: the re-played game differs from the record from ply {first}")
+    if root_at is not None:
+        _echo_root(root_search(record, root_at))
+
+
+def _echo_root(found) -> None:
+    """``replay --root-at``: the root of one search (:class:`boopexp.play.replay.RootSearch`), its
+    moves as the search ranked them; the moves it could not select counted, not listed."""
+    shown = [c for c in found.children if c.selectable or c.visits]
+    click.echo(f"ply {found.ply}: {found.side.value} ({found.agent}) played {found.move}; the root of its search, "
+               f"re-run ({found.visits} visits of {len(found.children)} moves):")
+    click.echo(f"  {'move':<6} {'visits':>6} {'value':>9}")
+    for c in shown:
+        value = "" if c.value is None else f"{c.value:+.4f}"
+        note = ("  <- played" if c.move == found.chosen else "") + {1: "  (wins)", -1: "  (loses)"}.get(c.proven, "")
+        click.echo(f"  {c.move:<6} {c.visits:>6} {value:>9}{note}")
+    masked = len(found.children) - len(shown)
+    if masked:
+        click.echo(f"  ({masked} moves not selectable: left out by the Selection injection or the early border mask)")
 
 
 @click.command("play")

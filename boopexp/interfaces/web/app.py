@@ -6,6 +6,7 @@ progress shows live), ``/store?store=`` one store's pairings, SPRT, forfeits, re
 games, ``/game?store=&pairing=&index=`` the game viewer, ``/play`` a game against an agent. API:
 ``/api/stores`` (``/api/stores/events``: the same, sent again whenever it changes), ``/api/store``,
 ``/api/game`` (the record as ``build_record`` returns it), ``/api/game/plies`` (its positions),
+``/api/game/search`` (the root of the search that chose a move, re-run),
 ``/files?path=`` (a report file), ``/api/opponents`` (the agents to play against, with the configs'
 agents), ``/api/play...`` (a game being played). A refused
 request is a 4xx with ``{"error": "<one line>"}``; only the play folder is ever written.
@@ -166,6 +167,27 @@ def create_app(root: str | Path, warm: bool = True, play_out: str | Path | None 
         from boopexp.interfaces.web.game import game_plies
 
         return _json(game_plies(stores.find_record(base, cache, store, pairing, index, config_hash)))
+
+    @app.get("/api/game/search", summary="The root of the MCTS search that chose one move, re-run from the record")
+    def api_game_search(store: str = _STORE, pairing: str = _PAIRING, index: int = _INDEX,
+                        ply: int = Query(..., description="The move (1-based) whose search is shown."),
+                        config_hash: str | None = _HASH) -> Response:
+        """The game is played again from its record's settings and seed up to the search that chose
+        move ``ply`` (device and iterations budgets replay exactly; nothing is stored with the
+        game): ``{"ply", "side", "agent", "move", "chosen", "visits", "children": [{"move",
+        "visits", "value", "selectable", "proven"}]}``, the children as the search ranked them
+        (:func:`boopexp.play.replay.root_search`). 400: not an MCTS move, a cpu or wall game, a ply
+        out of range; 422: the re-played game departs from the record."""
+        from boopexp.errors import ConfigError, StoreError
+        from boopexp.play.replay import root_search
+
+        record = stores.find_record(base, cache, store, pairing, index, config_hash)
+        try:
+            return _json(root_search(record, ply).to_dict())
+        except ConfigError as exc:
+            raise RequestError(400, str(exc)) from None
+        except StoreError as exc:
+            raise RequestError(422, str(exc)) from None
 
     @app.get("/files", summary="A report file under the root (png, svg, md, csv, tex, json)")
     def files(path: str = Query(..., description="The file, relative to the root.")) -> Response:

@@ -1,5 +1,6 @@
 // The game viewer: step through the plies of a stored game (buttons, slider, ←/→, Home/End, a ply
-// number); the URL keeps the ply (?ply=N).
+// number); the URL keeps the ply (?ply=N). "The search": the root of the MCTS search that chose the
+// shown move, re-run by the server from the record (/api/game/search; device and iterations games).
 "use strict";
 
 (function () {
@@ -38,6 +39,52 @@
     $("telemetry").tBodies[0].replaceChildren(...(ply === 0 ? [] : keyValueRows((record.telemetry || [])[ply - 1])));
   }
 
+  // The search of move ``ply``: offered when an MCTS agent chose it in a game that replays exactly.
+  const reproducible = ["device", "iterations"].includes((record.budget || {}).mode);
+  function searchPanel(ply) {
+    const note = $("search-note"), button = $("search-show"), table = $("search");
+    table.hidden = true;
+    button.hidden = true;
+    if (ply === 0) { note.textContent = "Step to a move to see the search that chose it."; return; }
+    const side = data.plies[ply - 1].colour === "blue" ? "p1" : "p2";
+    const spec = record[side + "_spec"] || {};
+    if (spec.kind !== "mcts") {
+      note.textContent = "Move " + ply + " was chosen by " + record[side] + " (" + spec.kind + "): no search tree.";
+    } else if (!reproducible) {
+      note.textContent = "A " + record.budget.mode + "-budget game depends on the host's speed: its searches " +
+        "cannot be re-run exactly.";
+    } else {
+      note.textContent = "The root of " + record[side] + "'s search, re-run from the record's settings and seed.";
+      button.hidden = false;
+      button.onclick = () => loadSearch(ply);
+    }
+  }
+
+  async function loadSearch(ply) {
+    const note = $("search-note"), table = $("search");
+    note.textContent = "Re-running the game up to move " + ply + "…";
+    try {
+      const found = await getJSON("/api/game/search?" + query({store: data.store, pairing: record.pairing,
+        index: record.game_index, config_hash: record.config_hash, ply: ply}));
+      if (ply !== current) return;  // the page moved on meanwhile
+      const shown = found.children.filter(c => c.selectable || c.visits);
+      table.tBodies[0].replaceChildren(...shown.map(c => el("tr", {class: c.move === found.chosen ? "played" : null,
+          "data-move": c.move},
+        el("td", {text: c.move}), el("td", {text: String(c.visits)}),
+        el("td", {text: c.value === null ? "" : c.value.toFixed(4)}),
+        el("td", {text: (c.move === found.chosen ? "played" : "") +
+                        (c.proven === 1 ? " wins" : c.proven === -1 ? " loses" : "")}))));
+      table.hidden = false;
+      $("search-show").hidden = true;
+      const left = found.children.length - shown.length;
+      note.textContent = found.agent + " (" + found.side + "): " + found.visits + " visits of " +
+        found.children.length + " moves, ranked as the search ranked them (best mean value first)" +
+        (left ? "; " + left + " moves not selectable (the Selection injection's m best, or the early border mask)" : "") + ".";
+    } catch (err) {
+      if (ply === current) note.textContent = err.message;
+    }
+  }
+
   let current = -1;
   function show(ply, keepURL) {
     ply = Math.max(0, Math.min(last, Number.isFinite(ply) ? Math.trunc(ply) : 0));
@@ -52,6 +99,7 @@
       (p.pushes.length ? " (pushes " + p.pushes.map(x => x[0] + "→" + (x[1] || "off")).join(", ") + ")" : "") +
       (p.promoted.length ? " · promotes " + p.promoted.join(" ") : "") : "Start";
     telemetryRows(ply);
+    searchPanel(ply);
     for (const a of list.querySelectorAll("a.current")) a.classList.remove("current");
     const here = list.querySelector('a[data-ply="' + ply + '"]');
     if (here) { here.classList.add("current"); here.scrollIntoView({block: "nearest"}); }
