@@ -25,6 +25,8 @@ import urllib.request
 from pathlib import Path
 
 #: a 1,000-ply game (the ply cap) of the committed robustness study
+#: a move of a committed device-mode game whose search the viewer re-runs ("The search")
+SEARCHED_GAME = {"store": "ablation", "pairing": "mcts-co vs vanilla", "index": 3, "ply": 41}
 LONG_GAME = {"store": "robustness/d4-bias", "pairing": "mcts-co-a9 vs mcts-co-a9", "index": 398,
              "config_hash": "7fc83a1b71c63dce"}
 
@@ -78,6 +80,17 @@ def main() -> None:
         times["viewer_1000_plies_third_s"] = page(url + "&ply=500", drawn)
         if args.shots:
             driver.save_screenshot(str(Path(args.shots) / "serve-viewer.png"))
+        # "The search" of a move: the server re-plays the game up to that search (its wait)
+        driver.get(base + "/game?" + urllib.parse.urlencode(SEARCHED_GAME))
+        WebDriverWait(driver, 120, poll_frequency=0.02).until(
+            lambda d: d.execute_script("return !document.getElementById('search-show').hidden"))
+        start = time.perf_counter()
+        driver.execute_script("document.getElementById('search-show').click()")
+        WebDriverWait(driver, 120, poll_frequency=0.02).until(
+            lambda d: d.execute_script("return !document.getElementById('search').hidden"))
+        times[f"search_at_ply_{SEARCHED_GAME['ply']}_s"] = round(time.perf_counter() - start, 3)
+        if args.shots:
+            driver.save_screenshot(str(Path(args.shots) / "serve-search.png"))
     finally:
         driver.quit()
         proc.terminate()
