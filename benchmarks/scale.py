@@ -19,6 +19,9 @@ each in a child process whose own resource usage is read with ``os.wait4``:
 * ``tables``, ``ratings``: the analyses, into folders under the work folder;
 * ``merge``: the same games built as two halves (every other game), each sealed, merged into a
   new folder (``merge A B --out C``: the merge of two shards);
+* ``merge-twice``: the sealed store merged into a new folder with a sealed copy of itself whose
+  records differ only in ``host_seconds`` (the same games played twice, e.g. a shard run twice
+  into two folders): every game stored twice with other bytes, decoded and compared as games;
 * ``seal-add``: 10 % more games (the next indices of every pairing) written to the sealed
   store's log and sealed (a store that grows by runs and seals).
 
@@ -47,18 +50,25 @@ CONFIG = ROOT / "configs" / "robustness-d1.yaml"
 #: Games per pairing side in the source store (indices 0..99 of each of its 72 pairings).
 SOURCE_GAMES = 100
 INDEX = re.compile(rb'"game_index":(\d+),')
+HOST_SECONDS = re.compile(rb'"host_seconds":([0-9.]+)')
 #: The rows of the table, in order (``merge``: the store as two sealed halves merged into a new
-#: folder; ``seal-add``: 10 % more games sealed into the sealed store).
-COMMANDS = ("seal", "status", "resume", "dry-run", "tables", "ratings", "merge", "seal-add")
+#: folder; ``merge-twice``: the store and a copy played again (other host timings) merged into a
+#: new folder; ``seal-add``: 10 % more games sealed into the sealed store).
+COMMANDS = ("seal", "status", "resume", "dry-run", "tables", "ratings", "merge", "merge-twice", "seal-add")
 
 
-def build_store(folder: Path, games: int, part: tuple[int, int] = (0, 1), extra: int = 0) -> int:
+def build_store(folder: Path, games: int, part: tuple[int, int] = (0, 1), extra: int = 0,
+                retimed: bool = False) -> int:
     """Write a store of at least ``games`` games (72 pairings x G) as a live log; returns G.
 
     ``part`` (k, n) keeps the k-th of every n games in writing order (n shards of one store);
     ``extra`` writes instead the indices G .. G + extra - 1 of every pairing (games a sealed store
-    of G per pairing lacks)."""
+    of G per pairing lacks); ``retimed`` adds one second to every game's ``host_seconds`` (the
+    same games played again on a host of other timings: other bytes, the same games)."""
     lines = gzip.decompress((SOURCE / "games-0001.jsonl.gz").read_bytes()).splitlines(keepends=True)
+    if retimed:
+        lines = [HOST_SECONDS.sub(lambda m: b'"host_seconds":%.4f' % (float(m.group(1)) + 1), line, count=1)
+                 for line in lines]
     pairings = len(lines) // SOURCE_GAMES
     per_pairing = math.ceil(games / pairings)
     first, last = (per_pairing, per_pairing + extra) if extra else (0, per_pairing)
@@ -142,6 +152,17 @@ def bench_size(work: Path, games: int, only: tuple[str, ...] = COMMANDS) -> dict
         out["merge"] = measure(["merge", *map(str, halves), "--out", str(merged)], ROOT)
         print(f"{games}: merge: {out['merge']}", file=sys.stderr)
         for path in [*halves, merged]:
+            shutil.rmtree(path, ignore_errors=True)
+    if "merge-twice" in only:
+        again, merged = work / f"again-{games}", work / f"merged-twice-{games}"
+        for path in (again, merged):
+            shutil.rmtree(path, ignore_errors=True)
+        build_store(again, games, retimed=True)
+        subprocess.run([sys.executable, "-m", "boopexp", "seal", str(again)], cwd=ROOT, check=True,
+                       stdout=subprocess.DEVNULL)
+        out["merge-twice"] = measure(["merge", str(folder), str(again), "--out", str(merged)], ROOT)
+        print(f"{games}: merge-twice: {out['merge-twice']}", file=sys.stderr)
+        for path in (again, merged):
             shutil.rmtree(path, ignore_errors=True)
     if "seal-add" in only:
         build_store(folder, games, extra=math.ceil(per_pairing / 10))
