@@ -301,6 +301,101 @@ def test_a_large_merge_streams_into_several_segments_in_identity_order(tmp_path,
     assert set(_records(late)) == set(_records(out)) and GameStore(late).outcomes().notes == ()
 
 
+def played_again(tmp_path, folders, name, change=None):
+    """A store (a live log) of every game of ``folders`` played again: the same games with other
+    host timings; ``change`` (a game's place -> a function of its record) makes some copies other games."""
+    from boopexp.experiments.store import encode_record
+
+    records = [r for f in folders for r in GameStore(f).scan().records]
+    change = change or {}
+    other = tmp_path / name
+    other.mkdir()
+    (other / "config.yaml").write_bytes((folders[0] / "config.yaml").read_bytes())
+    (other / "games.jsonl").write_bytes(b"".join(
+        encode_record(change.get(i, lambda r: r)(dict(r, host_seconds=r["host_seconds"] + 1)))
+        for i, r in enumerate(records)))
+    return other
+
+
+def test_games_played_twice_are_compared_in_one_pass_over_the_stores_whatever_the_batch(tmp_path, monkeypatch):
+    import collections
+
+    from boopexp.experiments import store
+
+    folders = sealed_shards(tmp_path, n=2)
+    # every game stored three times: twice more with other host timings (one copy sealed, one a log)
+    copies = [played_again(tmp_path, folders, "again"), played_again(tmp_path, folders, "twice")]
+    assert invoke("seal", copies[0]).exit_code == 0
+    games = sum(len(_records(f)) for f in folders)
+    reads, compared = collections.Counter(), collections.Counter()
+    lines, same_game = store._MergePlan._lines, store.same_game
+
+    def counted_lines(f):
+        reads[f.path] += 1
+        return lines(f)
+
+    def counted_same_game(a, b):
+        compared[a["pairing"], a["game_index"]] += 1
+        return same_game(a, b)
+
+    monkeypatch.setattr(store._MergePlan, "_lines", staticmethod(counted_lines))
+    monkeypatch.setattr(store, "same_game", counted_same_game)
+    assert invoke("merge", *folders, "--out", tmp_path / "shards").exit_code == 0
+    seen = {}
+    # all the pairs in one batch, then two pairs a batch (the path of a merge of millions of games)
+    for pairs in (1 << 13, 2):
+        monkeypatch.setattr(store, "_COMPARE_PAIRS", pairs)
+        reads.clear()
+        compared.clear()
+        out = tmp_path / f"merged-{pairs}"
+        result = invoke("merge", *folders, *copies, "--out", out)
+        assert result.exit_code == 0, result.output
+        # each game compared with each of its two other copies, as games
+        assert len(compared) == games and set(compared.values()) == {2}
+        # a bounded number of reads of each source (its digests, the comparison, the new lines),
+        # not one more per batch of pairs compared
+        assert max(reads.values()) <= 3 and all(reads[p] == 2 for p in reads if p.parent in copies), reads
+        seen[pairs] = (dict(reads), snapshot(out))
+        # the first copies, byte for byte: what merging the shards alone writes; nothing left aside
+        assert snapshot(out) == snapshot(tmp_path / "shards")
+        assert not [p for p in tmp_path.iterdir() if p.name.endswith(".merging")]
+    assert seen[2] == seen[1 << 13]
+    # again into the merge: nothing to add (every game now stored four times), nothing changed
+    before = snapshot(tmp_path / "merged-2")
+    result = invoke("merge", *folders, *copies, "--out", tmp_path / "merged-2")
+    assert "nothing to merge" in result.output and snapshot(tmp_path / "merged-2") == before
+
+
+def test_a_game_played_twice_as_another_game_in_a_later_batch_is_refused_and_nothing_written(tmp_path, monkeypatch):
+    from boopexp.experiments import store
+
+    folders = sealed_shards(tmp_path, n=2)
+    records = [r for f in folders for r in GameStore(f).scan().records]
+    last = len(records) - 1
+    # the last copy (the last pair compared) has other moves: the same winner, another game
+    other = played_again(tmp_path, folders, "other", {last: lambda r: dict(r, moves=list(reversed(r["moves"])))})
+    game = records[last]
+    expected = (f"Error: {other / 'games.jsonl'} line {last + 1}: game {game['pairing']!r} #{game['game_index']} "
+                f"(settings {game['config_hash']}) is stored again as another game (same winner {game['winner']!r}, "
+                f"other moves or fields than ")
+    existing = tmp_path / "existing"
+    assert invoke("merge", *folders, "--out", existing).exit_code == 0
+    before = snapshot(existing)
+    lines = {}
+    for pairs in (1 << 13, 2):
+        monkeypatch.setattr(store, "_COMPARE_PAIRS", pairs)
+        out = tmp_path / "a" / "b" / "merged"  # a new folder whose parents do not exist
+        lines[pairs] = one_line(invoke("merge", *folders, other, "--out", out), 1)
+        assert lines[pairs].startswith(expected) and lines[pairs].endswith(
+            "nothing merged: remove the wrong copy, then merge again"), lines[pairs]
+        assert not (tmp_path / "a").exists()
+        # into an existing store: as it was, nothing left aside beside it
+        line = one_line(invoke("merge", other, "--out", existing), 1)
+        assert line.startswith(expected), line
+        assert snapshot(existing) == before and not (tmp_path / ".existing.merging").exists()
+    assert lines[2] == lines[1 << 13]
+
+
 def test_merge_into_a_new_folder_whose_parents_do_not_exist_creates_them(tmp_path):
     folders = sealed_shards(tmp_path, n=2)
     out = tmp_path / "a" / "b" / "merged"

@@ -21,6 +21,7 @@ import contextlib
 import dataclasses
 import gzip
 import hashlib
+import itertools
 import json
 import os
 import re
@@ -1498,7 +1499,10 @@ def merge(sources: Sequence[str | Path], out: str | Path) -> MergeReport:
     from the summaries' columns (a segment without a usable summary is decoded a block of lines
     at a time; a source's live log is read whole and decoded, as a run's is); only games stored
     more than once have their copies' lines read, for a digest, and decoded only if the digests
-    differ; every conflict is found before anything is written. The new lines are then copied in
+    differ (in one more pass over the stores whatever their number, the copies' lines set aside in
+    scratch files when there are more than :data:`_COMPARE_PAIRS` pairs: removed, with any folder
+    made for them, before anything is written); every conflict is found before anything is
+    written. The new lines are then copied in
     identity order into segments of at most :data:`SEGMENT_GAMES` games, each with its summary
     (taken from the sources' summaries), at most :data:`MERGE_BUCKET_GAMES` lines in memory at
     once (more are set aside in scratch files).
@@ -1558,7 +1562,7 @@ def merge(sources: Sequence[str | Path], out: str | Path) -> MergeReport:
             files += [_segment_table(path, None, COLUMNS) for path in segment_paths(folder)]
             if log is not None:
                 files.append(log)
-        plan = _MergePlan(files, out if exists else None)
+        plan = _MergePlan(files, out if exists else None, scratch, out)
         plan.refuse_conflicts()
         if exists and not plan.adding:
             return MergeReport(out, 0, plan.games)
@@ -1596,8 +1600,33 @@ def merge(sources: Sequence[str | Path], out: str | Path) -> MergeReport:
 #: stores, then writes them one scratch file at a time.
 MERGE_BUCKET_GAMES = 1 << 14
 _MERGE_BUCKETS = 256
-#: Pairs of copies of one game with different bytes decoded at once to compare them as games.
+#: Pairs of copies of one game with different bytes decoded at once to compare them as games:
+#: more are set aside in scratch files in one pass over the stores (2 lines a pair; the bucket of
+#: :meth:`_MergePlan._in_order`), as the written lines are.
 _COMPARE_PAIRS = 1 << 13
+
+
+def _bucket_lines(n: int, least: int) -> int:
+    """Lines held in memory at once when ``n`` lines are taken in order (:meth:`_MergePlan._in_order`):
+    ``least``, or more when that would take more than :data:`_MERGE_BUCKETS` scratch files."""
+    return max(least, -(-n // _MERGE_BUCKETS))
+
+
+@contextlib.contextmanager
+def _set_aside(folder: Path, out: Path) -> Iterator[Path]:
+    """The scratch folder ``folder`` (beside ``out``) for lines set aside before :func:`merge`
+    writes anything, made (with its missing parents) and then removed with them, whatever happens:
+    nothing is left of it. A kill leaves it, for the next merge to remove."""
+    made = list(itertools.takewhile(lambda p: not p.exists(), [folder, *folder.parents]))
+    with writable_folder(out):
+        folder.mkdir(parents=True)
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+        for parent in made[1:]:  # the deepest first
+            with contextlib.suppress(OSError):
+                parent.rmdir()
 
 
 class _MergePlan:
@@ -1606,12 +1635,22 @@ class _MergePlan:
     their lines, and decoded only if those differ: :func:`~boopexp.play.contract.same_game`), and
     the first copy of each game not yet in ``out``, in identity order."""
 
-    def __init__(self, files: list[_FileTable], out: Path | None) -> None:
+    def __init__(self, files: list[_FileTable], out: Path | None, scratch: Path, folder: Path) -> None:
+        """Read what the merge needs, finding every conflict.
+
+        Args:
+            files: the stores' files, in reading order (``out``'s first when it exists).
+            out: the existing store merged into (its games are not written again), or None.
+            scratch: the folder :func:`merge` sets lines aside in (made here, and removed, only
+                when there are more pairs of copies to compare than :data:`_COMPARE_PAIRS`).
+            folder: the ``--out`` folder (named when the scratch folder cannot be written).
+        """
         import numpy as np
         import pyarrow as pa
         import pyarrow.compute as pc
 
         self.files = files
+        self.scratch, self.folder = scratch, folder
         tables = [f.table.append_column("file", pa.array(np.full(len(f.table), i, dtype=np.int32)))
                   for i, f in enumerate(files)]
         if not tables:
@@ -1651,15 +1690,23 @@ class _MergePlan:
         found = [(int(repeated[i]), self._conflict(int(repeated[first[i]]), int(repeated[i])))
                  for i in np.flatnonzero(other & (winners != winners[first]))]
         # Same winner, other bytes: one game played twice (other host timings) or another game.
+        # Both copies' lines of each pair, pair after pair, from one more pass over the stores
+        # (a batch of pairs at a time would read every store once per batch: quadratic).
         same = np.flatnonzero(other & (winners == winners[first]))
-        pairs = [(int(repeated[first[i]]), int(repeated[i])) for i in same]
-        for start in range(0, len(pairs), _COMPARE_PAIRS):
-            batch = pairs[start:start + _COMPARE_PAIRS]
-            wanted = np.unique(np.array(batch, dtype=np.int64))
-            lines = dict(zip(wanted.tolist(), self._gather(wanted)))
-            for a, b in batch:
-                if not same_game(self._record(a, lines[a]), self._record(b, lines[b])):
-                    found.append((b, self._conflict(a, b)))
+        rows = np.column_stack([repeated[first[same]], repeated[same]]).ravel()  # a, b, a, b, ...
+        size = _bucket_lines(len(rows), 2 * _COMPARE_PAIRS)
+
+        def compare(scratch: Path | None) -> None:
+            lines = self._in_order(rows, size, scratch)
+            for a, b, (raw_a, raw_b) in zip(rows[0::2], rows[1::2], zip(lines, lines)):
+                if not same_game(self._record(a, raw_a), self._record(b, raw_b)):
+                    found.append((int(b), self._conflict(int(a), int(b))))
+
+        if len(rows) > size:
+            with _set_aside(self.scratch, self.folder) as scratch, writable_folder(self.folder):
+                compare(scratch)
+        elif len(rows):
+            compare(None)
         return [c for _, c in sorted(found, key=lambda rc: rc[0])]
 
     def _where(self, row: int) -> Location:
@@ -1683,22 +1730,39 @@ class _MergePlan:
     def write(self, writer: _SegmentWriter, scratch: Path) -> None:
         """Give ``writer`` the lines of :attr:`rows` in that order, holding at most a bucket of
         them in memory (:data:`MERGE_BUCKET_GAMES`; the others set aside in ``scratch``)."""
-        import struct
+        for raw in self._in_order(self.rows, _bucket_lines(len(self.rows), MERGE_BUCKET_GAMES), scratch):
+            writer.add(raw)
 
-        n = len(self.rows)
-        size = max(MERGE_BUCKET_GAMES, -(-n // _MERGE_BUCKETS))
+    def _in_order(self, rows: Any, size: int, scratch: Path | None) -> Iterator[bytes]:
+        """The stored lines of ``rows`` (a row may come more than once), in that order, from one
+        pass over the files that hold them, holding at most ``size`` lines in memory: when there
+        are more, that pass first sets them aside in scratch files of ``size`` lines each in the
+        folder ``scratch`` (None only if there are not), then each file is read back and removed."""
+        import numpy as np
+
+        n = len(rows)
+        unique, inverse = np.unique(rows, return_inverse=True)
         if n <= size:
-            for raw in self._gather(self.rows):
-                writer.add(raw)
+            lines = self._gather(unique)
+            for u in inverse.tolist():
+                yield lines[u]
             return
+        assert scratch is not None
+        places = np.argsort(inverse, kind="stable")  # the places of each row of ``unique``, row after row
+        starts = np.searchsorted(inverse[places], np.arange(len(unique) + 1))
+        head = struct.Struct("<QI")
         paths = [scratch / f"lines-{b:04d}" for b in range(-(-n // size))]
         handles = [open(path, "wb") for path in paths]
+
+        def set_aside(u: int, raw: bytes) -> None:
+            for i in places[starts[u]:starts[u + 1]].tolist():
+                handles[i // size].write(head.pack(i, len(raw)) + raw)
+
         try:
-            self._visit(self.rows, lambda i, raw: handles[i // size].write(struct.pack("<QI", i, len(raw)) + raw))
+            self._visit(unique, set_aside)
         finally:
             for fh in handles:
                 fh.close()
-        head = struct.Struct("<QI")
         for b, path in enumerate(paths):
             data = path.read_bytes()
             slots = [b""] * min(size, n - b * size)
@@ -1709,8 +1773,7 @@ class _MergePlan:
                 at += head.size + length
             del data
             path.unlink()
-            for raw in slots:
-                writer.add(raw)
+            yield from slots
 
     def _gather(self, rows: Any) -> list[bytes]:
         """The stored lines of ``rows``, in their order (:meth:`_visit`)."""
