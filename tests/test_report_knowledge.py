@@ -333,7 +333,7 @@ def test_a_partial_study_is_labelled(tmp_path):
     assert result.exit_code == 0, result.output
     assert result.stdout.startswith("PARTIAL: ")
     err = result.stderr
-    assert "skipping truncated last line" in err
+    assert "games.jsonl line 81: truncated last line" in err
     assert "Note: PARTIAL ANALYSIS: stores without games (their claims are left out): charge-co, charge-vanilla, " \
            "ladder-1, ladder-0.25, ladder-4." in err
     assert "Note: PARTIAL ANALYSIS: store claims is incomplete: 80 of 100 planned games." in err

@@ -1,6 +1,6 @@
-"""How ``boopexp robustness`` reads a store (robustness.read_outcomes): from the summaries beside the
-sealed segments, never decoding a sealed game, with the same games, counts, warnings and errors as
-reading every line (issue 22)."""
+"""How ``boopexp robustness`` reads a store (robustness.read_outcomes, through the store's reader):
+from the summaries beside the sealed segments, never decoding a sealed game, with the same games
+and counts as reading every line (issue 22), and the store's warnings and errors."""
 
 from __future__ import annotations
 
@@ -68,7 +68,8 @@ SEALED = [
 @pytest.mark.parametrize("case", ["duplicates", "off-plan", "both"])
 def test_games_counts_and_warnings(tmp_path, case):
     """Planned games once each in reading order, with their sweep point (NaN unless exactly one
-    axis); a duplicate counted; games of other settings left out and counted, every copy."""
+    axis); the copies the store ignored counted; games of other settings left out and counted (each
+    once); the store's warnings, as status gives them."""
     sealed, log = list(SEALED), [_record("a vs b", 3, "p1", sweep={"budget.seconds": 1, "x": 2})]
     duplicates = off_plan = 0
     if case in ("duplicates", "both"):
@@ -77,7 +78,8 @@ def test_games_counts_and_warnings(tmp_path, case):
     if case in ("off-plan", "both"):
         sealed.append(_record("a vs b", 0, "p1", config_hash="h2"))
         log += [_record("c vs d", 0, "p2"), _record("a vs b", 0, "p2", config_hash="h2")]
-        off_plan = 3  # the copy of an off-plan game is counted again, as off the plan
+        duplicates += 1  # the copy of an off-plan game
+        off_plan = 2
     folder = _store(tmp_path / "st", sealed, log, tail='{"config_hash": "h1", "pair')
     read, caught = _read(folder)
     pd.testing.assert_frame_equal(read.games, _expected([
@@ -88,7 +90,9 @@ def test_games_counts_and_warnings(tmp_path, case):
         ("a vs b", "a", "b", "p1", math.nan, "h1", 3),
     ]))
     assert (read.planned, read.duplicates, read.off_plan) == (14, duplicates, off_plan)
-    assert caught == [f"{folder / 'games.jsonl'}:{len(log) + 1}: skipping truncated last line"]
+    assert caught == store_module.scan_outcome_columns(folder).scan.warnings()
+    assert caught[0] == (f"{folder / 'games.jsonl'} line {len(log) + 1}: truncated last line (27 bytes without a "
+                         "newline, probably a run killed mid-write); ignored")
 
 
 def test_a_store_without_a_plan_counts_every_game(tmp_path):
@@ -137,13 +141,15 @@ def test_a_stale_summary_is_not_used(tmp_path):
 
 
 @pytest.mark.parametrize(("line", "message"), [
-    ('{"config_hash": "h1", "pairing"\n', r"invalid record \(Expecting"),
-    ('[1, 2]\n', r"invalid record \(list indices must be integers"),
-    (_line({"config_hash": "h1", "pairing": "a vs b", "game_index": 9}), r"invalid record \('winner'\)"),
-    (_line(_record("a vs b", 9, "p1") | {"winner": "draw"}), r"winner 'draw' is not 'p1', 'p2' or null"),
+    ('{"config_hash": "h1", "pairing"\n', r"not valid JSON \(Expecting"),
+    ('[1, 2]\n', r"invalid game record \(not a JSON object but list\)"),
+    (_line({"config_hash": "h1", "pairing": "a vs b", "game_index": 9}), r"invalid game record \(no 'winner' key\)"),
+    (_line(_record("a vs b", 9, "p1") | {"winner": "draw"}), r"invalid game record \(winner = 'draw' is not"),
+    # the store refused it, the study's own line reader read it: one rule now
+    (_line(_record("a vs b", -1, "p1")), r"invalid game record \(game_index = -1 is not a non-negative integer\)"),
 ])
 @pytest.mark.parametrize("where", ["log", "segment"])
-def test_a_bad_line_is_named_as_before(tmp_path, line, message, where):
+def test_a_bad_line_is_the_store_line(tmp_path, line, message, where):
     folder = _store(tmp_path / "st", SEALED, [_record("a vs b", 3, "p1")])
     path = folder / ("games.jsonl" if where == "log" else "games-0001.jsonl.zst")
     if where == "log":
@@ -152,28 +158,21 @@ def test_a_bad_line_is_named_as_before(tmp_path, line, message, where):
         path.write_bytes(encode_segment(segment_data(path) + line.encode()))
         (folder / "summary-0001.parquet").unlink()
     number = 2 if where == "log" else len(SEALED) + 1
-    with pytest.raises(StoreError, match=rf"^{re.escape(str(path))}:{number}: {message}"):
+    with pytest.raises(StoreError, match=rf"^{re.escape(str(path))} line {number}: {message}"):
         _read(folder)
-
-
-def test_a_record_the_store_refuses_but_the_analysis_reads_is_still_read(tmp_path):
-    """read_outcomes needs a game's identity and winner only: a negative game index (which the
-    store's validation refuses) is read as before."""
-    folder = _store(tmp_path / "st", SEALED, [_record("a vs b", -1, "p1")])
-    read, _ = _read(folder)
-    assert read.games["game_index"].tolist() == [0, 1, 2, 0, -1]
 
 
 STUDY = ROOT / "results" / "robustness"
 
 
 @pytest.mark.parametrize("name", [*rb.STORES, *rb.REFERENCE, *rb.CPU])
-def test_the_committed_stores_read_as_every_line_gives(name):
+def test_the_committed_stores_read_as_every_line_gives(name, monkeypatch):
     folder = (STUDY / name) if name in rb.STORES else (ROOT / "results" / name)
     if not store_module.has_games_files(folder):
         pytest.skip(f"{folder} is not committed")
     read, caught = _read(folder)
-    lines = rb.read_outcome_lines(folder)
+    monkeypatch.setattr(store_module, "read_summary_table", lambda *_a, **_k: (None, None))
+    lines, _ = _read(folder)  # every sealed line decoded, no summary read
     pd.testing.assert_frame_equal(read.games, lines.games)
     assert (read.planned, read.duplicates, read.off_plan, caught) == (lines.planned, 0, 0, [])
     assert read.planned == len(read.games)

@@ -193,3 +193,45 @@ def test_a_config_without_a_plan_counts_every_game_everywhere(tmp_path):
     results = {k: v for k, v in _all(tmp_path, store).items() if k != "run --dry-run"}
     assert all(r.exit_code == 0 for r in results.values()), {k: r.output for k, r in results.items()}
     assert "random vs vanilla" in results["status"].stdout and "vanilla vs random" in results["status"].stdout
+
+
+def _knowledge_study(root: Path, extra: str = "", tail: str = "") -> Path:
+    """A knowledge study folder whose one store, claims, holds a few pairs of games plus ``extra``
+    (lines after them) and ``tail`` (a cut-short last line)."""
+    from test_report_knowledge import write_store
+
+    store = write_store(root, "claims", [("alphabeta", "vanilla", 1.0, 1.0, (3, 2, 1, 0))], tail="")
+    with open(store / "games.jsonl", "a", encoding="utf-8") as fh:
+        fh.write(extra + tail)
+    return store
+
+
+def test_the_studies_refuse_what_the_store_refuses(tmp_path):
+    """``boopexp knowledge`` and ``robustness`` read a store through the store's reader too: a
+    negative game index (status refused it, the studies' own line reader read it as a game)."""
+    root = tmp_path / "knowledge"
+    store = _knowledge_study(root)
+    first = json.loads((store / "games.jsonl").read_text().splitlines()[0])
+    line = len((store / "games.jsonl").read_text().splitlines()) + 1
+    with open(store / "games.jsonl", "a", encoding="utf-8") as fh:
+        fh.write(json.dumps({**first, "game_index": -1}) + "\n")
+    before = _snapshot(root)
+    status = CliRunner().invoke(main, ["status", str(store)])
+    study = CliRunner().invoke(main, ["knowledge", str(root), "--out", str(tmp_path / "out")])
+    expected = (f"Error: {store / 'games.jsonl'} line {line}: invalid game record (game_index = -1 is not a "
+                "non-negative integer); repair or remove that line")
+    for result in (status, study):
+        assert result.exit_code == 1, result.output
+        assert _error_lines(result) == [expected]
+    assert _snapshot(root) == before and not (tmp_path / "out").exists()
+
+
+def test_the_studies_warn_as_the_store_does(tmp_path):
+    root = tmp_path / "knowledge"
+    store = _knowledge_study(root, tail='{"schema":2,"experi')
+    status = CliRunner().invoke(main, ["status", str(store)])
+    study = CliRunner().invoke(main, ["knowledge", str(root), "--out", str(tmp_path / "out")])
+    warning = f"{store / 'games.jsonl'} line 13: truncated last line (19 bytes without a newline"
+    for result in (status, study):
+        assert result.exit_code == 0, result.output
+        assert any(warning in w for w in _warnings(result)), result.stderr

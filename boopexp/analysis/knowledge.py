@@ -2,8 +2,8 @@
 
 Reads the six stores of ``results/knowledge/`` (``claims``, ``charge-co``, ``charge-vanilla``,
 ``ladder-1``, ``ladder-0.25``, ``ladder-4``; configs/knowledge-*.yaml) through the robustness
-study's reader (:func:`boopexp.analysis.robustness.read_outcomes`: the summaries, each game once,
-only the games of the store's plan, a truncated last line of a live log skipped with a warning).
+study's reader (:func:`boopexp.analysis.robustness.read_outcomes`: the store's own reader, each
+game once, only the games of the store's plan, the store's warnings and errors).
 Each game's condition — its budget in device-seconds and, in a pairing with ``alphabeta``, the
 node charge (``node_cost_scale``) — comes from its settings in the store's plan (config.yaml),
 keyed by the game's ``config_hash``.

@@ -37,12 +37,12 @@ import pandas as pd
 
 from boopexp.analysis import claims as cl
 from boopexp.analysis.records import ReportWarning, read_plan
-from boopexp.errors import ConfigError, StoreError
-from boopexp.experiments.store import GameStore, has_games_files, read_store_files, scan_outcome_columns
+from boopexp.errors import ConfigError
+from boopexp.experiments.store import GameStore, has_games_files, scan_outcome_columns
 
 if TYPE_CHECKING:  # for the annotations only: d1_ratings imports it where it fits
     from boopexp.analysis.ratings_bootstrap import BootstrapRatings
-from boopexp.play.identity import pairing_agents, pairing_name, record_key
+from boopexp.play.identity import pairing_agents, pairing_name
 
 #: The six stores of the study, under the study folder.
 STORES: tuple[str, ...] = ("d1", "d2", "d3", "d4-vanilla", "d4-se", "d4-bias")
@@ -104,7 +104,9 @@ def _empty() -> pd.DataFrame:
 
 @dataclass(frozen=True)
 class StoreOutcomes:
-    """The outcomes of one store's planned games, and what the strict reading found."""
+    """The outcomes of one store's planned games, and what the store's reading found: ``duplicates``,
+    copies of games stored twice that were ignored (as ``status`` counts them); ``off_plan``, stored
+    games (each once) of settings outside the plan."""
 
     games: pd.DataFrame
     planned: int | None
@@ -115,30 +117,23 @@ class StoreOutcomes:
 def read_outcomes(directory: Path) -> StoreOutcomes:
     """Only what the analysis needs from a store: each game's identity, winner and sweep point.
 
-    Read as columns (:func:`boopexp.experiments.store.scan_outcome_columns`: each sealed segment's
-    summary, a segment without a usable one and the live log decoded), never one Python object
-    per game. A game read twice is counted once (the first copy read: the sealed segments by
-    number, then the live log); games of settings outside the store's config.yaml plan are left
-    out and counted, every copy. A truncated last line of the live log is ignored with a warning,
-    as is a summary that does not match its segment (the segment is read instead).
-
-    The store's own reader validates every line it decodes more strictly than this analysis needs:
-    when it refuses one, the store is read line by line (:func:`read_outcome_lines`), which names
-    the bad line as this command always has, or reads the store if its rules accept it. So does a
-    store holding both games stored twice and games off the plan: which of the copies are off the
-    plan only the lines say.
+    Read as the store reads it (:func:`boopexp.experiments.store.scan_outcome_columns`, what
+    ``status`` and a resumed ``run`` read: each sealed segment's summary, a segment without a usable
+    one and the live log decoded), never one Python object per game: the same valid records (one
+    rule), the same refusals (the store's one line naming the file and line) and the same warnings
+    (a truncated last line of the live log, a game stored twice, a summary not used). A game read
+    twice is counted once (the first copy read: the sealed segments by number, then the live log);
+    games of settings outside the store's config.yaml plan are left out and counted.
 
     Raises:
-        StoreError: a complete line that is not a JSON object with the record's keys.
+        StoreError: a line other than the live log's cut-short last one is not a valid record.
+        ConfigError: the store's ``plan:`` cannot be read.
     """
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    columns = scan_outcome_columns(directory)  # then the plan, as status
     plan = read_plan(directory)
-    try:
-        columns = scan_outcome_columns(directory)
-    except StoreError:
-        return read_outcome_lines(directory)
     table, scan = columns.table, columns.scan
     off_plan = 0
     if plan is not None:
@@ -146,13 +141,9 @@ def read_outcomes(directory: Path) -> StoreOutcomes:
         planned_keys = pa.array([f"{config_hash}\x00{pairing}" for pairing, config_hash in plan], pa.string())
         in_plan = pc.is_in(keys, value_set=planned_keys)
         off_plan = len(table) - int(pc.sum(in_plan).as_py() or 0)
-        if off_plan and scan.duplicates:
-            return read_outcome_lines(directory)
         table = table.filter(in_plan)
-    if scan.tail is not None:
-        warnings.warn(f"{scan.path}:{scan.tail.line}: skipping truncated last line", ReportWarning, stacklevel=2)
-    for note in scan.notes:
-        warnings.warn(note, ReportWarning, stacklevel=2)
+    for problem in scan.warnings():
+        warnings.warn(problem, ReportWarning, stacklevel=2)
     pairing = _objects(table["pairing"])
     sides = {p: pairing_agents(p) for p in set(pairing.tolist())}
     sweep = pc.dictionary_encode(table["sweep"]).combine_chunks()
@@ -185,44 +176,6 @@ def _point(sweep: Any) -> float:
     """A game's sweep value: the value of its one swept axis, NaN when not swept (or on several axes)."""
     sweep = sweep or {}
     return float(next(iter(sweep.values()))) if len(sweep) == 1 else math.nan
-
-
-def read_outcome_lines(directory: Path) -> StoreOutcomes:
-    """:func:`read_outcomes` reading every line of the store (:func:`read_store_files`), parsing
-    only the identity, winner and sweep of each record: what names a bad line.
-
-    Raises:
-        StoreError: a complete line that is not a JSON object with the record's keys.
-    """
-    plan = read_plan(directory)
-    rows: dict[tuple[str, str, int], tuple] = {}
-    duplicates = off_plan = 0
-    for f in read_store_files(directory):
-        if f.tail is not None:
-            warnings.warn(f"{f.path}:{f.tail.line}: skipping truncated last line", ReportWarning, stacklevel=3)
-        for number, raw in f.lines:
-            try:
-                record = json.loads(raw)
-                key = record_key(record)
-                winner = record["winner"]
-            except (ValueError, KeyError, TypeError) as exc:
-                raise StoreError(f"{f.path}:{number}: invalid record ({exc})") from None
-            if winner not in ("p1", "p2", None):
-                raise StoreError(f"{f.path}:{number}: winner {winner!r} is not 'p1', 'p2' or null")
-            if plan is not None and (key[1], key[0]) not in plan:
-                off_plan += 1
-                continue
-            if key in rows:
-                duplicates += 1
-                continue
-            p1, p2 = pairing_agents(key[1])
-            rows[key] = (key[1], p1, p2, winner, _point(record.get("sweep")), key[0], key[2])
-    games = pd.DataFrame(list(rows.values()),
-                         columns=["pairing", "p1", "p2", "winner", "point", "config_hash", "game_index"])
-    if games.empty:
-        games = _empty()
-    planned = sum(v for v in plan.values() if v is not None) if plan else None
-    return StoreOutcomes(games=games, planned=planned, duplicates=duplicates, off_plan=off_plan)
 
 
 def load_study(root: Path | str, reference_root: Path | str | None = None) -> StudyGames:
