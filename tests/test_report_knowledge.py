@@ -142,8 +142,8 @@ def test_the_pair_bootstrap_keeps_the_two_games_of_a_pair_together():
 
 def test_a_pair_of_two_pairings_is_refused():
     with pytest.raises(ValueError, match="two pairings"):
-        bootstrap_ratings(["a", "a"], ["b", "c"], ["p1", "p2"], agents=["a", "b", "c"], anchor="a", resamples=5,
-                          pairs=[1, 1])
+        bootstrap_ratings(["a", "b", "a", "c"], ["b", "a", "c", "a"], ["p1", "p2", "p1", "p2"], agents=["a", "b", "c"],
+                          anchor="a", resamples=5, pairs=[1, 2, 1, 2])
 
 
 # ---------------------------------------------------------------------------------------------

@@ -165,11 +165,32 @@ def test_an_agent_that_never_lost_is_corrected_and_says_so():
         (["a", "c"], ["b", "d"], ["p1", "p2"], "separate groups: a, b | c, d"),
         (["a"], ["b"], ["draw"], "winner must be"),
         (["a"], ["a"], ["p1"], "at least two agents"),
+        (["a", "a", "b"], ["b", "b", "c"], ["p1", "p2", "p1"],
+         r"cannot tell the first-move advantage .* one colour order only \(a vs b, b vs c\) and no mirror game"),
     ],
 )
 def test_unratable_games_are_config_errors(p1, p2, winner, message):
     with pytest.raises(ConfigError, match=message):
         fit_ratings(p1, p2, winner)
+
+
+def test_the_first_move_term_is_fitted_once_a_mirror_a_return_pairing_or_a_cycle_tells_it_apart():
+    """One colour order per pairing confounds f with the ratings (refused above); any of these
+    breaks the tie, and the fit is then finite."""
+    one_way = (["a", "a", "b", "b"], ["b", "b", "c", "c"], ["p1", "p2", "p1", "p2"])
+    for extra in ((["c"], ["c"], ["p1"]), (["b"], ["a"], ["p2"]), (["c"], ["a"], ["p2"])):
+        fit = fit_ratings(one_way[0] + extra[0], one_way[1] + extra[1], one_way[2] + extra[2])
+        assert all(math.isfinite(v) for r in fit.ratings for v in (r.elo, r.ci_low, r.ci_high)), extra
+        assert math.isfinite(fit.first_move) and all(math.isfinite(v) for v in fit.first_move_ci), extra
+
+
+def test_the_ratings_command_refuses_one_colour_order_in_one_line(tmp_path):
+    """A store of only 'vanilla vs random' games: exit 2 and the line above (it was a NaN traceback)."""
+    write_results(tmp_path / "store", games_for("vanilla vs random", 7, 3))
+    result = CliRunner().invoke(main, ["ratings", str(tmp_path / "store"), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith("Error: ratings cannot tell the first-move advantage")
+    assert len(result.output.strip().splitlines()) == 1 and not (tmp_path / "out").exists()
 
 
 def test_unknown_anchor_is_a_config_error():

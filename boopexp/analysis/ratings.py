@@ -137,7 +137,9 @@ def fit_ratings(
 
     Raises:
         ConfigError: an unknown anchor, a winner other than p1/p2/None, fewer than two agents
-            with decided games between them, or agents not connected by any decided game.
+            with decided games between them, agents not connected by any decided game, or games
+            that cannot tell the first-move term from the ratings (each pairing in one colour
+            order, no mirror game, no cycle).
     """
     if not (len(p1) == len(p2) == len(winner)):
         raise ValueError("p1, p2 and winner must have the same length")
@@ -170,6 +172,7 @@ def fit_ratings(
             raise ConfigError(f"winner must be 'p1', 'p2' or None, got {w!r}")
     played = wins + losses
     _check_connected(names, played)
+    _check_identifiable(names, played, index[anchor])
 
     corrected = not _mle_exists(wins, losses)
     if corrected:
@@ -249,6 +252,22 @@ def _check_connected(names: list[str], played: np.ndarray) -> None:
             "ratings need every agent linked by decided games; separate groups: "
             + " | ".join(", ".join(g) for g in groups)
         )
+
+
+def _check_identifiable(names: list[str], played: np.ndarray, anchor: int) -> None:
+    """The first-move term must be told apart from the ratings: with every pairing played in one
+    colour order only, no mirror game and no cycle (a vs b, b vs c, c vs a), each game measures
+    r_p1 − r_p2 + f and no fit can split f from the ratings (the design is rank-deficient; the
+    Newton fit returned NaN and the report a traceback)."""
+    keys = [(int(i), int(j)) for i, j in zip(*np.nonzero(played))]
+    if np.linalg.matrix_rank(design_matrix(keys, len(names), anchor)) == len(names):
+        return
+    one_way = [f"{names[i]} vs {names[j]}" for i, j in keys if i != j and not played[j, i]]
+    shown = ", ".join(one_way[:3]) + (f" and {len(one_way) - 3} more" if len(one_way) > 3 else "")
+    raise ConfigError(
+        "ratings cannot tell the first-move advantage from the agents' strengths: each pairing was played in "
+        f"one colour order only ({shown}) and no mirror game; play both orders (a config's games_per_side "
+        "plays each pairing both ways) or add mirror games")
 
 
 def _mle_exists(wins: np.ndarray, losses: np.ndarray) -> bool:
