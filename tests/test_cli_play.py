@@ -238,6 +238,20 @@ def test_the_search_re_run_at_each_ply_ranks_first_the_move_the_record_holds(tmp
     assert again == root_search(record, 5)  # the same search each time
 
 
+def test_the_root_of_an_mcts_solver_search_is_ranked_as_its_final_choice_ranks_it(tmp_path):
+    """MCTS-Solver's final choice takes a move that wins at once, then a proven win (best mean),
+    then the best move not proven lost: the ranking follows it (seed 4: at ply 49 three moves are
+    proven wins, and the one played wins at once with the lowest mean)."""
+    from boopexp.play.replay import root_search
+
+    record = _stored_game(tmp_path / "r", {"mode": "iterations", "iterations": 60}, p1="mcts-solver", seed=4)
+    solver_plies = [ply for ply in range(1, len(record["moves"]) + 1) if ply % 2 == 1]
+    assert 49 in solver_plies
+    for ply in solver_plies:
+        found = root_search(record, ply)
+        assert found.children[0].move == found.chosen, (ply, found.children[:3])
+
+
 def test_replay_root_at_prints_the_root_ranked_and_marks_the_move_played(tmp_path):
     record = _stored_game(tmp_path / "r", {"mode": "iterations", "iterations": 40})
     result = invoke("replay", str(tmp_path / "r"), "--pairing", "mcts-co vs vanilla", "--game", "0", "--root-at", "3")

@@ -751,8 +751,8 @@ def search(root_state: np.ndarray, cfg, budget, costs: np.ndarray, rng: np.ndarr
         rng: kernel RNG state (advanced in place).
         throttle: cpu mode: host CPU seconds that count as one emulated second.
         on_tree: called with the search's tree once the move is chosen (:func:`root_children`
-            reads it, with ``cfg``; ``boopexp replay --root-at``); it must not keep the tree, whose arrays are
-            the search's own.
+            reads it, with ``cfg``; ``boopexp replay --root-at``); it must not keep the tree, whose
+            arrays are the search's own.
     """
     work = work or new_work()
     params = params_vector(cfg)
@@ -801,21 +801,24 @@ def search(root_state: np.ndarray, cfg, budget, costs: np.ndarray, rng: np.ndarr
                                      bool(cfg.solver), cfg.prior != PRIOR_OFF)
 
 
-def root_children(tree: Tree, cfg) -> list[tuple[int, int, float, bool, int]]:
+def root_children(tree: Tree, cfg) -> list[tuple[int, int, float, bool, int, bool]]:
     """The root's children of a search's tree (``cfg``: its MCTSConfig), in the order they were
-    created (the legal moves' order): ``(move code, visits, score, selectable, proven)`` each.
+    created (the legal moves' order): ``(move code, visits, score, selectable, proven, wins)`` each.
     ``score`` is the sum of the values backed up into the child, from the point of view of the
     side that searched (the child's mover): :func:`final_choice` compares ``score / visits``;
     ``selectable``: the selection may take it (:func:`eligible`: not left out by the Selection
     injection's m best, nor by the early border mask while it holds); ``proven``: +1 a win, -1 a
-    loss, 0 not known (a terminal child, or MCTS-Solver's proofs)."""
+    loss, 0 not known (a terminal child, or MCTS-Solver's proofs); ``wins``: the move wins at once
+    for the side that searched (:func:`final_choice`'s first test, ``has_won``)."""
     params = params_vector(cfg)
     m, early = params[P_PRESELECT_M], params[P_EARLY_MASK_PLIES]
     children = []
     c = int(tree.first_child[ROOT])
     while c != NO_NODE:
         selectable = bool(eligible(tree, c, m, early))
-        children.append((int(tree.move[c]), int(tree.visits[c]), float(tree.score[c]), selectable, int(tree.proven[c])))
+        wins = bool(has_won(tree.states[c], int(tree.player[c])))
+        children.append((int(tree.move[c]), int(tree.visits[c]), float(tree.score[c]), selectable, int(tree.proven[c]),
+                         wins))
         c = int(tree.next_sibling[c])
     return children
 

@@ -213,6 +213,7 @@ def first_difference(record: Mapping) -> int | None:
     return 1 + next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
 
 
+
 #: The budgets whose games replay exactly, searches included (cpu and wall depend on the host).
 REPRODUCIBLE_MODES = ("device", "iterations")
 
@@ -237,8 +238,7 @@ class RootSearch:
     agent: str
     move: str  # the move the record holds at that ply (with its promotion, if any)
     chosen: str  # the placement the search chose: the record's move without its promotion
-    #: as the search ranked them (:func:`boopexp.engine.mcts.final_choice`): a winning move first,
-    #: then the best mean value among the visited moves, then the moves never visited (legal order)
+    #: in the order :func:`boopexp.engine.mcts.final_choice` prefers them (:func:`_final_choice_order`)
     children: tuple[RootMove, ...]
 
     @property
@@ -299,11 +299,11 @@ def root_search(record: Mapping, ply: int) -> RootSearch:
     """
     from boopexp.engine.mcts import root_children
     from boopexp.engine.state import decode_move
-    from boopexp.game.notation import format_move
+    from boopexp.game.notation import format_move, parse_move
 
     side, agent = check_root_search(record, ply)
     moves = list(record["moves"])
-    found: list[list[tuple[int, int, float, bool, int]]] = []
+    found: list[list[tuple[int, int, float, bool, int, bool]]] = []
     played = 0
 
     def on_ply(n: int, state: Any, text: str, winner: int) -> None:
@@ -313,10 +313,12 @@ def root_search(record: Mapping, ply: int) -> RootSearch:
             raise _Differs(n)
 
     task = task_from_record(dict(record))
+    cfg = task.player(side).mcts
+    assert cfg is not None  # check_root_search: an MCTS agent's move
 
     def on_tree(tree: Any) -> None:
         if played == ply - 1:
-            found.append(root_children(tree, task.player(side).mcts))
+            found.append(root_children(tree, cfg))
             raise _Stop
 
     try:
@@ -328,8 +330,31 @@ def root_search(record: Mapping, ply: int) -> RootSearch:
                          f"search at ply {ply} cannot be shown (a record of other code, or damaged)") from None
     if not found:  # the game ended before: only a record that differs from its re-play
         raise StoreError(f"{_name(record)}: the re-played game ended after {played} plies, before ply {ply}")
+    ranked = _final_choice_order(found[0], cfg.solver)
     children = [RootMove(format_move(*decode_move(code)), visits, score / visits if visits else None, selectable,
-                         proven) for code, visits, score, selectable, proven in found[0]]
-    children.sort(key=lambda c: (c.proven != 1, c.value is None, -(c.value or 0.0)))
-    return RootSearch(ply, side, agent, moves[ply - 1], moves[ply - 1].split(":")[0], tuple(children))
+                         proven) for code, visits, score, selectable, proven, _ in ranked]
+    size, square, _ = parse_move(moves[ply - 1])
+    return RootSearch(ply, side, agent, moves[ply - 1], format_move(size, square), tuple(children))
 
+
+def _final_choice_order(children: list[tuple[int, int, float, bool, int, bool]], solver: bool) -> list:
+    """The root's children (:func:`boopexp.engine.mcts.root_children`) in the order the search's
+    :func:`~boopexp.engine.mcts.final_choice` prefers them (AGENTS.md §B.10): the moves that win at
+    once (the first of them is taken); with MCTS-Solver, then the moves proven a win (best mean
+    first; an unvisited one by its score) and the visited moves not proven lost; then the visited
+    moves by mean value, best first; then the moves never visited. Equal values keep the legal
+    order (the search draws among them). Checked against the recorded moves at every ply of
+    stored games (tests/test_cli_play.py)."""
+
+    def key(child: tuple[int, int, float, bool, int, bool]) -> tuple:
+        _, visits, score, _, proven, wins = child
+        mean = score / visits if visits else score
+        if wins:
+            return (0, 0.0)
+        if solver and proven == 1:
+            return (1, -mean)
+        if solver and proven >= 0 and visits:
+            return (2, -mean)
+        return (3, -mean) if visits else (4, 0.0)
+
+    return sorted(children, key=key)
