@@ -556,6 +556,24 @@ def test_figures_open(synthetic, tmp_path):
         assert svg.lstrip().startswith("<?xml") and "</svg>" in svg and "<dc:date>" not in svg
 
 
+def test_a_figure_whose_layout_moves_by_an_ulp_is_written_with_the_same_bytes(tmp_path):
+    # Where a CPU's BLAS kernel moves a bootstrap's ratings by an ulp, the constrained layout moves
+    # the axes by an ulp: matplotlib hashed the clip rectangle's floats into the SVG's ids (a fresh
+    # machine's results/knowledge/ladder.svg differed in those ids only, nothing drawn).
+    from boopexp.analysis import figures
+
+    for name, nudge in (("one", 0.0), ("two", 1e-15)):
+        with figures.styled_axes() as (fig, ax):
+            ax.errorbar([0.2, 0.7], [0, 1], xerr=[[0.1, 0.1], [0.1, 0.2]], fmt="o", capsize=3)
+            ax.set_position([0.125 + nudge, 0.11, 0.775, 0.77])
+        (tmp_path / name).mkdir()
+        figures.save(fig, tmp_path / name, "f")
+    svg = (tmp_path / "one" / "f.svg").read_text()
+    assert 'clip-path="url(#p' in svg and 'xlink:href="#m' in svg  # ids there, used and defined
+    assert svg == (tmp_path / "two" / "f.svg").read_text()
+    assert (tmp_path / "one" / "f.png").read_bytes() == (tmp_path / "two" / "f.png").read_bytes()
+
+
 def test_empty_results_build_without_figures(tmp_path):
     write_results(tmp_path / "r", [])
     (tmp_path / "out").mkdir()

@@ -3,13 +3,18 @@
 
 Reproducible bytes: figures are drawn on a bare :class:`matplotlib.figure.Figure` with the Agg
 canvas (no pyplot, no global backend switch), at a fixed size and dpi, with fixed rc settings,
-a fixed SVG hash salt and without the date/software stamps in the file metadata.
+a fixed SVG hash salt and without the date/software stamps in the file metadata. The SVG's
+element ids are numbered in the order they occur (:func:`canonical_svg_ids`): matplotlib names a
+clip path by a hash of its rectangle's full-precision floats, which move by an ulp with the CPU's
+BLAS kernel (a bootstrap's ratings, then the layout), though nothing drawn moves.
 """
 
 from __future__ import annotations
 
 import contextlib
+import io
 import math
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -62,9 +67,26 @@ def save(fig: Figure, out_dir: Path, stem: str) -> list[Path]:
     with matplotlib.rc_context(STYLE):
         for fmt in FORMATS:
             path = out_dir / f"{stem}.{fmt}"
-            fig.savefig(path, format=fmt, dpi=DPI, metadata=_METADATA[fmt])
+            if fmt == "svg":
+                text = io.StringIO()
+                fig.savefig(text, format=fmt, dpi=DPI, metadata=_METADATA[fmt])
+                path.write_text(canonical_svg_ids(text.getvalue()), encoding="utf-8")
+            else:
+                fig.savefig(path, format=fmt, dpi=DPI, metadata=_METADATA[fmt])
             paths.append(path)
     return paths
+
+
+#: An id matplotlib's SVG writer derives from a hash (``_make_id``: clip paths ``p…``, markers
+#: ``m…``, hatches ``h…``; a letter and ten hex digits), where it is defined or used.
+_HASHED_ID = re.compile(r'(?:(?<=id=")|(?<=#))([phm])[0-9a-f]{10}(?=[)"])')
+
+
+def canonical_svg_ids(svg: str) -> str:
+    """``svg`` with each hashed id renamed ``<letter><n>``, n counting the ids in the order they first
+    occur (used or defined): the same drawing gives the same bytes whatever floats the hashes took."""
+    names: dict[str, str] = {}
+    return _HASHED_ID.sub(lambda m: names.setdefault(m.group(0), f"{m.group(1)}{len(names)}"), svg)
 
 
 def _figure() -> Figure:
