@@ -105,6 +105,15 @@ def test_the_point_fit_and_the_bootstrap_share_one_fitter():
     assert boot.point.tolist() == [by_agent[a].elo for a in agents] + [point.first_move]
 
 
+def test_the_bootstrap_intervals_are_reported_in_milli_elo_like_the_point_fit():
+    # The resampled fits move by an ulp with the CPU's BLAS kernel (OPENBLAS_CORETYPE): unrounded
+    # percentiles changed a committed ladder.csv (-6.75475) and, through the layout, its SVG.
+    p1, p2, winner = _synthetic_games(np.random.default_rng(11), per_pairing=30, mirror=10)
+    fit = bootstrap_ratings(p1, p2, winner, agents=list(TRUE_ELO), anchor="random", resamples=50, seed=1).fit
+    bounds = [b for r in fit.ratings for b in (r.ci_low, r.ci_high)] + list(fit.first_move_ci)
+    assert bounds == [round(b, 3) for b in bounds] and len(set(bounds)) > 2
+
+
 def test_intervals_cover_the_truth_about_95_percent_of_the_time():
     # 40 seeded replicates x 4 parameters (3 ratings + first move): a Wald interval that is too
     # narrow (e.g. a Hessian off by a factor) would cover far less than 95%.

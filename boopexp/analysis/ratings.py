@@ -45,14 +45,14 @@ HALDANE = 0.5
 #: Default anchor when present.
 DEFAULT_ANCHOR = "random"
 
-#: Decimals of Elo a fit reports (milli-Elo). The optimiser stops at a gradient of 1e-9, which
-#: leaves up to ~1e-5 Elo of noise in a rating (an agent tied with the anchor came out as
+#: Decimals of Elo a fit and its bootstrap intervals report (milli-Elo). The optimiser stops at a
+#: gradient of 1e-9, which leaves up to ~1e-5 Elo of noise in a rating (an agent tied with the anchor came out as
 #: -1.1347e-10 on one SciPy, -1.14383e-10 on the next, -2.8e-7 in a small test): digits below a
 #: milli-Elo are rounded away, and -0.0 becomes 0, so the outputs do not depend on the build.
 ELO_DECIMALS = 3
 
 
-def _snap(value: float) -> float:
+def snap_elo(value: float) -> float:
     """``value`` rounded to :data:`ELO_DECIMALS` (a value within rounding of 0 is 0, not -0)."""
     return round(float(value), ELO_DECIMALS) + 0.0
 
@@ -197,7 +197,8 @@ def fit_ratings(
         own_losses = raw_losses[i, :][off[i]].sum() + raw_wins[:, i][off[:, i]].sum()
         games = own_wins + own_losses + raw_wins[i, i] + raw_losses[i, i]
         ratings.append(Rating(
-            agent=a, elo=_snap(elo[i]), ci_low=_snap(elo[i] - Z95 * se[i]), ci_high=_snap(elo[i] + Z95 * se[i]),
+            agent=a, elo=snap_elo(elo[i]),
+            ci_low=snap_elo(elo[i] - Z95 * se[i]), ci_high=snap_elo(elo[i] + Z95 * se[i]),
             games=int(round(games)), wins=int(round(own_wins)), losses=int(round(own_losses)),
             no_winner=int(no_winner[i]),
         ))
@@ -212,8 +213,8 @@ def fit_ratings(
            "that played" if corrected else "")
     )
     return Ratings(
-        ratings=tuple(ratings), anchor=anchor, first_move=_snap(f),
-        first_move_ci=(_snap(f - Z95 * f_se), _snap(f + Z95 * f_se)), games=decided, no_winner=undecided,
+        ratings=tuple(ratings), anchor=anchor, first_move=snap_elo(f),
+        first_move_ci=(snap_elo(f - Z95 * f_se), snap_elo(f + Z95 * f_se)), games=decided, no_winner=undecided,
         corrected=corrected, method=method,
     )
 

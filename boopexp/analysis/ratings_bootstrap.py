@@ -34,7 +34,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from boopexp.analysis.ratings import HALDANE, Ratings, design_matrix, fit_bradley_terry, fit_ratings
+from boopexp.analysis.ratings import HALDANE, Ratings, design_matrix, fit_bradley_terry, fit_ratings, snap_elo
 
 #: Resamples of docs/robustness-plan.md §3.
 RESAMPLES = 2000
@@ -125,7 +125,8 @@ def bootstrap_ratings(
     by_agent = fit.by_agent()
     point = np.array([by_agent[a].elo for a in names] + [fit.first_move])
     draws = _full(theta, names, index[anchor])
-    low, high = np.percentile(draws, [2.5, 97.5], axis=0)
+    # snapped as the point fit is: the resampled fits move by an ulp with the CPU's BLAS kernel
+    low, high = (np.array([snap_elo(v) for v in q]) for q in np.percentile(draws, [2.5, 97.5], axis=0))
     ratings = tuple(
         replace(r, ci_low=float(low[index[r.agent]]), ci_high=float(high[index[r.agent]]))
         if r.agent != anchor else replace(r, ci_low=0.0, ci_high=0.0)
