@@ -40,6 +40,15 @@ def invoke(*args: str):
     return CliRunner().invoke(main, list(args))
 
 
+def test_no_option_help_shows_a_bound_of_none():
+    # issue 33: `openings --help` said "[default: 0.125; x<=None]" (an unbounded FiniteFloat)
+    for name, command in main.commands.items():
+        text = CliRunner().invoke(main, [name, "--help"], terminal_width=200).output
+        assert "None]" not in text and "x<=None" not in text and "x>=None" not in text, (name, text)
+    margin = invoke("openings", "--help").output
+    assert "0<=x<=0.5" in margin and "1<=x<=1000" in margin  # the bounds of a config's balanced: block
+
+
 def one_error_line(result, code: int) -> str:
     """The single 'Error: ...' line of a failed command (and no traceback)."""
     assert result.exit_code == code, (result.exit_code, result.output, result.exception)

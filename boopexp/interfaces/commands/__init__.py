@@ -38,6 +38,10 @@ class FiniteFloat(click.FloatRange):
             self.fail(f"{value} is not a finite number", param, ctx)
         return number
 
+    def _describe_range(self) -> str:
+        """No range in the help where there is no bound (click would say ``x<=None``)."""
+        return "" if self.min is None and self.max is None else super()._describe_range()
+
 
 #: seconds of a measurement (bench, calibrate)
 POSITIVE_SECONDS = FiniteFloat(min=0, min_open=True)
