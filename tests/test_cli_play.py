@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from click.testing import CliRunner
@@ -33,6 +34,13 @@ def test_game_same_seed_same_game_and_show_renders_boards():
     assert a.exit_code == 0 and a.output.splitlines()[:2] == b.output.splitlines()[:2]
     shown = invoke(*args, "--show")
     assert shown.exit_code == 0 and "ply 1: Blue plays" in shown.output and "a b c d e f" in shown.output
+    _assert_the_last_board_names_the_winner(shown.output, "Blue" if "p1 (vanilla, blue) wins" in a.output else "Red")
+
+
+def _assert_the_last_board_names_the_winner(output: str, colour: str) -> None:
+    # issue 33: the board after the winning move said "Red to move" after Blue had won
+    states = re.findall(r"^  ply \d+, (.*)$", output, flags=re.M)
+    assert states[-1] == f"{colour} has won" and all(s.endswith(" to move") for s in states[:-1]), states[-3:]
 
 
 def test_game_parameter_override_reaches_the_agent():
@@ -88,6 +96,7 @@ def test_replay_walks_the_moves_and_re_plays_the_same_game(tmp_path):
     assert result.exit_code == 0, result.output
     assert f"{record['plies']} legal moves replayed" in result.output
     assert "the same game, move for move" in result.output and "ply 1: Blue plays" in result.output
+    _assert_the_last_board_names_the_winner(result.output, record["winner_colour"].capitalize())
 
 
 def test_replay_detects_a_tampered_record(tmp_path):

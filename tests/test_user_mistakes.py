@@ -42,7 +42,7 @@ def invoke(*args: str):
 
 def test_no_option_help_shows_a_bound_of_none():
     # issue 33: `openings --help` said "[default: 0.125; x<=None]" (an unbounded FiniteFloat)
-    for name, command in main.commands.items():
+    for name in main.commands:
         text = CliRunner().invoke(main, [name, "--help"], terminal_width=200).output
         assert "None]" not in text and "x<=None" not in text and "x>=None" not in text, (name, text)
     margin = invoke("openings", "--help").output

@@ -171,15 +171,18 @@ def group_name(group: Iterable[int]) -> str:
     return " ".join(square_name(q) for q in group)
 
 
-def render(st: np.ndarray) -> str:
-    """A readable board for terminals, in the spec's layout (files on top, ranks on the left)."""
+def render(st: np.ndarray, winner: int = 0) -> str:
+    """A readable board for terminals, in the spec's layout (files on top, ranks on the left), then
+    whose turn it is, or who has won where ``winner`` is a colour (-1 Blue, 1 Red; 0: nobody)."""
     lines = ["     a b c d e f"]
     for r in range(6):
         cells = " ".join(_CELL_CHARS[int(v)] for v in st[6 * r : 6 * r + 6])
         lines.append(f"  {6 - r}  {cells}")
-    side = "Blue" if st[TO_MOVE] < 0 else "Red"
     lines.append(_pools(st))
-    lines.append(f"  ply {st[MOVE_NUMBER]}, {side} to move")
+    if winner:
+        lines.append(f"  ply {st[MOVE_NUMBER]}, {'Blue' if winner < 0 else 'Red'} has won")
+    else:
+        lines.append(f"  ply {st[MOVE_NUMBER]}, {'Blue' if st[TO_MOVE] < 0 else 'Red'} to move")
     return "\n".join(lines)
 
 

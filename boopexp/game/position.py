@@ -141,7 +141,10 @@ class Position:
         return notation.format_position(self._st)
 
     def render(self) -> str:
-        return notation.render(self._st)
+        """The board for terminals; its last line says whose turn it is, or who has won."""
+        mover = -int(self._st[TO_MOVE])  # the side that moved last wins a board both sides have won
+        won = [c for c in (mover, -mover) if self.has_won(c)]
+        return notation.render(self._st, won[0] if won else 0)
 
     def __str__(self) -> str:
         return self.to_string()

@@ -131,7 +131,7 @@ def game(p1, p2, seed, mode, seconds, iterations, profile, throttle, preset, max
     def on_ply(ply, st, text, winner):
         if show:
             click.echo(f"ply {ply}: {_mover_word(opener[0], ply)} plays {text}", err=as_json)
-            click.echo(notation.render(st) + "\n", err=as_json)
+            click.echo(notation.render(st, winner) + "\n", err=as_json)
 
     plies = [-1]  # -1: the engine is compiling
 
@@ -431,7 +431,7 @@ def replay(results_dir, pairing, game_index, config_hash, show, search, root_at)
     def on_ply(ply, text, position):
         if show:
             click.echo(f"ply {ply}: {_mover_word(opener, ply)} plays {text}")
-            click.echo(notation.render(position.state) + "\n")
+            click.echo(position.render() + "\n")
 
     if show and record.get("start") is not None:
         click.echo(f"start: {record['start']}\n" + notation.render(start_position(record).state) + "\n")
