@@ -14,6 +14,7 @@ first, so the shards load it from numba's cache.
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -90,6 +91,36 @@ def submit(slurm: LocalSlurm, work: Path, config: Path, n: int) -> tuple[str, st
     array, merge = words[words.index("array") + 1], words[words.index("merge:") + 2]
     return array, merge
 
+
+
+def test_submit_without_slurm_or_with_a_bad_argument_is_one_line_and_submits_nothing(tmp_path):
+    """issue 33: without Slurm, submit.sh ended with bash's "sbatch: command not found"; a bad N or
+    config was found only by the jobs. Here a fake sbatch records whether anything was submitted."""
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "sbatch").write_text(f"#!/bin/sh\necho \"$@\" >> {tmp_path / 'calls'}\necho 7\n")
+    (fake / "sbatch").chmod(0o755)
+    (tmp_path / "demo.yaml").write_text(DEMO_CONFIG)
+    venv = str(Path(sys.executable).parent)  # where boopexp is installed
+    bare = tmp_path / "bare"  # a PATH without Slurm (the script fails before any other tool)
+    bare.mkdir()
+    bash = shutil.which("bash")
+    assert bash is not None
+    cases = [
+        (f"{bare}{os.pathsep}{venv}", ["demo.yaml", "2"], "sbatch not found"),
+        (f"{fake}{os.pathsep}{venv}{os.pathsep}{os.environ['PATH']}", ["demo.yaml", "two"], "N = 'two' must be"),
+        (f"{fake}{os.pathsep}{venv}{os.pathsep}{os.environ['PATH']}", ["nope.yaml", "2"], "nope.yaml not found"),
+    ]
+    for path, args, message in cases:
+        done = subprocess.run([bash, str(EXAMPLES / "submit.sh"), *args, "out"], cwd=tmp_path, capture_output=True,
+                              text=True, timeout=120, env={**os.environ, "PATH": path})
+        assert (done.returncode, done.stdout) == (2, ""), (args, done.stderr)
+        assert len(done.stderr.strip().splitlines()) == 1 and message in done.stderr, (args, done.stderr)
+    assert not (tmp_path / "calls").exists() and not (tmp_path / "out").exists()
+    done = subprocess.run([bash, str(EXAMPLES / "submit.sh"), "demo.yaml", "2", "out"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120, env={**os.environ, "PATH": cases[1][0]})
+    assert done.returncode == 0 and "job array 7 (1-2)" in done.stdout, done.stderr
+    assert (tmp_path / "calls").read_text().count("\n") == 2  # the array and its merge
 
 @needs_slurm
 def test_a_job_array_of_4_shards_merged_is_the_unsharded_run(slurm, tmp_path):

@@ -14,6 +14,22 @@ CONFIG=${1:?$usage}
 N=${2:?$usage}
 OUT=${3:?$usage}
 shift 3
+if ! command -v sbatch >/dev/null 2>&1; then
+  echo "$0: sbatch not found: this submits to Slurm and needs its client tools on PATH (docs/cluster.md);" \
+       "without Slurm, play shard I of $N with: boopexp run $CONFIG --shard I/$N --out $OUT/shard-I" >&2
+  exit 2
+fi
+if ! command -v boopexp >/dev/null 2>&1; then
+  echo "$0: boopexp not found on PATH: activate the environment it is installed in (the jobs run it too)" >&2
+  exit 2
+fi
+if ! [[ $N =~ ^[1-9][0-9]*$ ]]; then
+  echo "$0: N = '$N' must be a whole number of shards >= 1; $usage" >&2
+  exit 2
+fi
+# the config and N checked by boopexp itself (its one line) before anything is submitted: a dry run
+# writes nothing
+boopexp run "$CONFIG" --shard "1/$N" --out "$OUT/shard-1" --dry-run >/dev/null || exit 2
 here=$(cd "$(dirname "$0")" && pwd)
 array=$(sbatch --parsable --array="1-$N" "$@" "$here/shards.sbatch" "$CONFIG" "$N" "$OUT")
 array=${array%%;*}  # --parsable prints JOB_ID[;CLUSTER]
