@@ -236,3 +236,27 @@ def test_the_console_script_runs_the_guarded_entry_point():
     """``boopexp`` (pyproject's [project.scripts]) starts where ``python -m boopexp`` does."""
     text = (Path(__file__).resolve().parents[1] / "pyproject.toml").read_text()
     assert '[project.scripts]\nboopexp = "boopexp.__main__:main"\n' in text
+
+
+LEAK = """
+import os, sys
+from boopexp.experiments.interrupts import start_resource_trackers
+from joblib.externals.loky.backend import resource_tracker
+if sys.argv[1] == "started":
+    start_resource_trackers()
+resource_tracker.register(f"/boopexp-test-{os.getpid()}", "semlock")  # a worker killed holding it
+"""
+
+
+def test_the_resource_trackers_clean_up_after_killed_workers_without_a_word():
+    """issue 33: a Ctrl-C kills the pool's workers; loky's tracker then printed "There appear to be
+    N leaked semlock objects" and "resource_tracker: /loky-…: FileNotFoundError" on the terminal,
+    after the run's one line (test_runner_chaos's Ctrl-C test failed on them under load). The
+    runner's pools start the trackers through start_resource_trackers (sigint_blocked)."""
+    def stderr(how: str) -> str:
+        done = subprocess.run([sys.executable, "-c", LEAK, how], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        return done.stderr  # read to EOF: the tracker, which holds it, has ended
+
+    assert "leaked semlock" in stderr("default")  # what the tracker says when started as loky starts it
+    assert stderr("started") == ""

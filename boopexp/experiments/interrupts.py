@@ -1,12 +1,15 @@
 """Ctrl-C and SIGTERM while games are played: :class:`Interrupts` (the parent's handling of both
-signals, used by ``run``, ``game`` and ``play``) and :func:`sigint_blocked` (the pools' processes
-and threads are born deaf to Ctrl-C, which the parent alone handles). docs/runner.md."""
+signals, used by ``run``, ``game`` and ``play``), :func:`sigint_blocked` (the pools' processes
+and threads are born deaf to Ctrl-C, which the parent alone handles) and
+:func:`start_resource_trackers` (the trackers that clean up after killed workers, quietly).
+docs/runner.md."""
 
 from __future__ import annotations
 
 import _thread
 import atexit
 import contextlib
+import os
 import signal
 import sys
 import threading
@@ -153,15 +156,40 @@ def sigint_blocked() -> Iterator[None]:
     if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover - not POSIX
         yield
         return
-    from multiprocessing import resource_tracker
-
     # The pools start the standard library's resource tracker on first use, which then unblocks
     # SIGINT in the calling thread (SIG_UNBLOCK, not the previous mask) and would let the
     # workers started after it see Ctrl-C: start it before blocking (it ignores SIGINT itself).
-    resource_tracker.ensure_running()
+    start_resource_trackers()
     previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
+
+
+def start_resource_trackers() -> None:
+    """Start the resource trackers of the standard library and of loky (joblib's process pool), if
+    not running, with their warnings off.
+
+    A tracker is a process that unlinks the semaphores a pool's processes leave behind when they
+    die. A Ctrl-C stops the workers where they are (loky's ``kill_workers``), and loky's tracker
+    then warned on the terminal, after the run's one line, of "leaked semlock objects" and of
+    semaphores already unlinked (issue 33). It still cleans them up; its warnings, about the
+    workers this process chose to kill, are no news to the user. A tracker inherits this
+    process's environment when it is started: ``PYTHONWARNINGS`` is set for that instant only.
+    """
+    from multiprocessing import resource_tracker as stdlib_tracker
+
+    from joblib.externals.loky.backend import resource_tracker as loky_tracker
+
+    previous = os.environ.get("PYTHONWARNINGS")
+    os.environ["PYTHONWARNINGS"] = "ignore"
+    try:
+        stdlib_tracker.ensure_running()
+        loky_tracker.ensure_running()
+    finally:
+        if previous is None:
+            del os.environ["PYTHONWARNINGS"]
+        else:
+            os.environ["PYTHONWARNINGS"] = previous
