@@ -232,7 +232,7 @@ def test_first_run_says_the_engine_is_compiling_once(workdir, monkeypatch):
     monkeypatch.setattr(warmup, "engine_is_compiled", lambda kinds: False)
     result = invoke("run", "configs/demo.yaml", "--jobs", "1", "--games-per-side", "1")
     assert result.exit_code == 0
-    assert re.fullmatch(r"compiling the engine \(first run only, ~20 s\)\ncompiled the engine in \d+ s\n",
+    assert re.fullmatch(re.escape(warmup.COMPILING) + r"\ncompiled the engine in \d+ s\n",
                         result.stderr), result.stderr
     assert result.stdout.startswith("4 games planned")  # after the compile: the run's clock starts there
     monkeypatch.setattr(warmup, "engine_is_compiled", lambda kinds: True)
@@ -271,20 +271,20 @@ def test_ctrl_c_while_the_engine_compiles_is_one_line_and_130(workdir, monkeypat
     result = invoke("run", "configs/demo.yaml", "--jobs", "1")
     assert result.exit_code == 130, result.output
     assert result.stderr == (
-        "compiling the engine (first run only, ~20 s)\n"
+        f"{warmup.COMPILING}\n"
         f"Interrupted: 0 of 8 games are stored in {Path('results/demo/games.jsonl')} (games in flight were dropped). "
         "To resume, run:\n  boopexp run configs/demo.yaml --jobs 1\n")
     result = invoke("game", "--p1", "random", "--p2", "random")
     assert result.exit_code == 130, result.output
     assert result.stderr == (
-        "compiling the engine (first run only, ~20 s)\n"
+        f"{warmup.COMPILING}\n"
         "Interrupted by Ctrl-C while compiling the engine: nothing is stored (game keeps no record); the same "
         "command plays the game again from its first move.\n")
 
 
 @pytest.mark.slow
 def test_a_first_run_compiles_the_engine_before_its_first_game(tmp_path):
-    """A cold numba cache (~20 s of CPU; test_warmup.py has the other): the run compiles the engine before
+    """A cold numba cache (10-60 s of CPU; test_warmup.py has the other): the run compiles the engine before
     the games, says how long it took, and the games (in loky workers, which load the kernels from
     the cache) count none of it: the first game used to take the whole minute."""
     (tmp_path / "tiny.yaml").write_text("name: tiny\nseed: 3\ngames_per_side: 1\n"
@@ -295,7 +295,7 @@ def test_a_first_run_compiles_the_engine_before_its_first_game(tmp_path):
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=900)
     lines = proc.stdout.splitlines()
     assert proc.returncode == 0, proc.stdout
-    assert lines[0] == "compiling the engine (first run only, ~20 s)", lines
+    assert lines[0] == warmup.COMPILING, lines
     compiled = re.fullmatch(r"compiled the engine in (\d+) s", lines[1])
     assert compiled is not None and lines[2].startswith("2 games planned"), lines
     games = GameStore(tmp_path / "results" / "tiny").scan().records
@@ -469,7 +469,7 @@ def test_game_says_the_engine_is_compiling_on_a_first_run(monkeypatch):
     monkeypatch.setattr(warmup, "engine_is_compiled", lambda kinds: False)
     result = invoke("game", "--p1", "random", "--p2", "random", "--budget", "iterations", "--iterations", "1")
     assert result.exit_code == 0
-    assert re.fullmatch(r"compiling the engine \(first run only, ~20 s\)\ncompiled the engine in \d+ s\n",
+    assert re.fullmatch(re.escape(warmup.COMPILING) + r"\ncompiled the engine in \d+ s\n",
                         result.stderr), result.stderr
 
 

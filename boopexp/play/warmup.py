@@ -2,7 +2,7 @@
 
 numba compiles a kernel on its first call and keeps it in its on-disk cache (``njit(cache=True)``:
 ``boopexp/engine/__pycache__``, or ``$NUMBA_CACHE_DIR``). On a fresh machine the first game of a
-process therefore compiles the engine (~20 s of CPU; docs/cluster.md "Compile once"), and that
+process therefore compiles the engine (10-60 s of CPU; docs/cluster.md "Compile once"), and that
 time was counted as the game's (its seconds, its record's host CPU time, a run's rate and ETA)
 and paid again by every pool worker at once. :func:`compile_engine` pays it first, in the process
 that starts the games, with a line before and one after, for the kinds of agent the games have:
@@ -39,7 +39,9 @@ KERNELS: dict[str, tuple[tuple[str, str], ...]] = {
 }
 _ENGINE = Path(__file__).resolve().parent.parent / "engine"
 #: the line said before numba compiles the engine
-COMPILING = "compiling the engine (first run only, ~20 s)"
+#: measured (issue 33): ~11 s of CPU for `make run`'s agents and ~35 s for every agent's on an idle
+#: 2-core machine; a loaded one took 30 s of CPU and minutes of wall time for the first
+COMPILING = "compiling the engine (first run only: from ~10 s to ~1 min, longer on a busy machine)"
 
 
 def cache_folders() -> list[Path]:
