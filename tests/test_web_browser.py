@@ -146,10 +146,13 @@ def test_the_viewer_steps_a_committed_game_to_its_last_ply_and_shows_the_recorde
     assert _board(browser) == _expected(record, last)
     assert browser.current_url.endswith(f"ply={last}")  # the URL keeps the ply
     assert record["winner_agent"] in browser.find_element(By.ID, "result").text
+    # issue 33: the board after the winning move said whose turn it would be
+    assert browser.find_element(By.ID, "pools").text.endswith(f"{record['winner_colour']} has won")
 
     browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_LEFT)
     _wait(browser, lambda d: d.current_url.endswith(f"ply={last - 1}"), "← steps back")
     assert _board(browser) == _expected(record, last - 1)
+    assert browser.find_element(By.ID, "pools").text.endswith(" to move")
     placed = browser.find_elements(By.CSS_SELECTOR, "#board rect.last")
     assert [e.get_attribute("data-square") for e in placed] == [record["moves"][last - 2][:2].lower()]
 

@@ -94,7 +94,9 @@
     drawBoard($("board"), data.positions[ply], p);
     slider.value = input.value = String(ply);
     const pos = data.positions[ply];
-    $("pools").textContent = poolsText(pos) + " · " + pos.to_move + " to move";
+    // the board after the winning move: who has won, not whose turn it would be
+    const won = ply === last && record.termination === "victory" ? record.winner_colour : null;
+    $("pools").textContent = poolsText(pos) + " · " + (won ? won + " has won" : pos.to_move + " to move");
     $("move-title").textContent = p ? "Ply " + ply + ": " + p.colour + " plays " + p.move +
       (p.pushes.length ? " (pushes " + p.pushes.map(x => x[0] + "→" + (x[1] || "off")).join(", ") + ")" : "") +
       (p.promoted.length ? " · promotes " + p.promoted.join(" ") : "") : "Start";
