@@ -728,3 +728,24 @@ def test_kernels_without_reference_counts_return_no_array():
                 continue
             assert _array_like_returns(fn) == [], (module.__name__, fn.name)
     assert found >= 60
+
+
+@pytest.mark.parametrize("budget", [
+    # a device profile overridden to almost no cost: its clock would buy ~10^9 iterations
+    Budget(mode="device", seconds=600, costs={"node": 1e-3, "random_ply": 1e-3, "iteration": 1e-3}),
+    Budget(mode="wall", seconds=600),
+])
+def test_every_mode_stops_at_the_budgets_iteration_cap(monkeypatch, budget):
+    """No budget buys an endless search (issue 33): a device, cpu or wall move stops at
+    MAX_ITERATIONS whatever its clock says (lowered here, so that the test is quick)."""
+    from boopexp.agents import budget as budget_module
+    from boopexp.agents.specs import resolve_agent
+
+    monkeypatch.setattr(budget_module, "MAX_ITERATIONS", 40)
+    assert budget.iteration_cap == 40
+    spec = resolve_agent("vanilla")
+    from boopexp.engine.state import initial_state
+
+    _, tel = mcts.search(initial_state(), spec.mcts, budget, device_costs(budget.device_profile()),
+                         new_rng_state(1))
+    assert tel["iterations"] == 40

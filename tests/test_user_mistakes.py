@@ -409,9 +409,18 @@ def test_dry_run_prints_the_plan_and_writes_nothing(workdir):
         (["--budget", "iterations", "--seconds", "2"], "budget: {mode: iterations, seconds: 2.0}",
          "unknown key budget.seconds (value 2.0) for mode 'iterations'; allowed: mode, iterations"),
         (["--budget", "iterations", "--iterations", "0"], "budget: {mode: iterations, iterations: 0}",
-         "budget.iterations = 0 must be a positive integer"),
+         "budget.iterations = 0 must be a positive integer, at most 1,000,000"),
         (["--seconds", "-1"], "budget: {mode: device, seconds: -1.0}",
-         "budget.seconds = -1.0 must be a positive number of seconds"),
+         "budget.seconds = -1.0 must be a positive number of seconds, at most 600"),
+        # finite bounds (issue 33): a budget that would hold a core for ever is refused
+        (["--seconds", "1e308"], "budget: {mode: device, seconds: 1.0e+308}",
+         "budget.seconds = 1e+308 must be a positive number of seconds, at most 600"),
+        (["--budget", "wall", "--seconds", "601"], "budget: {mode: wall, seconds: 601.0}",
+         "budget.seconds = 601.0 must be a positive number of seconds, at most 600"),
+        (["--budget", "iterations", "--iterations", str(10**30)], f"budget: {{mode: iterations, iterations: {10**30}}}",
+         f"budget.iterations = {10**30} must be a positive integer, at most 1,000,000"),
+        (["--budget", "cpu", "--throttle", "1e6"], "budget: {mode: cpu, throttle: 1.0e+6}",
+         "budget.throttle = 1000000.0 must be a positive number of at most 10, or 'auto'"),
     ],
 )
 def test_game_options_and_config_keys_share_validation_and_messages(workdir, options, config_line, message):

@@ -300,16 +300,43 @@ def test_a_game_played_against_random_is_saved_as_a_normal_record(root: Path, cl
 
 @pytest.mark.parametrize("options, needle", [
     ({"agent": "nobody"}, "nobody"),
-    ({"colour": "green"}, "colour 'green'"),
-    ({"budget": "wall"}, "budget 'wall'"),
-    ({"budget": "iterations", "iterations": 0}, "iterations"),
-    ({"seed": "x"}, "invalid literal"),
+    ({"colour": "green"}, "colour = 'green' is not allowed; allowed: blue, red"),
+    ({"budget": "wall"}, "budget = 'wall' is not allowed; allowed: device, iterations"),
+    ({"budget": "iterations", "iterations": 0}, "iterations = 0 must be a positive integer, at most 1,000,000"),
+    # the settings are checked as the CLI's options and a config's keys are (issue 33): the same
+    # bounds, the same messages, booleans and text are not numbers
+    ({"budget": "device", "seconds": 1e308}, "seconds = 1e+308 must be a positive number of seconds, at most 600"),
+    ({"budget": "iterations", "iterations": 1e30}, "iterations = 1e+30 must be a positive integer, at most 1,000,000"),
+    ({"budget": "iterations", "iterations": 10**7}, "iterations = 10000000 must be a positive integer, at most"),
+    ({"seconds": True}, "seconds = True must be a positive number of seconds"),
+    ({"seconds": "1"}, "seconds = '1' must be a positive number of seconds"),
+    ({"budget": "device", "iterations": 80}, "unknown key iterations (value 80) for mode 'device'; allowed: budget, "
+                                             "seconds"),
+    ({"seed": -1}, "seed = -1 must be an integer from 0 to 2^64-1 (18446744073709551615)"),
+    ({"seed": 2**64}, f"seed = {2**64} must be an integer from 0 to 2^64-1"),
+    ({"seed": "abc"}, "seed = 'abc' must be an integer from 0 to 2^64-1"),
+    ({"seed": True}, "seed = True must be an integer from 0 to 2^64-1"),
+    ({"seed": 1.5}, "seed = 1.5 must be an integer"),
+    ('{"seed": 1e400}', "seed = inf must be an integer from 0 to 2^64-1"),
+    ({"speed": 3}, "unknown key speed (value 3); allowed: agent, colour, config, budget, seconds, iterations, seed"),
 ])
 def test_a_bad_new_game_is_a_400_with_one_line(client: TestClient, root: Path, options, needle):
-    response = client.post("/api/play", json=options)
+    if isinstance(options, str):  # a JSON text Python's json cannot write (1e400 reads as infinity)
+        response = client.post("/api/play", content=options, headers={"content-type": "application/json"})
+    else:
+        response = client.post("/api/play", json=options)
     assert response.status_code == 400 and list(response.json()) == ["error"], response.json()
-    assert needle in response.json()["error"] and "\n" not in response.json()["error"]
+    assert needle in response.json()["error"] and "\n" not in response.json()["error"], response.json()
     assert not (root / "play").exists()
+
+
+def test_the_web_and_the_cli_refuse_a_budget_in_the_same_words(client: TestClient):
+    """One check (Budget, check_seed) for every door: /api/play says what `boopexp game` says."""
+    for body, options in [({"budget": "device", "seconds": 1e308}, ["--seconds", "1e308"]),
+                          ({"seed": 2**64}, ["--seed", str(2**64)])]:
+        cli = one_line(CliRunner().invoke(main, ["game", "--p1", "random", "--p2", "random", *options]), 2)
+        web = client.post("/api/play", json={"agent": "random", **body}).json()["error"]
+        assert cli.endswith(web.split(" = ", 1)[1]), (cli, web)
 
 
 def test_a_bad_move_is_refused_with_one_line(client: TestClient):

@@ -32,6 +32,20 @@ BUDGET_KEYS: dict[str, tuple[str, ...]] = {
 }
 
 
+#: The most a move may be given, whichever way its budget arrives (a config's ``budget:``, the
+#: options of ``game``/``play``/``engine``, ``serve``'s /api/play, the engine protocol's ``go``):
+#: every budget is a :class:`Budget`, so these bounds hold for all of them, and no setting starts
+#: a search that holds a core for ever (docs/budget.md, "Limits"). Generous: the committed configs
+#: give at most 4 seconds and 320 iterations a move. ``MAX_ITERATIONS`` also caps the iterations of
+#: a device, cpu or wall move (:attr:`Budget.iteration_cap`): a device profile's costs overridden
+#: to almost nothing cannot buy an endless search, and the tree's memory stays bounded (about
+#: 200 MB at the cap).
+MAX_SECONDS = 600.0
+MAX_ITERATIONS = 1_000_000
+#: cpu mode: host CPU seconds per emulated second (``auto`` measures about 0.005 on a laptop).
+MAX_THROTTLE = 10.0
+
+
 #: Host cost of one step of the two-stage check (a move examined or a reply tested) relative to
 #: one objective evaluation inside a solver call, both in the compiled kernels: measured by
 #: ``boopexp calibrate --lookahead`` (boopexp/play/calibrate.py, docs/budget.md, "The two-stage check").
@@ -116,11 +130,14 @@ class Budget:
 
     def __post_init__(self) -> None:
         schema.choice(self.mode, "budget.mode", BUDGET_MODES)
-        schema.number(self.seconds, "budget.seconds", 0, open_low=True, want="a positive number of seconds")
+        schema.number(self.seconds, "budget.seconds", 0, MAX_SECONDS, open_low=True,
+                      want=f"a positive number of seconds, at most {MAX_SECONDS:g}")
         schema.choice(self.profile, "budget.profile", DEVICE_PROFILES)
         if self.throttle != "auto":
-            schema.number(self.throttle, "budget.throttle", 0, open_low=True, want="a positive number or 'auto'")
-        schema.positive_int(self.iterations, "budget.iterations")
+            schema.number(self.throttle, "budget.throttle", 0, MAX_THROTTLE, open_low=True,
+                          want=f"a positive number of at most {MAX_THROTTLE:g}, or 'auto'")
+        schema.integer(self.iterations, "budget.iterations", 1, MAX_ITERATIONS,
+                       want=f"a positive integer, at most {MAX_ITERATIONS:,}")
         items = dict(self.costs.items() if isinstance(self.costs, Mapping) else self.costs)
         schema.check_keys(items, COST_FIELDS, "budget.costs")
         base = DEVICE_PROFILES[self.profile]
@@ -131,6 +148,13 @@ class Budget:
             if float(value) != getattr(base, name):
                 costs[name] = float(value)
         object.__setattr__(self, "costs", tuple(sorted(costs.items())))
+
+    @property
+    def iteration_cap(self) -> int:
+        """The most iterations a move under this budget runs: ``iterations`` in iterations mode,
+        else :data:`MAX_ITERATIONS` (a device, cpu or wall move stops there whatever its clock says;
+        no committed game comes near it)."""
+        return self.iterations if self.mode == "iterations" else MAX_ITERATIONS
 
     def device_profile(self) -> DeviceProfile:
         """The named profile with this budget's cost overrides applied."""

@@ -767,9 +767,11 @@ def search(root_state: np.ndarray, cfg, budget, costs: np.ndarray, rng: np.ndarr
     # Capacity never changes which nodes are created, so it never changes a game.
     tree = new_tree(INITIAL_CAPACITY)
     init_root(tree, root_state, params, rng, work, acc, acc_us, costs, *flags)
+    # every mode stops at the budget's iteration cap (iterations mode: its count; the others:
+    # boopexp.agents.budget.MAX_ITERATIONS, so that no clock, however its costs are set, runs for ever)
+    max_iters = int(budget.iteration_cap)
     if mode in ("device", "iterations"):
         budget_us = float(budget.seconds) * 1e6 if mode == "device" else np.inf
-        max_iters = int(budget.iterations) if mode == "iterations" else np.iinfo(np.int64).max
         # In chunks of about RESPONSIVE_S host seconds: a compiled call does not look at Python's
         # signals, and one call running until the tree is full (minutes, in a long search) left
         # Ctrl-C and SIGTERM waiting. The kernel checks the same budget before each iteration
@@ -786,7 +788,7 @@ def search(root_state: np.ndarray, cfg, budget, costs: np.ndarray, rng: np.ndarr
         clock = time.process_time if mode == "cpu" else time.perf_counter
         start = cpu0 if mode == "cpu" else wall0
         # "while now() - start < timeout": the root initialisation counts.
-        while clock() - start < limit:
+        while clock() - start < limit and acc[ACC_ITER] < max_iters:
             tree = _with_room(tree)
             run_iterations(tree, params, rng, work, acc, acc_us, costs, 1, np.inf, *flags)
     if acc[ACC_ITER] == 0:

@@ -29,7 +29,7 @@ import numpy as np
 from numba import njit
 
 from boopexp import __version__
-from boopexp.agents.budget import Budget, device_costs
+from boopexp.agents.budget import MAX_ITERATIONS, Budget, device_costs
 from boopexp.agents.specs import AlphaBetaConfig
 from boopexp.engine import alphabeta
 from boopexp.engine.buffers import new_work, solver_buffers
@@ -274,7 +274,7 @@ def _alphabeta_nodes(ctx: BenchContext, seconds: float) -> float:
     """Nodes per CPU second of whole alpha-beta moves (the driver, the table cleared per move):
     fixed-depth searches on the positions in turn."""
     cfg = AlphaBetaConfig(max_depth=ALPHABETA_BENCH_DEPTH)
-    budget = Budget(mode="iterations", iterations=10**12)
+    budget = Budget(mode="iterations", iterations=MAX_ITERATIONS)  # no node limit short of the cap: depth-bound
     costs = device_costs("android-2023")
     search = alphabeta.new_search()
     n = ctx.states.shape[0]

@@ -21,10 +21,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from boopexp import schema
 from boopexp.errors import BoopError, ConfigError
 from boopexp.interfaces.web.stores import RequestError, Root
 
 if TYPE_CHECKING:
+    from boopexp.agents.budget import Budget
     from boopexp.experiments.config import ExperimentConfig
     from boopexp.interfaces.play_store import PlaySettings, Saved
     from boopexp.play.session import PlaySession
@@ -33,6 +35,10 @@ if TYPE_CHECKING:
 MAX_GAMES = 64
 #: The budgets a browser game offers (``boopexp play``'s --budget; cpu and wall depend on the host).
 MODES = ("device", "iterations")
+#: The keys of ``POST /api/play``'s body.
+NEW_GAME_KEYS = ("agent", "colour", "config", "budget", "seconds", "iterations", "seed")
+#: The body's keys of a built-in agent's budget, by the key of a config's ``budget:`` each is.
+BUDGET_BODY_KEYS = {"mode": "budget", "seconds": "seconds", "iterations": "iterations"}
 
 
 @dataclass
@@ -96,9 +102,11 @@ class Games:
         from boopexp.engine.state import BLUE, RED
         from boopexp.interfaces import play_store
 
-        colour = options.get("colour", "blue")
-        if colour not in ("blue", "red"):
-            raise RequestError(400, f"colour {colour!r}: choose blue (you move first) or red")
+        try:
+            schema.check_keys(options, NEW_GAME_KEYS)
+            colour = schema.choice(options.get("colour", "blue"), "colour", ("blue", "red"))
+        except ConfigError as exc:
+            raise RequestError(400, str(exc)) from None
         settings = self._settings(options)
         try:
             play_store.check_out(self.out)
@@ -122,9 +130,9 @@ class Games:
         Raises:
             RequestError: 400 as :meth:`new` says.
         """
-        from boopexp.agents.budget import Budget
         from boopexp.agents.specs import DEFAULT_PRESET, resolve_agent
         from boopexp.interfaces.play_store import PlaySettings
+        from boopexp.play.identity import check_seed
 
         agent = options.get("agent", "mcts-co")
         if not isinstance(agent, str):
@@ -143,16 +151,11 @@ class Games:
                 return PlaySettings.of_config(config, [("agent", agent, "agent", {})])
             except ConfigError as exc:
                 raise RequestError(400, str(exc)) from None
-        mode = options.get("budget", "device")
-        if mode not in MODES:
-            raise RequestError(400, f"budget {mode!r}: choose one of {', '.join(MODES)}")
         try:
-            seed = int(options.get("seed", 0))
+            seed = check_seed(options.get("seed", 0))
+            budget = _budget(options)
             spec = resolve_agent(agent, DEFAULT_PRESET)
-            budget = Budget.from_mapping({"mode": mode, "seconds": float(options.get("seconds", 1.0))}
-                                         if mode == "device" else
-                                         {"mode": mode, "iterations": int(options.get("iterations", 80))})
-        except (ConfigError, ValueError, TypeError) as exc:
+        except ConfigError as exc:
             raise RequestError(400, str(exc)) from None
         return PlaySettings("play", DEFAULT_PRESET, seed, budget, (spec,))
 
@@ -297,6 +300,28 @@ class Games:
         if saved.folder is not None and self.root.holds(saved.folder) and saved.folder.resolve() != self.root.path:
             where["store"] = self.root.relative(saved.folder.resolve())
         return where
+
+
+def _budget(options: Mapping[str, Any]) -> Budget:
+    """The budget of a new game's body (``budget``: one of :data:`MODES`, with ``seconds`` or
+    ``iterations``), checked as a config's ``budget:`` mapping is (:meth:`Budget.from_mapping`:
+    the keys each mode takes, the same bounds), the error naming the body's key.
+
+    Raises:
+        ConfigError: ``seconds = 1e+308 must be a positive number of seconds, at most 600``, ….
+    """
+    from boopexp.agents.budget import Budget
+
+    schema.choice(options.get("budget", "device"), "budget", MODES)
+    data = {field: options[key] for field, key in BUDGET_BODY_KEYS.items() if key in options}
+    try:
+        return Budget.from_mapping(data)
+    except ConfigError as exc:
+        field = (exc.key or "").removeprefix("budget.")
+        allowed = exc.allowed
+        if isinstance(allowed, tuple):  # the keys of the mode, as the body names them
+            allowed = tuple(BUDGET_BODY_KEYS[a] for a in allowed if a in BUDGET_BODY_KEYS)
+        raise exc.replace(key=BUDGET_BODY_KEYS.get(field, "budget"), allowed=allowed) from None
 
 
 class ChoiceNeeded(RequestError):

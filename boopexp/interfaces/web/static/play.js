@@ -31,9 +31,18 @@
     describe();
     form.addEventListener("submit", async ev => {
       ev.preventDefault();
-      const body = Object.fromEntries(new FormData(form).entries());
+      // the body as /api/play reads it: numbers as numbers, and only the chosen budget's key
+      const fields = Object.fromEntries(new FormData(form).entries());
+      const body = {agent: fields.agent, colour: fields.colour};
       const {config} = chosen();
-      if (config) body.config = config.name;
+      if (config) {
+        body.config = config.name;
+      } else {
+        body.budget = fields.budget;
+        body[fields.budget === "device" ? "seconds" : "iterations"] = Number(fields[fields.budget === "device" ?
+                                                                                     "seconds" : "iterations"]);
+        body.seed = Number(fields.seed);
+      }
       try {
         const data = await postJSON("/api/play", body);
         window.location.href = "/play?" + query({game: data.id});
