@@ -102,7 +102,12 @@ def test_api_store_lists_games_and_report_files(client: TestClient):
     ({"store": "tables", "pairing": PAIRING, "index": 0}, 404, "no store 'tables'"),
     ({"store": "a9-fixed", "pairing": "mcts-co vs nobody", "index": 0}, 404, "its pairings: mcts+P vs mcts+P, "),
     ({"store": "a9-fixed", "pairing": PAIRING, "index": 100}, 404, "its indices: 0..99"),
-    ({"store": "a9-fixed", "pairing": PAIRING, "index": -1}, 400, "0 or more"),
+    ({"store": "a9-fixed", "pairing": PAIRING, "index": -1}, 400,
+     "query parameter 'index': Input should be greater than or equal to 0 (got '-1')"),
+    # beyond the store's 64-bit columns: a 400 like any bad parameter (was a 500, issue 33)
+    ({"store": "a9-fixed", "pairing": PAIRING, "index": 2**63}, 400,
+     f"query parameter 'index': Input should be less than or equal to {2**63 - 1} (got '{2**63}')"),
+    ({"store": "a9-fixed", "pairing": PAIRING, "index": 10**30}, 400, "less than or equal to"),
     ({"store": "a9-fixed", "pairing": PAIRING, "index": "x"}, 400, "query parameter 'index'"),
     ({"store": "a9-fixed", "pairing": PAIRING}, 400, "query parameter 'index': Field required"),
     ({"pairing": PAIRING, "index": 0}, 400, "query parameter 'store'"),
@@ -148,8 +153,9 @@ def test_the_search_that_chose_a_move_is_re_run_from_the_record(client: TestClie
         assert body == json.loads(json.dumps(root_search(record, ply).to_dict()))
         assert body["move"] == record["moves"][ply - 1] and body["children"][0]["move"] == body["chosen"]
         assert body["side"] == ("p1" if ply % 2 else "p2") and body["agent"] == "mcts-co"
-    for ply, needle in ((0, "ply 0 is not a move of the game"), (len(record["moves"]) + 1, "is not a move of the game"),
-                        ("x", "query parameter 'ply'")):
+    for ply, needle in ((0, "query parameter 'ply': Input should be greater than or equal to 1"),
+                        (len(record["moves"]) + 1, "is not a move of the game"), ("x", "query parameter 'ply'"),
+                        (2**63, f"query parameter 'ply': Input should be less than or equal to {2**63 - 1}")):
         bad = client.get("/api/game/search", params={"store": "a9-fixed", "pairing": PAIRING, "index": 3, "ply": ply})
         assert bad.status_code == 400 and list(bad.json()) == ["error"] and needle in bad.json()["error"], bad.text
 
@@ -194,6 +200,39 @@ def test_pages_render_and_a_bad_page_request_is_an_html_error(client: TestClient
     bad = client.get("/game", params={"store": "../outside/store", "pairing": PAIRING, "index": 0})
     assert bad.status_code == 400 and "without &#39;..&#39;" in bad.text and "Traceback" not in bad.text
     assert client.get("/nowhere").status_code == 404
+
+
+def test_a_game_index_beyond_64_bits_is_a_400_on_the_page_too(client: TestClient):
+    page = client.get("/game", params={"store": "a9-fixed", "pairing": PAIRING, "index": 2**63})
+    assert page.status_code == 400 and "less than or equal to" in page.text and "Traceback" not in page.text
+
+
+def test_every_integer_parameter_of_every_route_is_bounded(client: TestClient):
+    """One mechanism for every route's integers: declared with their range, checked by FastAPI
+    (a new route's index or ply without one fails here)."""
+    from annotated_types import Ge, Le
+
+    integers = 0
+    for route in client.app.routes:
+        dependant = getattr(route, "dependant", None)
+        for param in [] if dependant is None else dependant.query_params + dependant.path_params:
+            if param.field_info.annotation is int:
+                integers += 1
+                kinds = {type(m) for m in param.field_info.metadata}
+                assert {Ge, Le} <= kinds, (route.path, param.name)
+    assert integers == 5  # index on four routes, ply
+
+
+def test_a_damaged_store_is_a_422_that_shows_paths_relative_to_the_root(root: Path, client: TestClient):
+    (root / "a9-fixed" / "games.jsonl").write_text('{"broken": \n')
+    for url, params in [("/api/store", {"store": "a9-fixed"}),
+                        ("/api/game", {"store": "a9-fixed", "pairing": PAIRING, "index": 1})]:
+        response = client.get(url, params=params)
+        assert response.status_code == 422, response.text
+        assert response.json()["error"].startswith("cannot read the store: a9-fixed/games.jsonl line 1: not valid JSON")
+        assert str(root) not in response.text
+    (listed,) = [s for s in client.get("/api/stores").json()["stores"] if s["folder"] == "a9-fixed"]
+    assert listed["error"].startswith("a9-fixed/games.jsonl line 1: not valid JSON"), listed["error"]
 
 
 def test_the_api_is_described_by_openapi(client: TestClient):

@@ -46,7 +46,12 @@ EVENTS_RETRY_MS = 1000
 
 _STORE = Query(..., description="The store's folder relative to the root, as /api/stores lists it.")
 _PAIRING = Query(..., description='The pairing, p1 first: "mcts-co vs vanilla".')
-_INDEX = Query(..., description="The game's index in its pairing (0-based).")
+#: The largest integer a request may give (a game's index, a ply): the store's columns are 64-bit.
+#: Every integer parameter is declared with its range (``Query(ge=, le=)``), so that FastAPI refuses
+#: one out of range in the one 400 line of any malformed parameter, before a route reads it.
+MAX_INT = 2**63 - 1
+_INDEX = Query(..., ge=0, le=MAX_INT, description="The game's index in its pairing (0-based).")
+_PLY = Query(..., ge=1, le=MAX_INT, description="The move (1-based) whose search is shown.")
 _HASH = Query(None, description="The settings hash (or a prefix): only when the store holds the game under "
                                 "several settings.")
 
@@ -83,7 +88,7 @@ def create_app(root: str | Path, warm: bool = True, play_out: str | Path | None 
     from boopexp.interfaces.web.play import ChoiceNeeded, Games
 
     base = Root.of(root)
-    cache = StatusCache()
+    cache = StatusCache(root=base)
     games = Games(base, Path(play_out) if play_out is not None else Path(root) / "play", configs)
     app = FastAPI(title="boopexp", version=__version__,
                   description=f"The stores under {base.path.name}/: progress, games and reports (read only).")
@@ -96,6 +101,7 @@ def create_app(root: str | Path, warm: bool = True, play_out: str | Path | None 
         return not request.url.path.startswith(("/api/", "/files", "/openapi", "/static"))
 
     def refuse(request: Request, status: int, message: str) -> Response:
+        message = base.shown(message)  # no refusal shows the server's own paths
         if wants_html(request):
             return templates.TemplateResponse(request, "error.html", {"message": message, "status": status,
                                                                       "root": base.path.name}, status_code=status)
@@ -170,7 +176,7 @@ def create_app(root: str | Path, warm: bool = True, play_out: str | Path | None 
 
     @app.get("/api/game/search", summary="The root of the MCTS search that chose one move, re-run from the record")
     def api_game_search(store: str = _STORE, pairing: str = _PAIRING, index: int = _INDEX,
-                        ply: int = Query(..., description="The move (1-based) whose search is shown."),
+                        ply: int = _PLY,
                         config_hash: str | None = _HASH) -> Response:
         """The game is played again from its record's settings and seed up to the search that chose
         move ``ply`` (device and iterations budgets replay exactly; nothing is stored with the

@@ -65,6 +65,11 @@ class Root:
         rel = Path(os.path.relpath(folder, self.path)).as_posix()
         return "" if rel == "." else rel
 
+    def shown(self, text: str) -> str:
+        """``text`` (a message) with every path under the root shown relative to it: what the
+        server says never gives away where it runs (``/home/me/results/a/games.jsonl`` → ``a/games.jsonl``)."""
+        return text.replace(str(self.path) + os.sep, "").replace(str(self.path), ".")
+
     def holds(self, path: Path) -> bool:
         """Whether ``path`` is under the root once its symlinks are followed."""
         return path.resolve().is_relative_to(self.path)
@@ -137,7 +142,11 @@ class StatusCache:
     and the live log's lines already read, are not read again); a store read longer ago is read
     afresh. The statuses are small (a few numbers per pairing) and all kept."""
 
-    def __init__(self, max_columns: int = MAX_COLUMNS) -> None:
+    def __init__(self, max_columns: int = MAX_COLUMNS, root: Root | None = None) -> None:
+        """Args:
+            root: the served root, whose paths a store's ``error`` shows relative (:meth:`Root.shown`).
+        """
+        self._root = root
         self._lock = threading.Lock()
         self._entries: dict[Path, tuple[tuple, dict[str, Any]]] = {}
         self._columns: OrderedDict[Path, Any] = OrderedDict()
@@ -185,7 +194,7 @@ class StatusCache:
             doc["error"] = None
         except BoopError as exc:
             doc = FolderStatus(folder, None, ()).to_dict()  # every field there, empty
-            doc["error"] = str(exc)
+            doc["error"] = str(exc) if self._root is None else self._root.shown(str(exc))
         doc["folder"] = name
         with self._lock:
             self._entries[folder] = (signature, doc)
