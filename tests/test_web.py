@@ -270,6 +270,16 @@ def test_serve_refuses_a_missing_root_and_a_port_in_use(tmp_path: Path):
     assert line.startswith(f"Error: cannot listen on 127.0.0.1:{port}: ") and "choose another --port" in line
 
 
+def test_serve_refuses_a_play_out_it_cannot_write_at_start(tmp_path: Path):
+    (tmp_path / "file").write_text("x")
+    for folder in ("/proc/x", str(tmp_path / "file" / "play")):
+        line = one_line(CliRunner().invoke(main, ["serve", "--root", str(tmp_path), "--play-out", folder,
+                                                  "--port", "0"]), 2)
+        assert line.startswith(f"Error: --play-out: cannot write the results folder {folder!r}: "), line
+        assert line.endswith("; choose another --play-out")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]
+
+
 def test_only_loopback_hosts_are_quiet():
     assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("localhost") and is_loopback("127.1.2.3")
     assert not is_loopback("0.0.0.0") and not is_loopback("192.168.1.5") and not is_loopback("example.org")
@@ -335,6 +345,82 @@ def test_a_game_played_against_random_is_saved_as_a_normal_record(root: Path, cl
     assert _tree(root / "a9-fixed") == before  # only the play folder is written
     again = client.post(f"/api/play/{game['id']}/move", json={"move": "a1"})
     assert again.status_code == 409 and again.json() == {"error": "the game is over (it is saved)"}
+
+
+def _new_folders(folder: Path, prefix: str, before: set[str]) -> set[str]:
+    return {p.name for p in folder.iterdir() if p.name.startswith(prefix)} - before
+
+
+def test_a_game_ending_while_the_play_folder_is_locked_is_kept_never_saved_elsewhere(
+        root: Path, client: TestClient, tmp_path: Path, monkeypatch):
+    """Issue 33: a game the play folder could not take was "rescued" into the directory the
+    server was started from. The server writes nowhere but its play folder: the game is kept and
+    its state says why it is not saved (its record with it)."""
+    import tempfile
+
+    from boopexp.interfaces.play_store import RESCUE_PREFIX
+
+    (tmp_path / "cwd").mkdir()
+    monkeypatch.chdir(tmp_path / "cwd")
+    temp = Path(tempfile.gettempdir())
+    before = _new_folders(temp, RESCUE_PREFIX, set())
+    client.app.state.games.save_wait = 0  # do not wait for the lock held below
+    game = client.post("/api/play", json={"agent": "random", "budget": "iterations", "iterations": 5}).json()
+    with GameStore(root / "play").open():  # another process appending to the play folder
+        game = _play_out(client, game)
+    saved = game["saved"]
+    assert saved["folder"] is None and saved["problem"].startswith("play is being written by another boopexp process")
+    assert saved["record"]["moves"] == game["moves"] and "store" not in saved
+    assert list((tmp_path / "cwd").iterdir()) == [] and _new_folders(temp, RESCUE_PREFIX, before) == set()
+    assert not GameStore(root / "play").scan().records
+
+
+def test_two_games_ending_together_are_both_saved_in_the_play_folder(root: Path, client: TestClient,
+                                                                    tmp_path: Path, monkeypatch):
+    """The second save used to find the play folder locked by the server's own first save. Here
+    the first save holds the folder's lock until the second game has ended too."""
+    import threading
+
+    from boopexp.experiments.store import StoreWriter
+    from boopexp.interfaces.web.play import Games
+
+    (tmp_path / "cwd").mkdir()
+    monkeypatch.chdir(tmp_path / "cwd")
+    ended, tried = threading.Semaphore(0), threading.Event()
+    real_save, real_open, real_append = Games._save, GameStore.open, StoreWriter.append
+    appends = []
+
+    def save(self, game):
+        ended.release()
+        return real_save(self, game)
+
+    def open_(self):
+        if appends:
+            tried.set()  # a second save tries the folder while the first holds it
+        return real_open(self)
+
+    def append(self, record):
+        appends.append(record)
+        if len(appends) == 1:
+            assert ended.acquire(timeout=60)  # both games have ended
+            tried.wait(1.0)  # (the fixed server's second save waits for the first, so never comes)
+        return real_append(self, record)
+
+    monkeypatch.setattr(Games, "_save", save)
+    monkeypatch.setattr(GameStore, "open", open_)
+    monkeypatch.setattr(StoreWriter, "append", append)
+    games = [client.post("/api/play", json={"agent": "random", "budget": "iterations", "iterations": 5,
+                                            "seed": seed}).json() for seed in (1, 2)]
+    done: list[dict] = []
+    threads = [threading.Thread(target=lambda g=g: done.append(_play_out(client, g))) for g in games]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert len(done) == 2
+    assert [g["saved"]["folder"] for g in done] == [str(root / "play")] * 2, [g["saved"] for g in done]
+    assert len(GameStore(root / "play").scan().records) == 2
+    assert list((tmp_path / "cwd").iterdir()) == []
 
 
 @pytest.mark.parametrize("options, needle", [

@@ -193,18 +193,39 @@ class Saved:
     problem: str | None = None
 
 
-def save_or_rescue(session: PlaySession, out: Path) -> Saved:
+def save_or_rescue(session: PlaySession, out: Path, *, rescue: bool = True, wait: float = 0.0,
+                   clock: Callable[[], float] = time.monotonic, pause: Callable[[float], None] = time.sleep) -> Saved:
     """Save the finished game in ``out``; if ``out`` broke during the game (removed, made
     read-only, locked, damaged), in a new store ``boopexp-play-unsaved-<time>`` in the working
-    directory or else in the system's temporary folder: a finished game is never lost."""
-    try:
-        return Saved(save(session, out), out)
-    except StoreError as exc:
-        problem = str(exc)
-    name = RESCUE_PREFIX + time.strftime("%Y%m%dT%H%M%S")
-    for rescue in (Path(name), Path(tempfile.gettempdir()) / name):
+    directory or else in the system's temporary folder: a finished game is never lost.
+
+    Args:
+        rescue: False (``boopexp serve``, which writes nowhere but its play folder): no rescue
+            folder; a game ``out`` cannot take is returned unsaved (``folder`` None, the record
+            kept by the caller).
+        wait: seconds to try ``out`` again, every :data:`SAVE_RETRY_S`, while it cannot take the
+            game (another process holds its lock for the moment it appends a record).
+        clock, pause: the clock read and the wait between tries (a test's fakes).
+    """
+    deadline = clock() + wait
+    while True:
         try:
-            return Saved(save(session, rescue), rescue, problem)
+            return Saved(save(session, out), out)
+        except StoreError as exc:
+            problem = str(exc)
+        if clock() >= deadline:
+            break
+        pause(SAVE_RETRY_S)
+    if not rescue:
+        return Saved(session.record(), None, problem)
+    name = RESCUE_PREFIX + time.strftime("%Y%m%dT%H%M%S")
+    for folder in (Path(name), Path(tempfile.gettempdir()) / name):
+        try:
+            return Saved(save(session, folder), folder, problem)
         except StoreError:
             continue
     return Saved(session.record(), None, problem)
+
+
+#: Seconds between two tries of a save that ``wait`` s for its folder (:func:`save_or_rescue`).
+SAVE_RETRY_S = 0.05

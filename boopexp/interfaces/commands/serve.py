@@ -77,6 +77,24 @@ def _configs(paths: tuple[Path, ...]) -> list[ExperimentConfig]:
     return [config for _, config in configs.values()]
 
 
+def _check_play_out(folder: Path) -> None:
+    """Refuse at start a ``--play-out`` that a finished game could not be saved in (the check of
+    ``boopexp play --out``: ``play_store.check_out``, which leaves nothing behind); the default,
+    ROOT/play, is checked when a game starts (a read-only root is served all the same).
+
+    Raises:
+        ConfigError: ``cannot write the results folder '<folder>': <reason>; choose another --play-out``.
+    """
+    from boopexp.errors import StoreError
+    from boopexp.interfaces.play_store import check_out
+
+    try:
+        check_out(folder)
+    except StoreError as exc:
+        raise ConfigError(f"--play-out: {str(exc).removesuffix('; choose another --out')}; choose another "
+                          "--play-out") from None
+
+
 @click.command("serve")
 @click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("results"), show_default=True,
               help="The folder whose stores (at any depth) and report files are shown; nothing outside it is served.")
@@ -103,6 +121,8 @@ def serve(root: Path, host: str, port: int, open_browser: bool, play_out: Path |
         raise ConfigError(f"--root {str(root)!r} is not a folder; give the folder that holds the stores "
                           "(default results)")
     configs = _configs(config_paths)
+    if play_out is not None:
+        _check_play_out(play_out)
     try:
         import uvicorn
 

@@ -94,6 +94,7 @@ def create_app(root: str | Path, warm: bool = True, play_out: str | Path | None 
                   description=f"The stores under {base.path.name}/: progress, games and reports (read only).")
     app.state.root = base
     app.state.cache = cache
+    app.state.games = games
     templates = Jinja2Templates(directory=str(HERE / "templates"))
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
 

@@ -35,6 +35,8 @@ if TYPE_CHECKING:
 MAX_GAMES = 64
 #: The budgets a browser game offers (``boopexp play``'s --budget; cpu and wall depend on the host).
 MODES = ("device", "iterations")
+#: Seconds a finished game's save waits for the play folder while another process holds its lock.
+SAVE_WAIT_S = 5.0
 #: The keys of ``POST /api/play``'s body.
 NEW_GAME_KEYS = ("agent", "colour", "config", "budget", "seconds", "iterations", "seed")
 #: The body's keys of a built-in agent's budget, by the key of a config's ``budget:`` each is.
@@ -69,6 +71,9 @@ class Games:
         self.configs = {config.name: config for config in configs}
         self._games: OrderedDict[str, WebGame] = OrderedDict()
         self._lock = threading.Lock()
+        #: held while a game is saved: the server's writes to the play folder, one at a time
+        self._writing = threading.Lock()
+        self.save_wait = SAVE_WAIT_S
 
     def opponents(self) -> dict[str, Any]:
         """The agents a game can be played against (``/api/opponents``): ``builtin``, each
@@ -255,11 +260,16 @@ class Games:
                     self._save(game)
 
     def _save(self, game: WebGame) -> None:
-        """Save a finished game once (``play_store.save_or_rescue``: never lost)."""
+        """Save a finished game once, in the play folder only (``play_store.save_or_rescue``
+        without its rescue folder: the server writes nowhere else). The server's saves are made one
+        at a time (two games ending together do not find the folder locked by each other), each
+        waiting up to :data:`SAVE_WAIT_S` for a lock another process holds; a game that still
+        cannot be saved stays here, its state saying why."""
         from boopexp.interfaces import play_store
 
-        if game.saved is None:
-            game.saved = play_store.save_or_rescue(game.session, game.out)
+        with self._writing:
+            if game.saved is None:
+                game.saved = play_store.save_or_rescue(game.session, game.out, rescue=False, wait=self.save_wait)
 
     # --- what the page shows ----------------------------------------------------------------
 
@@ -295,9 +305,12 @@ class Games:
     def _where(self, saved: Saved) -> dict[str, Any]:
         record = saved.record
         where: dict[str, Any] = {"pairing": record["pairing"], "index": record["game_index"],
-                                 "config_hash": record["config_hash"], "problem": saved.problem,
+                                 "config_hash": record["config_hash"],
+                                 "problem": None if saved.problem is None else self.root.shown(saved.problem),
                                  "folder": None if saved.folder is None else str(saved.folder)}
-        if saved.folder is not None and self.root.holds(saved.folder) and saved.folder.resolve() != self.root.path:
+        if saved.folder is None:  # not saved (the play folder could not take it): the record, to keep
+            where["record"] = record
+        elif self.root.holds(saved.folder) and saved.folder.resolve() != self.root.path:
             where["store"] = self.root.relative(saved.folder.resolve())
         return where
 

@@ -81,7 +81,11 @@
       const h = document.querySelector("#board rect[data-square='" + s.hint.move.slice(0, 2).toLowerCase() + "']");
       if (h) h.classList.add("hinted");
     }
-    if (s.saved) {
+    if (s.saved && !s.saved.folder) {  // the play folder could not take it: its record, to keep
+      $("saved").replaceChildren(el("p", {id: "saved-line", text: "Not saved: " + s.saved.problem +
+                                          ". The game's record (JSON):"}),
+                                 el("pre", {id: "unsaved-record", text: JSON.stringify(s.saved.record)}));
+    } else if (s.saved) {
       const where = s.saved;
       const line = el("p", {id: "saved-line"}, "Saved as " + where.pairing + " #" + where.index +
         (where.folder ? " in " + where.folder : "") + (where.problem ? " (" + where.problem + ")" : "") + ". ");
