@@ -187,7 +187,7 @@ def test_a_bad_parameter_names_the_option_it_was_typed_with(tmp_path, monkeypatc
                       "preselect_m=99") == "Error: --p2-param: preselect_m = 99 must be an integer in [0, 72]"
     # and a budget option is still named from the error's key, as before
     assert error_line("game", "--p1", "random", "--p2", "random", "--seconds", "inf") == \
-        "Error: --seconds inf: budget.seconds = inf must be a positive number of seconds"
+        "Error: --seconds inf: budget.seconds = inf must be a positive number of seconds, at most 600"
 
 
 def test_a_game_stopped_by_its_ply_cap_says_so_and_no_more():
