@@ -12,7 +12,7 @@ import re
 import numpy as np
 import pytest
 
-from boopexp.agents.budget import DEVICE_PROFILES, Budget, device_costs
+from boopexp.agents.budget import DEVICE_PROFILES, MAX_ITERATIONS, Budget, device_costs
 from boopexp.agents.specs import AlphaBetaConfig, resolve_agent
 from boopexp.engine import alphabeta as ab
 from boopexp.engine.rng import new_rng_state
@@ -29,7 +29,7 @@ LOSS_IN_TWO = "B..rB./.R.R../R....r/.r.B../BB..../B.B..R 0,1 1,0 r 8,4 57"
 QUIET = "brb..r/BB..../rR.B.R/....../.B.r../..B.R. 0,1 0,1 r 6,4 31"
 
 COSTS = device_costs("android-2023")
-NO_BUDGET = Budget(mode="iterations", iterations=10**9)
+NO_BUDGET = Budget(mode="iterations", iterations=MAX_ITERATIONS)  # the most a move may have
 
 
 def children(pos: Position):

@@ -31,8 +31,9 @@ from boopexp.experiments.store import GameStore
 #: ``boopexp`` with a roomy first tree (see the module docstring)
 CLI = ("import sys; from boopexp.engine import mcts; mcts.INITIAL_CAPACITY = 1 << 19; "
        "from boopexp.interfaces.cli import main; main(prog_name='boopexp')")
-#: a budget no search reaches in a test's lifetime (~2 hours of vanilla iterations per move)
-FOREVER = ("--budget", "device", "--seconds", "100000")
+#: a budget no search reaches in a test's lifetime: the most iterations a move may have
+#: (agents.budget.MAX_ITERATIONS), about a minute of vanilla
+FOREVER = ("--budget", "iterations", "--iterations", "1000000")
 #: how long a stopped process may take (the signal is handled within ~0.05 s of search; the rest
 #: is the interpreter's exit on a loaded machine)
 STOP_WITHIN = 10.0
@@ -124,7 +125,7 @@ def test_play_stops_while_the_agent_thinks(tmp_path, signum):
 def test_run_in_process_stops_during_a_long_search(tmp_path, signum):
     """``--jobs 1`` plays in the main process: the game in its search is dropped, the stored kept."""
     (tmp_path / "long.yaml").write_text(
-        "name: long\nseed: 1\ngames_per_side: 1\nbudget: {mode: device, seconds: 100000}\n"
+        "name: long\nseed: 1\ngames_per_side: 1\nbudget: {mode: iterations, iterations: 1000000}\n"
         "pairings:\n  - [random, heuristics]\n  - [random, vanilla]\n"
     )
     proc = _start(["run", "long.yaml", "--jobs", "1"], tmp_path)
