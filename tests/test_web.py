@@ -477,6 +477,73 @@ def test_a_bad_move_is_refused_with_one_line(client: TestClient):
     assert client.post("/api/play/nope/undo").json()["error"].startswith("no game 'nope' on this server")
 
 
+def test_a_game_being_played_is_never_forgotten_for_newer_ones(client: TestClient):
+    """Issue 33: 64 new games forgot every game in progress. Games are forgotten by idleness (a
+    fake clock here), over ones first; while every game is played a new one is refused (503)."""
+    from boopexp.interfaces.web.play import IDLE_S, MAX_GAMES
+
+    games, now = client.app.state.games, [0.0]
+    games.clock = lambda: now[0]
+    new = {"agent": "random", "budget": "iterations", "iterations": 5}
+    played = client.post("/api/play", json=new).json()["id"]
+    client.post(f"/api/play/{played}/move", json={"move": "c3"})
+    others = [client.post("/api/play", json=new).json()["id"] for _ in range(MAX_GAMES - 1)]
+    refused = client.post("/api/play", json=new)
+    assert refused.status_code == 503 and refused.json()["error"].startswith(
+        f"this server holds {MAX_GAMES} games, each played in the last 30 minutes"), refused.json()
+    assert client.get(f"/api/play/{played}").status_code == 200
+    now[0] += IDLE_S - 1
+    assert client.post(f"/api/play/{played}/move", json={"move": "d4"}).status_code == 200
+    assert client.post("/api/play", json=new).status_code == 503  # nobody idle 30 minutes yet
+    now[0] += 1  # the others are idle 30 minutes; the game played a second ago is not
+    for _ in range(3):
+        assert client.post("/api/play", json=new).status_code == 200
+    assert client.get(f"/api/play/{played}").status_code == 200
+    forgotten = [g for g in others if client.get(f"/api/play/{g}").status_code == 404]
+    assert forgotten == others[:3], forgotten  # the ones left longest
+
+
+def _wait_until(predicate, what: str, seconds: float = 120.0) -> None:
+    import time
+
+    end = time.monotonic() + seconds
+    while not predicate():
+        assert time.monotonic() < end, what
+        time.sleep(0.01)
+
+
+def test_a_thinking_agent_is_abandoned_and_the_server_bounds_its_searches(root: Path):
+    """Issue 33: a search of 'seconds: 1e308' held a core for ever and the game answered 409 to
+    everything. A game is abandoned (DELETE), its search stopped; and the searches run at once
+    are bounded: one more is refused at once (503), never queued."""
+    client = TestClient(create_app(root, warm=False, max_searches=1))
+    games = client.app.state.games
+    long = {"agent": "mcts-co", "colour": "red", "budget": "device", "seconds": 600}  # the agent moves first
+    first = client.post("/api/play", json=long).json()
+    assert first["thinking"]
+    game = games.get(first["id"])
+    _wait_until(lambda: game.search is not None, "the search started")
+    busy = client.post("/api/play", json={**long, "seconds": 1})
+    assert busy.status_code == 503 and busy.json()["error"] == (
+        "this server runs 1 searches at once (serve --max-searches), all busy; try again in a moment")
+    mine = client.post("/api/play", json={"agent": "random", "budget": "iterations", "iterations": 5}).json()
+    assert mine["human_to_move"]  # no search needed: taken
+    for url, body in [(f"/api/play/{mine['id']}/move", {"move": "c3"}), (f"/api/play/{mine['id']}/hint", None)]:
+        response = client.post(url, json=body)
+        assert response.status_code == 503 and "searches at once" in response.json()["error"], url
+    assert client.get(f"/api/play/{mine['id']}").json()["moves"] == []  # the refused move was not played
+    thinking = client.post(f"/api/play/{first['id']}/undo")
+    assert thinking.status_code == 409 and "or abandon the game" in thinking.json()["error"]
+
+    stopped = client.delete(f"/api/play/{first['id']}")
+    assert stopped.status_code == 200 and stopped.json() == {"id": first["id"], "abandoned": True,
+                                                             "search_stopped": True}
+    assert game.search is None and not game.thinking and game.saved is None  # stopped, nothing saved
+    assert client.get(f"/api/play/{first['id']}").status_code == 404
+    assert client.post(f"/api/play/{mine['id']}/move", json={"move": "c3"}).status_code == 200  # the core is free
+    assert not (root / "play").exists() or not GameStore(root / "play").scan().records
+
+
 # ---------------------------------------------------------------------------------------------
 # playing a config's agents (serve --config): variants, plugins, the config's settings
 

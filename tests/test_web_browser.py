@@ -280,3 +280,31 @@ def test_a_configs_plugin_variant_is_offered_with_its_settings_and_played_with_t
     assert (record["p1"], record["p2"], record["plies"], clicks) == ("human", "greedy-noisy", 10, 5)
     assert record["p2_spec"] == config.agent("greedy-noisy").to_dict()
     assert (record["budget"], record["preset"]) == (config.budget.to_dict(), config.preset)
+
+
+def test_a_game_whose_agent_thinks_is_abandoned_from_the_page(server, browser):
+    """The form sends the device budget's seconds as a number; Abandon forgets the game and stops
+    its agent's search (issue 33), back to the form."""
+    import json
+    import urllib.error
+    import urllib.request
+
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    browser.get(server + "/play")
+    Select(browser.find_element(By.ID, "agent")).select_by_value("mcts-co")
+    browser.find_element(By.CSS_SELECTOR, "input[name=colour][value=red]").click()  # the agent moves first
+    seconds = browser.find_element(By.CSS_SELECTOR, "input[name=seconds]")
+    seconds.clear()
+    seconds.send_keys("600")
+    browser.find_element(By.ID, "start").click()
+    _wait(browser, lambda d: d.execute_script("return document.body.dataset.state") == "thinking", "the agent thinking")
+    game = browser.current_url.split("game=")[1]
+    with urllib.request.urlopen(f"{server}/api/play/{game}", timeout=WAIT) as response:
+        assert json.load(response)["thinking"]
+    browser.find_element(By.ID, "abandon").click()
+    _wait(browser, lambda d: d.find_elements(By.ID, "new-game"), "the form again")
+    with pytest.raises(urllib.error.HTTPError) as gone:
+        urllib.request.urlopen(f"{server}/api/play/{game}", timeout=WAIT)
+    assert gone.value.code == 404

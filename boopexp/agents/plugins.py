@@ -432,3 +432,14 @@ def _captured(output: PluginOutput) -> Iterator[None]:
                     sys.stdout = sys.stdout._stream
                 if isinstance(sys.stderr, _Router):
                     sys.stderr = sys.stderr._stream
+
+
+def interruptible(fn: Callable[[], Any]) -> _Call:
+    """``fn()`` started in a thread of its own that :meth:`_Call.stop` interrupts (what it prints
+    is thrown away): ``boopexp serve`` runs an agent's search so, and stops it when its game is
+    abandoned. The interruption comes at the search's next Python bytecode (an MCTS search returns
+    to Python every few hundredths of a second); ``fn`` must not be compiling the engine then (numba
+    cut mid-compilation is left broken): compile first."""
+    call = _Call(fn, (), PluginOutput())
+    call.start()
+    return call

@@ -111,8 +111,11 @@ def _check_play_out(folder: Path) -> None:
               help="An experiment config whose agents (variants, plugins, built-ins under its params) /play offers "
                    "too, each played with the config's budget, preset, seed and ply cap, as 'boopexp play --config' "
                    "plays it (repeatable; the configs' names must differ).")
+@click.option("--max-searches", type=click.IntRange(1, 1024), default=None,
+              help="How many agents' searches /play runs at once; a move or hint beyond them is refused "
+                   "(HTTP 503) [default: one per core].")
 def serve(root: Path, host: str, port: int, open_browser: bool, play_out: Path | None,
-          config_paths: tuple[Path, ...]) -> None:
+          config_paths: tuple[Path, ...], max_searches: int | None) -> None:
     """Serve the stores under --root in the browser, read only: every experiment's progress
     (live while a run plays), SPRT state, forfeits, tables and figures, a game viewer
     (/game?store=&pairing=&index=), and games against an agent (/play, saved in --play-out).
@@ -137,7 +140,7 @@ def serve(root: Path, host: str, port: int, open_browser: bool, play_out: Path |
     bound = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{bound}/"
-    app = create_app(root, play_out=play_out, configs=configs)
+    app = create_app(root, play_out=play_out, configs=configs, max_searches=max_searches)
     # an open dashboard's event stream does not hold Ctrl-C: the streams are ended after a second
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",
                                            timeout_graceful_shutdown=1))

@@ -8,7 +8,7 @@ games, ``/game?store=&pairing=&index=`` the game viewer, ``/play`` a game agains
 ``/api/game`` (the record as ``build_record`` returns it), ``/api/game/plies`` (its positions),
 ``/api/game/search`` (the root of the search that chose a move, re-run),
 ``/files?path=`` (a report file), ``/api/opponents`` (the agents to play against, with the configs'
-agents), ``/api/play...`` (a game being played). A refused
+agents), ``/api/play...`` (a game being played; ``DELETE /api/play/{id}`` abandons one). A refused
 request is a 4xx with ``{"error": "<one line>"}``; only the play folder is ever written.
 """
 
@@ -71,7 +71,7 @@ def _validation_line(exc: RequestValidationError) -> str:
 
 def create_app(root: str | Path, warm: bool = True, play_out: str | Path | None = None,
                configs: Sequence[ExperimentConfig] = (), events_interval: float = EVENTS_INTERVAL,
-               events_seconds: float = EVENTS_SECONDS) -> FastAPI:
+               events_seconds: float = EVENTS_SECONDS, max_searches: int | None = None) -> FastAPI:
     """The application serving the stores under ``root``.
 
     Args:
@@ -84,12 +84,15 @@ def create_app(root: str | Path, warm: bool = True, play_out: str | Path | None 
             and how long one stream lasts.
         warm: read every store's status in a background thread at once (no engine), so that the
             first dashboard is served from the cache.
+        max_searches: the agents' searches /play runs at once (None: one per core); one more is
+            refused (503).
     """
-    from boopexp.interfaces.web.play import ChoiceNeeded, Games
+    from boopexp.interfaces.web.play import MAX_SEARCHES, ChoiceNeeded, Games
 
     base = Root.of(root)
     cache = StatusCache(root=base)
-    games = Games(base, Path(play_out) if play_out is not None else Path(root) / "play", configs)
+    games = Games(base, Path(play_out) if play_out is not None else Path(root) / "play", configs,
+                  MAX_SEARCHES if max_searches is None else max_searches)
     app = FastAPI(title="boopexp", version=__version__,
                   description=f"The stores under {base.path.name}/: progress, games and reports (read only).")
     app.state.root = base
@@ -263,6 +266,13 @@ def create_app(root: str | Path, warm: bool = True, play_out: str | Path | None 
             raise RequestError(400, f"choice {choice!r}: the index of the group to promote (0, 1, ...)")
         games.move(game, move, choice)
         return _json(games.state(game))
+
+    @app.delete("/api/play/{game_id}", summary="Abandon a game: forget it (nothing is saved), its search stopped")
+    def play_abandon(game_id: str) -> Response:
+        """The game is forgotten, unfinished and unsaved; if its agent is thinking (or a hint is
+        searched), the search is stopped, freeing its core: ``{"id", "abandoned": true,
+        "search_stopped"}``."""
+        return _json(games.abandon(games.get(game_id)))
 
     @app.post("/api/play/{game_id}/undo", summary="Take back your last move and the agent's reply")
     def play_undo(game_id: str) -> Response:

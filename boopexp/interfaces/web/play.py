@@ -13,10 +13,12 @@ place ``boopexp serve`` writes.
 
 from __future__ import annotations
 
+import os
 import secrets
 import threading
+import time
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -31,8 +33,16 @@ if TYPE_CHECKING:
     from boopexp.interfaces.play_store import PlaySettings, Saved
     from boopexp.play.session import PlaySession
 
-#: Games kept at once; the oldest is forgotten beyond (an unfinished game is never saved anyway).
+#: Games kept at once. A new game beyond them forgets the game left longest among those finished
+#: or idle (no request about it) for :data:`IDLE_S`, never one being played; none such: it is
+#: refused (503) until one is (an unfinished game is never saved anyway).
 MAX_GAMES = 64
+IDLE_S = 30 * 60.0
+#: Searches (agents' moves and hints) the server runs at once by default: one per core. A request
+#: that would start one more is refused (503) at once, never queued.
+MAX_SEARCHES = os.cpu_count() or 1
+#: Seconds an abandoned game's search is given to stop (it stops within a few hundredths).
+STOP_GRACE_S = 10.0
 #: The budgets a browser game offers (``boopexp play``'s --budget; cpu and wall depend on the host).
 MODES = ("device", "iterations")
 #: Seconds a finished game's save waits for the play folder while another process holds its lock.
@@ -57,20 +67,36 @@ class WebGame:
     hint: dict[str, Any] | None = None
     #: the config whose agent the human plays (its name), or None: a built-in agent
     config: str | None = None
+    #: when a request last named the game (the server's clock)
+    seen: float = 0.0
+    #: the search running for the game (the agent's move or a hint), to interrupt when abandoned
+    search: Any = None
+    #: the thread that runs and waits for it
+    thread: threading.Thread | None = None
+    abandoned: bool = False
+    #: the engine's kernels this game's agent and its hint use are loaded (compiled if need be)
+    compiled: bool = False
 
 
 class Games:
     """The games being played on this server, by id."""
 
-    def __init__(self, root: Root, out: Path, configs: Sequence[ExperimentConfig] = ()) -> None:
+    def __init__(self, root: Root, out: Path, configs: Sequence[ExperimentConfig] = (),
+                 max_searches: int = MAX_SEARCHES, clock: Callable[[], float] = time.monotonic) -> None:
         """Args:
             configs: the configs whose agents are offered as opponents, by their names (unique).
+            max_searches: the searches run at once (``serve --max-searches``).
+            clock: the clock idleness is measured on (a test's fake).
         """
         self.root = root
         self.out = out
         self.configs = {config.name: config for config in configs}
+        self.max_games = MAX_GAMES
+        self.max_searches = max_searches
+        self.clock = clock
         self._games: OrderedDict[str, WebGame] = OrderedDict()
         self._lock = threading.Lock()
+        self._searches = threading.BoundedSemaphore(max_searches)
         #: held while a game is saved: the server's writes to the play folder, one at a time
         self._writing = threading.Lock()
         self.save_wait = SAVE_WAIT_S
@@ -120,13 +146,39 @@ class Games:
                                              settings.openings)
         except BoopError as exc:
             raise RequestError(422, str(exc)) from None
-        game = WebGame(secrets.token_hex(8), session, self.out, config=options.get("config"))
-        with self._lock:
-            self._games[game.id] = game
-            while len(self._games) > MAX_GAMES:
-                self._games.popitem(last=False)
-        self._agent_if_its_turn(game)
+        game = WebGame(secrets.token_hex(8), session, self.out, config=options.get("config"), seen=self.clock())
+        agent_first = not session.over and not session.human_to_move
+        if agent_first:
+            self._take_search()
+        try:
+            self._keep(game)
+        except RequestError:
+            if agent_first:
+                self._searches.release()
+            raise
+        if agent_first:
+            with game.lock:
+                self._think_in_background(game, hint=False)
         return game
+
+    def _keep(self, game: WebGame) -> None:
+        """Hold ``game``, forgetting another if the server holds :attr:`max_games`: the one left
+        longest of those over or idle for :data:`IDLE_S` (never one whose agent thinks).
+
+        Raises:
+            RequestError: 503 every game held is being played.
+        """
+        now = self.clock()
+        with self._lock:
+            if len(self._games) >= self.max_games:
+                idle = [g for g in self._games.values()
+                        if not g.thinking and (g.session.over or now - g.seen >= IDLE_S)]
+                if not idle:
+                    raise RequestError(503, f"this server holds {self.max_games} games, each played in the last "
+                                            f"{IDLE_S / 60:g} minutes (a game is forgotten once it is over or "
+                                            "idle that long, never while played); try again later")
+                del self._games[min(idle, key=lambda g: g.seen).id]
+            self._games[game.id] = game
 
     def _settings(self, options: Mapping[str, Any]) -> PlaySettings:
         """The game's settings: the config's (``config`` given), else the form's budget and seed
@@ -168,10 +220,33 @@ class Games:
         """Raises: RequestError 404 no such game (the server forgets games when it stops)."""
         with self._lock:
             game = self._games.get(game_id)
+            if game is not None:
+                game.seen = self.clock()
         if game is None:
-            raise RequestError(404, f"no game {game_id!r} on this server (games last while the server runs); "
-                                    "start one at /play")
+            raise RequestError(404, f"no game {game_id!r} on this server (games last while the server runs, "
+                                    f"and one over or idle {IDLE_S / 60:g} minutes may be forgotten); start one "
+                                    "at /play")
         return game
+
+    def abandon(self, game: WebGame) -> dict[str, Any]:
+        """Forget ``game`` (unfinished: nothing is saved) and stop its search if its agent thinks,
+        freeing the core: ``{"id", "abandoned": true, "search_stopped": whether a search was stopped}``.
+
+        Raises:
+            RequestError: 409 the search did not stop within :data:`STOP_GRACE_S` (it is left to end).
+        """
+        with self._lock:
+            self._games.pop(game.id, None)
+        with game.lock:
+            game.abandoned = True
+            search, thread = game.search, game.thread
+        stopped = search is None or search.stop(STOP_GRACE_S)
+        if thread is not None:
+            thread.join(STOP_GRACE_S)  # its search given back (a game abandoned while compiling: once compiled)
+        if not stopped or thread is not None and thread.is_alive():
+            raise RequestError(409, f"game {game.id} is forgotten, but its search did not stop within "
+                                    f"{STOP_GRACE_S:g} s; it ends with its move")
+        return {"id": game.id, "abandoned": True, "search_stopped": search is not None}
 
     # --- moves ------------------------------------------------------------------------------
 
@@ -186,20 +261,29 @@ class Games:
         with game.lock:
             self._idle(game)
             session = game.session
+            self._take_search()  # for the agent's reply: refused before the move is played if none is free
             try:
-                move, group = session.parse(text)
-                choices = session.promotion_choices(move)
-                if group is not None:
-                    choice = choices.index(group)
-                if choices and choice is None:
-                    raise ChoiceNeeded(choices)
-                session.play_human(move, choice)
-            except ChoiceNeeded:
+                try:
+                    move, group = session.parse(text)
+                    choices = session.promotion_choices(move)
+                    if group is not None:
+                        choice = choices.index(group)
+                    if choices and choice is None:
+                        raise ChoiceNeeded(choices)
+                    session.play_human(move, choice)
+                except ChoiceNeeded:
+                    raise
+                except BoopError as exc:
+                    raise RequestError(400 if not session.over else 409, str(exc)) from None
+            except BaseException:
+                self._searches.release()
                 raise
-            except BoopError as exc:
-                raise RequestError(400 if not session.over else 409, str(exc)) from None
             game.hint = None
-        self._agent_if_its_turn(game)
+            if session.over:
+                self._searches.release()
+                self._save(game)
+            else:
+                self._think_in_background(game, hint=False)
 
     def undo(self, game: WebGame) -> None:
         """Take back the human's last move and the agent's reply.
@@ -222,42 +306,73 @@ class Games:
             self._idle(game)
             if not game.session.human_to_move:
                 raise RequestError(409, "a hint is for your own turn")
-            game.thinking = True
-        threading.Thread(target=self._think, args=(game, True), daemon=True).start()
+            self._take_search()
+            self._think_in_background(game, hint=True)
 
     def _idle(self, game: WebGame) -> None:
         if game.thinking:
-            raise RequestError(409, "the agent is thinking; wait for its move")
+            raise RequestError(409, "the agent is thinking; wait for its move (or abandon the game)")
         if game.session.over:
             raise RequestError(409, "the game is over (it is saved)")
 
-    def _agent_if_its_turn(self, game: WebGame) -> None:
-        with game.lock:
-            if game.session.over:
-                self._save(game)
-                return
-            if game.session.human_to_move or game.thinking:
-                return
-            game.thinking = True
-        threading.Thread(target=self._think, args=(game, False), daemon=True).start()
+    def _take_search(self) -> None:
+        """Take one of the server's :attr:`max_searches` searches, or refuse at once.
+
+        Raises:
+            RequestError: 503 as many searches run as the server allows.
+        """
+        if not self._searches.acquire(blocking=False):
+            raise RequestError(503, f"this server runs {self.max_searches} searches at once (serve --max-searches), "
+                                    "all busy; try again in a moment")
+
+    def _think_in_background(self, game: WebGame, hint: bool) -> None:
+        """Start the agent's move (or the hint's search) in a thread of its own, ``game.lock`` held
+        and a search taken (:meth:`_take_search`; the thread gives it back)."""
+        game.thinking = True
+        game.thread = threading.Thread(target=self._think, args=(game, hint), daemon=True)
+        game.thread.start()
 
     def _think(self, game: WebGame, hint: bool) -> None:
-        """The agent's move (or the hint's search), off the server's threads."""
+        """The agent's move (or the hint's search), off the server's threads; the search itself
+        in an interruptible thread (:func:`boopexp.agents.plugins.interruptible`), which
+        :meth:`abandon` stops."""
+        from boopexp.agents.plugins import interruptible
+
         try:
+            self._compile(game)  # never interrupted: numba cut while compiling is left broken
+            with game.lock:
+                if game.abandoned:
+                    return
+                game.search = interruptible(game.session.hint if hint else game.session.play_agent)
+            game.search.done.wait()
+            if game.abandoned:
+                return
+            if game.search.error is not None:
+                raise game.search.error
             if hint:
-                move, telemetry = game.session.hint()
+                move, telemetry = game.search.value
                 game.hint = {"move": str(move), "telemetry": telemetry}
-            else:
-                game.session.play_agent()
         except BoopError as exc:
             game.error = str(exc)
         except Exception as exc:  # noqa: BLE001 - a crash of the agent is shown, not lost in a thread
             game.error = f"the agent failed: {type(exc).__name__}: {exc}"
         finally:
+            self._searches.release()
             with game.lock:
-                game.thinking = False
-                if game.session.over:
+                game.thinking, game.search, game.thread = False, None, None
+                if game.session.over and not game.abandoned:
                     self._save(game)
+
+    def _compile(self, game: WebGame) -> None:
+        """Load (compile, the first time on a machine) the kernels the game's agent and its hint run."""
+        from boopexp.agents.specs import resolve_agent
+        from boopexp.play.match import compile_kernels
+        from boopexp.play.session import HINT_AGENT
+
+        if not game.compiled:
+            agent, hint = game.session.agent, resolve_agent(HINT_AGENT, game.session.preset)
+            compile_kernels({agent.kind, hint.kind}, [c for c in (agent.mcts, hint.mcts) if c is not None])
+            game.compiled = True
 
     def _save(self, game: WebGame) -> None:
         """Save a finished game once, in the play folder only (``play_store.save_or_rescue``

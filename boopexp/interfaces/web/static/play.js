@@ -65,6 +65,7 @@
     document.body.dataset.plies = String(s.moves.length);
     document.body.dataset.state = s.over ? "over" : s.thinking ? "thinking" : s.human_to_move ? "your-move" : "waiting";
     $("pools").textContent = poolsText(s.position);
+    $("abandon").hidden = s.over;
     $("status").textContent = s.over ? "Game over: " + s.result :
       s.thinking ? (s.human_to_move ? "Searching a hint…" : s.agent + (s.config ? " (" + s.config + ")" : "") +
         " is thinking…") :
@@ -134,6 +135,12 @@
   };
   $("hint").onclick = async () => {
     try { render(await postJSON(api + "/hint")); } catch (err) { $("message").textContent = err.message; }
+  };
+  $("abandon").onclick = async () => {
+    try {
+      await answer(await fetch(api, {method: "DELETE"}));
+      window.location.href = "/play";
+    } catch (err) { $("message").textContent = err.message; }
   };
   refresh();
 })();
