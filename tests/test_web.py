@@ -160,6 +160,25 @@ def test_the_search_that_chose_a_move_is_re_run_from_the_record(client: TestClie
         assert bad.status_code == 400 and list(bad.json()) == ["error"] and needle in bad.json()["error"], bad.text
 
 
+def test_the_searches_of_a_game_are_re_played_once(client: TestClient, monkeypatch):
+    """Issue 33: every /api/game/search re-played the game to its ply (15 s at ply 999). One
+    re-play keeps the searches it passes: asking again, or for an earlier ply, plays nothing."""
+    from boopexp.play import replay
+
+    record = _stored(PAIRING, 3)
+    plays = []
+    real = replay.play_game
+    monkeypatch.setattr(replay, "play_game", lambda *a, **k: plays.append(1) or real(*a, **k))
+    params = {"store": "a9-fixed", "pairing": PAIRING, "index": 3}
+    last = len(record["moves"])
+    for ply in (last - 1, last - 1, 1, 2, last - 5):
+        response = client.get("/api/game/search", params={**params, "ply": ply})
+        assert response.status_code == 200 and response.json()["ply"] == ply, response.text
+    assert len(plays) == 1
+    monkeypatch.setattr(replay, "play_game", real)
+    assert response.json() == json.loads(json.dumps(replay.root_search(record, last - 5).to_dict()))
+
+
 def test_a_game_under_several_settings_asks_for_its_hash(root: Path, client: TestClient):
     line = gzip.decompress((root / "a9-fixed" / "games-0001.jsonl.gz").read_bytes()).splitlines()[0]
     record = json.loads(line)

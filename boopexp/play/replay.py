@@ -297,13 +297,22 @@ def root_search(record: Mapping, ply: int) -> RootSearch:
         StoreError: the re-played game differs from the record before that ply (the record is of
             other code, or damaged).
     """
-    from boopexp.engine.mcts import root_children
-    from boopexp.engine.state import decode_move
-    from boopexp.game.notation import format_move, parse_move
+    return root_searches(record, ply)[ply]
 
-    side, agent = check_root_search(record, ply)
+
+def root_searches(record: Mapping, ply: int) -> dict[int, RootSearch]:
+    """:func:`root_search` of move ``ply`` and of every earlier move an MCTS search chose, by
+    ply, from the one re-play that reaches ``ply`` (a viewer keeps them: each search it shows
+    then costs no re-play).
+
+    Raises:
+        ConfigError, StoreError: as :func:`root_search` (for ``ply``).
+    """
+    from boopexp.engine.mcts import root_children
+
+    check_root_search(record, ply)
     moves = list(record["moves"])
-    found: list[list[tuple[int, int, float, bool, int, bool]]] = []
+    found: dict[int, RootSearch] = {}
     played = 0
 
     def on_ply(n: int, state: Any, text: str, winner: int) -> None:
@@ -313,12 +322,15 @@ def root_search(record: Mapping, ply: int) -> RootSearch:
             raise _Differs(n)
 
     task = task_from_record(dict(record))
-    cfg = task.player(side).mcts
-    assert cfg is not None  # check_root_search: an MCTS agent's move
 
     def on_tree(tree: Any) -> None:
-        if played == ply - 1:
-            found.append(root_children(tree, cfg))
+        n = played + 1
+        side = mover(first_mover(record), n)
+        cfg = task.player(side).mcts
+        if cfg is not None:
+            agent = str((record.get(f"{side.value}_spec") or {}).get("name", side.value))
+            found[n] = _root(moves[n - 1], n, side, agent, root_children(tree, cfg), bool(cfg.solver))
+        if n == ply:
             raise _Stop
 
     try:
@@ -328,13 +340,22 @@ def root_search(record: Mapping, ply: int) -> RootSearch:
     except _Differs as exc:
         raise StoreError(f"{_name(record)}: the re-played game differs from the record from ply {exc.ply}, so its "
                          f"search at ply {ply} cannot be shown (a record of other code, or damaged)") from None
-    if not found:  # the game ended before: only a record that differs from its re-play
+    if ply not in found:  # the game ended before: only a record that differs from its re-play
         raise StoreError(f"{_name(record)}: the re-played game ended after {played} plies, before ply {ply}")
-    ranked = _final_choice_order(found[0], cfg.solver)
-    children = [RootMove(format_move(*decode_move(code)), visits, score / visits if visits else None, selectable,
-                         proven) for code, visits, score, selectable, proven, _ in ranked]
-    size, square, _ = parse_move(moves[ply - 1])
-    return RootSearch(ply, side, agent, moves[ply - 1], format_move(size, square), tuple(children))
+    return found
+
+
+def _root(move: str, ply: int, side: Side, agent: str, children: list[tuple[int, int, float, bool, int, bool]],
+          solver: bool) -> RootSearch:
+    """The :class:`RootSearch` of the search that chose ``move`` at ``ply`` from its root's children."""
+    from boopexp.engine.state import decode_move
+    from boopexp.game.notation import format_move, parse_move
+
+    ranked = _final_choice_order(children, solver)
+    shown = [RootMove(format_move(*decode_move(code)), visits, score / visits if visits else None, selectable,
+                      proven) for code, visits, score, selectable, proven, _ in ranked]
+    size, square, _ = parse_move(move)
+    return RootSearch(ply, side, agent, move, format_move(size, square), tuple(shown))
 
 
 def _final_choice_order(children: list[tuple[int, int, float, bool, int, bool]], solver: bool) -> list:

@@ -87,10 +87,12 @@ def create_app(root: str | Path, warm: bool = True, play_out: str | Path | None 
         max_searches: the agents' searches /play runs at once (None: one per core); one more is
             refused (503).
     """
+    from boopexp.interfaces.web.game import SearchCache
     from boopexp.interfaces.web.play import MAX_SEARCHES, ChoiceNeeded, Games
 
     base = Root.of(root)
     cache = StatusCache(root=base)
+    searches = SearchCache()
     games = Games(base, Path(play_out) if play_out is not None else Path(root) / "play", configs,
                   MAX_SEARCHES if max_searches is None else max_searches)
     app = FastAPI(title="boopexp", version=__version__,
@@ -186,14 +188,14 @@ def create_app(root: str | Path, warm: bool = True, play_out: str | Path | None 
         move ``ply`` (device and iterations budgets replay exactly; nothing is stored with the
         game): ``{"ply", "side", "agent", "move", "chosen", "visits", "children": [{"move",
         "visits", "value", "selectable", "proven"}]}``, the children as the search ranked them
-        (:func:`boopexp.play.replay.root_search`). 400: not an MCTS move, a cpu or wall game, a ply
+        (:func:`boopexp.play.replay.root_search`; the searches a re-play passes are kept, so a ply
+        already reached costs none). 400: not an MCTS move, a cpu or wall game, a ply
         out of range; 422: the re-played game departs from the record."""
         from boopexp.errors import ConfigError, StoreError
-        from boopexp.play.replay import root_search
 
         record = stores.find_record(base, cache, store, pairing, index, config_hash)
         try:
-            return _json(root_search(record, ply).to_dict())
+            return _json(searches.search(record, ply).to_dict())
         except ConfigError as exc:
             raise RequestError(400, str(exc)) from None
         except StoreError as exc:

@@ -9,6 +9,8 @@ same view the browser's games draw: ``play.py``). With ``play.py``, the one part
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -16,7 +18,11 @@ from boopexp.errors import BoopError
 from boopexp.interfaces.web.stores import RequestError
 
 if TYPE_CHECKING:
+    from boopexp.play.replay import RootSearch
     from boopexp.play.session import PlyView
+
+#: The games whose re-played searches :class:`SearchCache` keeps (those asked about last).
+MAX_SEARCHED_GAMES = 16
 
 def position_view(st: Any) -> dict[str, Any]:
     """A state as the page draws it: ``{"board": {square: piece}, "pools": {"blue": [small,
@@ -74,3 +80,41 @@ def game_plies(record: Mapping[str, Any]) -> dict[str, Any]:
         promoted = tuple(q for q in range(N_SQUARES) if pushed[q] * mover > 0 and after[q] == 0)
         plies.append(ply_view(PlyView(ply, mover, "", text, square, pushes, promoted, 0, {})))
     return {"positions": [position_view(st) for st in states], "plies": plies}
+
+
+class SearchCache:
+    """The root searches the viewer shows (``/api/game/search``), kept per game: one re-play
+    reaches the ply asked and keeps every MCTS search on its way
+    (:func:`boopexp.play.replay.root_searches`), so each is played once, and a ply already passed
+    costs no re-play (at ply 999 a re-play took 15 s). A game is known by its identity and moves;
+    the :data:`MAX_SEARCHED_GAMES` games asked about last are kept."""
+
+    def __init__(self, max_games: int = MAX_SEARCHED_GAMES) -> None:
+        self._lock = threading.Lock()
+        self._games: OrderedDict[tuple, dict[int, RootSearch]] = OrderedDict()
+        self._max_games = max_games
+
+    def search(self, record: Mapping[str, Any], ply: int) -> RootSearch:
+        """:func:`boopexp.play.replay.root_search` of ``record`` at ``ply``, re-played only when
+        not kept.
+
+        Raises:
+            ConfigError, StoreError: as ``root_search``.
+        """
+        from boopexp.play.identity import record_key
+        from boopexp.play.replay import check_root_search, root_searches
+
+        key = (record_key(record), tuple(record["moves"]))
+        with self._lock:
+            kept = self._games.get(key)
+            if kept is not None and ply in kept:
+                self._games.move_to_end(key)
+                return kept[ply]
+        check_root_search(record, ply)
+        found = root_searches(record, ply)
+        with self._lock:
+            self._games[key] = {**self._games.get(key, {}), **found}
+            self._games.move_to_end(key)
+            while len(self._games) > self._max_games:
+                self._games.popitem(last=False)
+        return found[ply]
