@@ -83,11 +83,27 @@ def test_api_game_is_the_stored_record_as_build_record_returns_it(client: TestCl
 
 def test_api_store_lists_games_and_report_files(client: TestClient):
     body = client.get("/api/store", params={"store": "a9-fixed"}).json()
-    assert len(body["games"]) == 200 and body["status"]["folder"] == "a9-fixed"
+    assert len(body["games"]) == body["games_total"] == 200 and body["status"]["folder"] == "a9-fixed"
     assert {"pairing", "game_index", "winner", "termination"} <= set(body["games"][0])
     reports = client.get("/api/reports").json()["reports"]
     assert reports == [{"folder": "tables", "files": ["tables/fig.png", "tables/table1.md"]}]  # not leak.png
     assert client.get("/files", params={"path": "tables/fig.png"}).content == b"\x89PNG fake"
+
+
+def test_api_store_pages_its_games(client: TestClient):
+    """Issue 33: /api/store returned every game (13 MB for 100,000): a page at a time now, by
+    pairing, settings hash and index."""
+    every = client.get("/api/store", params={"store": "a9-fixed", "limit": 200}).json()["games"]
+    assert [(g["pairing"], g["game_index"]) for g in every] == (
+        [("mcts+P vs mcts+P", i) for i in range(100)] + [(PAIRING, i) for i in range(100)])
+    page = client.get("/api/store", params={"store": "a9-fixed", "offset": 150, "limit": 100}).json()
+    assert (page["games"], page["games_total"], page["offset"], page["limit"]) == (every[150:], 200, 150, 100)
+    assert client.get("/api/store", params={"store": "a9-fixed", "limit": 0}).json()["games"] == []
+    for params, needle in [({"limit": 10_001}, "query parameter 'limit': Input should be less than or equal to 10000"),
+                           ({"offset": -1}, "query parameter 'offset': Input should be greater than or equal to 0"),
+                           ({"offset": 2**63}, "query parameter 'offset': Input should be less than or equal to")]:
+        response = client.get("/api/store", params={"store": "a9-fixed", **params})
+        assert response.status_code == 400 and needle in response.json()["error"], response.text
 
 
 @pytest.mark.parametrize("params, status, needle", [
@@ -239,7 +255,7 @@ def test_every_integer_parameter_of_every_route_is_bounded(client: TestClient):
                 integers += 1
                 kinds = {type(m) for m in param.field_info.metadata}
                 assert {Ge, Le} <= kinds, (route.path, param.name)
-    assert integers == 5  # index on four routes, ply
+    assert integers == 7  # index on four routes, ply, a store's page (offset, limit)
 
 
 def test_a_damaged_store_is_a_422_that_shows_paths_relative_to_the_root(root: Path, client: TestClient):

@@ -186,6 +186,31 @@ def test_the_viewer_re_runs_the_search_of_a_move_and_ranks_the_move_played_first
     assert browser.find_element(By.ID, "search-show").is_displayed()
 
 
+def test_the_store_page_shows_its_games_a_page_at_a_time(server, browser):
+    """/api/store sends a page of games (issue 33); the page turns them (``?limit=`` sets the size)."""
+    from selenium.webdriver.common.by import By
+
+    def shown(d) -> str:  # read in one script: the pager is drawn again when the page turns
+        return d.execute_script("const r = document.getElementById('games-range'); return r ? r.textContent : ''")
+
+    browser.get(server + "/store?store=a9-fixed&limit=50")
+    _wait(browser, lambda d: shown(d) == "games 1–50 of 200", "the first page")
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#games a.game")) == 50
+    assert not browser.find_element(By.ID, "games-prev").is_enabled()
+    browser.find_element(By.ID, "games-next").click()
+    _wait(browser, lambda d: shown(d) == "games 51–100 of 200", "the second page")
+    links = browser.find_elements(By.CSS_SELECTOR, "#games a.game")
+    assert [a.text for a in links] == [str(i) for i in range(50, 100)]  # mcts+P vs mcts+P, its last 50
+    for first in (101, 151):
+        browser.find_element(By.ID, "games-next").click()
+        _wait(browser, lambda d, first=first: shown(d) == f"games {first}–{first + 49} of 200",
+              f"the page from {first}")
+    assert not browser.find_element(By.ID, "games-next").is_enabled()
+    browser.find_elements(By.CSS_SELECTOR, "#games a.game")[-1].click()
+    _wait(browser, lambda d: "index=99" in d.current_url and d.find_elements(By.ID, "last"), "the viewer of game 99")
+    assert "pairing=mcts-co+vs+mcts-co" in browser.current_url or "mcts-co%20vs%20mcts-co" in browser.current_url
+
+
 def test_the_dashboard_shows_a_run_as_it_plays(server, browser, root: Path):
     from boopexp.experiments.config import load_config
     from boopexp.experiments.pool import PoolOptions

@@ -4,7 +4,8 @@ description at ``/openapi.json``, browsable at ``/docs``).
 Pages: ``/`` every store under the root and its progress (server-sent events, so a run in
 progress shows live), ``/store?store=`` one store's pairings, SPRT, forfeits, report files and
 games, ``/game?store=&pairing=&index=`` the game viewer, ``/play`` a game against an agent. API:
-``/api/stores`` (``/api/stores/events``: the same, sent again whenever it changes), ``/api/store``,
+``/api/stores`` (``/api/stores/events``: the same, sent again whenever it changes), ``/api/store``
+(``offset``, ``limit``: a page of its games),
 ``/api/game`` (the record as ``build_record`` returns it), ``/api/game/plies`` (its positions),
 ``/api/game/search`` (the root of the search that chose a move, re-run),
 ``/files?path=`` (a report file), ``/api/opponents`` (the agents to play against, with the configs'
@@ -158,11 +159,18 @@ def create_app(root: str | Path, warm: bool = True, play_out: str | Path | None 
             last = text
             await asyncio.sleep(events_interval)
 
-    @app.get("/api/store", summary="One store: its progress, its games and its report files")
-    def api_store(store: str = _STORE) -> Response:
+    @app.get("/api/store", summary="One store: its progress, a page of its games and its report files")
+    def api_store(store: str = _STORE,
+                  offset: int = Query(0, ge=0, le=MAX_INT, description="The first game of the page (0-based)."),
+                  limit: int = Query(stores.DEFAULT_PAGE, ge=0, le=stores.MAX_PAGE,
+                                     description="The games in the page (0: none, the progress only).")) -> Response:
+        """``status`` (as /api/stores lists it), ``files``, and ``games``: a page of the store's
+        games by pairing, settings hash and index (``games_total`` of them in all), one row each:
+        ``pairing``, ``game_index``, ``config_hash``, ``winner``, ``termination``."""
         folder = base.store(store)
-        return _json({"status": cache.status(folder, store), "games": stores.store_games(cache, folder),
-                      "files": stores.report_files(base, folder)})
+        rows, total = stores.store_games(cache, folder, offset, limit)
+        return _json({"status": cache.status(folder, store), "games": rows, "games_total": total, "offset": offset,
+                      "limit": limit, "files": stores.report_files(base, folder)})
 
     @app.get("/api/reports", summary="The folders of report files (tables, ratings, figures) under the root")
     def api_reports() -> Response:

@@ -4,7 +4,9 @@
 (function () {
   const store = JSON.parse(document.getElementById("store-data").textContent).store;
   const $ = id => document.getElementById(id);
-  let shownGames = -1;
+  // the games come a page at a time (/api/store's offset and limit; the page's ?limit= sets its size)
+  const limit = Number(new URLSearchParams(window.location.search).get("limit")) || 500;
+  let offset = 0, shown = "";
 
   function pairings(status) {
     const body = $("pairings").tBodies[0];
@@ -40,9 +42,24 @@
     }
   }
 
+  function pager(data) {
+    const last = Math.min(data.offset + data.games.length, data.games_total);
+    const turn = (id, text, to, off) => {
+      const b = el("button", {id: id, text: text});
+      b.disabled = off;
+      b.onclick = () => { offset = to; refresh(); };
+      return b;
+    };
+    $("games-pages").replaceChildren(
+      turn("games-prev", "‹ previous", Math.max(0, data.offset - limit), data.offset === 0), " ",
+      el("span", {id: "games-range", text: "games " + (data.games_total ? data.offset + 1 : 0) + "–" + last +
+                                           " of " + data.games_total}), " ",
+      turn("games-next", "next ›", data.offset + limit, last >= data.games_total));
+  }
+
   async function refresh() {
     try {
-      const data = await getJSON("/api/store?" + query({store: store}));
+      const data = await getJSON("/api/store?" + query({store: store, offset: offset, limit: limit}));
       const s = data.status;
       $("settings").textContent = s.settings ? JSON.stringify(s.settings) : "no config.yaml: every stored game counted";
       pairings(s);
@@ -57,7 +74,8 @@
         data.files.forEach((f, i) => { if (i) links.append(" · "); links.append(el("a", {href: fileURL(f), text: f})); });
         $("files").replaceChildren(el("h2", {text: "Tables and figures"}), links);
       }
-      if (data.games.length !== shownGames) { games(data.games); shownGames = data.games.length; }
+      const page = offset + " " + data.games_total;
+      if (page !== shown) { games(data.games); pager(data); shown = page; }
       $("updated").textContent = s.total.done + " / " + s.total.planned + " games · updated " + new Date().toLocaleTimeString();
       document.body.dataset.loaded = "1";
     } catch (err) {
