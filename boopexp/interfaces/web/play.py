@@ -3,12 +3,14 @@
 Each game is a :class:`boopexp.play.session.PlaySession` (its rules, the agent's moves, undo,
 hint: the same session ``boopexp play`` runs in the terminal) made and saved by
 ``interfaces/play_store.py`` (the next free game of its pairing in the play folder; a finished game
-saved as a normal record, or rescued when the folder broke). The opponent is a built-in agent or
+saved as a normal record, one save at a time, or kept here, its state saying why, when the folder
+cannot take it: never written elsewhere). The opponent is a built-in agent or
 an agent of one of the configs the server was started with (``serve --config``): a variant, a
 plugin, a built-in under the config's preset and params, played with the config's settings as
 ``boopexp play --config`` plays it (``play_store.PlaySettings.of_config``). The agent thinks in a thread of its
-own, so the server answers meanwhile; the page polls the game's state. The play folder is the only
-place ``boopexp serve`` writes.
+own, so the server answers meanwhile; the page polls the game's state. A game can be abandoned
+(its search stopped), at most ``max_searches`` searches run at once, and a game is forgotten only
+when over or idle (:data:`IDLE_S`). The play folder is the only place ``boopexp serve`` writes.
 """
 
 from __future__ import annotations
