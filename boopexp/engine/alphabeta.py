@@ -366,7 +366,8 @@ def _finish(s, ply):
     return best
 
 
-@njit(cache=True, _nrt=False)
+# nogil: as mcts.run_iterations, other threads run while a search does (boopexp serve)
+@njit(cache=True, _nrt=False, nogil=True)
 def search_depth(s, root, depth, rng):
     """One iteration: negamax (fail-soft alpha-beta) on ``root``, ``depth`` plies deep, full
     window; an explicit stack of frames, one per ply (numba's cache cannot reload a recursive

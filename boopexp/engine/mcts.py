@@ -648,7 +648,8 @@ def root_priors(tree, root_state, params, rng, work, acc, acc_us, costs):
     acc_us[0] += costs[C_SOLVER_CALL] + costs[C_SOLVER_MOVE] * j
 
 
-@njit(cache=True, _nrt=False)
+# nogil: the search's kernel lets other threads run (boopexp serve answers while agents think)
+@njit(cache=True, _nrt=False, nogil=True)
 def run_iterations(tree, params, rng, work, acc, acc_us, costs, max_iters, budget_us, la_on, prior_on, solver_on):
     """Iterate while the device clock is under ``budget_us`` (checked before each iteration:
     an iteration in progress always completes), at most ``max_iters`` times, and while the tree

@@ -94,8 +94,9 @@ def slurm_job_options(environ: Mapping[str, str] | None = None) -> dict[str, Any
     with each job's cores run as as many single-threaded worker processes, ``environ`` exported
     in the job script, and one core and 2 GB a core where the config gives no cores or memory.
 
-    A game runs on one core and holds the GIL (the kernels are compiled without ``nogil``), so
-    threads sharing a worker would only take turns: one process per core, one thread each.
+    A game runs on one core, and holds the GIL but in its searches' kernels (``nogil`` only
+    there, so that ``boopexp serve`` answers while its agents think), so threads sharing a worker
+    would mostly take turns: one process per core, one thread each.
     """
     import dask
 

@@ -347,10 +347,11 @@ class Games:
                     return
                 game.search = interruptible(game.session.hint if hint else game.session.play_agent)
             game.search.done.wait()
-            if game.abandoned:
-                return
-            if game.search.error is not None:
-                raise game.search.error
+            error = game.search.error
+            if game.abandoned or error is not None and not isinstance(error, Exception):
+                return  # stopped (abandon): nothing to show, nothing to save
+            if error is not None:
+                raise error
             if hint:
                 move, telemetry = game.search.value
                 game.hint = {"move": str(move), "telemetry": telemetry}
