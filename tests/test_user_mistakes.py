@@ -45,8 +45,6 @@ def test_no_option_help_shows_a_bound_of_none():
     for name in main.commands:
         text = CliRunner().invoke(main, [name, "--help"], terminal_width=200).output
         assert "None]" not in text and "x<=None" not in text and "x>=None" not in text, (name, text)
-    margin = invoke("openings", "--help").output
-    assert "0<=x<=0.5" in margin and "1<=x<=1000" in margin  # the bounds of a config's balanced: block
 
 
 def one_error_line(result, code: int) -> str:

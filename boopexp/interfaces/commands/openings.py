@@ -12,7 +12,6 @@ from boopexp.play.identity import check_seed
 from boopexp.play.openings import (
     DEFAULT_BALANCE_GAMES,
     DEFAULT_BALANCE_MARGIN,
-    MAX_BALANCE_GAMES,
     MAX_RANDOM_PLIES,
     parse_balance,
     suite_text,
@@ -26,9 +25,9 @@ from boopexp.play.openings import (
 @click.option("--balanced", is_flag=True,
               help="Keep only positions the reference evaluation calls even (heuristics against itself; "
                    "docs/openings.md).")
-@click.option("--games", type=click.IntRange(1, MAX_BALANCE_GAMES), default=DEFAULT_BALANCE_GAMES, show_default=True,
+@click.option("--games", type=int, default=DEFAULT_BALANCE_GAMES, show_default=True,
               help="Reference games per position (the evaluation of --balanced and of the summary).")
-@click.option("--margin", type=FiniteFloat(0, 0.5), default=DEFAULT_BALANCE_MARGIN, show_default=True,
+@click.option("--margin", type=FiniteFloat(), default=DEFAULT_BALANCE_MARGIN, show_default=True,
               help="Even: the side to move scores within 0.5 +- margin.")
 @click.option("--seed", type=str, default="0", show_default=True,
               help="The suite's seed: the same as a config's seed, whose openings {random_plies: N} "
