@@ -43,6 +43,10 @@ AGENTS = textwrap.dedent('''
                     raise RuntimeError("boom\\nsecond line")
                 if self.kind == "return":
                     return self.value
+                if self.kind == "flood":  # 50,000 characters as its move, or as its exception
+                    raise RuntimeError("y" * 50_000)
+                if self.kind == "long":
+                    return "z" * 50_000
             return position.legal_moves()[int(rng.integers(len(position.legal_moves())))]
 
         def promote(self, position, groups, rng):
@@ -152,6 +156,38 @@ def test_a_bad_move_or_an_exception_forfeits_the_game_and_the_run_goes_on(workdi
     assert replay.exit_code == 0, replay.output
     assert "p1 (random) wins by forfeit: bot (p2) " + termination in replay.output
     assert "the same game, move for move" in replay.output
+
+
+@pytest.mark.parametrize("kind", ["long", "flood"])
+def test_a_forfeit_keeps_a_bounded_part_of_the_agent_s_words(workdir, monkeypatch, kind):
+    """A plugin's 50,000-character move or exception forfeits as any other, but its record keeps
+    RECORD_TEXT_LIMIT characters of it and says how many were cut; replay prints that much."""
+    from boopexp.play.contract import RECORD_TEXT_LIMIT
+
+    monkeypatch.syspath_prepend(str(workdir))
+    write_config(workdir, f"bot: {{plugin: 'my_agents:make', kind: {kind}}}")
+    result = CliRunner().invoke(main, ["run", "p.yaml", "--jobs", "1"])
+    assert result.exit_code == 0, result.output
+    for r in records_of(workdir / "results/p"):
+        for key in ("move", "error") if kind == "long" else ("error",):
+            text = r["forfeit"][key]
+            assert len(text) <= RECORD_TEXT_LIMIT + 40 and text.endswith(" more characters]"), (key, len(text))
+            assert "... [cut: " in text
+        assert len(json.dumps(r)) < 4 * RECORD_TEXT_LIMIT
+    replay = CliRunner().invoke(main, ["replay", "results/p", "--pairing", "bot vs random", "--game", "0"])
+    assert replay.exit_code == 0 and "more characters]" in replay.output and len(replay.output) < 3 * RECORD_TEXT_LIMIT
+
+
+def test_cut_text_leaves_short_texts_alone():
+    from boopexp.agents.plugins import OUTPUT_LIMIT, PluginOutput
+    from boopexp.play.contract import RECORD_TEXT_LIMIT, cut_text
+
+    assert cut_text("IllegalMoveError: 'a1' is occupied") == "IllegalMoveError: 'a1' is occupied"
+    assert cut_text("x" * RECORD_TEXT_LIMIT) == "x" * RECORD_TEXT_LIMIT
+    assert cut_text("abcdef", 4) == "abcd... [cut: 2 more characters]"
+    output = PluginOutput()  # a plugin's capture is cut before: its text reaches the record whole
+    output.write("w" * (10 * OUTPUT_LIMIT))
+    assert cut_text(output.text()) == output.text()
 
 
 def test_a_promotion_index_that_is_not_a_candidate_forfeits(workdir, monkeypatch):

@@ -29,6 +29,11 @@ from boopexp.play.openings import Draw
 MAX_PLIES = 1000
 #: The largest ply cap a config or option may set (a bound on one game's length and record).
 MAX_PLIES_LIMIT = 100_000
+#: The characters a record keeps of one foreign text: what an agent (a plugin, an engine) said
+#: and the record stores, a forfeit's ``error`` and ``move`` and a side's ``plugin_output``
+#: (:func:`cut_text`). Above what a plugin's capture keeps
+#: (:data:`boopexp.agents.plugins.OUTPUT_LIMIT` and its note), so that text arrives whole.
+RECORD_TEXT_LIMIT = 10_000
 
 
 def check_max_plies(value: object, where: str = "max_plies") -> int | None:
@@ -180,6 +185,10 @@ class ForfeitInfo(_ForfeitWho, _ForfeitMove):
     error: str  # one line: the exception, or why the move is not legal
 
 
+#: The forfeit's keys that hold the agent's own words, bounded in a record (:func:`cut_text`).
+FOREIGN_FORFEIT_KEYS = ("move", "error")
+
+
 class ForfeitNotice(ForfeitInfo):
     """What a game's player hands :func:`build_record` when its agent forfeits: the record's
     ``forfeit`` and the game's ``termination``."""
@@ -224,7 +233,7 @@ class GameRecord(_RecordFields, total=False):
     forfeit: ForfeitInfo  # only when a plugin agent forfeited (termination in FORFEITS; winner: its opponent)
     sweep: dict[str, Any]  # only for a swept config: the game's grid point {axis: value}
     # only when a plugin agent printed: what it printed, by side ("p1"/"p2"), at most
-    # agents.plugins.OUTPUT_LIMIT characters each (docs/agents.md)
+    # agents.plugins.OUTPUT_LIMIT characters each (docs/agents.md; and RECORD_TEXT_LIMIT: cut_text)
     plugin_output: dict[str, str]
     # only when the game did not start from the empty board (openings:, --start; docs/openings.md):
     # the start's one-line position string; the moves, plies and telemetry count from it
@@ -269,6 +278,9 @@ def build_record(task: GameTask, winner: Side | None, moves: list[str], telemetr
         plugin_output: what plugin agents printed, by side (``{"p1": text}``, capped:
             :data:`boopexp.agents.plugins.OUTPUT_LIMIT`); written only when a side printed something.
 
+    The foreign text (the forfeit's ``move`` and ``error``, ``plugin_output``) is kept to
+    :data:`RECORD_TEXT_LIMIT` characters each (:func:`cut_text`).
+
     Raises:
         ValueError: ``winner`` is not a side.
     """
@@ -297,11 +309,12 @@ def build_record(task: GameTask, winner: Side | None, moves: list[str], telemetr
     }
     if task.max_plies is not None:  # the default cap is not written (records stay as they were)
         record["max_plies"] = task.max_plies
-    if forfeit is not None:
-        record["forfeit"] = cast(ForfeitInfo, {k: v for k, v in forfeit.items() if k != "termination"})
+    if forfeit is not None:  # the agent's own words (its move, its error) bounded: cut_text
+        record["forfeit"] = cast(ForfeitInfo, {k: cut_text(str(v)) if k in FOREIGN_FORFEIT_KEYS else v
+                                               for k, v in forfeit.items() if k != "termination"})
     if task.sweep:  # only swept games: other records stay exactly as they were
         record["sweep"] = dict(task.sweep)
-    output = {side: text for side, text in (plugin_output or {}).items() if text}
+    output = {side: cut_text(text) for side, text in (plugin_output or {}).items() if text}
     if output:  # only games where a plugin printed: other records stay exactly as they were
         record["plugin_output"] = output
     if task.start is not None:  # only games with a start: other records stay exactly as they were
@@ -309,6 +322,14 @@ def build_record(task: GameTask, winner: Side | None, moves: list[str], telemetr
         assert isinstance(task.start, str), f"unresolved start {task.start!r}"
         record["start"] = task.start
     return record
+
+
+def cut_text(text: str, limit: int = RECORD_TEXT_LIMIT) -> str:
+    """``text``, or its first ``limit`` characters and ``... [cut: N more characters]``: the one
+    bound on the foreign text a record keeps (:func:`build_record`), however much an agent wrote."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... [cut: {len(text) - limit} more characters]"
 
 
 def first_mover(record: Mapping[str, Any]) -> Side:
