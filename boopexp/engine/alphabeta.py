@@ -366,14 +366,15 @@ def _finish(s, ply):
     return best
 
 
-# nogil: as mcts.run_iterations, other threads run while a search does (boopexp serve)
+# nogil: as mcts.run_iterations, other threads run while a search does (boopexp serve, a stop)
 @njit(cache=True, _nrt=False, nogil=True)
-def search_depth(s, root, depth, rng):
+def search_depth(s, root, depth, rng, stop):
     """One iteration: negamax (fail-soft alpha-beta) on ``root``, ``depth`` plies deep, full
     window; an explicit stack of frames, one per ply (numba's cache cannot reload a recursive
     function). Returns True when it completed; ``s.result[R_BEST]`` / ``s.value`` hold the best
     root child found (``R_BEST`` -1: not one root child was searched to the end before the
-    budget ran out)."""
+    budget ran out). ``stop[0]`` non-zero stops it as a spent budget does (not depth 1, which
+    always completes): it runs without the GIL, so another thread can set it (:func:`search`)."""
     st = s.states[0]
     for i in range(STATE_SIZE):
         st[i] = root[i]
@@ -383,6 +384,9 @@ def search_depth(s, root, depth, rng):
     done, value = _enter(s, 0, depth, -np.inf, np.inf, rng)
     while True:
         if s.acc[A_ABORT] != 0:
+            return False
+        if stop[0] != 0 and s.limits[L_ENFORCE] != 0.0:
+            s.acc[A_ABORT] = 1
             return False
         if done:  # the node at ply is worth value: back to its parent
             if ply == 0:
@@ -410,8 +414,12 @@ def search_depth(s, root, depth, rng):
     return True
 
 
+#: the ``stop`` flag of a search nobody stops (:func:`search`)
+_NEVER = np.zeros(1, dtype=np.int64)
+
+
 def search(root_state: np.ndarray, cfg, budget, costs: np.ndarray, rng: np.ndarray, s: Search | None = None,
-           throttle: float = 1.0, use_tt: bool = True) -> tuple[int, int, dict]:
+           throttle: float = 1.0, use_tt: bool = True, stop: np.ndarray | None = None) -> tuple[int, int, dict]:
     """Choose a move: iterative deepening on ``root_state`` under ``budget``; returns the move
     code, the group to promote (an index among the candidate groups the move lines up, RULES.md
     §5; 0 when it lines up fewer than two) and the move's telemetry.
@@ -433,6 +441,10 @@ def search(root_state: np.ndarray, cfg, budget, costs: np.ndarray, rng: np.ndarr
         costs: the device cost vector; rng: the kernel generator (f's promotion tie-breaks).
         s: the search buffers (reused between moves; the table is cleared).
         use_tt: the transposition table (off: the same values at a fixed depth, more nodes).
+        stop: a one-element int64 array another thread may set non-zero (btp's ``stop``,
+            :mod:`boopexp.play.btp`): the running iteration ends at its next node, as when its
+            budget is spent, and the move is the best found so far (depth 1 always completes).
+            A stopped search is not the one its budget gives: it is not reproducible.
     """
     s = s if s is not None else new_search()
     cpu0 = time.process_time()
@@ -449,9 +461,10 @@ def search(root_state: np.ndarray, cfg, budget, costs: np.ndarray, rng: np.ndarr
     start = cpu0 if mode == "cpu" else wall0
     deepest = MAX_DEPTH if cfg.max_depth <= 0 else min(int(cfg.max_depth), MAX_DEPTH)
     best, value = _NO_MOVE, 0.0
+    flag = _NEVER if stop is None else stop
     for depth in range(1, deepest + 1):
         s.result[R_FIRST] = best
-        done = search_depth(s, root_state, depth, rng)
+        done = search_depth(s, root_state, depth, rng, flag)
         s.limits[L_ENFORCE] = 1.0
         if s.result[R_BEST] >= 0:
             best, value = int(s.result[R_BEST]), float(s.value[0])

@@ -742,8 +742,14 @@ def next_chunk(chunk: int, ran: int, seconds: float) -> int:
     return max(1, min(4 * chunk, int(ran * RESPONSIVE_S / seconds)))
 
 
+def _stopped(stop: np.ndarray | None) -> bool:
+    """A search's ``stop`` flag is set (:func:`search`)."""
+    return stop is not None and stop[0] != 0
+
+
 def search(root_state: np.ndarray, cfg, budget, costs: np.ndarray, rng: np.ndarray, work: Work | None = None,
-           throttle: float = 1.0, on_tree: Callable[[Tree], None] | None = None) -> tuple[int, dict]:
+           throttle: float = 1.0, on_tree: Callable[[Tree], None] | None = None,
+           stop: np.ndarray | None = None) -> tuple[int, dict]:
     """select_move (AGENTS.md §B.4): the chosen move code and this move's telemetry.
 
     Args:
@@ -754,6 +760,10 @@ def search(root_state: np.ndarray, cfg, budget, costs: np.ndarray, rng: np.ndarr
         on_tree: called with the search's tree once the move is chosen (:func:`root_children`
             reads it, with ``cfg``; ``boopexp replay --root-at``); it must not keep the tree, whose
             arrays are the search's own.
+        stop: a one-element array another thread may set non-zero (btp's ``stop``,
+            :mod:`boopexp.play.btp`): the search then ends before its next kernel call (at most
+            about :data:`RESPONSIVE_S` on), with the move it prefers so far. A stopped search is
+            not the one its budget gives: it is not reproducible.
     """
     work = work or new_work()
     params = params_vector(cfg)
@@ -778,7 +788,7 @@ def search(root_state: np.ndarray, cfg, budget, costs: np.ndarray, rng: np.ndarr
         # Ctrl-C and SIGTERM waiting. The kernel checks the same budget before each iteration
         # whatever the chunk, so the chunks never change a game.
         chunk = FIRST_CHUNK
-        while acc[ACC_ITER] < max_iters and acc_us[0] < budget_us:
+        while acc[ACC_ITER] < max_iters and acc_us[0] < budget_us and not _stopped(stop):
             tree = _with_room(tree)
             start = time.perf_counter()
             ran = run_iterations(tree, params, rng, work, acc, acc_us, costs, min(chunk, max_iters - acc[ACC_ITER]),
@@ -789,7 +799,7 @@ def search(root_state: np.ndarray, cfg, budget, costs: np.ndarray, rng: np.ndarr
         clock = time.process_time if mode == "cpu" else time.perf_counter
         start = cpu0 if mode == "cpu" else wall0
         # "while now() - start < timeout": the root initialisation counts.
-        while clock() - start < limit and acc[ACC_ITER] < max_iters:
+        while clock() - start < limit and acc[ACC_ITER] < max_iters and not _stopped(stop):
             tree = _with_room(tree)
             run_iterations(tree, params, rng, work, acc, acc_us, costs, 1, np.inf, *flags)
     if acc[ACC_ITER] == 0:

@@ -47,6 +47,10 @@ class Player:
     """An agent in a game: chooses moves and promotions with its own generator."""
 
     promotion = rules.PROMO_HEURISTIC  # AGENTS.md §B.11: every AI but the random one
+    #: a one-element int64 array another thread may set non-zero to end a search early (btp's
+    #: ``stop``, :mod:`boopexp.play.btp`): the searching agents answer their best move so far;
+    #: the others answer at once anyway (a plugin's move is bounded by its ``move_timeout_s``)
+    stop: np.ndarray | None = None
 
     def __init__(self, spec: AgentSpec, budget: Budget, rng: np.ndarray, costs: np.ndarray, throttle: float):
         self.spec = spec
@@ -79,7 +83,7 @@ class MCTSPlayer(Player):
 
     def select(self, st):
         return mcts.search(st, self.spec.mcts, self.budget, self.costs, self.rng, self.work, self.throttle,
-                           self.on_tree)
+                           self.on_tree, self.stop)
 
 
 class HeuristicsPlayer(Player):
@@ -119,7 +123,7 @@ class AlphaBetaPlayer(Player):
 
     def select(self, st):
         code, group, tel = alphabeta.search(st, self.spec.alphabeta, self.budget, self.costs, self.rng, self.search,
-                                            self.throttle)
+                                            self.throttle, stop=self.stop)
         self.promotion = group  # an index among the move's candidate groups (0 when there are fewer than two)
         return code, tel
 
