@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
+from boopexp.agents import budget as budget_module
 from boopexp.agents.budget import Budget
 from boopexp.agents.specs import resolve_agent
 from boopexp.experiments.config import load_yaml
@@ -129,8 +131,135 @@ def test_bad_position_is_an_info_error_then_no_move(line, says):
 def test_bad_commands_are_info_errors(line, says):
     s = _session("mcts-co")
     s.handle("position startpos")
-    (error,) = s.handle(line)
+    error, *rest = s.handle(line)
     assert error.startswith("info error ") and says in error, error
+    assert rest == (["bestmove (none)"] if line.startswith("go") else [])  # a go is always answered
+
+
+@pytest.mark.parametrize(("line", "says"), [
+    ("go iterations 1e5", "go iterations '1e5' must be an integer"),
+    ("go iterations 12.5", "go iterations '12.5' must be an integer"),
+    ("go devicetime abc", "go devicetime 'abc' must be a number of milliseconds"),
+    ("go movetime nan", "budget.seconds = nan must be a positive number"),
+    ("go devicetime 1e999", "budget.seconds = inf must be a positive number"),
+    # a limit the search cannot count: answered in the protocol (not an OverflowError's traceback)
+    ("go iterations 99999999999999999999999", "go"),
+])
+def test_go_limits_are_read_through_the_budget_and_refused_in_the_protocol(line, says):
+    s = _session("mcts-co")
+    s.handle("position startpos")
+    error, none = s.handle(line)
+    assert error.startswith("info error ") and says in error and none == "bestmove (none)", error
+    assert _bestmove(s.handle("go iterations 2")) != "(none)"  # and the engine goes on
+
+
+@pytest.mark.skipif(not hasattr(budget_module, "MAX_SECONDS"),  # without them, an endless search
+                    reason="the bounds of every Budget (budget.MAX_SECONDS, MAX_ITERATIONS) come with branch h/web")
+@pytest.mark.parametrize("line", ["go iterations 9223372036854775807", "go devicetime 1e300"])
+def test_go_limits_beyond_the_budget_s_bounds_are_refused(line):
+    s = _session("mcts-co")
+    s.handle("position startpos")
+    error, none = s.handle(line)
+    assert error.startswith(f"info error {line}: budget.") and "at most" in error and none == "bestmove (none)"
+
+
+def _engine_run(agent: str, lines: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    """``boopexp engine --agent AGENT`` given ``lines`` then the end of its input; the generous
+    timeout is a hang's bound (the numba cache may be cold on a loaded machine), not a measure."""
+    return subprocess.run([sys.executable, "-m", "boopexp", "engine", "--agent", agent], input=lines,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.mark.parametrize("agent", ["mcts-co", "alphabeta"])
+@pytest.mark.parametrize("end", ["stop\nisready\nquit\n", "", "quit\n"])
+def test_stop_quit_or_the_end_of_input_ends_a_search_with_its_best_move(agent, end):
+    """A ten-minute search (``go movetime 600000``) ends at ``stop`` (then the engine reads on),
+    at ``quit`` or at the end of its input, answering its best move so far: the engine reads its
+    input while it searches."""
+    proc = _engine_run(agent, "position startpos moves c3 d4\ngo movetime 600000\n" + end)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    out = proc.stdout.split("\n")
+    move = _bestmove([line for line in out if line.startswith("bestmove")])
+    Position.initial().play("c3").position.play("d4").position.play(move)  # a legal move, not (none)
+    assert ("readyok" in out) == end.startswith("stop")
+
+
+def test_a_stop_ends_only_the_search_it_follows():
+    """``stop`` between searches does nothing; the search of a ``go`` read before it is not cut."""
+    s = _session("mcts-co")
+    assert s.handle("stop") == []
+    s.handle("position startpos")
+    telemetry = s.handle("go iterations 30")[0]
+    assert '"iterations":30,' in telemetry
+
+
+def test_engine_searches_can_be_stopped_in_process():
+    """The searches read their ``stop`` flag: MCTS between its kernel calls (one iteration, then the
+    move), alpha-beta inside its deepening (depth 1 completes, the next is cut at once)."""
+    import numpy as np
+
+    from boopexp.agents.budget import Budget, device_costs
+    from boopexp.engine import alphabeta, mcts
+    from boopexp.engine.rng import new_rng_state
+    from boopexp.engine.state import initial_state
+
+    stop, costs, budget = np.ones(1, dtype=np.int64), device_costs("android-2023"), Budget(mode="wall", seconds=600)
+    code, tel = mcts.search(initial_state(), resolve_agent("mcts-co").mcts, budget, costs, new_rng_state(1), stop=stop)
+    assert code >= 0 and tel["iterations"] == 1
+    code, _, tel = alphabeta.search(initial_state(), resolve_agent("alphabeta").alphabeta, budget, costs,
+                                    new_rng_state(1), stop=stop)
+    assert code >= 0 and tel["search_depth"] == 1
+
+
+def test_a_move_after_the_game_is_won_is_an_info_error():
+    s = _session("random")
+    record = _in_process("random", "random", 1)  # Blue wins at its last move
+    assert s.handle(f"position startpos moves {' '.join(record)}") == []
+    (error,) = s.handle(f"position startpos moves {' '.join(record)} b1")
+    assert error == f"info error move {len(record) + 1} 'b1': the game is over (Blue has won)"
+    assert s.handle("go") == ["info error no position: send 'position startpos [moves ...]' first",
+                              "bestmove (none)"]
+
+
+def _peak_rss_kb(pid: int) -> int:
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmHWM:")))
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the peak memory in /proc (Linux)")
+def test_an_over_long_line_is_skipped_unread_and_answered():
+    """A 9 MB ``position`` line (3 million moves; MAX_LINE is 2 MiB) is answered ``info error``,
+    read in pieces that are dropped (the engine's peak memory grows by less than 40 MB; the whole
+    line split into its moves took 1.8 GB for 50 MB), and the board is no longer the game's."""
+    from boopexp.play.btp_lines import MAX_LINE
+
+    proc = subprocess.Popen([sys.executable, "-m", "boopexp", "engine", "--agent", "random"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True, bufsize=1)
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        proc.stdin.write("isready\n")
+        assert proc.stdout.readline() == "readyok\n"
+        before = _peak_rss_kb(proc.pid)
+        line = "position startpos moves " + "c3 " * 3_000_000
+        proc.stdin.write(line + "\nisready\ngo\n")
+        error = proc.stdout.readline()
+        assert error.startswith(f"info error a line of {len(line) + 1} bytes starting 'position startpos moves c3")
+        assert f"at most {MAX_LINE} bytes are read" in error
+        assert proc.stdout.readline() == "readyok\n"
+        assert proc.stdout.readline().startswith("info error no position")
+        assert proc.stdout.readline() == "bestmove (none)\n"
+        assert _peak_rss_kb(proc.pid) - before < 40_000
+    finally:
+        proc.communicate("quit\n", timeout=60)
+    assert proc.returncode == 0
+
+
+def test_the_longest_game_s_position_line_fits_a_line():
+    from boopexp.play.btp_lines import MAX_LINE
+    from boopexp.play.contract import MAX_PLIES_LIMIT
+
+    start = "....../....../....../....../....../...... 8,0 8,0 b 0,0 0"
+    assert len(f"position fen {start} moves " + "C4:a4b4c4 " * MAX_PLIES_LIMIT + "\n") <= MAX_LINE
 
 
 def test_a_move_with_a_choice_must_name_its_group_and_a_won_game_has_no_move():
@@ -179,3 +308,26 @@ def test_engine_command_reads_its_config_once(tmp_path, monkeypatch):
     assert result.exit_code == 0, result.output
     assert "bestmove " in result.output and "info error" not in result.output
     assert len(loads) == 1
+
+
+def test_read_lines_bounds_every_line_however_it_arrives():
+    """Lines of at most ``limit`` bytes (their end included) come whole; a longer one is a
+    LineTooLong with its first bytes and its size, whether it comes in one piece or byte by byte."""
+    import io
+
+    from boopexp.play.btp_lines import LineTooLong, read_lines
+
+    class Trickle(io.RawIOBase):
+        def __init__(self, data: bytes):
+            self.data = data
+
+        def read1(self, size: int = -1) -> bytes:
+            piece, self.data = self.data[:3], self.data[3:]
+            return piece
+
+    data = b"abc\r\n\n" + b"a" * 25 + b"\nok\n" + b"b" * 9 + b"\n" + b"c" * 10 + b"\nlast"
+    for stream in (io.BytesIO(data), Trickle(data)):
+        lines = list(read_lines(stream, limit=10))
+        assert lines[:3] == ["abc", "", LineTooLong("a" * len(lines[2].head), 26)] and lines[2].head
+        assert lines[3:] == ["ok", "b" * 9, LineTooLong(lines[5].head, 11), "last"], lines
+        assert lines[5].head.startswith("c")

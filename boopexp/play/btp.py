@@ -6,13 +6,19 @@ one) and one player (:func:`boopexp.play.match.make_player`) whose generator per
 ``go`` commands of a game, so that a game played through the protocol draws exactly what the
 same game played in-process draws (``newgame seed S side p1|p2`` seeds it as
 :func:`~boopexp.play.match.play_game` seeds that seat). ``boopexp engine`` runs
-:func:`serve` on stdin/stdout. A malformed line never ends the engine: it answers
-``info error …`` and waits for the next one; unknown commands are ignored.
+:func:`serve` on stdin/stdout: a thread reads the host's lines while a search runs, so that
+``stop`` (or ``quit``, or the end of input) ends the search at once with its best move so far.
+A malformed line never ends the engine: it answers ``info error …`` and waits for the next one;
+unknown commands are ignored. Lines are read to :data:`~boopexp.play.btp_lines.MAX_LINE` bytes
+(:func:`~boopexp.play.btp_lines.read_lines`, the host's reader too): a longer one is skipped
+unread and answered ``info error``.
 """
 
 from __future__ import annotations
 
 import json
+import queue
+import threading
 from collections.abc import Callable, Iterable, Mapping
 from typing import IO
 
@@ -23,10 +29,12 @@ from boopexp.agents.specs import AgentSpec
 from boopexp.engine import rules
 from boopexp.engine.buffers import new_work
 from boopexp.engine.state import BLUE, RED, initial_state
-from boopexp.errors import BoopError
+from boopexp.errors import BoopError, ConfigError, exception_line
 from boopexp.game import notation
 from boopexp.game.position import Position
-from boopexp.game.sides import Side
+from boopexp.game.sides import Colour, Side
+from boopexp.play.btp_lines import MAX_LINE, LineTooLong, read_lines
+from boopexp.play.contract import cut_text
 from boopexp.play.identity import check_seed
 from boopexp.play.match import Forfeit, Player, apply_selected, make_player
 
@@ -34,6 +42,8 @@ from boopexp.play.match import Forfeit, Player, apply_selected, make_player
 PROTOCOL_VERSION = 1
 #: What ``bestmove`` says when there is no move to give (no position, the game is over).
 NO_MOVE = "(none)"
+#: The commands that end a running search (:func:`serve`): it answers its best move so far.
+_INTERRUPTS = ("stop", "quit")
 
 
 class EngineSession:
@@ -62,22 +72,37 @@ class EngineSession:
         self.state: np.ndarray | None = initial_state()
         self._position_key: tuple[str, tuple[str, ...]] = ("startpos", ())
         self._budgets: dict[tuple[str, ...], Budget] = {}
+        #: set non-zero by :func:`serve`'s reader on ``stop``: the running search ends (:class:`Player`'s ``stop``)
+        self.stop = np.zeros(1, dtype=np.int64)
 
     # -- the commands -------------------------------------------------------------------------
 
-    def handle(self, line: str) -> list[str]:
-        """The answer lines to one line from the host (empty for most commands)."""
-        words = line.split()
+    def handle(self, line: str | LineTooLong) -> list[str]:
+        """The answer lines to one line from the host (empty for most commands). Every ``go``
+        ends with one ``bestmove`` (``(none)`` after an ``info error``); any failure is an
+        ``info error`` line, never the engine's end."""
+        words = (line.head if isinstance(line, LineTooLong) else line).split()
         if not words:
             return []
         command, args = words[0], words[1:]
         method = _COMMANDS.get(command)
-        if method is None:
+        if method is None and not isinstance(line, LineTooLong):
             return []  # unknown commands are ignored (docs/protocol.md)
         try:
+            if isinstance(line, LineTooLong):
+                if command == "position":
+                    self.state = None  # not the game's board any more
+                raise BoopError(f"a line of {line.size} bytes starting {line.head[:40]!r}: at most {MAX_LINE} "
+                                "bytes are read; the line was skipped")
+            assert method is not None
             return method(self, args)
         except BoopError as exc:
-            return [f"info error {exc}"]
+            error = str(exc)
+        except _Quit:
+            raise
+        except Exception as exc:  # its own failure (not the host's): still an answer, not an exit
+            error = f"{command}: {exception_line(exc)}"
+        return [f"info error {cut_text(error)}"] + ([f"bestmove {NO_MOVE}"] if command == "go" else [])
 
     def _btp(self, args: list[str]) -> list[str]:
         options = sorted({"seed", "side", *self._parameters()})
@@ -145,23 +170,27 @@ class EngineSession:
 
     def _go(self, args: list[str]) -> list[str]:
         if self.state is None:
-            return ["info error no position: send 'position startpos [moves ...]' first", f"bestmove {NO_MOVE}"]
+            raise BoopError("no position: send 'position startpos [moves ...]' first")
         st = self.state
         mover = Position(st).to_move
-        if rules.has_won(st, BLUE) or rules.has_won(st, RED) or rules.legal_move_count(st) == 0:
-            return ["info error the game is over in this position", f"bestmove {NO_MOVE}"]
-        player = self._player(mover.side)
+        if _game_over(st):
+            raise BoopError("the game is over in this position")
         budget = self._go_budget(tuple(args))
+        player = self._player(mover.side)
+        player.stop = self.stop
         if budget != player.budget:
             player.budget, player.costs = budget, device_costs(budget.device_profile())
         try:
             code, telemetry = player.select(st)
         except Forfeit as exc:  # a plugin agent that failed: the host sees why
-            return [f"info error {exc.error}", f"bestmove {NO_MOVE}"]
+            raise BoopError(exc.error) from None
         # The promotion is the mover's choice, drawn from its generator as in play_game: the
         # same call on a copy, whose chosen group the move names.
         _, text = apply_selected(st.copy(), code, player, self.work)
         return [f"info telemetry {json.dumps(telemetry, separators=(',', ':'))}", f"bestmove {text}"]
+
+    def _stop(self, args: list[str]) -> list[str]:
+        return []  # read while a search runs, it ends it (serve); between searches, nothing to do
 
     def _quit(self, args: list[str]) -> list[str]:
         raise _Quit
@@ -181,21 +210,27 @@ class EngineSession:
         return self.player
 
     def _go_budget(self, args: tuple[str, ...]) -> Budget:
+        """The budget of ``go <args>``: its limit read as a number, then checked where every
+        budget is, by :class:`~boopexp.agents.budget.Budget` (its error, an ``info error``)."""
         if not args:
             return self.budget
         if args not in self._budgets:
             pairs = _pairs(list(args), "go", ("iterations", "devicetime", "movetime"))
             if len(pairs) != 1:
                 raise BoopError(f"go {' '.join(args)!r}: give one limit: iterations N, devicetime MS or movetime MS")
-            (key, value), = pairs.items()
-            number = _number(value, f"go {key}", integer=key == "iterations")
-            if key == "iterations":
-                budget = Budget(mode="iterations", iterations=int(number))
-            elif key == "devicetime":
-                profile = self.budget.profile
-                budget = Budget(mode="device", seconds=number / 1000, profile=profile, costs=self.budget.costs)
-            else:
-                budget = Budget(mode="wall", seconds=number / 1000)
+            (key, text), = pairs.items()
+            try:
+                if key == "iterations":
+                    budget = Budget(mode="iterations", iterations=_read(text, int, "go iterations", "an integer"))
+                else:
+                    seconds = _read(text, float, f"go {key}", "a number of milliseconds") / 1000
+                    budget = (Budget(mode="device", seconds=seconds, profile=self.budget.profile,
+                                     costs=self.budget.costs) if key == "devicetime" else
+                              Budget(mode="wall", seconds=seconds))
+            except ConfigError as exc:
+                raise BoopError(f"go {key} {text}: {exc}") from None
+            if len(self._budgets) >= _BUDGETS_KEPT:  # a host that never repeats a limit keeps no more
+                self._budgets.clear()
             self._budgets[args] = budget
         return self._budgets[args]
 
@@ -205,6 +240,10 @@ class EngineSession:
         from boopexp.agents.specs import MCTS_PARAMETERS
 
         return MCTS_PARAMETERS
+
+
+#: the budgets of distinct ``go`` limits a session keeps (:meth:`EngineSession._go_budget`)
+_BUDGETS_KEPT = 64
 
 
 class _Quit(Exception):
@@ -218,26 +257,103 @@ _COMMANDS: dict[str, Callable[[EngineSession, list[str]], list[str]]] = {
     "newgame": EngineSession._newgame,
     "position": EngineSession._position,
     "go": EngineSession._go,
+    "stop": EngineSession._stop,
     "quit": EngineSession._quit,
 }
 
 
-def serve(session: EngineSession, stdin: IO[str], stdout: IO[str]) -> None:
-    """Answer the host's lines from ``stdin`` on ``stdout`` until ``quit`` or the end of input."""
-    for line in stdin:
+class _HostLines:
+    """The host's lines, read by a thread of their own (:func:`read_lines`) into :attr:`lines`,
+    so that a search goes on reading them. A ``stop`` or ``quit`` line, and the end of input, set
+    :attr:`stop` at once: the running search ends. It stays set until such a line is answered
+    (:meth:`answered`), so it stops the search of the last ``go`` before it, as in UCI: the reader
+    waits, after each ``go``, until that ``go`` has begun (:meth:`taken`), and so never stops an
+    earlier search with a ``stop`` meant for a later one."""
+
+    END = None
+
+    def __init__(self, stream: IO[bytes]):
+        self.lines: queue.Queue[str | LineTooLong | None] = queue.Queue()
+        self.stop = np.zeros(1, dtype=np.int64)
+        self._pending = 0
+        self._lock = threading.Lock()
+        self._begun = threading.Semaphore(0)
+        threading.Thread(target=self._read, args=(stream,), daemon=True).start()
+
+    def _read(self, stream: IO[bytes]) -> None:
+        try:
+            for line in read_lines(stream):
+                word = _command(line)
+                if word in _INTERRUPTS:
+                    self._count(+1)
+                self.lines.put(line)
+                if word == "go":
+                    self._begun.acquire()
+        except (OSError, ValueError):
+            pass  # the host closed it: the end of input
+        self._count(+1)  # for good: the engine ends once it has answered what it read
+        self.lines.put(self.END)
+
+    def taken(self, line: str | LineTooLong) -> None:
+        """``line`` is about to be answered: after a ``go``, the reader reads on."""
+        if _command(line) == "go":
+            self._begun.release()
+
+    def answered(self, line: str | LineTooLong) -> None:
+        """``line`` has been answered: a ``stop`` or ``quit`` stops no search any more."""
+        if _command(line) in _INTERRUPTS:
+            self._count(-1)
+
+    def _count(self, change: int) -> None:
+        with self._lock:
+            self._pending += change
+            self.stop[0] = 1 if self._pending > 0 else 0
+
+
+def _command(line: str | LineTooLong) -> str | None:
+    """The command a line of the host gives (its first word), None for an empty or over-long one."""
+    words = line.split(maxsplit=1) if isinstance(line, str) else []
+    return words[0] if words else None
+
+
+def serve(session: EngineSession, stdin: IO[bytes], stdout: IO[str]) -> None:
+    """Answer the host's lines from ``stdin`` on ``stdout`` until ``quit`` or the end of input
+    (which also end a running search, as ``stop`` does: :class:`_HostLines`)."""
+    host = _HostLines(stdin)
+    session.stop = host.stop
+    while True:
+        line = host.lines.get()
+        if line is host.END:
+            return
+        host.taken(line)
         try:
             answer = session.handle(line)
         except _Quit:
             return
+        host.answered(line)
         if answer:
-            stdout.write("\n".join(answer) + "\n")
-            stdout.flush()
+            try:
+                stdout.write("\n".join(answer) + "\n")
+                stdout.flush()
+            except (OSError, ValueError):  # the host has gone: nobody to answer
+                return
+
+
+def _game_over(st: np.ndarray) -> str | None:
+    """Why the game is over in ``st`` (a side has won, or the side to move has no move), or None."""
+    for code in (BLUE, RED):
+        if rules.has_won(st, code):
+            return f"{Colour.of(code).value.capitalize()} has won"
+    return "no legal move" if rules.legal_move_count(st) == 0 else None
 
 
 def _play(position: Position, text: str, ply: int) -> Position:
     """``position`` after the move ``text`` (REAL rules); a move that leaves a choice of promoted
     group (two or more lines, or a piece to take back) must name it (``c4:a4b4c4``, ``d6:d6``): the
-    mover chose it, the engine cannot."""
+    mover chose it, the engine cannot. No move is played once the game is over."""
+    over = _game_over(position.state)
+    if over:
+        raise BoopError(f"move {ply} {cut_text(text, 40)!r}: the game is over ({over})")
     try:
         _, _, group = notation.parse_move(text)
         choices = position.promotion_choices(text) if group is None else []
@@ -269,11 +385,9 @@ def _side(text: str) -> Side:
     return Side(text)
 
 
-def _number(text: str, what: str, integer: bool) -> float:
+def _read(text: str, kind: type, what: str, want: str):
+    """``text`` read as ``kind`` (int or float); its range is the budget's to check."""
     try:
-        value = int(text) if integer else float(text)
+        return kind(text)
     except ValueError:
-        value = -1
-    if not value > 0 or value != value or value == float("inf"):
-        raise BoopError(f"{what} {text!r} must be a positive {'integer' if integer else 'number'}")
-    return value
+        raise BoopError(f"{what} {cut_text(text, 40)!r} must be {want}") from None

@@ -607,4 +607,4 @@ def engine(agent_name, seed, mode, seconds, iterations, profile, throttle, prese
     compile_engine(lambda line: click.echo(line, err=True), kinds=[settings.agents[0].kind],
                    searches=[settings.agents[0].mcts])
     session = EngineSession(build, settings.budget, settings.seed)
-    serve(session, sys.stdin, sys.stdout)
+    serve(session, sys.stdin.buffer, sys.stdout)
