@@ -19,6 +19,7 @@ from boopexp.agents.budget import Budget
 from boopexp.agents.specs import AgentSpec, resolve_agent
 from boopexp.errors import ConfigError
 from boopexp.experiments.config import load_config
+from boopexp.game.sides import Side
 from boopexp.play.contract import GameTask
 from boopexp.play.identity import pairing_hash
 from boopexp.play.match import play_game
@@ -145,6 +146,52 @@ def test_games_against_a_crashing_engine_leave_no_process(tmp_path):
         assert record["termination"] == "agent_error"
     assert _marked(marker) == []
     assert _marked(str(tmp_path / "bot.py")) == []
+
+
+def test_a_child_in_a_new_session_ends_with_its_engine(tmp_path):
+    """A child the engine starts in a session of its own (``setsid``: not in the engine's process
+    group) is killed with the engine: it carries the engine's token; so is one left by a crash."""
+    marker = f"boopexp-setsid-{os.getpid()}"
+    child = f"[sys.executable, '-c', 'import time; time.sleep(600)', '{marker}']"
+    for then in ("print('bestmove c3', flush=True)", "os._exit(1)"):
+        body = f"subprocess.Popen({child}, start_new_session=True)\n{then}"
+        record = _game(resolve_agent("random"), _engine(_script(tmp_path, body), move_timeout_s=20.0), max_plies=4)
+        assert "forfeit" in record or record["termination"] == "ply_limit"
+        assert _marked(marker) == []
+
+
+def test_a_flood_of_info_lines_does_not_hold_off_the_move_time(monkeypatch):
+    """The move time is checked at every line, not only when the engine is silent: 500 ``info``
+    lines waiting, each read a second later on a fake clock, and a 3 s move time ends at the fourth."""
+    from boopexp.play import btp_host
+
+    ticks = iter(range(10_000))
+    monkeypatch.setattr(btp_host, "_now", lambda: float(next(ticks)))
+    engine = btp_host.EngineProcess(_engine(["bot"], move_timeout_s=3.0), 0, Side.P1,
+                                    Budget(mode="iterations", iterations=5))
+    for _ in range(500):
+        engine.lines.put("info depth 1")
+    engine.lines.put("bestmove c3")
+    with pytest.raises(btp_host.EngineFailure, match="did not answer 'go' with 'bestmove' within 3 s"):
+        engine._until("bestmove", "'go'")
+    assert engine.lines.qsize() > 490
+
+
+@pytest.mark.parametrize(("size", "termination", "says"), [
+    (5_000_000, "agent_error", "answered 'go iterations 5' with a line of 5000010 bytes (at most 2097152)"),
+    (100_000, "illegal_move", "more characters]"),
+])
+def test_an_engine_s_long_answer_is_bounded_in_memory_and_in_the_record(tmp_path, size, termination, says):
+    """A ``bestmove`` longer than MAX_LINE is not read whole (the engine forfeits for it); a
+    shorter garbage move forfeits as illegal, and its record keeps RECORD_TEXT_LIMIT characters."""
+    import json
+
+    from boopexp.play.contract import RECORD_TEXT_LIMIT
+
+    body = f"sys.stdout.write('bestmove ' + 'x' * {size} + '\\n'); sys.stdout.flush()"
+    record = _game(resolve_agent("random"), _engine(_script(tmp_path, body), move_timeout_s=20.0))
+    assert record["termination"] == termination and says in record["forfeit"]["error"], record["forfeit"]["error"][:300]
+    assert len(json.dumps(record)) < 3 * RECORD_TEXT_LIMIT
 
 
 def test_engine_agents_in_configs(tmp_path):

@@ -5,11 +5,16 @@ space limited to ``memory_mb``), says ``btp``, sends its options, ``newgame seed
 (the seat's seed as :func:`~boopexp.play.match.play_game` gives it), then ``position startpos moves
 …`` and ``go`` for each of its moves. Its stdout and stderr are read by two threads, so a hung
 engine costs ``move_timeout_s`` and a flood on stderr cannot block it; the last stderr lines are
-kept for the forfeit's message. Anything but a legal ``bestmove`` in time — no ``btpok``, a
-timeout, an exit, a line that is not btp — raises :class:`EngineFailure`, which
+kept for the forfeit's message. Lines are read to :data:`~boopexp.play.btp_lines.MAX_LINE` bytes
+(:func:`~boopexp.play.btp_lines.read_lines`). Anything but a legal ``bestmove`` in time — no ``btpok``,
+a timeout (checked at every line: a flood of ``info`` lines does not hold it off), an exit, a line
+that is not btp or is too long — raises :class:`EngineFailure`, which
 :class:`boopexp.play.match.EnginePlayer` turns into a forfeit (as it does an illegal move);
 :meth:`EngineProcess.close` (the game's end, whatever it was) sends ``quit`` and kills the
-process group (an engine that failed is killed at once: a hung one would not read ``quit``).
+engine's processes: its process group, and every process that carries its token
+(:data:`TOKEN_VARIABLE`) or descends from one that does, so a child that left the group
+(``setsid``) or outlived its parent ends too (an engine that failed is killed at once: a hung one
+would not read ``quit``).
 """
 
 from __future__ import annotations
@@ -18,28 +23,37 @@ import collections
 import os
 import queue
 import resource
+import secrets
 import signal
 import subprocess
 import threading
 import time
+from pathlib import Path
 from typing import IO
 
 from boopexp.agents.budget import Budget
 from boopexp.agents.specs import AgentSpec
 from boopexp.game.sides import Side
+from boopexp.play.btp_lines import MAX_LINE, LineTooLong, read_lines
 
 #: stderr lines kept for a forfeit's message, and the characters kept of each.
 STDERR_LINES, STDERR_LINE_CHARS = 5, 200
 #: How long a quitting engine may take before its process group is killed (seconds).
 QUIT_GRACE_S = 0.5
-#: How long the host waits for a killed engine's process group to be gone (a member the system
-#: has not reaped yet still counts: a zombie holds no resource but its process-table entry).
+#: How long the host waits at most for a killed engine's processes to be gone (a zombie, ended
+#: but not yet waited for by its parent, is gone: it holds no resource but its process-table entry).
 KILL_WAIT_S = 0.2
 #: How often a host waiting for an answer checks that the engine still runs (seconds).
 POLL_S = 0.25
 #: The lines an engine may write besides ``btpok`` and ``bestmove``.
 _CHATTER = ("id", "option", "info", "readyok")
 _EOF = None
+#: The environment variable that marks an engine's processes with the engine's own token: every
+#: process it starts inherits it (a new session or a lost parent does not shed it), and
+#: :meth:`EngineProcess.close` kills every process that carries it (Linux: read in /proc).
+TOKEN_VARIABLE = "BOOPEXP_ENGINE_TOKEN"
+#: the host's clock (a test's fake clock stands in for it)
+_now = time.monotonic
 
 
 class EngineFailure(Exception):
@@ -58,7 +72,8 @@ class EngineProcess:
     def __init__(self, spec: AgentSpec, game_seed: int, side: Side, budget: Budget):
         self.spec, self.game_seed, self.side = spec, game_seed, side
         self.proc: subprocess.Popen | None = None
-        self.lines: queue.Queue[str | None] = queue.Queue()
+        self.lines: queue.Queue[str | LineTooLong | None] = queue.Queue()
+        self.token = secrets.token_hex(8)
         self.stderr: collections.deque[str] = collections.deque(maxlen=STDERR_LINES)
         self.go = _go_command(budget)
         self.drain: threading.Thread | None = None
@@ -76,7 +91,7 @@ class EngineProcess:
         try:
             self.proc = subprocess.Popen(list(self.spec.engine or ()), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                          stderr=subprocess.PIPE, start_new_session=True, preexec_fn=limits,
-                                         text=True, encoding="ascii", errors="replace", bufsize=1)
+                                         env={**os.environ, TOKEN_VARIABLE: self.token})
         except OSError as exc:
             raise EngineFailure(f"engine {self._command()} could not start: {exc}") from None
         assert self.proc.stdout is not None and self.proc.stderr is not None
@@ -98,7 +113,7 @@ class EngineProcess:
         try:
             if proc.stdin is not None:
                 if not self.failed:
-                    proc.stdin.write("quit\n")
+                    proc.stdin.write(b"quit\n")
                 proc.stdin.close()
         except (OSError, ValueError):
             pass
@@ -108,12 +123,18 @@ class EngineProcess:
             pass
         try:  # what it started too: the group outlives its leader
             os.killpg(proc.pid, signal.SIGKILL)
-            gone = time.monotonic() + KILL_WAIT_S
-            while time.monotonic() < gone:  # until the kernel has ended every member
-                os.killpg(proc.pid, 0)
-                time.sleep(0.005)
         except (ProcessLookupError, PermissionError):
             pass
+        gone = time.monotonic() + KILL_WAIT_S
+        # until the kernel has ended every one of them (a zombie is ended: only a wait is missing);
+        # again and again, as one may have started another before it was killed
+        while (left := _engine_processes(proc.pid, self.token)) and time.monotonic() < gone:
+            for pid in left:  # the group's, and those that left it (setsid) or outlived their parent
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+            time.sleep(0.005)
         proc.wait()  # its pipes are closed by the threads that read them, at their end
 
     # -- one move -------------------------------------------------------------------------------
@@ -138,7 +159,7 @@ class EngineProcess:
     def _send(self, line: str) -> None:
         assert self.proc is not None and self.proc.stdin is not None
         try:
-            self.proc.stdin.write(line + "\n")
+            self.proc.stdin.write(line.encode("ascii", "replace") + b"\n")
             self.proc.stdin.flush()
         except (OSError, ValueError):
             raise self._lost(f"closed its input before {line.split()[0]!r}") from None
@@ -146,22 +167,25 @@ class EngineProcess:
     def _until(self, word: str, after: str) -> str:
         """The engine's first line starting with ``word``, within the move time; the chatter
         before it is skipped; anything else forfeits."""
-        deadline = time.monotonic() + self.spec.move_timeout
+        deadline = _now() + self.spec.move_timeout
         while True:
-            left = deadline - time.monotonic()
+            left = deadline - _now()
+            if left <= 0:  # at every line: an engine that floods its chatter is late all the same
+                raise EngineFailure(f"engine {self._command()} did not answer {after} with "
+                                    f"'{word}' within {self.spec.move_timeout:g} s{self.stderr_tail()}")
             try:
                 # in slices: an engine that died while a child of its holds its stdout gives no EOF
-                line = self.lines.get(timeout=min(max(left, 0), POLL_S))
+                line = self.lines.get(timeout=min(left, POLL_S))
             except queue.Empty:
                 assert self.proc is not None
                 if self.proc.poll() is not None and self.lines.empty():
                     raise self._lost(f"ended before answering {after} with '{word}'") from None
-                if left > 0:
-                    continue
-                raise EngineFailure(f"engine {self._command()} did not answer {after} with "
-                              f"'{word}' within {self.spec.move_timeout:g} s{self.stderr_tail()}") from None
+                continue
             if line is _EOF:
                 raise self._lost(f"ended before answering {after} with '{word}'")
+            if isinstance(line, LineTooLong):
+                raise EngineFailure(f"engine {self._command()} answered {after} with a line of {line.size} bytes "
+                                    f"(at most {MAX_LINE}): {line.head[:40]!r}...{self.stderr_tail()}")
             words = line.split()
             if words and words[0] == word:
                 return line
@@ -203,11 +227,11 @@ def _option(value: object) -> str:
     return ("true" if value else "false") if isinstance(value, bool) else str(value)
 
 
-def _pump(stream: IO[str], lines: queue.Queue) -> None:
+def _pump(stream: IO[bytes], lines: queue.Queue) -> None:
     """The engine's stdout, line by line, into ``lines`` (then None at its end)."""
     try:
-        for line in stream:
-            lines.put(line.rstrip("\r\n"))
+        for line in read_lines(stream):
+            lines.put(line)
     except (OSError, ValueError):
         pass
     finally:
@@ -215,12 +239,46 @@ def _pump(stream: IO[str], lines: queue.Queue) -> None:
     lines.put(_EOF)
 
 
-def _drain(stream: IO[str], last: collections.deque) -> None:
+def _drain(stream: IO[bytes], last: collections.deque) -> None:
     """Read the engine's stderr to its end (a full pipe would block the engine), keeping its last lines."""
     try:
-        for line in stream:
-            last.append(line.rstrip("\r\n")[:STDERR_LINE_CHARS])
+        for line in read_lines(stream):
+            text = line if isinstance(line, str) else f"{line.head}... [a line of {line.size} bytes]"
+            last.append(text[:STDERR_LINE_CHARS])
     except (OSError, ValueError):
         pass
     finally:
         stream.close()
+
+
+def _engine_processes(pid: int, token: str) -> set[int]:
+    """The engine's processes still running (zombies aside): ``pid``, every process whose
+    environment carries the engine's ``token``, and the descendants of these (by parent: one that
+    cleared its environment is found while its parent runs). Read in /proc (Linux); elsewhere
+    none, and the process group is all :meth:`EngineProcess.close` kills."""
+    mark = f"{TOKEN_VARIABLE}={token}".encode()
+    parents: dict[int, int] = {}
+    found: set[int] = set()
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return found
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            state, ppid = Path(f"/proc/{entry}/stat").read_bytes().rsplit(b")", 1)[1].split()[:2]
+            if state == b"Z":  # ended: only its parent's wait is missing
+                continue
+            parents[int(entry)] = int(ppid)
+            if mark in Path(f"/proc/{entry}/environ").read_bytes().split(b"\0"):
+                found.add(int(entry))
+        except (OSError, ValueError):
+            continue  # gone meanwhile, or another user's
+    if pid in parents:
+        found.add(pid)
+    while True:  # and their descendants
+        more = {p for p, parent in parents.items() if parent in found} - found
+        if not more:
+            return found
+        found |= more
