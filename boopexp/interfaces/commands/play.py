@@ -589,7 +589,8 @@ def engine(agent_name, seed, mode, seconds, iterations, profile, throttle, prese
     """Speak btp, the boop. text protocol (docs/protocol.md), on stdin/stdout for one agent.
 
     The seed and budget options are the defaults of 'newgame' and 'go' without arguments; a host
-    sends 'newgame seed S side p1|p2' and 'go iterations N' (or devicetime/movetime MS).
+    sends 'newgame seed S side p1|p2' and 'go iterations N' (or devicetime/movetime MS); 'stop',
+    'quit' or the end of the input end a running search with its best move so far.
     """
     from boopexp.play.btp import EngineSession, serve
     from boopexp.play.warmup import compile_engine
