@@ -146,7 +146,8 @@ def test_a_stale_summary_is_not_used(tmp_path):
     (_line({"config_hash": "h1", "pairing": "a vs b", "game_index": 9}), r"invalid game record \(no 'winner' key\)"),
     (_line(_record("a vs b", 9, "p1") | {"winner": "draw"}), r"invalid game record \(winner = 'draw' is not"),
     # the store refused it, the study's own line reader read it: one rule now
-    (_line(_record("a vs b", -1, "p1")), r"invalid game record \(game_index = -1 is not a non-negative integer\)"),
+    (_line(_record("a vs b", -1, "p1")),
+     r"invalid game record \(game_index = -1 is not an integer from 0 to 2\^63-1\)"),
 ])
 @pytest.mark.parametrize("where", ["log", "segment"])
 def test_a_bad_line_is_the_store_line(tmp_path, line, message, where):

@@ -87,7 +87,11 @@ REFUSED: dict[str, tuple[Callable[[], list[Any]], str]] = {
     "winner 'draw'": (lambda: [*GOOD, _odd(winner="draw")],
                       "invalid game record (winner = 'draw' is not 'p1', 'p2' or null)"),
     "negative index": (lambda: [*GOOD, _odd(game_index=-1)],
-                       "invalid game record (game_index = -1 is not a non-negative integer)"),
+                       "invalid game record (game_index = -1 is not an integer from 0 to 2^63-1)"),
+    # issue 33: an index no int64 holds (an edited import) crashed every reader with a pyarrow
+    # OverflowError; a count beyond one (plies) is no count
+    "index beyond 2^63": (lambda: [*GOOD, _odd(game_index=2**63)],
+                          "invalid game record (game_index = 9223372036854775808 is not an integer from 0 to 2^63-1)"),
     "no settings hash": (lambda: [*GOOD, _odd(config_hash=...)],
                          "invalid game record (config_hash = None is not a non-empty string)"),
     "not an object": (lambda: [*GOOD, "[1, 2]"], "invalid game record (not a JSON object but list)"),
@@ -218,8 +222,8 @@ def test_the_studies_refuse_what_the_store_refuses(tmp_path):
     before = _snapshot(root)
     status = CliRunner().invoke(main, ["status", str(store)])
     study = CliRunner().invoke(main, ["knowledge", str(root), "--out", str(tmp_path / "out")])
-    expected = (f"Error: {store / 'games.jsonl'} line {line}: invalid game record (game_index = -1 is not a "
-                "non-negative integer); repair or remove that line")
+    expected = (f"Error: {store / 'games.jsonl'} line {line}: invalid game record (game_index = -1 is not an "
+                "integer from 0 to 2^63-1); repair or remove that line")
     for result in (status, study):
         assert result.exit_code == 1, result.output
         assert _error_lines(result) == [expected]

@@ -53,7 +53,7 @@ from boopexp.experiments.summary import (
     table_summary_bytes,
 )
 from boopexp.play.contract import FORFEITS, WINNERS, WINNERS_TEXT, pack_record, same_game, unpack_record
-from boopexp.play.identity import PAIRING_SEPARATOR, GameKey, record_key
+from boopexp.play.identity import MAX_GAME_INDEX, PAIRING_SEPARATOR, GameKey, record_key
 
 try:  # POSIX advisory locks; without them two runs into one folder are merely not prevented
     import fcntl
@@ -92,8 +92,9 @@ def check_record(record: Any) -> str | None:
     by pyarrow): the two refuse the same games (tests/test_store_readers.py).
 
     A game's identity is a non-empty settings hash, a pairing ``"A vs B"`` and a non-negative
-    index; its winner ``"p1"``, ``"p2"`` or null; the text fields a reader counts by (the sides'
-    names, the experiment, the termination), when present, are strings or null.
+    index below 2^63 (the columns are 64-bit); its winner ``"p1"``, ``"p2"`` or null; the text
+    fields a reader counts by (the sides' names, the experiment, the termination), when present,
+    are strings or null.
     """
     if not isinstance(record, dict):
         return f"not a JSON object but {type(record).__name__}"
@@ -105,8 +106,8 @@ def check_record(record: Any) -> str | None:
     if PAIRING_SEPARATOR not in pairing:
         return f"pairing = {pairing!r} is not of the form 'A{PAIRING_SEPARATOR}B'"
     index = record.get("game_index")
-    if isinstance(index, bool) or not isinstance(index, int) or index < 0:
-        return f"game_index = {index!r} is not a non-negative integer"
+    if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index <= MAX_GAME_INDEX:
+        return f"game_index = {_show(index)} is not an integer from 0 to 2^63-1"
     if "winner" not in record:
         return "no 'winner' key"
     # null: the game hit contract.MAX_PLIES without a winner ("termination": "ply_limit"). It is a

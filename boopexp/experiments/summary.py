@@ -70,7 +70,7 @@ def game_summary(record: Mapping[str, Any]) -> dict[str, Any]:
         "p2": _text(record.get("p2")),
         "winner": _text(record["winner"]),
         "termination": _text(record.get("termination")),
-        "plies": record.get("plies") if isinstance(record.get("plies"), int) else None,
+        "plies": _int64(record.get("plies")),
         "device_seconds": seconds,
         "forfeit": _plain(record.get("forfeit")),
         "sweep": _plain(record.get("sweep")),
@@ -95,6 +95,11 @@ def table_summary_bytes(table: Any, segment: bytes) -> bytes:
     sink = pa.BufferOutputStream()
     pq.write_table(table, sink, compression="zstd")
     return bytes(sink.getvalue().to_pybytes())
+
+
+def _int64(value: Any) -> int | None:
+    """``value`` if it is an integer a 64-bit column holds, else None (a damaged record's count)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and -2**63 <= value < 2**63 else None
 
 
 def summary_table(rows: Iterable[tuple[int, Mapping[str, Any]]]) -> Any:

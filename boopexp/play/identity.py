@@ -38,6 +38,9 @@ PAIRING_SEPARATOR = " vs "
 
 #: The largest experiment seed: seeds are 64-bit (a larger one would alias or overflow elsewhere).
 MAX_SEED = 2**64 - 1
+#: The largest game index: the store's columns, the shards' and the tallies' arithmetic are 64-bit
+#: (a record with a larger one is not a game: :func:`boopexp.experiments.store.check_record`).
+MAX_GAME_INDEX = 2**63 - 1
 
 
 def check_seed(seed: Any, where: str = "seed") -> int:
