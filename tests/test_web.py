@@ -410,6 +410,64 @@ def test_a_game_ending_while_the_play_folder_is_locked_is_kept_never_saved_elsew
     assert not GameStore(root / "play").scan().records
 
 
+def test_games_started_together_probe_the_play_folder_one_at_a_time(root: Path, client: TestClient, monkeypatch):
+    """Hostile trial of issue 33: 20 first games at once got 422s ("cannot write the results folder
+    'play': File exists", "No such file or directory (play/.play-probe-…)"): each new game's probe
+    made ROOT/play and removed it again while another's probe was in it. Here the first probe goes
+    on only once the second game's request has begun its probe (before the fix) or waits for the
+    server's write lock (the fix); the second writes its probe file only after the first ended."""
+    import tempfile
+    import threading
+
+    from boopexp.interfaces import play_store
+
+    assert not (root / "play").exists()
+    second, ended = threading.Event(), threading.Event()
+    real_check, real_mkstemp = play_store.check_out, tempfile.mkstemp
+    games = client.app.state.games  # type: ignore[attr-defined]
+    real_lock, calls = games._writing, []
+
+    class Lock:  # the server's write lock, telling when a second request waits for it
+        def __enter__(self):
+            if not real_lock.acquire(blocking=False):
+                second.set()
+                real_lock.acquire()
+
+        def __exit__(self, *exc):
+            real_lock.release()
+
+    def check_out(out):
+        calls.append(1)
+        nth = len(calls)
+        if nth == 2:
+            second.set()
+        try:
+            return real_check(out)
+        finally:
+            if nth == 1:
+                ended.set()
+
+    def mkstemp(*args, **kwargs):
+        if len(calls) == 1:
+            assert second.wait(60)  # the first probe: the second request has come
+        else:
+            assert ended.wait(60)  # the second: (before the fix) the first has removed the folder
+        return real_mkstemp(*args, **kwargs)
+
+    monkeypatch.setattr(games, "_writing", Lock())
+    monkeypatch.setattr(play_store, "check_out", check_out)
+    monkeypatch.setattr(play_store.tempfile, "mkstemp", mkstemp)
+    answers: list[int] = []
+    threads = [threading.Thread(target=lambda s=s: answers.append(client.post(
+        "/api/play", json={"agent": "random", "budget": "iterations", "iterations": 2, "seed": s}).status_code))
+        for s in (1, 2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    assert answers == [200, 200] and len(calls) == 2
+
+
 def test_two_games_ending_together_are_both_saved_in_the_play_folder(root: Path, client: TestClient,
                                                                     tmp_path: Path, monkeypatch):
     """The second save used to find the play folder locked by the server's own first save. Here

@@ -99,7 +99,7 @@ class Games:
         self._games: OrderedDict[str, WebGame] = OrderedDict()
         self._lock = threading.Lock()
         self._searches = threading.BoundedSemaphore(max_searches)
-        #: held while a game is saved: the server's writes to the play folder, one at a time
+        #: held while a game is saved or the play folder probed: the server's writes to it, one at a time
         self._writing = threading.Lock()
         self.save_wait = SAVE_WAIT_S
 
@@ -142,7 +142,8 @@ class Games:
             raise RequestError(400, str(exc)) from None
         settings = self._settings(options)
         try:
-            play_store.check_out(self.out)
+            with self._writing:  # its probe makes and removes the folder: one at a time, as the saves
+                play_store.check_out(self.out)
             session = play_store.new_session(settings.agents[0], BLUE if colour == "blue" else RED, settings.budget,
                                              settings.preset, settings.seed, self.out, settings.max_plies,
                                              settings.openings)
