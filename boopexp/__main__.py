@@ -23,6 +23,8 @@ def main() -> None:
         from boopexp.interfaces.cli import main as cli
 
         _restore(previous)
+        if stopped:  # raised inside the import system's lock callback, which ignores it (issue 33)
+            raise KeyboardInterrupt
     except KeyboardInterrupt:
         _restore(previous)
         signum = stopped[-1] if stopped else signal.SIGINT

@@ -233,6 +233,52 @@ def test_a_signal_while_the_command_line_is_imported_is_one_line(tmp_path, signu
     assert (proc.returncode, err) == (128 + signum, f"Interrupted by {name} while starting: nothing was done.\n")
 
 
+def test_a_signal_the_import_system_swallowed_still_stops_the_command(tmp_path):
+    """Hostile trial of issue 33: a Ctrl-C ~0.5 s into ``merge`` printed "Exception ignored in:
+    <function _get_module_lock.<locals>.cb ...> ... raise KeyboardInterrupt" and the merge ran to
+    its end, exit 0: the import system's lock callback swallows the KeyboardInterrupt of the
+    startup handler. Here ``click``'s import swallows it the same way, then imports on."""
+    shim = tmp_path / "shim" / "click"
+    shim.mkdir(parents=True)
+    (shim / "__init__.py").write_text(
+        "import os, signal, sys, time\n"
+        "try:\n    os.kill(os.getpid(), signal.SIGINT)\n    time.sleep(5)\nexcept KeyboardInterrupt:\n    pass\n"
+        "sys.path.remove(os.path.dirname(os.path.dirname(__file__)))\n"
+        "del sys.modules['click']\nimport click\n")
+    proc = subprocess.run([sys.executable, "-m", "boopexp", "game", "--p1", "random", "--p2", "random"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(tmp_path / "shim")})
+    assert (proc.returncode, proc.stdout, proc.stderr) == (
+        130, "", "Interrupted by Ctrl-C while starting: nothing was done.\n")
+
+
+SLOW_STATUS = """
+import sys, time
+from boopexp.experiments import status
+def slow(folder):
+    print("reading", flush=True)
+    time.sleep(60)
+status.folder_status = slow
+from boopexp.interfaces.cli import main
+main(sys.argv[1:], prog_name="boopexp")
+"""
+
+
+def test_sigterm_stops_a_command_without_a_handler_of_its_own_in_one_line(tmp_path):
+    """Hostile trial of issue 33: import, merge and export (and every command but run, game,
+    play, tune and serve) were killed by SIGTERM without a word, their context managers (temporary
+    files) not run. Now SIGTERM stops them as Ctrl-C does: one line and 143."""
+    (tmp_path / "s").mkdir()
+    (tmp_path / "s" / "games.jsonl").write_text("")
+    proc = subprocess.Popen([sys.executable, "-c", SLOW_STATUS, "status", "s"], cwd=tmp_path,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    _wait_for(proc, b"reading", timeout=120)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=60)
+    assert (proc.returncode, err.decode()) == (
+        143, "Interrupted by SIGTERM: boopexp status stopped before it finished; run it again.\n")
+
+
 def test_the_console_script_runs_the_guarded_entry_point():
     """``boopexp`` (pyproject's [project.scripts]) starts where ``python -m boopexp`` does."""
     text = (Path(__file__).resolve().parents[1] / "pyproject.toml").read_text()

@@ -1,13 +1,17 @@
 """The ``boopexp`` command line: a thin click layer over the library.
 
 Library errors (:class:`boopexp.errors.BoopError`) become one line on stderr and exit code 2
-for configuration/usage errors, 1 otherwise; no traceback for a user's mistake. A Ctrl-C that
-no command handled is one line and 130 too (python -m boopexp: :mod:`boopexp.__main__`).
+for configuration/usage errors, 1 otherwise; no traceback for a user's mistake. A Ctrl-C or
+SIGTERM that no command handled is one line and 130 or 143 too (python -m boopexp:
+:mod:`boopexp.__main__`).
 """
 
 from __future__ import annotations
 
+import signal
 import sys
+import threading
+from typing import Any
 
 import click
 
@@ -19,6 +23,8 @@ class BoopGroup(click.Group):
     """A click group that turns BoopError into one clear line and a non-zero exit."""
 
     def invoke(self, ctx: click.Context):  # noqa: D401 - click API
+        terminated: list[int] = []
+        previous = _stop_on_sigterm(terminated)
         try:
             return super().invoke(ctx)
         except ConfigError as exc:
@@ -28,11 +34,32 @@ class BoopGroup(click.Group):
             click.echo(f"Error: {exc}", err=True)
             sys.exit(1)
         except KeyboardInterrupt:
-            # Ctrl-C outside a command's own handling of it (run, game, play, tune: what they
-            # keep, how to go on): click would print "Aborted!" and exit 1.
+            # Ctrl-C (or SIGTERM) outside a command's own handling of it (run, game, play, tune:
+            # what they keep, how to go on): click would print "Aborted!" and exit 1, and SIGTERM
+            # killed the command without a word (import, merge, export: issue 33). Files being
+            # written are cleaned up on the way out (their context managers), as for Ctrl-C.
             command = " ".join(["boopexp", *([ctx.invoked_subcommand] if ctx.invoked_subcommand else [])])
-            click.echo(f"Interrupted by Ctrl-C: {command} stopped before it finished; run it again.", err=True)
-            sys.exit(130)
+            signum = terminated[-1] if terminated else signal.SIGINT
+            name = "Ctrl-C" if signum == signal.SIGINT else signal.Signals(signum).name
+            click.echo(f"Interrupted by {name}: {command} stopped before it finished; run it again.", err=True)
+            sys.exit(128 + signum)
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGTERM, previous)
+
+
+def _stop_on_sigterm(terminated: list[int]) -> Any:
+    """SIGTERM stops a command as Ctrl-C does (a KeyboardInterrupt, the signal noted in
+    ``terminated``), where the command does not handle it itself; the previous handler, or None
+    off the main thread (where no handler can be set)."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+
+    def stop(signum: int, frame: Any) -> None:
+        terminated.append(signum)
+        raise KeyboardInterrupt
+
+    return signal.signal(signal.SIGTERM, stop)
 
 
 @click.group(cls=BoopGroup, context_settings={"help_option_names": ["-h", "--help"]})
