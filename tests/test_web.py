@@ -548,6 +548,22 @@ def test_a_bad_new_game_is_a_400_with_one_line(client: TestClient, root: Path, o
     assert not (root / "play").exists()
 
 
+def test_long_bodies_long_inputs_and_unknown_move_keys_are_one_short_line(client: TestClient, root: Path):
+    """Hostile trial of issue 33: a 100 MB JSON body was read and parsed whole; a 100 KB settings
+    hash came back whole in its 404; /api/play/ID/move ignored a misspelt key; a body's error said
+    "query parameter 'body'"."""
+    big = client.post("/api/play", content=b"[" + b"1," * 40_000 + b"1]", headers={"content-type": "application/json"})
+    assert big.status_code == 413 and "at most 65,536" in big.json()["error"], big.json()
+    long = client.get("/api/game", params={"store": "a9-fixed", "pairing": "x" * 20_000, "index": 0})
+    assert long.status_code >= 400 and len(long.json()["error"]) < 600, len(long.json()["error"])
+    assert long.json()["error"].endswith("more characters]")
+    game = client.post("/api/play", json={"agent": "random", "colour": "blue"}).json()
+    wrong = client.post(f"/api/play/{game['id']}/move", json={"mvoe": "c3"})
+    assert wrong.status_code == 400 and "unknown key mvoe" in wrong.json()["error"], wrong.json()
+    body = client.post("/api/play", content=b"[1]", headers={"content-type": "application/json"})
+    assert body.status_code == 400 and body.json()["error"].startswith("the request's body: "), body.json()
+
+
 def test_the_web_and_the_cli_refuse_a_budget_in_the_same_words(client: TestClient):
     """One check (Budget, check_seed) for every door: /api/play says what `boopexp game` says."""
     for body, options in [({"budget": "device", "seconds": 1e308}, ["--seconds", "1e308"]),

@@ -30,9 +30,11 @@ from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from starlette.exceptions import HTTPException
 
-from boopexp import __version__
+from boopexp import __version__, schema
+from boopexp.errors import ConfigError, show_value
 from boopexp.interfaces.web import stores
 from boopexp.interfaces.web.stores import RequestError, Root, StatusCache
+from boopexp.play.contract import cut_text
 
 if TYPE_CHECKING:
     from boopexp.experiments.config import ExperimentConfig
@@ -64,10 +66,19 @@ def _json(data: Any, status: int = 200) -> Response:
 
 def _validation_line(exc: RequestValidationError) -> str:
     first = exc.errors()[0]
-    where = [str(p) for p in first.get("loc", ()) if p != "query"]
+    loc = [str(p) for p in first.get("loc", ())]
     given = first.get("input")
-    shown = f" (got {given!r})" if given is not None and not isinstance(given, dict) else ""
-    return f"query parameter {'.'.join(where)!r}: {first.get('msg', 'invalid')}{shown}"
+    shown = f" (got {show_value(given)})" if given is not None and not isinstance(given, dict) else ""
+    where = "the request's body" if loc[:1] == ["body"] else f"query parameter {'.'.join(loc[1:] or loc)!r}"
+    return f"{where}: {first.get('msg', 'invalid')}{shown}"
+
+
+#: The most characters of a refusal: a message quotes what it refuses, and a request may be long
+#: (a 100 KB settings hash came back whole in its 404).
+MAX_MESSAGE = 500
+#: The largest request body the server reads (its JSON bodies are a few hundred bytes): a longer
+#: one is refused (413) before it is read.
+MAX_BODY_BYTES = 64 * 1024
 
 
 def create_app(root: str | Path, warm: bool = True, play_out: str | Path | None = None,
@@ -108,11 +119,21 @@ def create_app(root: str | Path, warm: bool = True, play_out: str | Path | None 
         return not request.url.path.startswith(("/api/", "/files", "/openapi", "/static"))
 
     def refuse(request: Request, status: int, message: str) -> Response:
-        message = base.shown(message)  # no refusal shows the server's own paths
+        # no refusal shows the server's own paths, nor the whole of a long input
+        message = cut_text(base.shown(message), MAX_MESSAGE)
         if wants_html(request):
             return templates.TemplateResponse(request, "error.html", {"message": message, "status": status,
                                                                       "root": base.path.name}, status_code=status)
         return JSONResponse({"error": message}, status_code=status)
+
+    @app.middleware("http")
+    async def _bounded_body(request: Request, call_next: Any) -> Response:
+        length = request.headers.get("content-length")
+        if length is not None and (not length.isascii() or not length.isdigit() or int(length) > MAX_BODY_BYTES):
+            return refuse(request, 413, f"a request body of {show_value(length)} bytes: at most {MAX_BODY_BYTES:,}")
+        if length is None and request.headers.get("transfer-encoding"):  # a body of unknown length
+            return refuse(request, 411, "a request body needs its Content-Length")
+        return await call_next(request)
 
     @app.exception_handler(RequestError)
     async def _refused(request: Request, exc: RequestError) -> Response:
@@ -269,6 +290,10 @@ def create_app(root: str | Path, warm: bool = True, play_out: str | Path | None 
     @app.post("/api/play/{game_id}/move", summary="Play your move (c3 small, C3 large; choice: the group to promote)")
     def play_move(game_id: str, body: dict[str, Any] = Body(..., examples=[{"move": "c3"}])) -> Response:  # noqa: B008
         game = games.get(game_id)
+        try:
+            schema.check_keys(body, ("move", "choice"))  # as /api/play's body: a misspelt key is no move
+        except ConfigError as exc:
+            raise RequestError(400, str(exc)) from None
         move, choice = body.get("move"), body.get("choice")
         if not isinstance(move, str):
             raise RequestError(400, "give the move as {\"move\": \"c3\"} (C3 for a large piece)")
