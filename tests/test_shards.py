@@ -109,6 +109,11 @@ def test_shard_option_errors_are_one_line_and_exit_2(tmp_path):
     for bad in ("2", "a/b", "1/0", "/3"):
         line = one_line(invoke("run", config, "--shard", bad, "--out", out), 2)
         assert line.startswith(f"Error: --shard {bad}: expected I/N, shard I of N shards"), line
+    for bad in ("99999999999999999999/99999999999999999999", "1/10000001"):  # issue 33: was a traceback
+        line = one_line(invoke("run", config, "--shard", bad, "--out", out), 2)
+        assert line == (f"Error: --shard {bad}: N must be at most 10000000 shards (a Slurm array has at most its "
+                        "MaxArraySize jobs, 4000001 at the largest)"), line
+    assert Shard.parse("10000000/10000000").count == 10**7
     sprt = tmp_path / "sprt.yaml"
     sprt.write_text(DEMO_CONFIG.replace("  - [vanilla, vanilla]\n", "") + "sprt: {elo0: 0, elo1: 30}\n")
     line = one_line(invoke("run", sprt, "--shard", "1/2", "--out", out), 2)

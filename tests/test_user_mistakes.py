@@ -160,6 +160,30 @@ def test_huge_games_per_side_on_the_command_line_starts_at_once(workdir, monkeyp
     assert "Interrupted: 1 of 400000000 games are stored" in result.stderr
 
 
+@pytest.mark.parametrize("args, message", [
+    (["run", "configs/demo.yaml", "--shard", "99999999999999999999/99999999999999999999"],
+     "Error: --shard 99999999999999999999/99999999999999999999: N must be at most 10000000 shards"),
+    (["run", "configs/demo.yaml", "--games-per-side", "99999999999999999999"],
+     "Error: --games-per-side 99999999999999999999: games_per_side = 99999999999999999999 must be an integer in "
+     "[1, 4611686018427387903]"),
+    (["run", "configs/huge.yaml"],
+     "Error: configs/huge.yaml: games_per_side = 99999999999999999999 must be an integer in [1, 4611686018427387903]"),
+    (["mirror", "--agent", "vanilla", "--config", "configs/demo.yaml", "--games", "99999999999999999999"],
+     "Error: --games 99999999999999999999: games = 99999999999999999999 must be an integer in "
+     "[1, 9223372036854775807]"),
+    (["run", "configs/demo.yaml", "--pairing", "random vs random"],
+     "Error: --pairing 'random vs random' is not planned"),
+])
+def test_a_refused_run_writes_nothing(workdir, args, message):
+    """A number no game index can hold (issue 33: a traceback, and a store folder left with a
+    config.yaml) and any refused run: one line, exit 2, no folder made."""
+    (workdir / "configs" / "huge.yaml").write_text(DEMO_CONFIG.replace("games_per_side: 2",
+                                                                       "games_per_side: 99999999999999999999"))
+    line = one_error_line(invoke(*args, "--out", "out"), 2)
+    assert line.startswith(message), line
+    assert sorted(p.name for p in workdir.iterdir()) == ["configs"]
+
+
 def test_jobs_are_capped_at_the_games_to_play_with_a_warning_above_the_cpus(workdir, monkeypatch):
     assert pool.PoolOptions(1000).for_games(10).jobs == 10
     assert pool.PoolOptions(3).for_games(10).jobs == 3

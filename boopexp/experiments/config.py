@@ -56,6 +56,11 @@ CONFIG_KEYS: tuple[str, ...] = (
     "openings",
 )
 REQUIRED_KEYS: tuple[str, ...] = ("name", "seed", "games_per_side", "pairings")
+#: The most games of one pairing: every game index must be an int64 (the store's columns, the
+#: shards' and tallies' arithmetic).
+MAX_GAMES = 2**63 - 1
+#: The most games per side: a mirror pairing plays twice as many.
+MAX_GAMES_PER_SIDE = MAX_GAMES // 2
 #: Keys that plan the games (which pairings, how many, at which points, when to stop):
 #: :func:`parse_settings` takes none of them.
 PLANNING_KEYS: tuple[str, ...] = ("games_per_side", "pairings", "tournament", "sweep", "sprt")
@@ -265,7 +270,12 @@ class ExperimentConfig:
 
     def mirror_plan(self, agent: str, games: int) -> tuple[PlannedPairing, ...]:
         """The config's plan with "agent vs agent" set to ``games`` games (added if absent; at
-        every point of a sweep)."""
+        every point of a sweep).
+
+        Raises:
+            ConfigError: ``games`` is not an integer in 1..:data:`MAX_GAMES`.
+        """
+        schema.integer(games, "games", 1, MAX_GAMES)
         if self.points:
             return tuple(p for point in self.points for p in point.mirror_plan(agent, games))
         mirror = self.planned_pairing(agent, agent, games)
@@ -356,7 +366,7 @@ class ExperimentConfig:
         the top-level pairings would silently plan the points' old ones.
         """
         with schema.within(self.source):
-            schema.positive_int(games_per_side, "games_per_side")
+            check_games_per_side(games_per_side)
 
         def replan(config: ExperimentConfig) -> ExperimentConfig:
             return dataclasses.replace(config, agents={**config.agents, **(agents or {})}, pairings=tuple(pairings),
@@ -367,9 +377,15 @@ class ExperimentConfig:
     def with_games_per_side(self, games_per_side: int) -> ExperimentConfig:
         """A copy with another ``games_per_side`` (validated)."""
         with schema.within(self.source):
-            schema.positive_int(games_per_side, "games_per_side")
+            check_games_per_side(games_per_side)
         points = tuple(dataclasses.replace(p, games_per_side=games_per_side) for p in self.points)
         return dataclasses.replace(self, games_per_side=games_per_side, points=points)
+
+
+def check_games_per_side(value: Any) -> int:
+    """``value`` if it is an integer in 1..:data:`MAX_GAMES_PER_SIDE`: the one check of a config's
+    ``games_per_side`` and of ``--games-per-side``."""
+    return schema.integer(value, "games_per_side", 1, MAX_GAMES_PER_SIDE)
 
 
 def parse_pairing(text: str, canonical: Callable[[str], str] = canonical_name) -> str:
@@ -489,7 +505,7 @@ def _parse(data: Any, source: str, directory: str | None, settings_only: bool) -
             raise schema.invalid("name", name, "a non-empty string of letters, digits, '.', '_' or '-' "
                                                "(it names the output folder)")
         seed = identity.check_seed(data["seed"])
-        games_per_side = 0 if settings_only else schema.positive_int(data["games_per_side"], "games_per_side")
+        games_per_side = 0 if settings_only else check_games_per_side(data["games_per_side"])
         budget = Budget.from_mapping(data.get("budget"))
         preset = schema.choice(data.get("preset", DEFAULT_PRESET), "preset", PRESETS)
         max_plies = check_max_plies(data.get("max_plies"))

@@ -116,6 +116,11 @@ def record_key(record: Mapping[str, Any]) -> GameKey:
     return game_key(record["config_hash"], record["pairing"], record["game_index"])
 
 
+#: The most shards a plan is dealt into (``--shard I/N``): far more than any cluster runs at
+#: once, and small enough for every integer column that meets it.
+MAX_SHARDS = 10**7
+
+
 @dataclass(frozen=True)
 class Shard:
     """Shard ``index`` of ``count`` (1-based, as ``--shard I/N`` and Slurm's ``--array=1-N``): a
@@ -148,6 +153,9 @@ class Shard:
         if not sep or count < 1:
             raise ConfigError(f"{option} {text}: expected I/N, shard I of N shards (N >= 1, I in 1..N), e.g. "
                               f"{option} 1/4 (with Slurm: {option} $SLURM_ARRAY_TASK_ID/4 and --array=1-4)")
+        if count > MAX_SHARDS:  # before any int64 column meets it (the tallies count shards with numpy)
+            raise ConfigError(f"{option} {text}: N must be at most {MAX_SHARDS} shards (a Slurm array has at "
+                              "most its MaxArraySize jobs, 4000001 at the largest)")
         if not 1 <= index <= count:
             raise ConfigError(f"{option} {text}: I must be in 1..N (shard I of N, 1-based like "
                               f"sbatch --array=1-{count})")

@@ -97,7 +97,10 @@ def run(config_path: Path, games_per_side: int | None, pairings: tuple[str, ...]
     part = Shard.parse(shard) if shard is not None else None  # a bad I/N is refused before the config is read
     config = load_config(config_path)
     if games_per_side is not None:
-        config = config.with_games_per_side(games_per_side)
+        try:
+            config = config.with_games_per_side(games_per_side)
+        except ConfigError as exc:  # the option, not the config file, holds the bad value
+            raise exc.replace(where=f"--games-per-side {games_per_side}") from None
     if part is not None:
         config = config.with_shard(part)
     plan = config.plan()
@@ -133,7 +136,10 @@ def mirror(agent: str, games: int, config_path: Path | None, out: Path | None, j
     config = load_config(config_path if config_path is not None else default_mirror_config())
     with schema.within("--agent"):
         agent = config.canonical(agent)
-    plan = config.mirror_plan(agent, games)
+    try:
+        plan = config.mirror_plan(agent, games)
+    except ConfigError as exc:  # the option holds the bad value
+        raise exc.replace(where=f"--games {games}") from None
     _execute(config, plan, [pairing_name(agent, agent)], out, pool_options(jobs, backend, scheduler, slurm), quiet,
              dry_run)
 
