@@ -328,6 +328,24 @@ def test_openings_command_balanced_suite_is_the_balanced_configs(tmp_path, monke
     assert "# config: seed: 0, openings: {random_plies: 4, balanced: {games: 4, margin: 0.25}}" in out.read_text()
 
 
+def test_openings_command_writes_through_a_link_and_to_standard_output(tmp_path, monkeypatch):
+    """--out through a link writes the file it points to (issue 33: the link was replaced);
+    - is standard output, with what is said of the suite on stderr."""
+    monkeypatch.chdir(tmp_path)
+    base = ["openings", "--plies", "2", "--count", "2", "--games", "4", "--seed", "3"]
+    assert CliRunner().invoke(main, [*base, "--out", "s.txt"]).exit_code == 0
+    suite = (tmp_path / "s.txt").read_text()
+    (tmp_path / "sub").mkdir()
+    Path("link.txt").symlink_to(tmp_path / "sub" / "t.txt")
+    result = CliRunner().invoke(main, [*base, "--out", "link.txt"])
+    assert result.exit_code == 0, result.output
+    assert Path("link.txt").is_symlink() and (tmp_path / "sub" / "t.txt").read_text() == suite
+    result = CliRunner().invoke(main, [*base, "--out", "-"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout == suite and "Wrote 2 positions of 2 random plies to -" in result.stderr
+    assert not (tmp_path / "-").exists()
+
+
 @pytest.mark.parametrize(("args", "message"), [
     (["--margin", "0.7"], "Error: --margin 0.7: margin = 0.7 must be a number in [0, 0.5]"),
     (["--games", "3", "--margin", "0.1"], "Error: --margin 0.1: margin = 0.1 admits no score of 3 decided games"),

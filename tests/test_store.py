@@ -7,8 +7,11 @@ import json
 import os
 import re
 import signal
+import stat
 import subprocess
 import sys
+import threading
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -25,6 +28,7 @@ from boopexp.experiments.store import (
     segment_blocks,
     segment_data,
     segment_paths,
+    write_atomically,
 )
 from boopexp.experiments.summary import game_summary
 from boopexp.experiments.tally import score, unplanned
@@ -192,6 +196,38 @@ def test_write_config_is_atomic_and_keeps_a_different_old_one(tmp_path):
     assert backup.read_bytes() == first
     names = sorted(p.name for p in store.directory.iterdir())
     assert len(names) == 3 and not any(".tmp" in n for n in names)
+
+
+def test_write_atomically_writes_through_links_and_streams_into_devices(tmp_path, capfd):
+    """The one writer of a whole file (export --out, openings --out, tune's outputs, config.yaml):
+    a link is written through (issue 33: --out /dev/stdout replaced the system's link with a
+    file), a dangling link's target created, - is standard output, a FIFO is streamed into."""
+    target = tmp_path / "real.txt"
+    target.write_bytes(b"old")
+    link = tmp_path / "link.txt"
+    link.symlink_to(target)
+    write_atomically(link, b"new")
+    assert link.is_symlink() and target.read_bytes() == b"new"
+    (tmp_path / "sub").mkdir()
+    dangling = tmp_path / "dangling"
+    dangling.symlink_to(tmp_path / "sub" / "made.txt")
+    write_atomically(dangling, b"made")
+    assert dangling.is_symlink() and (tmp_path / "sub" / "made.txt").read_bytes() == b"made"
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["dangling", "link.txt", "made.txt", "real.txt", "sub"]
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    read: list[bytes] = []
+    reader = threading.Thread(target=lambda: read.append(fifo.read_bytes()))
+    reader.start()
+    write_atomically(fifo, b"through the fifo")
+    reader.join(60)
+    assert read == [b"through the fifo"] and stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    from boopexp.experiments.store import is_stream
+
+    assert is_stream(fifo) and is_stream("-") and is_stream(os.devnull) and not is_stream(target)
+    capfd.readouterr()
+    write_atomically(Path("-"), b"to stdout")
+    assert capfd.readouterr().out == "to stdout" and not Path("-").exists()
 
 
 def test_unreadable_config_yaml_is_a_store_error(tmp_path):

@@ -27,7 +27,9 @@ import os
 import re
 import shutil
 import signal
+import stat
 import struct
+import sys
 import time
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -2085,10 +2087,54 @@ def _move_tail(games: Path, tail: TruncatedTail) -> Path:
     return target
 
 
-def write_atomically(path: Path, data: bytes) -> None:
+#: The output path that names standard output (``--out -``).
+STDOUT_PATH = "-"
+
+
+def is_stream(path: str | Path) -> bool:
+    """Whether writing ``path`` streams into it rather than replacing a file: standard output
+    (``-``), or (through any symbolic link) an existing character device, FIFO or socket. A
+    command does not ask ``--force`` to write one, nor says "exists"."""
+    if str(path) == STDOUT_PATH:
+        return True
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+
+
+def writes_standard_output(path: str | Path) -> bool:
+    """Whether ``path`` is this process's standard output (``-``, ``/dev/stdout``, the file or
+    pipe it goes to): a command writing its data there prints its own message on stderr."""
+    if str(path) == STDOUT_PATH:
+        return True
+    try:
+        return os.path.samestat(os.stat(path), os.fstat(sys.stdout.fileno()))
+    except (OSError, ValueError, AttributeError):  # no such path, or stdout is no file (a test's capture)
+        return False
+
+
+def write_atomically(path: str | Path, data: bytes) -> None:
     """``data`` as the whole of ``path`` or nothing: a temporary file beside it, fsync, rename,
-    fsync the folder (the temporary removed if that fails). Raises OSError for the caller to word."""
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    fsync the folder (the temporary removed if that fails). The one way boopexp writes a file a
+    user names (``export --out``, ``openings --out``) as well as its own.
+
+    A symbolic link is written through, never replaced: the temporary file goes beside the file
+    it points to, which is renamed over (a dangling link's target is created, as the shell's
+    ``>`` does). Standard output (``-``) and what is not a file — a character device such as
+    ``/dev/null`` or a terminal, a FIFO, a socket — are streamed into, not renamed over
+    (:func:`is_stream`). Raises OSError for the caller to word."""
+    if str(path) == STDOUT_PATH:
+        _stream(sys.stdout.buffer, data)
+        return
+    target = Path(os.path.realpath(path))
+    if is_stream(target):
+        with open(target, "wb") as fh:
+            _stream(fh, data)
+        return
+    tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
+    path = target
     try:
         with open(tmp, "wb") as fh:
             fh.write(data)
@@ -2099,6 +2145,11 @@ def write_atomically(path: Path, data: bytes) -> None:
         tmp.unlink(missing_ok=True)
         raise
     _fsync_dir(path.parent)
+
+
+def _stream(fh: Any, data: bytes) -> None:
+    fh.write(data)
+    fh.flush()
 
 
 def _fsync_dir(directory: Path) -> None:

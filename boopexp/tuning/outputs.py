@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import csv
 import io
-import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from boopexp.experiments.store import write_atomically
 from boopexp.tuning.config import TuneConfig
 from boopexp.tuning.confirm import ConfirmReport
 from boopexp.tuning.search import SearchReport, TrialResult
@@ -198,7 +198,5 @@ def _csv(rows: list[dict[str, Any]]) -> str:
 
 def _write_text(path: Path, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    write_atomically(path, text.encode("utf-8"))
     return path

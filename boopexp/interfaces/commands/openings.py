@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
@@ -32,8 +33,9 @@ from boopexp.play.openings import (
 @click.option("--seed", type=str, default="0", show_default=True,
               help="The suite's seed: the same as a config's seed, whose openings {random_plies: N} "
                    "(balanced: {games, margin} with --balanced) are these positions.")
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True,
-              help="The suite file to write (one position a line); an existing file is not overwritten.")
+@click.option("--out", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path), required=True,
+              help="The suite file to write (one position a line); an existing file is not overwritten; a link is "
+                   "written through; - is standard output.")
 @click.option("--force", is_flag=True, help="Overwrite --out if it exists.")
 def openings(plies: int, count: int, balanced: bool, games: int, margin: float, seed: str, out: Path,
              force: bool) -> None:
@@ -58,10 +60,13 @@ def openings(plies: int, count: int, balanced: bool, games: int, margin: float, 
     except ConfigError as exc:
         field = (exc.key or "").rpartition(".")[2]
         raise exc.replace(key=field, where=f"--{field} {exc.value}") from None
-    if out.exists() and not force:
+    from boopexp.experiments.store import is_stream, write_atomically, writes_standard_output
+
+    if out.exists() and not force and not is_stream(out):  # a device or a FIFO is written into, not over
         raise ConfigError(f"--out {out} exists: choose another file, or pass --force to overwrite it")
-    if not out.parent.is_dir():
-        raise ConfigError(f"--out {out}: the folder {out.parent} does not exist")
+    parent = Path(os.path.realpath(out)).parent if out.is_symlink() else out.parent  # a link: its target's
+    if not parent.is_dir():
+        raise ConfigError(f"--out {out}: the folder {parent} does not exist")
     from boopexp.play.match import play_game
     from boopexp.play.starts import balance_score, draw_opening, suite_summary, summary_seed
 
@@ -73,12 +78,11 @@ def openings(plies: int, count: int, balanced: bool, games: int, margin: float, 
         "config": f"seed: {seed_value}, openings: {{random_plies: {plies}"
                   + (f", balanced: {{games: {balance.games}, margin: {balance.margin:g}}}" if balanced else "") + "}",
     }
-    from boopexp.experiments.store import write_atomically
-
     try:
         write_atomically(out, suite_text(positions, header).encode("utf-8"))
     except OSError as exc:
         raise ConfigError(f"--out {out}: cannot write it: {exc.strerror or exc}") from None
+    err = writes_standard_output(out)  # the suite went to standard output: what is said of it, to stderr
     click.echo(f"Wrote {count} positions of {plies} random plies to {out} (seed {seed_value}"
-               + (f", balanced: {balance.games} games, margin {balance.margin:g}" if balanced else "") + ").")
-    click.echo(suite_summary(positions, scores, balance))
+               + (f", balanced: {balance.games} games, margin {balance.margin:g}" if balanced else "") + ").", err=err)
+    click.echo(suite_summary(positions, scores, balance), err=err)
