@@ -164,13 +164,14 @@ def test_huge_games_per_side_on_the_command_line_starts_at_once(workdir, monkeyp
     (["run", "configs/demo.yaml", "--shard", "99999999999999999999/99999999999999999999"],
      "Error: --shard 99999999999999999999/99999999999999999999: N must be at most 10000000 shards"),
     (["run", "configs/demo.yaml", "--games-per-side", "99999999999999999999"],
-     "Error: --games-per-side 99999999999999999999: games_per_side = 99999999999999999999 must be an integer in "
-     "[1, 4611686018427387903]"),
+     "Error: --games-per-side 99999999999999999999: games_per_side = 99999999999999999999 must be a positive "
+     "integer of at most 4611686018427387903 (2^62-1)"),
     (["run", "configs/huge.yaml"],
-     "Error: configs/huge.yaml: games_per_side = 99999999999999999999 must be an integer in [1, 4611686018427387903]"),
+     "Error: configs/huge.yaml: games_per_side = 99999999999999999999 must be a positive integer of at most "
+     "4611686018427387903 (2^62-1)"),
     (["mirror", "--agent", "vanilla", "--config", "configs/demo.yaml", "--games", "99999999999999999999"],
-     "Error: --games 99999999999999999999: games = 99999999999999999999 must be an integer in "
-     "[1, 9223372036854775807]"),
+     "Error: --games 99999999999999999999: games = 99999999999999999999 must be a positive integer of at most "
+     "9223372036854775807 (2^63-1)"),
     (["run", "configs/demo.yaml", "--pairing", "random vs random"],
      "Error: --pairing 'random vs random' is not planned"),
 ])

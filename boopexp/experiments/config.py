@@ -275,7 +275,7 @@ class ExperimentConfig:
         Raises:
             ConfigError: ``games`` is not an integer in 1..:data:`MAX_GAMES`.
         """
-        schema.integer(games, "games", 1, MAX_GAMES)
+        schema.integer(games, "games", 1, MAX_GAMES, want=f"a positive integer of at most {MAX_GAMES} (2^63-1)")
         if self.points:
             return tuple(p for point in self.points for p in point.mirror_plan(agent, games))
         mirror = self.planned_pairing(agent, agent, games)
@@ -385,7 +385,8 @@ class ExperimentConfig:
 def check_games_per_side(value: Any) -> int:
     """``value`` if it is an integer in 1..:data:`MAX_GAMES_PER_SIDE`: the one check of a config's
     ``games_per_side`` and of ``--games-per-side``."""
-    return schema.integer(value, "games_per_side", 1, MAX_GAMES_PER_SIDE)
+    return schema.integer(value, "games_per_side", 1, MAX_GAMES_PER_SIDE,
+                          want=f"a positive integer of at most {MAX_GAMES_PER_SIDE} (2^62-1)")
 
 
 def parse_pairing(text: str, canonical: Callable[[str], str] = canonical_name) -> str:
