@@ -5,14 +5,20 @@ malformed file or a conflicting game is one line and nothing written."""
 from __future__ import annotations
 
 import csv
+import os
+import shutil
+import stat
+import threading
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
+from boopexp.errors import ConfigError
 from boopexp.experiments.export import CSV_COLUMNS, export_games, game_text, import_games
-from boopexp.experiments.store import has_games_files, scan_store, segment_data, segment_paths
+from boopexp.experiments.store import GameStore, has_games_files, scan_store, segment_data, segment_paths
 from boopexp.interfaces.cli import main
+from boopexp.play import replay
 from tests.conftest import one_line
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -38,9 +44,11 @@ def test_the_committed_stores_are_found():
 
 
 @pytest.mark.parametrize("folder", STORES, ids=lambda p: str(p.relative_to(RESULTS)))
-def test_round_trip_of_every_committed_store(tmp_path, folder):
+def test_round_trip_of_every_committed_store(tmp_path, folder, monkeypatch):
     """export then import gives back every game exactly: the decoded records are equal (moves,
-    winner, identity, settings, telemetry) and, the store having no duplicate, the lines too."""
+    winner, identity, settings, telemetry) and, the store having no duplicate, the lines too.
+    (The format is tested here: playing the games, minutes for 42,000, is tested below.)"""
+    monkeypatch.setattr(replay, "check_replays", lambda record, search: None)
     text = tmp_path / "games.txt"
     exported = export_games([folder], text, "text")
     report = import_games(text, tmp_path / "store")
@@ -65,14 +73,16 @@ def test_export_import_cli_and_replay(tmp_path):
                          '[Seed "4480965923850433173"]']
     assert text.read_text().split("\n\n")[1].startswith("1. c4 c2 2. c3 c4 3. c3 e4")
     out = tmp_path / "imported"
-    result = invoke("import", text, "--out", out)
+    result = invoke("import", text, "--out", out, "--no-search")
     assert result.exit_code == 0, result.output
-    assert result.output.strip() == f"{out}: 800 games imported from {text} (0 already there)"
+    assert result.output.strip() == (f"{out}: 800 games imported from {text} (0 already there; "
+                                     "0 played again by search)")
     result = invoke("replay", out, "--pairing", "mcts-co vs vanilla", "--game", "3")
     assert result.exit_code == 0 and "as recorded" in result.output, result.output
     before = (out / "games.jsonl").read_bytes()
-    result = invoke("import", text, "--out", out)
-    assert result.output.strip() == f"{out}: 0 games imported from {text} (800 already there)"
+    result = invoke("import", text, "--out", out)  # stored games are walked, not searched again
+    assert result.output.strip() == (f"{out}: 0 games imported from {text} (800 already there; "
+                                     "0 played again by search)")
     assert (out / "games.jsonl").read_bytes() == before
 
 
@@ -124,19 +134,24 @@ def test_a_malformed_file_is_one_line_naming_file_and_line(tmp_path, edit, line,
 
 
 def test_a_conflicting_game_is_refused_and_nothing_is_written(tmp_path):
-    """A game under a stored game's identity but other moves: refused as merge refuses it."""
+    """A game under a stored game's identity but another game (the stored copy of other code, here
+    another seed): refused as merge refuses it."""
     text, (heads, moves) = _one_game(tmp_path)
     out = tmp_path / "out"
-    import_games(text, out)
+    from boopexp.experiments.export import read_games
+
+    record = next(read_games(text))[1]
+    text.write_text(heads + "\n\n" + moves + "\n")  # that one game
+    with GameStore(out).open() as writer:
+        writer.append({**record, "seed": record["seed"] + 1})
     before = (out / "games.jsonl").read_bytes()
-    other = tmp_path / "other.txt"
-    other.write_text(heads + "\n\n" + moves.replace("1. c4 c2", "1. c4 d2") + "\n")
-    error = one_line(invoke("import", other, "--out", out), 1)
+    error = one_line(invoke("import", text, "--out", out), 1)
     assert "'mcts-co vs vanilla' #0 (1d3c3dac7ecca76f) differs from the copy in" in error, error
     assert error.endswith("nothing imported")
     assert (out / "games.jsonl").read_bytes() == before
+    other = moves.replace("1. c4 c2", "1. c4 d2")
     twice = tmp_path / "twice.txt"
-    twice.write_text(heads + "\n\n" + moves + "\n\n" + other.read_text())
+    twice.write_text(heads + "\n\n" + moves + "\n\n" + heads + "\n\n" + other + "\n")
     error = one_line(invoke("import", twice, "--out", tmp_path / "new"), 1)
     assert "is in the file twice as different games; nothing imported" in error
     assert not (tmp_path / "new").exists()
@@ -151,3 +166,162 @@ def test_user_mistakes_are_one_line(tmp_path):
     empty.write_text("\n")
     assert "no game" in one_line(invoke("import", empty, "--out", tmp_path / "out"), 2)
     assert not (tmp_path / "out").exists()
+
+
+# ---------------------------------------------------------------------------------------------
+# import plays every game before it stores it (issue 33)
+
+
+def _edit_seed(heads: str, moves: str) -> tuple[str, str]:
+    """Another seed, consistently in the Seed header and the Record: every move still legal."""
+    seed = "4480965923850433173"
+    assert heads.count(seed) == 2
+    return heads.replace(seed, "4480965923850433174"), moves
+
+
+def _edit_iterations(heads: str, moves: str) -> tuple[str, str]:
+    """The iterations counted at ply 3 (the Record's telemetry) edited: the moves are the game's."""
+    start = heads.index('iterations\\":[') + len('iterations\\":[')
+    counts = heads[start:heads.index("]", start)].split(",")
+    counts[2] = str(int(counts[2]) + 1)
+    return heads[:start] + ",".join(counts) + heads[heads.index("]", start):], moves
+
+
+def _flip_winner(heads: str, moves: str) -> tuple[str, str]:
+    """Red said to win, consistently in the Record, the Result header and the result token."""
+    assert '\\"winner\\":\\"p1\\"' in heads
+    heads = heads.replace('[Result "1-0"]', '[Result "0-1"]').replace('\\"winner\\":\\"p1\\"',
+                                                                      '\\"winner\\":\\"p2\\"')
+    return heads, moves.replace("1-0", "0-1")
+
+
+EDITS = {
+    "a move changed": (lambda h, m: (h, m.replace("1. c4 c2", "1. c4 d2")),
+                       "ply 9 ('D3'): 'D3' is illegal in "),
+    "the winner flipped": (_flip_winner, "the record says winner = 'p2'; its moves and agents give 'p1' "
+                                         "(the game's end, ply 27)"),
+    "the seed changed": (_edit_seed, "played again by search from its settings and seed, the game differs from "
+                                     "the record at ply 1"),
+    "a search's count changed": (_edit_iterations, "played again by search from its settings and seed, the game "
+                                                   "differs from the record at ply 3"),
+}
+
+
+@pytest.mark.parametrize("edit", EDITS, ids=list(EDITS))
+def test_an_edited_game_is_refused_naming_the_game_and_the_ply(tmp_path, edit):
+    """Each edit keeps the headers consistent with the Record: only playing the game finds it. A
+    valid game before it in the file is not stored either, and the store is left as it was."""
+    change, message = EDITS[edit]
+    text = tmp_path / "all.txt"
+    export_games([ABLATION], text, "text")
+    blocks = text.read_text().split("\n\n")
+    heads, moves = change(blocks[0], blocks[1])
+    out = tmp_path / "out"
+    bad = tmp_path / "bad.txt"
+    bad.write_text(heads + "\n\n" + moves + "\n")
+    error = one_line(invoke("import", bad, "--out", out), 2)
+    assert error.startswith(f"Error: {bad}:1: game 'mcts-co vs vanilla' #0: {message}"), error
+    assert error.endswith("; it does not replay, nothing imported"), error
+    assert not out.exists()
+    # in an existing store, after a good game: nothing of the file is stored
+    good = "\n\n".join(blocks[2:4]) + "\n"
+    (tmp_path / "good.txt").write_text(good)
+    assert invoke("import", tmp_path / "good.txt", "--out", out).exit_code == 0
+    files = {p.name: p.read_bytes() for p in out.iterdir()}
+    line = good.count("\n") + 2
+    bad.write_text(good + "\n" + heads + "\n\n" + moves + "\n" + blocks[4] + "\n\n" + blocks[5] + "\n")
+    error = one_line(invoke("import", bad, "--out", out), 2)
+    assert error.startswith(f"Error: {bad}:{line}: game 'mcts-co vs vanilla' #0: {message}"), error
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == files
+
+
+def test_without_search_a_game_is_played_through_the_rules_only(tmp_path):
+    """--no-search: what the rules check is still checked; a search's own choices are not."""
+    text, (heads, moves) = _one_game(tmp_path)
+    seed = tmp_path / "seed.txt"
+    seed.write_text("\n\n".join(_edit_seed(heads, moves)) + "\n")
+    result = invoke("import", seed, "--out", tmp_path / "a", "--no-search")
+    assert result.exit_code == 0 and "1 games imported" in result.output, result.output
+    move = tmp_path / "move.txt"
+    move.write_text(heads + "\n\n" + moves.replace("1. c4 c2", "1. c4 d2") + "\n")
+    assert "ply 9 ('D3')" in one_line(invoke("import", move, "--out", tmp_path / "b", "--no-search"), 2)
+    assert not (tmp_path / "b").exists()
+
+
+def test_import_searches_by_default_and_a_plugin_game_only_walks(tmp_path):
+    """The default re-plays a device game by search; a game whose agent is a plugin (a module the
+    file names) or whose budget depends on the host is walked only: no code a file names is run."""
+    text, (heads, moves) = _one_game(tmp_path)
+    text.write_text(heads + "\n\n" + moves + "\n")
+    result = invoke("import", text, "--out", tmp_path / "a")
+    assert result.exit_code == 0, result.output
+    assert result.output.strip().endswith("(0 already there; 1 played again by search)"), result.output
+    from boopexp.experiments.export import read_games
+    from boopexp.play.replay import reproducible
+
+    (record,) = [r for _, r in read_games(text)]
+    assert reproducible(record)
+    plugin = {**record["p2_spec"], "kind": "plugin", "plugin": "os:system", "kwargs": {"command": "false"}}
+    assert not reproducible({**record, "p2_spec": plugin})
+    assert not reproducible({**record, "budget": {"mode": "cpu", "seconds": 1.0}})
+
+
+def test_import_reads_the_file_game_by_game(tmp_path):
+    """The file is streamed: the first game is read before the reader meets a later line (a
+    140 MB export is never whole in memory, issue 33: 1.6 GB peak before)."""
+    text, (heads, moves) = _one_game(tmp_path)
+    from boopexp.experiments.export import read_games
+
+    text.write_text(heads + "\n\n" + moves + "\n\n" + "[Event ablation]\n")
+    games = read_games(text)
+    line, record = next(games)
+    assert line == 1 and record["game_index"] == 0
+    with pytest.raises(ConfigError, match=r":19: '\[Event ablation\]' is not a header"):
+        next(games)
+
+
+# ---------------------------------------------------------------------------------------------
+# export --out: links written through, - and devices streamed (issue 33)
+
+
+def test_export_writes_through_a_link_and_streams_into_a_device(tmp_path):
+    target = tmp_path / "real.txt"
+    target.write_text("old")
+    link = tmp_path / "link.txt"
+    link.symlink_to(target)
+    result = invoke("export", RESULTS / "a9-fixed", "--out", link)
+    assert result.exit_code == 0, result.output
+    assert link.is_symlink() and target.read_text().startswith('[Event "a9-fixed"]')
+    # a link to a character device (here /dev/null): written into, neither link nor device replaced
+    null = tmp_path / "null"
+    null.symlink_to(os.devnull)
+    assert invoke("export", RESULTS / "a9-fixed", "--out", null).exit_code == 0
+    assert null.is_symlink() and stat.S_ISCHR(os.stat(os.devnull).st_mode)
+    # a FIFO: streamed to its reader
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    read: list[bytes] = []
+    reader = threading.Thread(target=lambda: read.append(fifo.read_bytes()))
+    reader.start()
+    assert invoke("export", RESULTS / "a9-fixed", "--out", fifo).exit_code == 0
+    reader.join(60)
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode) and read == [target.read_bytes()]
+
+
+def test_export_to_dash_is_standard_output_and_a_store_named_twice_is_read_once(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["export", str(RESULTS / "a9-fixed"), f"{RESULTS / 'a9-fixed'}/", "--out", "-"])
+    assert result.exit_code == 0, result.output
+    assert not (tmp_path / "-").exists()
+    assert result.stdout.startswith('[Event "a9-fixed"]') and result.stdout.count("[Event ") == 200
+    assert result.stderr == "-: 200 games from 1 store(s) (text)\n"
+
+
+def test_export_into_the_store_it_exports_is_refused(tmp_path):
+    store = tmp_path / "store"
+    shutil.copytree(RESULTS / "a9-fixed", store)
+    before = {p.name: p.read_bytes() for p in store.iterdir()}
+    for out in (store / "games.jsonl", store / "x.txt"):
+        error = one_line(invoke("export", store, "--out", out), 2)
+        assert error == f"Error: --out {out} is inside the store {str(store)!r} it exports; write it elsewhere"
+    assert {p.name: p.read_bytes() for p in store.iterdir()} == before

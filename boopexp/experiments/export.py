@@ -13,18 +13,25 @@ headers agree with the record: an edited header is an error, not a silent second
 from __future__ import annotations
 
 import json
+import os
+import pickle
 import re
-from collections.abc import Iterator, Mapping, Sequence
+import tempfile
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from boopexp.engine.state import initial_state
 from boopexp.errors import ConfigError, StoreError
 from boopexp.experiments.store import (
     OUTCOME_COLUMNS,
     GameStore,
+    Location,
+    OutcomeColumns,
     check_record,
+    has_games_files,
+    is_stream,
     records_at,
     scan_outcome_columns,
     scan_store,
@@ -32,7 +39,7 @@ from boopexp.experiments.store import (
 )
 from boopexp.game.notation import format_position, parse_move
 from boopexp.play.contract import first_mover, pack_record, same_game, unpack_record
-from boopexp.play.identity import record_key
+from boopexp.play.identity import GameKey, record_key
 
 #: The readable headers, in the order they are written (then ``Record``).
 HEADERS: tuple[str, ...] = ("Event", "Date", "Blue", "Red", "Result", "Termination", "StartPosition", "Seed",
@@ -47,6 +54,7 @@ RESULTS: dict[str | None, str] = {"p1": "1-0", "p2": "0-1", None: "*"}
 #: (:func:`boopexp.experiments.store.scan_outcome_columns`; p1 is Blue, p2 Red).
 CSV_COLUMNS: tuple[str, ...] = ("store", *OUTCOME_COLUMNS[1:])
 _HEADER_RE = re.compile(r'^\[([A-Za-z][A-Za-z0-9_]*) "((?:[^"\\]|\\.)*)"\]$')
+_ESCAPED_RE = re.compile(r"\\(.)")
 _NUMBER_RE = re.compile(r"^\d+\.(\.\.)?$")
 _LINE_WIDTH = 80
 
@@ -56,7 +64,11 @@ def _escape(value: str) -> str:
 
 
 def _unescape(value: str) -> str:
-    return re.sub(r"\\(.)", r"\1", value)
+    return _ESCAPED_RE.sub(_escaped, value) if "\\" in value else value
+
+
+def _escaped(match: re.Match[str]) -> str:
+    return match.group(1)
 
 
 def _compact(value: Any, sort_keys: bool = True) -> str:
@@ -118,33 +130,52 @@ def game_text(record: Mapping[str, Any]) -> str:
 
 @dataclass(frozen=True)
 class ExportReport:
-    """What :func:`export_games` wrote: the file and its number of games."""
+    """What :func:`export_games` wrote: the file, its number of games and of stores read."""
 
     out: Path
     games: int
+    stores: int = 0
 
 
 def export_games(directories: Sequence[str | Path], out: str | Path, fmt: str) -> ExportReport:
     """Write the games of the stores ``directories`` to ``out`` as text (every game, in reading
     order) or CSV (one row per game, from the stores' summary columns: no record decoded where a
-    sealed segment has its summary). The file is written whole or not at all (temporary, rename).
+    sealed segment has its summary). A store named twice (or by two paths) is written once. The
+    file is written whole or not at all (:func:`~boopexp.experiments.store.write_atomically`: a
+    symbolic link written through, ``-`` standard output, a device or a FIFO streamed into).
 
     Raises:
-        ConfigError: ``fmt`` is not ``text`` or ``csv``, a folder is not a store.
-        StoreError: a damaged store.
+        ConfigError: ``fmt`` is not ``text`` or ``csv``, a folder is not a store, ``out`` is in one.
+        StoreError: a damaged store, ``out`` cannot be written.
     """
     out = Path(out)
-    folders = [Path(d) for d in directories]
+    folders = _distinct_folders(directories)
+    target = Path(os.path.realpath(out))
     for folder in folders:
         if not folder.is_dir():
             raise ConfigError(f"no results folder {str(folder)!r}")
+        if target.is_relative_to(os.path.realpath(folder)) and not is_stream(out):
+            raise ConfigError(f"--out {out} is inside the store {str(folder)!r} it exports; write it elsewhere")
     if fmt == "text":
         parts = [game_text(r) for folder in folders for r in scan_store(folder).records]
         _write_whole(out, "".join(parts).encode("ascii"))
-        return ExportReport(out, len(parts))
+        return ExportReport(out, len(parts), len(folders))
     if fmt == "csv":
-        return ExportReport(out, _write_csv(folders, out))
+        return ExportReport(out, _write_csv(folders, out), len(folders))
     raise ConfigError(f"--format {fmt!r} is not a format; allowed: text, csv")
+
+
+def _distinct_folders(directories: Sequence[str | Path]) -> list[Path]:
+    """The folders in their order, each once: a later name of a folder already named (the same
+    path, or another path to it: ``a/``, ``./a``, a link) is dropped."""
+    seen: set[str] = set()
+    folders = []
+    for d in directories:
+        real = os.path.realpath(d)
+        if real not in seen:
+            seen.add(real)
+            folders.append(Path(d))
+    return folders
 
 
 def _write_csv(folders: Sequence[Path], out: Path) -> int:
@@ -176,12 +207,23 @@ def _write_whole(out: Path, data: bytes) -> None:
 # reading the text format back
 
 
-def _blocks(path: Path, text: str) -> Iterator[tuple[int, list[tuple[int, str, str]], list[tuple[int, str]]]]:
+def _lines(path: Path, fh: IO[bytes]) -> Iterator[tuple[int, str]]:
+    """The numbered lines of a game file, read one at a time (a large export is never whole in memory)."""
+    for number, raw in enumerate(fh, 1):
+        try:
+            yield number, raw.decode("ascii")
+        except UnicodeDecodeError as exc:
+            raise ConfigError(f"{path}:{number}: not ASCII text (byte 0x{raw[exc.start]:02x}); "
+                              "expected a file written by boopexp export --format text") from None
+
+
+def _blocks(path: Path, lines: Iterable[tuple[int, str]]) -> Iterator[tuple[int, list[tuple[int, str, str]],
+                                                                        list[tuple[int, str]]]]:
     """(first line, headers as (line, key, value), movetext lines as (line, text)) of each game."""
     heads: list[tuple[int, str, str]] = []
     moves: list[tuple[int, str]] = []
     start = 0
-    for number, raw in enumerate(text.splitlines(), 1):
+    for number, raw in lines:
         line = raw.strip()
         if not line:
             continue
@@ -203,29 +245,33 @@ def _blocks(path: Path, text: str) -> Iterator[tuple[int, list[tuple[int, str, s
         yield start, heads, moves
 
 
-def parse_games(path: str | Path) -> list[dict[str, Any]]:
-    """The records of a text file written by :func:`export_games` (decoded, as the store reads them).
+def read_games(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The games of a text file written by :func:`export_games`, one at a time, as (the line its
+    block starts on, its record decoded as the store reads it): the file is streamed.
 
     Raises:
-        ConfigError: the file cannot be read, or is malformed: one line naming ``file:line`` and
-            what is wrong (a header, a move, a missing ``Record``, a header that disagrees with it).
+        ConfigError: the file cannot be read, holds no game, or is malformed: one line naming
+            ``file:line`` and what is wrong (a header, a move, a missing ``Record``, a header that
+            disagrees with it), when the reading reaches it.
     """
     path = Path(path)
     try:
-        text = path.read_text(encoding="ascii")
+        fh = open(path, "rb")
     except FileNotFoundError:
         raise ConfigError(f"no game file {str(path)!r}") from None
-    except UnicodeDecodeError as exc:
-        line = exc.object[: exc.start].count(b"\n") + 1
-        raise ConfigError(f"{path}:{line}: not ASCII text (byte 0x{exc.object[exc.start]:02x}); "
-                          "expected a file written by boopexp export --format text") from None
     except OSError as exc:
         raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
-    records = [_record(path, start, heads, moves) for start, heads, moves in _blocks(path, text)]
-    if not records:
+    games = 0
+    with fh:
+        try:
+            for start, heads, moves in _blocks(path, _lines(path, fh)):
+                games += 1
+                yield start, _record(path, start, heads, moves)
+        except OSError as exc:  # a read error midway (EIO, a directory)
+            raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if not games:
         raise ConfigError(f"{path}: no game; expected blocks of [Key \"value\"] headers and moves "
                           "(boopexp export --format text)")
-    return records
 
 
 def _record(path: Path, start: int, heads: list[tuple[int, str, str]], moves: list[tuple[int, str]]) -> dict[str, Any]:
@@ -275,54 +321,136 @@ def _record(path: Path, start: int, heads: list[tuple[int, str, str]], moves: li
 
 @dataclass(frozen=True)
 class ImportReport:
-    """What :func:`import_games` did: games read, games added (the others were already there)."""
+    """What :func:`import_games` did: games read, games added (the others were already there),
+    and how many of them were played again by search (the others only through the rules)."""
 
     out: Path
     games: int
     added: int
+    searched: int = 0
 
 
-def import_games(path: str | Path, out: str | Path) -> ImportReport:
-    """Add the games of a text file to the store ``out`` through its writer (append + fsync, the
-    lock). Idempotent as ``merge``: a game already stored (the same game: :func:`same_game`) is not
-    added again; a different game under the same identity, in the file or in ``out``, is refused
-    with nothing written, as is any malformed input (the whole file is read first).
+def import_games(path: str | Path, out: str | Path, search: bool = True) -> ImportReport:
+    """Add the games of a text file to the store ``out`` through its writer (append + fsync by
+    blocks, the lock). Every game is played through the rules and, with ``search``, where its budget makes it
+    reproducible, played again by search (:func:`boopexp.play.replay.check_replays`) before
+    anything is stored. Idempotent as ``merge``: a game already stored (the same game:
+    :func:`same_game`) is not added again, nor searched again; a different game under the same
+    identity, in the file or in ``out``, is refused with nothing written, as is any malformed input
+    or a game that does not replay (the whole file is read and checked first).
+
+    The file is streamed, game by game; the games checked wait in an unnamed temporary file (the
+    system's temporary folder) until all are, so memory holds one game and each game's identity.
 
     Raises:
-        ConfigError: the file is malformed (``file:line``).
+        ConfigError: the file is malformed, or a game does not replay (``file:line``, the game,
+            the ply).
         StoreError: a conflicting game, a damaged store or a process writing ``out``.
     """
-    records = parse_games(path)
-    unique: dict[Any, dict[str, Any]] = {}
-    for record in records:
-        key = record_key(record)
-        if key in unique:
-            if not same_game(unique[key], record):
-                raise StoreError(f"{path}: game {key[1]!r} #{key[2]} ({key[0]}) is in the file twice as different "
-                                 "games; nothing imported")
-            continue
-        unique[key] = record
+    from boopexp.play.replay import reproducible
+
     out = Path(out)
-    with GameStore(out).open() as writer:
-        stored = writer.stored
-        keys = stored.keys()
-        new = []
-        copies = []  # (identity, the file's game, where its stored copy is)
-        for key, record in unique.items():
-            row = keys.find(*key)
-            if row < 0:
-                new.append(record)
+    # What out holds already (read again under the lock): such games are walked, not searched again.
+    before = scan_outcome_columns(out).keys() if has_games_files(out) else None
+    unsearched: set[GameKey] = set()  # games out held when they were read: walked only
+    searched = 0
+    with _Spool() as spool:
+        for line, record in read_games(path):
+            key = record_key(record)
+            if key in spool:
+                if not same_game(spool.record(key), record):
+                    raise StoreError(f"{path}: game {key[1]!r} #{key[2]} ({key[0]}) is in the file twice as "
+                                     "different games; nothing imported")
+                continue
+            stored = before is not None and before.find(*key) >= 0
+            _check(path, line, record, search and not stored)
+            if stored:
+                unsearched.add(key)
             else:
-                copies.append((key, record, stored.origin_of_row(row)))
-        for (key, record, where), copy in zip(copies, records_at([c[2] for c in copies])):
-            if not same_game(copy, record):
-                raise StoreError(f"{path}: game {key[1]!r} #{key[2]} ({key[0]}) differs from the copy in "
-                                 f"{where[0]} line {where[1]}; nothing imported")
-        for record in new:
-            writer.append(record)
-    return ImportReport(out, len(unique), len(new))
+                searched += int(search and reproducible(record))
+            spool.add(key, line, record)
+        with GameStore(out).open() as writer:
+            new = _new_games(path, writer.stored, spool)
+            for key in sorted(new & unsearched) if search else ():  # stored when read, not any more
+                line, record = spool.game(key)
+                _check(path, line, record, True)
+                searched += int(reproducible(record))
+            writer.append_all(record for key, (_, record) in spool if key in new)
+    return ImportReport(out, len(spool), len(new), searched)
+
+
+def _check(path: str | Path, line: int, record: Mapping[str, Any], search: bool) -> None:
+    """:func:`~boopexp.play.replay.check_replays`, its refusal naming the file and the game's line."""
+    from boopexp.play.replay import check_replays
+
+    try:
+        check_replays(record, search)
+    except StoreError as exc:  # "'PAIRING' #I: ply N ...": the game and the ply
+        # the file's game is the bad input, as a malformed one (exit 2)
+        raise ConfigError(f"{path}:{line}: game {exc}; it does not replay, nothing imported") from None
+
+
+def _new_games(path: str | Path, stored: OutcomeColumns, spool: _Spool) -> set[GameKey]:
+    """The games of the file that ``stored`` lacks; a stored copy that is another game is refused."""
+    keys = stored.keys()
+    new: set[GameKey] = set()
+    copies: list[tuple[GameKey, Location]] = []
+    for key in spool.keys():
+        row = keys.find(*key)
+        if row < 0:
+            new.add(key)
+        else:
+            copies.append((key, stored.origin_of_row(row)))
+    copies.sort(key=lambda c: c[1])  # file by file: records_at holds one file's lines at a time
+    for (key, where), copy in zip(copies, records_at([c[1] for c in copies])):
+        if not same_game(copy, spool.record(key)):
+            raise StoreError(f"{path}: game {key[1]!r} #{key[2]} ({key[0]}) differs from the copy in "
+                             f"{where[0]} line {where[1]}; nothing imported")
+    return new
+
+
+class _Spool:
+    """The games :func:`import_games` checked, set aside in an unnamed temporary file until every
+    game of the file is: in memory, only each game's identity and where it is in the file."""
+
+    def __init__(self) -> None:
+        self._file: IO[bytes] = tempfile.TemporaryFile(prefix="boopexp-import-")
+        self._offsets: dict[GameKey, int] = {}
+
+    def __enter__(self) -> _Spool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._file.close()
+
+    def __contains__(self, key: GameKey) -> bool:
+        return key in self._offsets
+
+    def __len__(self) -> int:
+        return len(self._offsets)
+
+    def keys(self) -> Iterable[GameKey]:
+        return self._offsets.keys()
+
+    def add(self, key: GameKey, line: int, record: Mapping[str, Any]) -> None:
+        self._file.seek(0, os.SEEK_END)
+        self._offsets[key] = self._file.tell()
+        pickle.dump((line, record), self._file, protocol=pickle.HIGHEST_PROTOCOL)
+
+    def game(self, key: GameKey) -> tuple[int, dict[str, Any]]:
+        """(the line its block starts on, the record) of game ``key``."""
+        self._file.seek(self._offsets[key])
+        return pickle.load(self._file)  # this process's own temporary file
+
+    def record(self, key: GameKey) -> dict[str, Any]:
+        return self.game(key)[1]
+
+    def __iter__(self) -> Iterator[tuple[GameKey, tuple[int, dict[str, Any]]]]:
+        """Every game, in the order added."""
+        self._file.seek(0)
+        for key in list(self._offsets):
+            yield key, pickle.load(self._file)
 
 
 def _show(value: str, limit: int = 60) -> str:
     return repr(value if len(value) <= limit else value[: limit - 3] + "...")
-

@@ -10,10 +10,21 @@ from dataclasses import dataclass
 from typing import Any
 
 from boopexp.agents.specs import ALIASES
+from boopexp.engine.rng import new_rng_state
 from boopexp.errors import BoopError, ConfigError, StoreError, show_value
 from boopexp.game.position import Position
 from boopexp.game.sides import Colour, Side
-from boopexp.play.contract import FORFEITS, first_mover, mover, same_game, task_from_record, termination_of
+from boopexp.play.contract import (
+    FORFEITS,
+    first_mover,
+    mover,
+    pack_record,
+    same_game,
+    task_from_record,
+    termination_of,
+    unpack_record,
+    without_host_timing,
+)
 from boopexp.play.identity import PAIRING_SEPARATOR, pairing_name
 from boopexp.play.match import play_game
 
@@ -97,9 +108,12 @@ def walk(record: Mapping, on_ply: OnPly | None = None) -> Position:
         raise StoreError(f"{_name(record)}: the record says {record['plies']} plies but holds {len(moves)} moves")
     position = start_position(record)
     winner = None
+    # one generator for the walk's promotion tie-breaks (a record names the group where that
+    # matters): seeded, so a walk is the same every time, and made once, not per move
+    rng = new_rng_state(0)
     for ply, text in enumerate(moves, start=1):
         try:
-            result = position.play(text)
+            result = position.play(text, rng=rng)
         except BoopError as exc:
             raise StoreError(f"{_name(record)}: ply {ply} ({text!r}): {exc}") from None
         position, winner = result.position, result.winner
@@ -129,6 +143,10 @@ def first_repeat(record: Mapping) -> tuple[int, int] | None:
 
     walk(record, note)
     return found[0] if found else None
+
+
+#: The fields of a game's outcome (:func:`check_counted_fields`): decided by its last ply.
+_OUTCOME_KEYS = ("winner", "winner_colour", "winner_agent", "termination")
 
 
 def check_counted_fields(record: Mapping, colour: Colour | None) -> None:
@@ -170,8 +188,10 @@ def check_counted_fields(record: Mapping, colour: Colour | None) -> None:
         if key == "pairing" and isinstance(got, str):  # an alias names the same agent ("mcts+SEP")
             got = pairing_name(*(ALIASES.get(n, n) for n in got.split(PAIRING_SEPARATOR, 1)))
         if key in record and got != want:
+            # the outcome is the last ply's: say which, as a move's error says its ply
+            at = f" (the game's end, ply {len(record['moves'])})" if key in _OUTCOME_KEYS else ""
             raise StoreError(f"{_name(record)}: the record says {key} = {record[key]!r}; its moves and agents "
-                             f"give {want!r}")
+                             f"give {want!r}{at}")
     telemetry = record.get("telemetry")
     if isinstance(telemetry, list):
         if len(telemetry) != len(record["moves"]):
@@ -197,7 +217,8 @@ def check_searchable(record: Mapping) -> None:
 def first_difference(record: Mapping) -> int | None:
     """Play the game again from the record's settings and seed (:func:`boopexp.play.match.play_game`);
     None when it is the same game move for move (host timings and the code version aside),
-    else the first ply (1-based) where it differs.
+    else the first ply (1-based) where it differs: its move, or with the same moves, the
+    telemetry of the search that chose it.
 
     Device and iterations budgets reproduce exactly; cpu and wall budgets depend on the host.
 
@@ -210,12 +231,46 @@ def first_difference(record: Mapping) -> int | None:
     if same_game(again, record):
         return None
     a, b = again["moves"], list(record["moves"])
+    if a == b:  # the same moves: the first ply whose telemetry (the search's counts) differs
+        ta, tb = (without_host_timing(r).get("telemetry") or [] for r in (unpack_record(pack_record(again)),
+                                                                          unpack_record(pack_record(record))))
+        return 1 + next((i for i, (x, y) in enumerate(zip(ta, tb)) if x != y), min(len(ta), len(tb), len(a)))
     return 1 + next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
-
 
 
 #: The budgets whose games replay exactly, searches included (cpu and wall depend on the host).
 REPRODUCIBLE_MODES = ("device", "iterations")
+#: The agent kinds whose games :func:`check_replays` plays again by search: the project's own.
+#: A plugin's module or an engine's command named by a record read from a file is not run.
+SEARCHED_KINDS = ("mcts", "heuristics", "random", "alphabeta")
+
+
+def reproducible(record: Mapping) -> bool:
+    """Whether playing ``record``'s game again by search must give it back exactly: a device or
+    iterations budget (:data:`REPRODUCIBLE_MODES`) and both agents of :data:`SEARCHED_KINDS`."""
+    kinds = [(record.get(f"{side.value}_spec") or {}).get("kind") for side in Side]
+    return (record.get("budget") or {}).get("mode") in REPRODUCIBLE_MODES and all(k in SEARCHED_KINDS for k in kinds)
+
+
+def check_replays(record: Mapping, search: bool = True) -> None:
+    """Play a game record through the rules (:func:`walk`: every move legal, the outcome and the
+    counted fields the moves' own) and, with ``search``, where its game is :func:`reproducible`,
+    play it again by search from its settings and seed (:func:`first_difference`, as ``replay
+    --search``): what ``import`` checks of every game before it is stored.
+
+    Raises:
+        StoreError: one line naming the game and the ply where it does not replay.
+    """
+    walk(record)
+    if not (search and reproducible(record)):
+        return
+    try:
+        ply = first_difference(record)
+    except ConfigError as exc:
+        raise StoreError(f"{_name(record)}: cannot be played again from its settings: {exc}") from None
+    if ply is not None:
+        raise StoreError(f"{_name(record)}: played again by search from its settings and seed, the game differs "
+                         f"from the record at ply {ply} (its move, or its search's telemetry)")
 
 
 @dataclass(frozen=True)

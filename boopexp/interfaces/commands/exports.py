@@ -14,28 +14,35 @@ import click
 @click.command("export")
 @click.argument("directories", metavar="DIR...", nargs=-1, required=True,
                 type=click.Path(file_okay=False, path_type=Path))
-@click.option("--out", "out", required=True, type=click.Path(dir_okay=False, path_type=Path),
-              help="The file written (replaced whole if it exists).")
+@click.option("--out", "out", required=True, type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
+              help="The file written (replaced whole if it exists; a link is written through); - is standard "
+                   "output.")
 @click.option("--format", "fmt", type=click.Choice(["text", "csv"]), default="text", show_default=True,
               help="text: headers and moves per game, readable back by boopexp import; csv: one row per game.")
 def export_games(directories: tuple[Path, ...], out: Path, fmt: str) -> None:
     """Write every game of the stores DIR... to --out, as text (PGN-like) or CSV."""
     from boopexp.experiments.export import export_games as export
+    from boopexp.experiments.store import writes_standard_output
 
     report = export(directories, out, fmt)
-    click.echo(f"{out}: {report.games} games from {len(directories)} store(s) ({fmt})")
+    # the games went to standard output: the line that says so goes to stderr
+    click.echo(f"{out}: {report.games} games from {report.stores} store(s) ({fmt})", err=writes_standard_output(out))
 
 
 @click.command("import")
 @click.argument("file", metavar="FILE", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--out", "out", required=True, type=click.Path(file_okay=False, path_type=Path),
               help="The store the games are added to (new, or one that lacks some of them).")
-def import_games(file: Path, out: Path) -> None:
+@click.option("--search/--no-search", default=True, show_default=True,
+              help="Also play each device- or iterations-budget game of the project's agents again by search "
+                   "from its settings and seed, as replay --search (every game is played through the rules).")
+def import_games(file: Path, out: Path, search: bool) -> None:
     """Add the games of FILE (written by boopexp export --format text) to the store --out: each game
-    once; a different game under a stored game's identity, or a malformed FILE, is refused with
-    nothing written."""
+    once, played through the rules (and again by search) first; a game that does not replay, a
+    different game under a stored game's identity, or a malformed FILE, is refused with nothing
+    written."""
     from boopexp.experiments.export import import_games as import_file
 
-    report = import_file(file, out)
+    report = import_file(file, out, search)
     click.echo(f"{out}: {report.added} games imported from {file} "
-               f"({report.games - report.added} already there)")
+               f"({report.games - report.added} already there; {report.searched} played again by search)")
