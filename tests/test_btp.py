@@ -181,6 +181,132 @@ def test_stop_quit_or_the_end_of_input_ends_a_search_with_its_best_move(agent, e
     assert ("readyok" in out) == end.startswith("stop")
 
 
+class _Engine:
+    """A ``boopexp engine`` process whose output lines are read by a thread, so that a test waits
+    for an answer with a bound (a hang fails the test instead of holding it)."""
+
+    def __init__(self, agent: str):
+        import queue
+        import threading
+
+        self.proc = subprocess.Popen([sys.executable, "-m", "boopexp", "engine", "--agent", agent],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     text=True, bufsize=1)
+        self.out: queue.Queue[str | None] = queue.Queue()
+
+        def pump(stream) -> None:
+            for line in stream:
+                self.out.put(line.rstrip("\n"))
+            self.out.put(None)
+
+        threading.Thread(target=pump, args=(self.proc.stdout,), daemon=True).start()
+        self.send("isready")  # the generous bound of its start (a cold numba cache on a loaded machine)
+        assert self.next(300) == "readyok"
+
+    def send(self, text: str) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(text + "\n")
+        self.proc.stdin.flush()
+
+    def next(self, timeout: float = 60) -> str | None:
+        """The engine's next line (None at the end of its output); a hang's bound, not a measure."""
+        import queue
+
+        try:
+            return self.out.get(timeout=timeout)
+        except queue.Empty:
+            raise AssertionError(f"no answer within {timeout} s") from None
+
+    def close(self) -> int:
+        """Its input closed: its exit code (killed, and the test failed, if it does not end)."""
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        try:
+            return self.proc.wait(60)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            raise AssertionError("the engine did not end at the end of its input") from None
+
+
+@pytest.mark.parametrize(("agent", "end"), [("mcts-co", "stop"), ("mcts-co", "quit"), ("mcts-co", ""),
+                                            ("alphabeta", "")])
+def test_a_go_sent_during_a_search_hides_no_stop_quit_or_end_of_input(agent, end):
+    """Two ten-minute ``go``s, then ``stop``, ``quit`` or the end of input: both are answered at
+    once (the queued ``go`` is stopped too, it was sent before), and a ``stop`` leaves the engine
+    reading on. The reader once waited for each ``go`` to begin: the second hid what followed it."""
+    engine = _Engine(agent)
+    try:
+        engine.send("position startpos moves c3 d4\ngo movetime 600000\ngo movetime 600000")
+        if end:
+            engine.send(end)
+        else:
+            engine.proc.stdin.close()  # type: ignore[union-attr]
+        moves: list[str] = []
+        while len(moves) < 2:
+            line = engine.next()
+            assert line is not None, f"the engine ended after {moves}"
+            moves += [line] if line.startswith("bestmove") else []
+        for move in moves:
+            Position.initial().play("c3").position.play("d4").position.play(move.split()[1])
+        if end == "stop":
+            engine.send("isready")
+            assert engine.next() == "readyok"
+            engine.send("quit")
+    finally:
+        if not engine.proc.stdin.closed:  # type: ignore[union-attr]
+            code = engine.close()
+        else:
+            code = engine.proc.wait(60)
+    assert code == 0
+
+
+def test_isready_during_a_search_is_answered_at_once():
+    """``isready`` read while a search runs is answered ``readyok`` at once, the search going on
+    (UCI's way); ``stop`` then ends it."""
+    engine = _Engine("mcts-co")
+    try:
+        engine.send("position startpos\ngo movetime 600000\nisready")
+        assert engine.next() == "readyok"
+        engine.send("stop")
+        assert engine.next().startswith("info telemetry")  # type: ignore[union-attr]
+        assert engine.next().startswith("bestmove ")  # type: ignore[union-attr]
+    finally:
+        assert engine.close() == 0
+
+
+def test_a_stop_ends_the_searches_asked_before_it_not_those_after():
+    """The protocol's order decides: a ``stop`` ends the running search and the ``go``s queued
+    before it (each answered with its best move at once); a ``go`` after it searches its whole limit."""
+    import io
+    import os
+    import queue
+    import threading
+
+    from boopexp.play.btp import serve
+
+    answers: queue.Queue[str] = queue.Queue()
+
+    class Out(io.StringIO):
+        def write(self, text: str) -> int:
+            for line in text.splitlines():
+                answers.put(line)
+            return len(text)
+
+    read, write = os.pipe()
+    session = _session("mcts-co")
+    server = threading.Thread(target=serve, args=(session, os.fdopen(read, "rb"), Out()), daemon=True)
+    server.start()
+    with os.fdopen(write, "wb", buffering=0) as host:
+        host.write(b"position startpos\ngo movetime 600000\ngo movetime 600000\nstop\ngo iterations 30\n")
+        lines = [answers.get(timeout=120) for _ in range(6)]
+        assert [line.split()[0] for line in lines] == ["info", "bestmove"] * 3, lines
+        assert '"iterations":30,' in lines[4]
+        host.write(b"quit\n")
+    server.join(60)
+    assert not server.is_alive()
+
+
 def test_a_stop_ends_only_the_search_it_follows():
     """``stop`` between searches does nothing; the search of a ``go`` read before it is not cut."""
     s = _session("mcts-co")

@@ -7,7 +7,8 @@ one) and one player (:func:`boopexp.play.match.make_player`) whose generator per
 same game played in-process draws (``newgame seed S side p1|p2`` seeds it as
 :func:`~boopexp.play.match.play_game` seeds that seat). ``boopexp engine`` runs
 :func:`serve` on stdin/stdout: a thread reads the host's lines while a search runs, so that
-``stop`` (or ``quit``, or the end of input) ends the search at once with its best move so far.
+``stop`` (or ``quit``, or the end of input) ends the search at once with its best move so far,
+whatever is queued before it, and ``isready`` is answered at once.
 A malformed line never ends the engine: it answers ``info error …`` and waits for the next one;
 unknown commands are ignored. Lines are read to :data:`~boopexp.play.btp_lines.MAX_LINE` bytes
 (:func:`~boopexp.play.btp_lines.read_lines`, the host's reader too): a longer one is skipped
@@ -263,45 +264,52 @@ _COMMANDS: dict[str, Callable[[EngineSession, list[str]], list[str]]] = {
 
 
 class _HostLines:
-    """The host's lines, read by a thread of their own (:func:`read_lines`) into :attr:`lines`,
-    so that a search goes on reading them. A ``stop`` or ``quit`` line, and the end of input, set
-    :attr:`stop` at once: the running search ends. It stays set until such a line is answered
-    (:meth:`answered`), so it stops the search of the last ``go`` before it, as in UCI: the reader
-    waits, after each ``go``, until that ``go`` has begun (:meth:`taken`), and so never stops an
-    earlier search with a ``stop`` meant for a later one."""
+    """The host's lines, read by a thread of their own (:func:`read_lines`) into :attr:`lines`, so
+    that the engine goes on reading them while it searches; the reader never waits for the engine,
+    so nothing queued hides what comes after it.
+
+    A ``stop`` or ``quit`` line, and the end of input, set :attr:`stop` at once; it stays set until
+    such a line is answered (:meth:`answered`): every ``go`` before it in the input — the running
+    search and any queued behind it — ends at once with its best move so far, a ``go`` after it
+    searches its whole limit. An ``isready`` read while a ``go`` is unanswered is answered
+    ``readyok`` at once by the reader (UCI's way), not after the searches before it."""
 
     END = None
 
-    def __init__(self, stream: IO[bytes]):
+    def __init__(self, stream: IO[bytes], answer: Callable[[list[str]], bool]):
         self.lines: queue.Queue[str | LineTooLong | None] = queue.Queue()
         self.stop = np.zeros(1, dtype=np.int64)
-        self._pending = 0
+        self._answer = answer
+        self._pending = 0  # the stop, quit (and end of input) read but not answered
+        self._searches = 0  # the go read but not answered
         self._lock = threading.Lock()
-        self._begun = threading.Semaphore(0)
         threading.Thread(target=self._read, args=(stream,), daemon=True).start()
 
     def _read(self, stream: IO[bytes]) -> None:
         try:
             for line in read_lines(stream):
                 word = _command(line)
+                with self._lock:
+                    if word == "isready" and self._searches:
+                        self._answer(["readyok"])
+                        continue
+                    if word == "go":
+                        self._searches += 1
                 if word in _INTERRUPTS:
                     self._count(+1)
                 self.lines.put(line)
-                if word == "go":
-                    self._begun.acquire()
         except (OSError, ValueError):
             pass  # the host closed it: the end of input
         self._count(+1)  # for good: the engine ends once it has answered what it read
         self.lines.put(self.END)
 
-    def taken(self, line: str | LineTooLong) -> None:
-        """``line`` is about to be answered: after a ``go``, the reader reads on."""
-        if _command(line) == "go":
-            self._begun.release()
-
     def answered(self, line: str | LineTooLong) -> None:
         """``line`` has been answered: a ``stop`` or ``quit`` stops no search any more."""
-        if _command(line) in _INTERRUPTS:
+        word = _command(line)
+        if word == "go":
+            with self._lock:
+                self._searches -= 1
+        elif word in _INTERRUPTS:
             self._count(-1)
 
     def _count(self, change: int) -> None:
@@ -317,26 +325,35 @@ def _command(line: str | LineTooLong) -> str | None:
 
 
 def serve(session: EngineSession, stdin: IO[bytes], stdout: IO[str]) -> None:
-    """Answer the host's lines from ``stdin`` on ``stdout`` until ``quit`` or the end of input
-    (which also end a running search, as ``stop`` does: :class:`_HostLines`)."""
-    host = _HostLines(stdin)
+    """Answer the host's lines from ``stdin`` on ``stdout``, in their order, until ``quit`` or the
+    end of input (which also end a running search, as ``stop`` does; ``isready`` during a search
+    is answered at once: :class:`_HostLines`)."""
+    writing = threading.Lock()  # the reader answers isready while this thread searches
+
+    def answer(lines: list[str]) -> bool:
+        """Write ``lines``; False once the host has gone (nobody to answer)."""
+        with writing:
+            try:
+                stdout.write("\n".join(lines) + "\n")
+                stdout.flush()
+            except (OSError, ValueError):
+                return False
+            return True
+
+    host = _HostLines(stdin, answer)
     session.stop = host.stop
     while True:
         line = host.lines.get()
         if line is host.END:
             return
-        host.taken(line)
         try:
-            answer = session.handle(line)
+            lines = session.handle(line)
         except _Quit:
             return
+        # written before the go counts as answered: an isready read meanwhile follows its bestmove
+        if lines and not answer(lines):
+            return
         host.answered(line)
-        if answer:
-            try:
-                stdout.write("\n".join(answer) + "\n")
-                stdout.flush()
-            except (OSError, ValueError):  # the host has gone: nobody to answer
-                return
 
 
 def _game_over(st: np.ndarray) -> str | None:
