@@ -126,6 +126,9 @@ def test_bad_position_is_an_info_error_then_no_move(line, says):
     ("go iterations 0", "must be a positive integer"), ("go iterations 5 movetime 3", "give one limit"),
     ("setoption name uct_c value -1", "uct_c"), ("setoption name seed value x", "seed 'x'"),
     ("newgame side p3", "side 'p3'"), ("setoption uct_c 1", "expected 'setoption name NAME value VALUE'"),
+    # a key given twice is a mistake, not the last one's value
+    ("go iterations 2 iterations 3", "go 'iterations 2 iterations 3': iterations given twice"),
+    ("newgame seed 1 seed 2", "newgame 'seed 1 seed 2': seed given twice"),
 ])
 def test_bad_commands_are_info_errors(line, says):
     s = _session("mcts-co")
@@ -398,6 +401,23 @@ def test_a_move_with_a_choice_must_name_its_group_and_a_won_game_has_no_move():
                             "group: name it")
     assert s.handle(f"position startpos moves {' '.join(record)}") == []
     assert s.handle("go") == ["info error the game is over in this position", "bestmove (none)"]
+
+
+@pytest.mark.parametrize(("name", "allowed"), [("uct_c", "a number in [0.0, 100.0]"),
+                                             ("preselect_m", "an integer in [0, 72]"),
+                                             ("seed", "an integer 0..2^64-1"),
+                                             ("side", "p1 (Blue, moves first) or p2 (Red)")])
+def test_an_over_long_option_value_is_refused_naming_the_option_and_what_it_takes(name, allowed):
+    """An option's value is at most MAX_OPTION_CHARS characters, as a host's config holds them: a
+    5000-digit number is answered in one short line naming the option and its values (not Python's
+    "Exceeds the limit (4300 digits)"), and the option keeps its value."""
+    from boopexp.agents.specs import MAX_OPTION_CHARS
+
+    s = _session("mcts-co")
+    (error,) = s.handle(f"setoption name {name} value {'9' * 5000}")
+    assert error == (f"info error setoption name {name}: a value of 5000 characters; at most {MAX_OPTION_CHARS} "
+                     f"are read ({name}: {allowed})")
+    assert s.overrides == {} and s.seed == 0 and s.side is None
 
 
 def test_setoption_parameter_changes_the_agent():

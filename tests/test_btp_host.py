@@ -229,6 +229,66 @@ def test_a_bad_engine_config_is_one_line_on_the_command_line(tmp_path):
     assert len(proc.stderr.strip().splitlines()) == 1
 
 
+def _run_config(tmp_path: Path, agent: str, extra: str = "") -> tuple[str, Path]:
+    """``boopexp run`` of a config whose agent x is ``agent``: its one error line, and its --out."""
+    from click.testing import CliRunner
+    from conftest import one_line
+
+    from boopexp.interfaces.cli import main
+
+    path, out = tmp_path / "c.yaml", tmp_path / "st"
+    path.write_text("name: e\nseed: 1\ngames_per_side: 1\nbudget: {mode: iterations, iterations: 2}\n"
+                    f"agents:\n  x: {agent}\npairings: [[x, random]]\n{extra}")
+    return one_line(CliRunner().invoke(main, ["run", str(path), "--out", str(out), "-q"]), 2), out
+
+
+@pytest.mark.parametrize(("engine", "says"), [
+    ('["python3\\0"]', "agents.x.engine[0] = 'python3\\x00' must be a non-empty string without NUL"),
+    ('[python3, ""]', "agents.x.engine[1] = '' must be a non-empty string"),
+    ("[python3, 5]", "agents.x.engine[1] = 5 must be a non-empty string"),
+    ('[python3, "a\\nb"]', "agents.x.engine[1] = 'a\\nb' must be a non-empty string without NUL or line ends"),
+    (f"[python3, {'a' * 5000}]", "agents.x.engine[1] = 'aaa"),
+    ("python3", "agents.x.engine = 'python3' must be a non-empty list of strings"),
+    ("[]", "agents.x.engine = [] must be a non-empty list of strings"),
+])
+def test_an_unusable_engine_command_is_refused_when_the_config_is_read(tmp_path, engine, says):
+    """A command no system can start (a NUL byte, an empty word, not a list of strings) is a
+    config error, one line and exit 2, before any store folder is made (once: every game failed)."""
+    line, out = _run_config(tmp_path, f"{{engine: {engine}}}")
+    assert says in line and "at most 4096 characters" in line, line
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(("options", "says"), [
+    ("{v: .inf}", "agents.x.options.v = inf must be"), ("{v: -.inf}", "agents.x.options.v = -inf must be"),
+    ("{v: .nan}", "agents.x.options.v = nan must be"),
+    (f"{{v: {'a' * 5000}}}", "agents.x.options.v = 'aaa"),
+    (f"{{v: {'9' * 4200}}}", "agents.x.options.v = an integer of more than 4096 digits must be"),
+    ('{v: "a\\0b"}', "agents.x.options.v = 'a\\x00b' must be"),
+    ('{v: "caf\\u00e9"}', "agents.x.options.v = 'caf\u00e9' must be"),
+    (f"{{? {'k' * 5000} : 1}}", "agents.x.options = 'kkk"),
+])
+def test_engine_options_are_finite_and_bounded_when_the_config_is_read(tmp_path, options, says):
+    """An option is sent as a ``setoption`` line and kept in every record and the store's
+    config.yaml: a non-finite number, a value or name of more than 4096 characters, or text
+    that is not printable ASCII (the protocol's) is refused when the config is read."""
+    line, out = _run_config(tmp_path, f"{{engine: [python3, x.py], options: {options}}}")
+    assert says in line and "at most 4096 characters" in line, line
+    assert not out.exists()
+
+
+def test_a_sweep_of_an_engine_option_is_checked_as_the_config_is(tmp_path):
+    line, out = _run_config(tmp_path, "{engine: [python3, x.py], options: {v: 1}}",
+                            "sweep: {agents.x.options.v: [2, .inf]}\n")
+    assert "agents.x.options.v = inf must be" in line and not out.exists(), line
+
+
+def test_a_record_s_over_long_engine_option_is_refused():
+    spec = _engine(["python3", "x.py"]).to_dict()
+    with pytest.raises(ConfigError, match="agent.options.v = 'aaa.*at most 4096 characters"):
+        AgentSpec.from_dict({**spec, "options": {"v": "a" * 5000}})
+
+
 def test_the_stdlib_engine_plays_from_a_start_position():
     """``position fen <start> moves ...``: the example engine sets up its board from the start and
     plays legal moves from it (every one checked by the host) to a victory."""

@@ -8,6 +8,7 @@ configuration can be validated and hashed without compiling anything.
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -289,31 +290,61 @@ ENGINE_KEY, OPTIONS_KEY, MEMORY_KEY = "engine", "options", "memory_mb"
 DEFAULT_MEMORY_MB, MIN_MEMORY_MB, MAX_MEMORY_MB = 4096, 16, 1 << 20
 
 
+#: The longest word of an engine agent's command, option name or option value, in characters (a
+#: path's limit on Linux, PATH_MAX): each is kept in every game record and the store's config.yaml,
+#: and a ``setoption`` line fits a btp line (:data:`~boopexp.play.btp_lines.MAX_LINE`) many times
+#: over. ``boopexp engine`` reads option values to the same length (:mod:`boopexp.play.btp`).
+MAX_OPTION_CHARS = 4096
+
+
+def option_text(value: Any) -> str:
+    """An engine option's value as btp sends it (``setoption name K value <text>``)."""
+    return ("true" if value else "false") if isinstance(value, bool) else str(value)
+
+
 def check_engine(command: Any, options: Any, memory_mb: Any, where: str) -> tuple[tuple[str, ...], dict[str, Any],
                                                                                     int | None]:
-    """An engine agent's command (a non-empty list of strings), options (a mapping of names to
-    scalars, sent as ``setoption name K value V``) and memory limit (None: the default,
-    :data:`DEFAULT_MEMORY_MB`, not written in hashes), checked as config keys under ``where``.
+    """An engine agent's command (a non-empty list of words a system can start: strings without
+    NUL or line ends), options (a mapping of names to finite numbers, strings or booleans, as
+    printable ASCII: they are sent as ``setoption name K value V`` lines) and memory limit (None:
+    the default, :data:`DEFAULT_MEMORY_MB`, not written in hashes), checked as config keys under
+    ``where``; each word, name and value at most :data:`MAX_OPTION_CHARS` characters.
 
     Raises:
         ConfigError: one line naming the key, the value and what is allowed.
     """
-    if not isinstance(command, (list, tuple)) or not command or not all(
-            isinstance(c, str) and c and "\n" not in c for c in command):
-        raise schema.invalid(f"{where}.{ENGINE_KEY}", command,
-                             "a non-empty list of strings: the command and its arguments, e.g. [python3, bot.py]")
+    at_most = f"at most {MAX_OPTION_CHARS} characters"
+    if not isinstance(command, (list, tuple)) or not command:
+        raise schema.invalid(f"{where}.{ENGINE_KEY}", command, "a non-empty list of strings (each "
+                             f"{at_most}): the command and its arguments, e.g. [python3, bot.py]")
+    for i, word in enumerate(command):
+        if not isinstance(word, str) or not word or len(word) > MAX_OPTION_CHARS or any(c in word for c in "\0\r\n"):
+            raise schema.invalid(f"{where}.{ENGINE_KEY}[{i}]", word, "a non-empty string without NUL or line ends, "
+                                 f"{at_most} (a word of the command)")
     options = dict(schema.mapping({} if options is None else options, f"{where}.{OPTIONS_KEY}",
                                   "a mapping of option names to values, e.g. {depth: 3}"))
     for key, value in options.items():
-        if not isinstance(key, str) or not key or any(c.isspace() for c in key) or key in ("seed", "side"):
-            raise schema.invalid(f"{where}.{OPTIONS_KEY}", key,
-                                 "option names without blanks (seed and side are the host's: docs/protocol.md)")
-        if isinstance(value, (list, dict)) or value is None or "\n" in str(value):
-            raise schema.invalid(f"{where}.{OPTIONS_KEY}.{key}", value, "a number, a string or true/false")
+        if not isinstance(key, str) or not key or not _protocol_text(key) or " " in key or key in ("seed", "side"):
+            raise schema.invalid(f"{where}.{OPTIONS_KEY}", key, "option names of printable ASCII without blanks, "
+                                 f"{at_most} (seed and side are the host's: docs/protocol.md)")
+        want = f"a finite number, a string of printable ASCII or true/false, {at_most}"
+        if isinstance(value, int) and value.bit_length() * math.log10(2) > MAX_OPTION_CHARS:
+            # not shown: Python writes no int of more than 4300 digits (str, repr)
+            raise ConfigError(template=f"{{key}} = an integer of more than {MAX_OPTION_CHARS} digits must be "
+                              "{allowed}", key=f"{where}.{OPTIONS_KEY}.{key}", allowed=want)
+        if (not isinstance(value, (str, int, float)) or isinstance(value, float) and not math.isfinite(value)
+                or not _protocol_text(option_text(value))):
+            raise schema.invalid(f"{where}.{OPTIONS_KEY}.{key}", value, want)
     if memory_mb is not None:
         memory_mb = schema.integer(memory_mb, f"{where}.{MEMORY_KEY}", MIN_MEMORY_MB, MAX_MEMORY_MB)
         memory_mb = None if memory_mb == DEFAULT_MEMORY_MB else memory_mb
     return tuple(command), options, memory_mb
+
+
+def _protocol_text(text: str) -> bool:
+    """``text`` can be sent in a btp line as it is: at most :data:`MAX_OPTION_CHARS` characters of
+    printable ASCII (the protocol's; a host would replace any other)."""
+    return len(text) <= MAX_OPTION_CHARS and text.isascii() and text.isprintable()
 
 
 def check_move_timeout(value: Any, where: str = MOVE_TIMEOUT_KEY) -> float | None:

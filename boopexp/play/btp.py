@@ -26,7 +26,7 @@ from typing import IO
 import numpy as np
 
 from boopexp.agents.budget import Budget, device_costs
-from boopexp.agents.specs import AgentSpec
+from boopexp.agents.specs import MAX_OPTION_CHARS, AgentSpec
 from boopexp.engine import rules
 from boopexp.engine.buffers import new_work
 from boopexp.engine.state import BLUE, RED, initial_state
@@ -118,6 +118,9 @@ class EngineSession:
             raise BoopError(f"setoption {' '.join(args)!r}: expected 'setoption name NAME value VALUE'")
         at = args.index("value", 2)
         name, value = " ".join(args[1:at]), " ".join(args[at + 1:])
+        if len(value) > MAX_OPTION_CHARS:  # as a host's config bounds them; nor is a longer number read
+            raise BoopError(f"setoption name {cut_text(name, 40)}: a value of {len(value)} characters; at most "
+                            f"{MAX_OPTION_CHARS} are read ({cut_text(name, 40)}: {self._takes(name)})")
         if name == "seed":
             self.seed = _seed(value)
         elif name == "side":
@@ -234,6 +237,14 @@ class EngineSession:
                 self._budgets.clear()
             self._budgets[args] = budget
         return self._budgets[args]
+
+    def _takes(self, option: str) -> str:
+        """What ``option`` takes, in words (``a number in [0.0, 100.0]``)."""
+        from boopexp.agents.specs import ALPHABETA_PARAMS, MCTS_PARAMS
+
+        row = {"mcts": MCTS_PARAMS, "alphabeta": ALPHABETA_PARAMS}.get(self.spec.kind, {}).get(option)
+        words = {"seed": _SEED_WORDS, "side": _SIDE_WORDS}.get(option) or (row.allowed if row else None)
+        return words or f"not an option of {self.name}"
 
     def _parameters(self) -> Iterable[str]:
         if self.spec.mcts is None:
@@ -384,21 +395,31 @@ def _play(position: Position, text: str, ply: int) -> Position:
 
 
 def _pairs(args: list[str], command: str, keys: tuple[str, ...]) -> dict[str, str]:
+    """``KEY VALUE ...`` of ``command``, each key one of ``keys`` and given once (a second is a
+    mistake, not the value that counts)."""
+    said = f"{command} {cut_text(' '.join(args), 80)!r}"
     if len(args) % 2 or any(k not in keys for k in args[::2]):
-        raise BoopError(f"{command} {' '.join(args)!r}: expected pairs of KEY VALUE with KEY one of {', '.join(keys)}")
+        raise BoopError(f"{said}: expected pairs of KEY VALUE with KEY one of {', '.join(keys)}")
+    twice = sorted({k for k in args[::2] if args[::2].count(k) > 1})
+    if twice:
+        raise BoopError(f"{said}: {twice[0]} given twice; give each key once")
     return dict(zip(args[::2], args[1::2]))
+
+
+#: what the options ``seed`` and ``side`` take, in words
+_SEED_WORDS, _SIDE_WORDS = "an integer 0..2^64-1", "p1 (Blue, moves first) or p2 (Red)"
 
 
 def _seed(text: str) -> int:
     try:
         return check_seed(int(text))
     except ValueError:
-        raise BoopError(f"seed {text!r} must be an integer 0..2^64-1") from None
+        raise BoopError(f"seed {text!r} must be {_SEED_WORDS}") from None
 
 
 def _side(text: str) -> Side:
     if text not in ("p1", "p2"):
-        raise BoopError(f"side {text!r} must be p1 (Blue, moves first) or p2 (Red)")
+        raise BoopError(f"side {text!r} must be {_SIDE_WORDS}")
     return Side(text)
 
 

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import IO
 
 from boopexp.agents.budget import Budget
-from boopexp.agents.specs import AgentSpec
+from boopexp.agents.specs import AgentSpec, option_text
 from boopexp.game.sides import Side
 from boopexp.play.btp_lines import MAX_LINE, LineTooLong, read_lines
 
@@ -101,7 +101,7 @@ class EngineProcess:
         self._send("btp")
         self._until("btpok", "'btp'")
         for key, value in (self.spec.options or {}).items():
-            self._send(f"setoption name {key} value {_option(value)}")
+            self._send(f"setoption name {key} value {option_text(value)}")
         self._send(f"newgame seed {self.game_seed} side {self.side.value}")
 
     def close(self) -> None:
@@ -221,10 +221,6 @@ def _go_command(budget: Budget) -> str:
         return f"go iterations {budget.iterations}"
     ms = round(budget.seconds * 1000)
     return f"go devicetime {ms}" if budget.mode == "device" else f"go movetime {ms}"
-
-
-def _option(value: object) -> str:
-    return ("true" if value else "false") if isinstance(value, bool) else str(value)
 
 
 def _pump(stream: IO[bytes], lines: queue.Queue) -> None:
