@@ -163,6 +163,20 @@ def test_go_limits_beyond_the_budget_s_bounds_are_refused(line):
     assert error.startswith(f"info error {line}: budget.") and "at most" in error and none == "bestmove (none)"
 
 
+@pytest.mark.parametrize(("line", "says"), [
+    ("go iterations " + "9" * 5000, "go iterations '99999"), ("go movetime " + "9" * 5000, "go movetime 99999"),
+    ("newgame seed " + "9" * 5000, "seed '99999"),
+])
+def test_a_number_of_thousands_of_digits_is_named_briefly(line, says):
+    """A limit or seed of 5,000 digits (more than Python reads as an int): one short ``info
+    error`` with what is allowed, neither "must be an integer" (it is one) nor the whole input."""
+    s = _session("mcts-co")
+    s.handle("position startpos")
+    error, *_ = s.handle(line)
+    assert error.startswith(f"info error {says}") and len(error) < 300, error
+    assert not error.endswith("must be an integer") and ("at most" in error or "0..2^64-1" in error), error
+
+
 def _engine_run(agent: str, lines: str, timeout: float = 300) -> subprocess.CompletedProcess:
     """``boopexp engine --agent AGENT`` given ``lines`` then the end of its input; the generous
     timeout is a hang's bound (the numba cache may be cold on a loaded machine), not a measure."""

@@ -25,7 +25,7 @@ from typing import IO
 
 import numpy as np
 
-from boopexp.agents.budget import Budget, device_costs
+from boopexp.agents.budget import MAX_ITERATIONS, Budget, device_costs
 from boopexp.agents.specs import MAX_OPTION_CHARS, AgentSpec
 from boopexp.engine import rules
 from boopexp.engine.buffers import new_work
@@ -221,18 +221,20 @@ class EngineSession:
         if args not in self._budgets:
             pairs = _pairs(list(args), "go", ("iterations", "devicetime", "movetime"))
             if len(pairs) != 1:
-                raise BoopError(f"go {' '.join(args)!r}: give one limit: iterations N, devicetime MS or movetime MS")
+                raise BoopError(f"go {cut_text(' '.join(args), 80)!r}: give one limit: iterations N, devicetime MS or "
+                                "movetime MS")
             (key, text), = pairs.items()
             try:
                 if key == "iterations":
-                    budget = Budget(mode="iterations", iterations=_read(text, int, "go iterations", "an integer"))
+                    iterations = _read(text, int, "go iterations", "an integer", f"at most {MAX_ITERATIONS:,}")
+                    budget = Budget(mode="iterations", iterations=iterations)
                 else:
                     seconds = _read(text, float, f"go {key}", "a number of milliseconds") / 1000
                     budget = (Budget(mode="device", seconds=seconds, profile=self.budget.profile,
                                      costs=self.budget.costs) if key == "devicetime" else
                               Budget(mode="wall", seconds=seconds))
             except ConfigError as exc:
-                raise BoopError(f"go {key} {text}: {exc}") from None
+                raise BoopError(f"go {key} {cut_text(text, 40)}: {exc}") from None
             if len(self._budgets) >= _BUDGETS_KEPT:  # a host that never repeats a limit keeps no more
                 self._budgets.clear()
             self._budgets[args] = budget
@@ -414,7 +416,7 @@ def _seed(text: str) -> int:
     try:
         return check_seed(int(text))
     except ValueError:
-        raise BoopError(f"seed {text!r} must be {_SEED_WORDS}") from None
+        raise BoopError(f"seed {cut_text(text, 40)!r} must be {_SEED_WORDS}") from None
 
 
 def _side(text: str) -> Side:
@@ -423,9 +425,13 @@ def _side(text: str) -> Side:
     return Side(text)
 
 
-def _read(text: str, kind: type, what: str, want: str):
-    """``text`` read as ``kind`` (int or float); its range is the budget's to check."""
+def _read(text: str, kind: type, what: str, want: str, bound: str = ""):
+    """``text`` read as ``kind`` (int or float); its range is the budget's to check, but for an
+    integer of more digits than Python reads (4300): beyond ``bound``, said in words."""
     try:
         return kind(text)
     except ValueError:
+        digits = text.lstrip("+-")
+        if kind is int and digits.isascii() and digits.isdigit():
+            raise BoopError(f"{what} {cut_text(text, 40)!r}: an integer of {len(digits)} digits; {bound}") from None
         raise BoopError(f"{what} {cut_text(text, 40)!r} must be {want}") from None
