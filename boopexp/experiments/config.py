@@ -57,8 +57,8 @@ CONFIG_KEYS: tuple[str, ...] = (
 )
 REQUIRED_KEYS: tuple[str, ...] = ("name", "seed", "games_per_side", "pairings")
 #: The most games of one pairing: every game index must be an int64 (the store's columns, the
-#: shards' and tallies' arithmetic).
-MAX_GAMES = 2**63 - 1
+#: shards' and tallies' arithmetic: identity.MAX_GAME_INDEX).
+MAX_GAMES = identity.MAX_GAME_INDEX
 #: The most games per side: a mirror pairing plays twice as many.
 MAX_GAMES_PER_SIDE = MAX_GAMES // 2
 #: Keys that plan the games (which pairings, how many, at which points, when to stop):

@@ -35,6 +35,7 @@ from boopexp.errors import ConfigError, show_value
 from boopexp.interfaces.web import stores
 from boopexp.interfaces.web.stores import RequestError, Root, StatusCache
 from boopexp.play.contract import cut_text
+from boopexp.play.identity import MAX_GAME_INDEX
 
 if TYPE_CHECKING:
     from boopexp.experiments.config import ExperimentConfig
@@ -52,7 +53,7 @@ _PAIRING = Query(..., description='The pairing, p1 first: "mcts-co vs vanilla".'
 #: The largest integer a request may give (a game's index, a ply): the store's columns are 64-bit.
 #: Every integer parameter is declared with its range (``Query(ge=, le=)``), so that FastAPI refuses
 #: one out of range in the one 400 line of any malformed parameter, before a route reads it.
-MAX_INT = 2**63 - 1
+MAX_INT = MAX_GAME_INDEX
 _INDEX = Query(..., ge=0, le=MAX_INT, description="The game's index in its pairing (0-based).")
 _PLY = Query(..., ge=1, le=MAX_INT, description="The move (1-based) whose search is shown.")
 _HASH = Query(None, description="The settings hash (or a prefix): only when the store holds the game under "
