@@ -280,6 +280,25 @@ def test_import_reads_the_file_game_by_game(tmp_path):
         next(games)
 
 
+def test_a_long_header_costs_its_own_size_not_a_hundred_times_more(tmp_path):
+    """Hostile trial of issue 33: a 5 MB [Comment] header made import peak at 1 GB (50 MB: 8.5 GB):
+    the header pattern's alternation held backtracking state for every character."""
+    import tracemalloc
+
+    from boopexp.experiments.export import read_games
+
+    text, (heads, moves) = _one_game(tmp_path)
+    text.write_text('[Comment "' + "x" * 2_000_000 + '"]\n' + heads + "\n\n" + moves + "\n")
+    tracemalloc.start()
+    try:
+        (line, record), = read_games(text)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert line == 1 and record["game_index"] == 0
+    assert peak < 40_000_000, peak  # the line read and decoded, a few times its 2 MB; not 340 MB
+
+
 # ---------------------------------------------------------------------------------------------
 # export --out: links written through, - and devices streamed (issue 33)
 
