@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import os
+import sys
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -31,8 +32,47 @@ from boopexp.errors import ConfigError, show_value
 
 __all__ = [
     "check_keys", "require_keys", "key_path", "invalid", "mapping", "integer", "positive_int", "number",
-    "boolean", "choice", "range_words", "within", "under", "read_text",
+    "boolean", "choice", "range_words", "within", "under", "read_text", "LongInteger", "text_int", "decimal",
 ]
+
+
+class LongInteger:
+    """An integer written with more digits than Python turns into a number
+    (``sys.get_int_max_str_digits()``, 4,300: a guard against a quadratic-time conversion, kept).
+    The readers of a person's text (YAML, JSON, :func:`decimal`) give this marker for one instead
+    of the ``ValueError`` int() raises, so that the check of the key it was written for refuses it
+    in its own words: ``seed = <an integer of 5000 digits> must be an integer in [0, …]``. It is
+    not a number: every check refuses it."""
+
+    def __init__(self, digits: int) -> None:
+        self.digits = digits
+
+    def __repr__(self) -> str:
+        return f"<an integer of {self.digits} digits>"
+
+
+def _too_long(text: str) -> int:
+    """The number of ASCII digits of ``text`` if Python would refuse to convert so many, else 0."""
+    limit = sys.get_int_max_str_digits()
+    digits = sum(c in "0123456789" for c in text) if limit and len(text) > limit else 0
+    return digits if digits > limit else 0
+
+
+def text_int(text: str, convert: Any = int) -> Any:
+    """``convert(text)`` (an integer reader: int, YAML's), or a :class:`LongInteger` where the
+    text has more digits than Python converts: the one place a person's text becomes an integer."""
+    digits = _too_long(text)
+    return LongInteger(digits) if digits else convert(text)
+
+
+def decimal(text: str) -> int | None:
+    """The non-negative integer ``text`` spells in ASCII digits ``0``-``9``, or None: no sign,
+    space or ``_``, nor another script's digits, which ``str.isdigit`` and ``int()`` accept
+    (``int("３")`` is 3), nor more digits than Python converts. For numbers read from a line of
+    text (a shard ``I/N``, a position string, the engine protocol); a caller checks the range."""
+    if not text or not text.isascii() or not text.isdigit() or _too_long(text):
+        return None
+    return int(text)
 
 
 def key_path(prefix: str, key: Any) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import os
+import re
 import shutil
 import stat
 import threading
@@ -121,6 +122,9 @@ def _one_game(tmp_path: Path) -> tuple[Path, list[str]]:
     (lambda h, m: (h, m.replace(" 1-0", "")), 17, "must end with the result"),
     (lambda h, m: ("\n".join(x for x in h.splitlines() if not x.startswith("[Record")), m), 1, "has no [Record"),
     (lambda h, m: (h.replace('[Record "{', '[Record "{,'), m), 14, "is not JSON"),
+    # issue 33: a seed of more digits than Python converts was a ValueError traceback
+    (lambda h, m: (re.sub(r'(\[Seed "|\\"seed\\":)\d+', lambda g: g.group(1) + "9" * 5000, h), m), 14,
+     "<an integer of 5000 digits>"),
 ])
 def test_a_malformed_file_is_one_line_naming_file_and_line(tmp_path, edit, line, message):
     text, (heads, moves) = _one_game(tmp_path)

@@ -645,6 +645,15 @@ def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool
 _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 
 
+def _construct_int(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> Any:
+    """An integer, or a :class:`~boopexp.schema.LongInteger` where it has more digits than
+    Python converts (int() would raise a ValueError before any key's check could name it)."""
+    return schema.text_int(node.value, lambda _: yaml.SafeLoader.construct_yaml_int(loader, node))
+
+
+_StrictLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+
+
 class _StoredLoader(getattr(yaml, "CSafeLoader", _StrictLoader)):  # type: ignore[misc]
     """_StrictLoader's rules on libyaml's parser where PyYAML has it (its wheels do): for the
     config.yaml boopexp itself wrote beside a store, which holds the whole plan; the pure-Python
@@ -653,6 +662,7 @@ class _StoredLoader(getattr(yaml, "CSafeLoader", _StrictLoader)):  # type: ignor
 
 
 _StoredLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+_StoredLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
 
 
 class _ConfigLoader(_StrictLoader):

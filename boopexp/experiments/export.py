@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from boopexp import schema
 from boopexp.engine.state import initial_state
 from boopexp.errors import ConfigError, StoreError
 from boopexp.experiments.store import (
@@ -39,7 +40,7 @@ from boopexp.experiments.store import (
 )
 from boopexp.game.notation import format_position, parse_move
 from boopexp.play.contract import first_mover, pack_record, same_game, unpack_record
-from boopexp.play.identity import GameKey, record_key
+from boopexp.play.identity import GameKey, check_seed, record_key
 
 #: The readable headers, in the order they are written (then ``Record``).
 HEADERS: tuple[str, ...] = ("Event", "Date", "Blue", "Red", "Result", "Termination", "StartPosition", "Seed",
@@ -283,7 +284,7 @@ def _record(path: Path, start: int, heads: list[tuple[int, str, str]], moves: li
         raise ConfigError(f"{path}:{start}: the game has no [{RECORD_HEADER} \"...\"] header; import reads only "
                           "files written by boopexp export --format text (it holds the game's record)")
     try:
-        stored = json.loads(values[RECORD_HEADER])
+        stored = json.loads(values[RECORD_HEADER], parse_int=schema.text_int)
     except json.JSONDecodeError as exc:
         raise ConfigError(f"{path}:{where[RECORD_HEADER]}: the {RECORD_HEADER} header is not JSON "
                           f"({exc.msg})") from None
@@ -308,6 +309,11 @@ def _record(path: Path, start: int, heads: list[tuple[int, str, str]], moves: li
         problem = check_record(record)
     except (ValueError, KeyError, TypeError) as exc:
         problem = str(exc)
+    if not problem and "seed" in record:  # the game is played again from it (an int64 at most)
+        try:
+            check_seed(record["seed"])
+        except ConfigError as exc:
+            problem = str(exc)
     if problem:
         raise ConfigError(f"{path}:{where[RECORD_HEADER]}: not a game record ({problem})")
     expected = headers(record)
