@@ -488,3 +488,20 @@ def test_read_lines_bounds_every_line_however_it_arrives():
         assert lines[:3] == ["abc", "", LineTooLong("a" * len(lines[2].head), 26)] and lines[2].head
         assert lines[3:] == ["ok", "b" * 9, LineTooLong(lines[5].head, 11), "last"], lines
         assert lines[5].head.startswith("c")
+
+
+@pytest.mark.parametrize(("line", "says"), [
+    # issue 33: OverflowError / int() messages, or a full-width digit read as its ASCII one
+    ("position fen ....../....../....../....../....../...... 8,0 8,0 b 0,0 99999999999999999999", "move number"),
+    ("position fen ....../....../....../....../....../...... 99999999999999999999,0 8,0 b", "Blue's pool"),
+    ("setoption name uct_c value " + "9" * 5000, "uct_c = <an integer of 5000 digits> must be a number"),
+    ("setoption name seed value ３", "seed '３'"),
+    ("newgame seed 1_0", "seed '1_0'"),
+    ("go iterations ３", "go iterations '３' must be"),
+    ("go movetime １", "go movetime '１' must be"),
+])
+def test_numbers_are_ascii_and_bounded_in_the_protocol(line, says):
+    s = _session("mcts-co")
+    s.handle("position startpos")
+    error, *_ = s.handle(line)
+    assert error.startswith("info error ") and says in error, error

@@ -26,6 +26,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from boopexp import schema
 from boopexp.engine.state import (
     L_BLUE,
     L_RED,
@@ -110,11 +111,25 @@ def format_position(st: np.ndarray) -> str:
     )
 
 
+#: The largest move number a position string gives (the state holds it as a 16-bit integer).
+MAX_MOVE_NUMBER = int(np.iinfo(STATE_DTYPE).max)
+
+
+def _count(text: str, what: str, high: int, full: str) -> int:
+    """The number ``text`` spells in ASCII digits, in 0..``high``; else an InvalidPositionError
+    naming the field and its range (a huge number would overflow the state's integers)."""
+    value = schema.decimal(text)
+    if value is None or value > high:
+        raise InvalidPositionError(f"{full!r}: {what} {text!r} must be an integer in 0..{high}")
+    return value
+
+
 def _pair(text: str, what: str, full: str) -> tuple[int, int]:
     parts = text.split(",")
-    if len(parts) != 2 or not all(p.isdigit() for p in parts):
+    if len(parts) != 2:
         raise InvalidPositionError(f"{full!r}: {what} {text!r} must be two counts like '6,1'")
-    return int(parts[0]), int(parts[1])
+    return (_count(parts[0], f"{what} {text!r}: the first count", PIECES_PER_PLAYER, full),
+            _count(parts[1], f"{what} {text!r}: the second count", PIECES_PER_PLAYER, full))
 
 
 def parse_position(text: str) -> np.ndarray:
@@ -157,10 +172,8 @@ def parse_position(text: str) -> np.ndarray:
             raise InvalidPositionError(
                 f"{text!r}: large counters {fields[4]!r} must be >= the larges owned {owned} and <= 8"
             )
-        if not fields[5].isdigit():
-            raise InvalidPositionError(f"{text!r}: move number {fields[5]!r} must be a non-negative integer")
         st[L_BLUE], st[L_RED] = lb, lr
-        st[MOVE_NUMBER] = int(fields[5])
+        st[MOVE_NUMBER] = _count(fields[5], "move number", MAX_MOVE_NUMBER, text)
     else:
         st[L_BLUE], st[L_RED] = owned
     return st

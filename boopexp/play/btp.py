@@ -25,6 +25,7 @@ from typing import IO
 
 import numpy as np
 
+from boopexp import schema
 from boopexp.agents.budget import MAX_ITERATIONS, Budget, device_costs
 from boopexp.agents.specs import MAX_OPTION_CHARS, AgentSpec
 from boopexp.engine import rules
@@ -413,10 +414,10 @@ _SEED_WORDS, _SIDE_WORDS = "an integer 0..2^64-1", "p1 (Blue, moves first) or p2
 
 
 def _seed(text: str) -> int:
-    try:
-        return check_seed(int(text))
-    except ValueError:
-        raise BoopError(f"seed {cut_text(text, 40)!r} must be {_SEED_WORDS}") from None
+    seed = schema.decimal(text)
+    if seed is None:
+        raise BoopError(f"seed {cut_text(text, 40)!r} must be {_SEED_WORDS}")
+    return check_seed(seed)
 
 
 def _side(text: str) -> Side:
@@ -426,12 +427,15 @@ def _side(text: str) -> Side:
 
 
 def _read(text: str, kind: type, what: str, want: str, bound: str = ""):
-    """``text`` read as ``kind`` (int or float); its range is the budget's to check, but for an
-    integer of more digits than Python reads (4300): beyond ``bound``, said in words."""
+    """``text`` read as ``kind`` (int or float) from ASCII only (int() and float() read other
+    scripts' digits: ``３`` as 3); its range is the budget's to check, but for an integer of more
+    digits than Python reads (4300): beyond ``bound``, said in words."""
     try:
-        return kind(text)
+        value = schema.decimal(text) if kind is int else kind(text) if text.isascii() else None
     except ValueError:
-        digits = text.lstrip("+-")
-        if kind is int and digits.isascii() and digits.isdigit():
-            raise BoopError(f"{what} {cut_text(text, 40)!r}: an integer of {len(digits)} digits; {bound}") from None
-        raise BoopError(f"{what} {cut_text(text, 40)!r} must be {want}") from None
+        value = None
+    if value is None:
+        if kind is int and text.isascii() and text.isdigit():  # digits that decimal() did not convert: too many
+            raise BoopError(f"{what} {cut_text(text, 40)!r}: an integer of {len(text)} digits; {bound}")
+        raise BoopError(f"{what} {cut_text(text, 40)!r} must be {want}")
+    return value

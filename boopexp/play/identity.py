@@ -146,11 +146,8 @@ class Shard:
             ConfigError: one line naming the option, the value and what is allowed.
         """
         first, sep, second = str(text).partition("/")
-        try:
-            index, count = int(first), int(second)
-        except ValueError:
-            index = count = 0
-        if not sep or count < 1:
+        index, count = schema.decimal(first), schema.decimal(second)  # ASCII digits only: not '３/４'
+        if not sep or index is None or count is None or count < 1:
             raise ConfigError(f"{option} {text}: expected I/N, shard I of N shards (N >= 1, I in 1..N), e.g. "
                               f"{option} 1/4 (with Slurm: {option} $SLURM_ARRAY_TASK_ID/4 and --array=1-4)")
         if count > MAX_SHARDS:  # before any int64 column meets it (the tallies count shards with numpy)
