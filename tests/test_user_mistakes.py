@@ -666,3 +666,104 @@ def test_every_float_config_key_refuses_nan_and_infinity(key, value, number):
     with pytest.raises(ConfigError) as info:
         parse_config(load_yaml(text, "t.yaml"), "t.yaml")
     assert "\n" not in str(info.value) and number.lstrip("-.") in str(info.value)
+
+
+# --------------------------------------------------------------------------------------------
+# numbers too long, too large or not ASCII (issue 33, hostile trial items 7, 8, 12, 14)
+
+LONG = "9" * 5000  # more digits than Python turns into an int (its 4,300-digit guard)
+
+
+def test_a_param_value_of_5000_digits_is_one_line_naming_the_key(workdir):
+    error = one_error_line(invoke("game", "--p1", "vanilla", "--p2", "random", "--p1-param", f"uct_c={LONG}"), 2)
+    assert "uct_c" in error and "5000 digits" in error and "must be a number in" in error
+
+
+@pytest.mark.parametrize("key, line", [
+    ("seed", "seed: N"), ("games_per_side", "games_per_side: N"), ("max_plies", "max_plies: N"),
+    ("budget.iterations", "budget: {mode: iterations, iterations: N}"),
+    ("agents.x.memory_mb", "agents: {x: {engine: [python3, e.py], memory_mb: N}}"),
+])
+def test_a_config_number_of_5000_digits_is_one_line_naming_the_key(workdir, key, line):
+    top = line.split(":")[0]
+    text = "\n".join(x for x in DEMO_CONFIG.splitlines() if not x.startswith(f"{top}:"))
+    Path("long.yaml").write_text(text + "\n" + line.replace("N", LONG) + "\n")
+    error = one_error_line(invoke("run", "long.yaml", "--out", "st"), 2)
+    assert f"{key} = <an integer of 5000 digits> must be" in error, error
+    assert not Path("st").exists()
+
+
+@pytest.mark.parametrize("field, text", [
+    ("move number", "....../....../....../....../....../...... 8,0 8,0 b 0,0 99999999999999999999"),
+    ("Blue's pool", "....../....../....../....../....../...... 99999999999999999999,0 8,0 b"),
+    ("Red's pool", "....../....../....../....../....../...... 8,0 8,99999999999999999999 r"),
+    ("large counters", "....../....../....../....../....../...... 8,0 8,0 b 99999999999999999999,0 0"),
+    ("move number", "....../....../....../....../....../...... 8,0 8,0 b 0,0 " + LONG),
+    ("Blue's pool", "....../....../....../....../....../...... ８,0 8,0 b"),
+    ("Blue's pool", "....../....../....../....../....../...... ²,0 8,0 b"),
+])
+def test_a_start_position_with_a_huge_or_foreign_number_is_one_line(workdir, field, text):
+    error = one_error_line(invoke("game", "--p1", "random", "--p2", "random", "--start", text), 2)
+    assert field in error, error
+
+
+def test_an_openings_file_with_a_huge_number_is_one_line_and_nothing_written(workdir):
+    Path("o.txt").write_text("....../....../....../....../....../...... 8,0 8,0 b 0,0 99999999999999999999\n")
+    Path("o.yaml").write_text(DEMO_CONFIG + "openings: {file: o.txt}\n")
+    error = one_error_line(invoke("run", "o.yaml", "--out", "st"), 2)
+    assert "move number" in error, error
+    assert not Path("st").exists()
+
+
+@pytest.mark.parametrize("option, args", [
+    ("--seconds", ["bench", "--seconds", "1e308"]), ("--repeats", ["bench", "--repeats", "99999999999999999999"]),
+    ("--seconds", ["calibrate", "--seconds", "1e308"]),
+    ("--games", ["calibrate", "--device", "--games", "99999999999999999999"]),
+    ("--games", ["calibrate", "--device", "--games", "0"]),
+    ("--count", ["openings", "--plies", "1", "--count", "100000000000", "--out", "s.txt"]),
+    ("--jobs", ["run", "configs/demo.yaml", "--jobs", "1000000", "--out", "st"]),
+])
+def test_a_number_option_too_large_to_finish_is_one_line(workdir, option, args):
+    """bench --seconds 1e308, openings --count 10^11 and the like ran for ever."""
+    result = invoke(*args)
+    assert result.exit_code == 2 and "Traceback" not in result.output, (result.exit_code, result.output)
+    error = result.stderr.strip().splitlines()[-1]  # after click's usage lines
+    assert error.startswith(f"Error: Invalid value for '{option}'") and "range" in error, error
+    assert not Path("s.txt").exists() and not Path("st").exists()
+
+
+def _number_options():
+    """(command, option, a value past any sensible bound) of every integer and float option."""
+    import click
+
+    for name, command in sorted(main.commands.items()):
+        for param in command.params:
+            if not isinstance(param, click.Option) or param.is_flag:
+                continue
+            if isinstance(param.type, click.types.FloatParamType):
+                yield name, param.opts[0], "1e308"
+            elif isinstance(param.type, click.types.IntParamType):
+                yield name, param.opts[0], "99999999999999999999"
+
+
+#: besides _REQUIRED: what run and mirror need to reach their options' checks (a dry run)
+_NUMBER_REQUIRED = {"run": ["configs/demo.yaml", "--dry-run", "--out", "st"],
+                    "mirror": ["--agent", "random", "--dry-run", "--out", "st"]}
+
+
+@pytest.mark.parametrize("command, option, value", list(_number_options()))
+def test_every_number_option_has_an_upper_bound(workdir, command, option, value):
+    """A typo of a few digits must not start a command that runs for ever (or crashes on an
+    integer no C type holds): every number option has a finite bound, said in one line."""
+    before = set(Path(".").iterdir())
+    result = invoke(command, *_NUMBER_REQUIRED.get(command, _REQUIRED.get(command, [])), option, value)
+    assert result.exit_code == 2, (command, option, result.exit_code, result.output)
+    assert "Traceback" not in result.output and result.stderr.strip().splitlines()[-1].startswith("Error: ")
+    assert set(Path(".").iterdir()) == before
+
+
+@pytest.mark.parametrize("shard", ["３/４", "3/４", "٣/4", "+3/4", "3_0/40", " 3/4", "3/4 "])
+def test_a_shard_is_ascii_digits_only(workdir, shard):
+    error = one_error_line(invoke("run", "configs/demo.yaml", "--out", "st", "--shard", shard), 2)
+    assert "--shard" in error
+    assert not Path("st").exists()

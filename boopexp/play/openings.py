@@ -43,6 +43,9 @@ BALANCED_KEYS: tuple[str, ...] = ("games", "margin")
 #: The largest ``random_plies``: past it a random game is mostly over (random games of boop. last
 #: a few dozen plies), and drawing a start that no side has won gets slow.
 MAX_RANDOM_PLIES = 40
+#: The most positions ``boopexp openings --count`` draws into a suite (a typo of a few digits
+#: would draw for ever).
+MAX_SUITE_POSITIONS = 100_000
 #: ``balanced:`` defaults: 16 reference games, side-to-move score within 0.5 ± 0.125.
 DEFAULT_BALANCE_GAMES = 16
 DEFAULT_BALANCE_MARGIN = 0.125

@@ -8,6 +8,8 @@ from typing import Any
 
 import click
 
+from boopexp.agents.budget import MAX_SECONDS
+
 # module name -> names of the click commands it defines (attribute names)
 _COMMANDS: dict[str, tuple[str, ...]] = {
     "tables": ("tables",),
@@ -43,8 +45,12 @@ class FiniteFloat(click.FloatRange):
         return "" if self.min is None and self.max is None else super()._describe_range()
 
 
-#: seconds of a measurement (bench, calibrate)
-POSITIVE_SECONDS = FiniteFloat(min=0, min_open=True)
+#: seconds of a measurement (bench, calibrate): at most a move's longest budget (a typo such as
+#: 1e308 measured for ever)
+POSITIVE_SECONDS = FiniteFloat(min=0, min_open=True, max=MAX_SECONDS)
+#: the most runs or games of a measurement (bench --repeats, calibrate --device --games)
+MAX_MEASUREMENTS = 1000
+MEASUREMENTS = click.IntRange(1, MAX_MEASUREMENTS)
 
 
 def register(group: click.Group) -> None:

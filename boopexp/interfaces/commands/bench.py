@@ -8,14 +8,14 @@ import json
 import click
 
 from boopexp.agents.specs import AGENT_KINDS, AGENT_NAMES
-from boopexp.interfaces.commands import POSITIVE_SECONDS
+from boopexp.interfaces.commands import MEASUREMENTS, POSITIVE_SECONDS
 
 
 @click.command("bench")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
 @click.option("--seconds", type=POSITIVE_SECONDS, default=1.0, show_default=True,
               help="Approximate duration of each timed run.")
-@click.option("--repeats", type=click.IntRange(min=1), default=5, show_default=True,
+@click.option("--repeats", type=MEASUREMENTS, default=5, show_default=True,
               help="Timed runs per measurement; the median is reported.")
 @click.option("--compare", "compare", type=click.Path(dir_okay=False), default=None, metavar="FILE.json",
               help="Also print each metric's ratio to a saved 'bench --json' run (e.g. benchmarks/baseline.json).")

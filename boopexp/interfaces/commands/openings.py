@@ -14,6 +14,7 @@ from boopexp.play.openings import (
     DEFAULT_BALANCE_GAMES,
     DEFAULT_BALANCE_MARGIN,
     MAX_RANDOM_PLIES,
+    MAX_SUITE_POSITIONS,
     parse_balance,
     suite_text,
 )
@@ -22,7 +23,7 @@ from boopexp.play.openings import (
 @click.command("openings")
 @click.option("--plies", type=click.IntRange(0, MAX_RANDOM_PLIES), required=True,
               help="Random plies from the empty board per position (the random agent's moves).")
-@click.option("--count", type=click.IntRange(min=1), required=True, help="Positions in the suite.")
+@click.option("--count", type=click.IntRange(1, MAX_SUITE_POSITIONS), required=True, help="Positions in the suite.")
 @click.option("--balanced", is_flag=True,
               help="Keep only positions the reference evaluation calls even (heuristics against itself; "
                    "docs/openings.md).")

@@ -28,7 +28,7 @@ from boopexp.agents.specs import (
 )
 from boopexp.errors import BoopError, ConfigError, StoreError
 from boopexp.game.sides import Side
-from boopexp.interfaces.commands import POSITIVE_SECONDS
+from boopexp.interfaces.commands import MEASUREMENTS, POSITIVE_SECONDS
 from boopexp.play.contract import check_max_plies, first_mover, mover
 from boopexp.play.identity import check_seed, pairing_hash
 from boopexp.play.openings import LINE_FORMS, Openings, normalise_line
@@ -304,7 +304,7 @@ _BUDGET_OPTION = {"mode": "--budget", "seconds": "--seconds", "iterations": "--i
 @click.command("calibrate")
 @click.option("--seconds", type=POSITIVE_SECONDS, default=2.0, show_default=True, help="Measuring time per agent.")
 @click.option("--device", "fit_device", is_flag=True, help="Also re-fit the device profile from seeded games.")
-@click.option("--games", type=int, default=8, show_default=True, help="Games per measurement with --device.")
+@click.option("--games", type=MEASUREMENTS, default=8, show_default=True, help="Games per measurement with --device.")
 @click.option("--lookahead", "lookahead_only", is_flag=True,
               help="Only measure r, the two-stage check's cost per step in objective evaluations.")
 def calibrate(seconds, fit_device, games, lookahead_only):

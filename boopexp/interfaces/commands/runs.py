@@ -51,12 +51,17 @@ def pool_options(jobs: int | None, backend: str, scheduler: str | None, slurm: b
     return PoolOptions(jobs or cpu_count(), backend, scheduler, slurm=slurm)
 
 
+#: The most worker processes of ``--jobs`` (a typo of a few digits would start as many as there
+#: are games): more than any one machine's cores; a cluster runs shards (``--shard``) or dask.
+MAX_JOBS = 1024
+
+
 def run_options(fn: Callable) -> Callable:
     """The options shared by ``run`` and ``mirror``."""
     options = [
         click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=None,
                      help="Results folder (default: results/<config name>/)."),
-        click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
+        click.option("--jobs", "-j", type=click.IntRange(1, MAX_JOBS), default=None,
                      help="Worker processes (default: the number of CPUs; 1 = no pool, in this process)."),
         click.option("--backend", type=click.Choice(["loky", "dask"]), default="loky", show_default=True,
                      help="loky: local processes; dask: a dask.distributed cluster (pip install 'boopexp[dask]')."),
