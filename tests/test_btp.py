@@ -494,7 +494,7 @@ def test_read_lines_bounds_every_line_however_it_arrives():
     # issue 33: OverflowError / int() messages, or a full-width digit read as its ASCII one
     ("position fen ....../....../....../....../....../...... 8,0 8,0 b 0,0 99999999999999999999", "move number"),
     ("position fen ....../....../....../....../....../...... 99999999999999999999,0 8,0 b", "Blue's pool"),
-    ("setoption name uct_c value " + "9" * 5000, "uct_c = <an integer of 5000 digits> must be a number"),
+    ("setoption name uct_c value " + "9" * 5000, "uct_c: a value of 5000 characters; at most 4096 are read"),
     ("setoption name seed value ３", "seed '３'"),
     ("newgame seed 1_0", "seed '1_0'"),
     ("go iterations ３", "go iterations '３' must be"),
