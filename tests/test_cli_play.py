@@ -73,7 +73,7 @@ def test_calibrate_prints_host_rates_and_the_throttle():
     assert "host vanilla iterations per CPU second" in result.output
     assert "cpu-mode throttle (auto)" in result.output
     bad = CliRunner().invoke(main, ["calibrate", "--seconds", "0"])
-    assert bad.exit_code == 2 and "Invalid value for '--seconds': 0.0 is not in the range x>0." in bad.output
+    assert bad.exit_code == 2 and "Invalid value for '--seconds': 0.0 is not in the range 0<x<=600.0." in bad.output
 
 
 def _store_one_game(folder, p1="mcts-co", p2="random", seed=9):
