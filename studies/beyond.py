@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from boopexp.analysis.beyond import check_table, markdown, rows, side_by_side
+from boopexp.studies.beyond.rows import check_table, markdown, rows, side_by_side
 
 RESULTS = Path(__file__).resolve().parent.parent / "results" / "beyond"
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from boopexp.analysis import robustness as rb
 from boopexp.experiments.store import has_games_files, read_store_files
+from boopexp.studies.stores import iter_planned
 
 #: the files a study command writes that are compared byte for byte
 TEXT_SUFFIXES = (".csv", ".md")
@@ -21,7 +21,7 @@ FIGURE_SUFFIXES = (".svg", ".png")
 
 def assert_store_complete(folder: Path, config: Path, store: str) -> None:
     """Every game ``config`` plans is in ``folder`` exactly once, and nothing else (no truncated line)."""
-    planned = {(h, p, i) for _, h, p, i in rb.iter_planned([config])}
+    planned = {(h, p, i) for _, h, p, i in iter_planned([config])}
     seen: set[tuple[str, str, int]] = set()
     duplicates = []
     for f in read_store_files(folder):

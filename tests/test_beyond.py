@@ -113,7 +113,7 @@ def test_tuning_trials_are_complete_sealed_and_tabulated():
     table = BEYOND / "tune-mcts-co" / "trials.csv"
     if not table.exists():
         pytest.skip("the tuning is not committed yet")
-    from boopexp.analysis.beyond import rows
+    from boopexp.studies.beyond.rows import rows
 
     trials = list(csv.DictReader(table.open(encoding="utf-8")))
     assert len(trials) == 30

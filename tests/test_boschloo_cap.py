@@ -13,9 +13,6 @@ from scipy.stats import boschloo_exact as scipy_boschloo
 from scipy.stats import fisher_exact as scipy_fisher
 
 from boopexp.analysis import ReportWarning, build_tables, load_results
-from boopexp.analysis import claims as cl
-from boopexp.analysis import robustness as rb
-from boopexp.analysis import robustness_report as rr
 from boopexp.analysis.render import to_markdown
 from boopexp.analysis.stats import (
     BOSCHLOO_MAX_TABLES,
@@ -25,6 +22,9 @@ from boopexp.analysis.stats import (
     boschloo_within_reach,
     fisher_exact,
 )
+from boopexp.studies import claims as cl
+from boopexp.studies.robustness import analysis as rb
+from boopexp.studies.robustness import report as rr
 
 #: Our games in a row just above the threshold against the paper's 100: 2,476 x 101 tables.
 ABOVE = 2475

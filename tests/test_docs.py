@@ -33,8 +33,8 @@ def architecture_modules(text: str) -> dict[str, str]:
     """The modules the "layers" part of architecture.md names: path relative to boopexp/ -> the
     name as written. A backticked ``name.py`` names a module of the folder whose section it is in:
     ``commands/runs.py`` one of its subfolder, ``../openspiel.py`` one of the folder above;
-    ``agents/specs.py`` (a layer folder) one of another layer, ``studies/beyond.py`` (no folder
-    of the package) a file outside the package, not counted."""
+    ``agents/specs.py`` (a layer folder) one of another layer, ``studies/beyond.py`` (a file of
+    the repository's studies/, not of boopexp/studies/) a file outside the package, not counted."""
     part = text.split("## The layers", 1)[1].split("\n## ", 1)[0]
     named: dict[str, str] = {}
     folder = None
@@ -47,8 +47,8 @@ def architecture_modules(text: str) -> dict[str, str]:
         for name in MODULE.findall(line):
             first = name.split("/")[0]
             if "/" in name and first != ".." and not (PACKAGE / folder / first).is_dir():
-                if not (PACKAGE / first).is_dir():
-                    continue  # outside the package
+                if not (PACKAGE / first).is_dir() or (ROOT / name).is_file():
+                    continue  # outside the package (studies/beyond.py, beside boopexp/studies/)
                 path = name
             else:
                 path = re.sub(r"\w+/\.\./", "", folder + name)

@@ -35,10 +35,10 @@ from pathlib import Path
 import pytest
 from study_helpers import assert_figures_rebuilt, assert_store_complete, assert_texts_rebuilt, rebuilt_study
 
-from boopexp.analysis import knowledge as kn
-from boopexp.analysis import knowledge_report as kr
 from boopexp.analysis.tables import DASH, fmt_p
 from boopexp.experiments.store import has_games_files
+from boopexp.studies.knowledge import analysis as kn
+from boopexp.studies.knowledge import report as kr
 
 ROOT = Path(__file__).resolve().parent.parent
 STUDY = ROOT / "results" / "knowledge"

@@ -19,11 +19,11 @@ import pytest
 from click.testing import CliRunner
 from report_fixtures import make_record
 
-from boopexp.analysis import claims as cl
-from boopexp.analysis import knowledge as kn
-from boopexp.analysis import knowledge_report as kr
 from boopexp.analysis.ratings_bootstrap import bootstrap_ratings
 from boopexp.interfaces.cli import main
+from boopexp.studies import claims as cl
+from boopexp.studies.knowledge import analysis as kn
+from boopexp.studies.knowledge import report as kr
 
 # ---------------------------------------------------------------------------------------------
 # The tests on pair counts

@@ -1,4 +1,4 @@
-"""The robustness study's analysis (boopexp/analysis/claims.py, ratings_bootstrap.py, robustness.py).
+"""The robustness study's analysis (boopexp/studies/claims.py, robustness/analysis.py; analysis/ratings_bootstrap.py).
 
 Synthetic games whose verdicts are known by construction: counts set to the expected wins of
 chosen ratings, so every test below knows which claim must come out supported, contradicted,
@@ -15,11 +15,11 @@ import pytest
 from click.testing import CliRunner
 from report_fixtures import make_record, write_results
 
-from boopexp.analysis import claims as cl
-from boopexp.analysis import robustness as rb
-from boopexp.analysis import robustness_report as rr
 from boopexp.analysis.ratings_bootstrap import bootstrap_ratings
 from boopexp.interfaces.cli import main
+from boopexp.studies import claims as cl
+from boopexp.studies.robustness import analysis as rb
+from boopexp.studies.robustness import report as rr
 
 # ---------------------------------------------------------------------------------------------
 # The tests on counts

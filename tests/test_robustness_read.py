@@ -1,4 +1,4 @@
-"""How ``boopexp robustness`` reads a store (robustness.read_outcomes, through the store's reader):
+"""How ``boopexp robustness`` reads a store (studies.stores.read_outcomes, through the store's reader):
 from the summaries beside the sealed segments, never decoding a sealed game, with the same games
 and counts as reading every line (issue 22), and the store's warnings and errors."""
 
@@ -14,11 +14,12 @@ import pandas as pd
 import pytest
 from report_fixtures import make_record, write_plan, write_results
 
-from boopexp.analysis import robustness as rb
 from boopexp.analysis.records import ReportWarning
 from boopexp.errors import StoreError
 from boopexp.experiments import store as store_module
 from boopexp.experiments.store import encode_segment, seal, segment_data
+from boopexp.studies import stores
+from boopexp.studies.robustness import analysis as rb
 
 ROOT = Path(__file__).resolve().parents[1]
 COLUMNS = ["pairing", "p1", "p2", "winner", "point", "config_hash", "game_index"]
@@ -50,10 +51,10 @@ def _expected(rows: list[tuple]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
-def _read(folder: Path) -> tuple[rb.StoreOutcomes, list[str]]:
+def _read(folder: Path) -> tuple[stores.StoreOutcomes, list[str]]:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        read = rb.read_outcomes(folder)
+        read = stores.read_outcomes(folder)
     return read, [str(w.message) for w in caught if issubclass(w.category, ReportWarning)]
 
 
@@ -113,7 +114,7 @@ def test_games_without_a_winner_only(tmp_path):
 def test_an_empty_store_gives_the_empty_frame(tmp_path):
     folder = _store(tmp_path / "st", [_record("c vs d", 0, "p1")], [])
     read, _ = _read(folder)
-    pd.testing.assert_frame_equal(read.games, rb._empty())
+    pd.testing.assert_frame_equal(read.games, stores.empty_outcomes())
     assert (read.planned, read.off_plan) == (14, 1)
 
 

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from study_helpers import assert_figures_rebuilt, assert_store_complete, assert_texts_rebuilt, rebuilt_study
 
-from boopexp.analysis import robustness as rb
-from boopexp.analysis import robustness_report as rr
 from boopexp.experiments.store import has_games_files
+from boopexp.studies.robustness import analysis as rb
+from boopexp.studies.robustness import report as rr
 
 ROOT = Path(__file__).resolve().parent.parent
 STUDY = ROOT / "results" / "robustness"

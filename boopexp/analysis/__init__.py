@@ -9,12 +9,9 @@ LaTeX) and ``figures`` (PNG, SVG), driven by ``builder`` (``build_report``); ``d
 where it reads and writes. Statistics: ``stats`` (Wilson, Fisher, Boschloo).
 
 Ratings (``boopexp ratings``): ``ratings`` (the Bradley–Terry fit), ``ratings_bootstrap`` (its
-bootstrap) and ``ratings_report`` (its files). The robustness study (``boopexp robustness``,
-docs/robustness.md): ``claims`` (the tests and verdicts, on counts), ``robustness`` (the stores →
-every claim's test), ``robustness_report`` and ``robustness_figures`` (its files). The knowledge
-study (``boopexp knowledge``, docs/knowledge-plan.md): ``knowledge`` (the stores → pairs → every
-claim's test, the ladder) and ``knowledge_report`` (its files). ``beyond``:
-the rows of docs/beyond.md.
+bootstrap) and ``ratings_report`` (its files). The studies (``boopexp robustness``,
+``boopexp knowledge``, docs/beyond.md) are a layer of their own above this one
+(:mod:`boopexp.studies`).
 
 The names below are loaded on first use (PEP 562), so that importing a light submodule such as
 :mod:`boopexp.analysis.defaults` (the CLI's option defaults) does not load pandas or matplotlib.

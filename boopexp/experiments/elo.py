@@ -7,7 +7,7 @@ An agent ``d`` Elo stronger than its opponent is expected to score
 so ``ELO_SCALE = ln 10 / 400`` turns an Elo difference into the logistic model's logit and back.
 The SPRT (``experiments.sprt``: its hypotheses in Elo), the Bradley–Terry fit and its bootstrap
 (``analysis.ratings``, ``analysis.ratings_bootstrap``) and the robustness study's deviance
-(``analysis.robustness``) all read the scale from here. It sits in ``experiments/`` because the
+(``studies.robustness.analysis``) all read the scale from here. It sits in ``experiments/`` because the
 SPRT, the lowest of its users, is there (the layers below play single games and know no scale of
 strength); everything above imports it downward.
 """

@@ -14,8 +14,7 @@ from boopexp.agents.budget import MAX_SECONDS
 _COMMANDS: dict[str, tuple[str, ...]] = {
     "tables": ("tables",),
     "ratings": ("ratings",),
-    "robustness": ("robustness",),
-    "knowledge": ("knowledge",),
+    "studies": ("robustness", "knowledge"),
     "runs": ("run", "mirror", "status"),
     "bench": ("bench", "warmup"),
     "play": ("game", "calibrate", "replay", "play", "engine"),

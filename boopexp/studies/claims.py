@@ -1,4 +1,4 @@
-"""The tests and verdicts of the pre-registered claims (docs/robustness-plan.md §3), on counts.
+"""The tests and verdicts of every study's pre-registered claims, on counts (docs/robustness-plan.md §3).
 
 Every claim, at one condition, comes down to one :class:`Outcome`: an estimate with its 95%
 interval and three p-values, each for one question the verdict rules ask:

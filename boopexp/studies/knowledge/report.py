@@ -1,6 +1,6 @@
 """The knowledge study's report: pairings.csv, claims.csv, verdicts.csv, ladder.csv, the figures.
 
-:mod:`boopexp.analysis.knowledge` reads the stores, forms the pairs and runs the plan's tests;
+:mod:`boopexp.studies.knowledge.analysis` reads the stores, forms the pairs and runs the plan's tests;
 this module lays the results out as :class:`~boopexp.analysis.tables.Table` objects, draws the
 ladder per budget and the forest plot of the claims' pairings (the project's figure helpers:
 fixed rc, SVG hash salt, no date, so the bytes rebuild) and writes them (``boopexp knowledge``).
@@ -11,7 +11,7 @@ tests/test_report_knowledge.py holds them).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,12 +22,12 @@ import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from boopexp.analysis import claims as cl
-from boopexp.analysis import knowledge as kn
 from boopexp.analysis.ratings_report import fmt_elo
 from boopexp.analysis.tables import DASH, Table, fmt_p, is_missing
-from boopexp.errors import StoreError
 from boopexp.experiments.elo import elo_of_score
+from boopexp.studies import claims as cl
+from boopexp.studies import report as studies_report
+from boopexp.studies.knowledge import analysis as kn
 
 PAIRINGS_COLUMNS = ("store", "agent", "opponent", "budget", "charge", "games", "pairs", "unpaired", "won_both",
                     "split", "lost_both", "left_out", "left_out_share", "flagged", "k", "n", "p_greater", "p_less",
@@ -351,23 +351,14 @@ def write_report(report: KnowledgeReport, out_dir: Path | str) -> list[Path]:
     Raises:
         StoreError: out_dir cannot be written.
     """
-    from boopexp.analysis import figures
-    from boopexp.analysis.robustness_report import write_tables
+    return studies_report.write_report(Path(out_dir), report.tables, OUTPUT_CSV, "knowledge", report.notes,
+                                       _figures(report), drop_stale=True)
 
-    out = Path(out_dir)
-    paths: list[Path] = []
-    try:
-        paths += write_tables(out, report.tables, OUTPUT_CSV, "knowledge", report.notes)
-        for stem, fig in (("ladder", ladder_figure(report.ladders)),
-                          ("forest", forest_figure(report.table("claims").data))):
-            if fig is None:
-                for fmt in figures.FORMATS:
-                    (out / f"{stem}.{fmt}").unlink(missing_ok=True)
-                continue
-            paths += figures.save(fig, out, stem)
-    except OSError as exc:
-        raise StoreError(f"cannot write into {str(out)!r}: {exc}") from None
-    return paths
+
+def _figures(report: KnowledgeReport) -> Iterator[tuple[str, Figure | None]]:
+    """The ladder and the forest plot, each drawn when reached."""
+    yield "ladder", ladder_figure(report.ladders)
+    yield "forest", forest_figure(report.table("claims").data)
 
 
 def rebuild(root: Path | str, out_dir: Path | str | None = None, *,

@@ -19,30 +19,28 @@ The claims and their families (plan §3, "Multiplicity"):
   mcts-co mirror only: the ladder has no mcts+P mirror) and C7b at 0.25, 1 and 4 s, each budget
   a family.
 
-The tables and files are :mod:`boopexp.analysis.robustness_report`'s.
+The tables and files are :mod:`boopexp.studies.robustness.report`'s.
 """
 
 from __future__ import annotations
 
-import json
 import math
-import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
-from boopexp.analysis import claims as cl
-from boopexp.analysis.records import ReportWarning, read_plan
 from boopexp.errors import ConfigError
-from boopexp.experiments.store import GameStore, has_games_files, scan_outcome_columns
+from boopexp.experiments.store import has_games_files
+from boopexp.play.identity import pairing_name
+from boopexp.studies import claims as cl
+from boopexp.studies.stores import check_study_folder, empty_outcomes, read_outcomes
 
 if TYPE_CHECKING:  # for the annotations only: d1_ratings imports it where it fits
     from boopexp.analysis.ratings_bootstrap import BootstrapRatings
-from boopexp.play.identity import pairing_agents, pairing_name
 
 #: The six stores of the study, under the study folder.
 STORES: tuple[str, ...] = ("d1", "d2", "d3", "d4-vanilla", "d4-se", "d4-bias")
@@ -93,89 +91,7 @@ class StudyGames:
     incomplete: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     def get(self, name: str) -> pd.DataFrame:
-        return self.stores.get(name, _empty())
-
-
-def _empty() -> pd.DataFrame:
-    return pd.DataFrame({"pairing": pd.Series([], dtype=object), "p1": pd.Series([], dtype=object),
-                         "p2": pd.Series([], dtype=object), "winner": pd.Series([], dtype=object),
-                         "point": pd.Series([], dtype=float)})
-
-
-@dataclass(frozen=True)
-class StoreOutcomes:
-    """The outcomes of one store's planned games, and what the store's reading found: ``duplicates``,
-    copies of games stored twice that were ignored (as ``status`` counts them); ``off_plan``, stored
-    games (each once) of settings outside the plan."""
-
-    games: pd.DataFrame
-    planned: int | None
-    duplicates: int
-    off_plan: int
-
-
-def read_outcomes(directory: Path) -> StoreOutcomes:
-    """Only what the analysis needs from a store: each game's identity, winner and sweep point.
-
-    Read as the store reads it (:func:`boopexp.experiments.store.scan_outcome_columns`, what
-    ``status`` and a resumed ``run`` read: each sealed segment's summary, a segment without a usable
-    one and the live log decoded), never one Python object per game: the same valid records (one
-    rule), the same refusals (the store's one line naming the file and line) and the same warnings
-    (a truncated last line of the live log, a game stored twice, a summary not used). A game read
-    twice is counted once (the first copy read: the sealed segments by number, then the live log);
-    games of settings outside the store's config.yaml plan are left out and counted.
-
-    Raises:
-        StoreError: a line other than the live log's cut-short last one is not a valid record.
-        ConfigError: the store's ``plan:`` cannot be read.
-    """
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    columns = scan_outcome_columns(directory)  # then the plan, as status
-    plan = read_plan(directory)
-    table, scan = columns.table, columns.scan
-    off_plan = 0
-    if plan is not None:
-        keys = pc.binary_join_element_wise(table["config_hash"], table["pairing"], "\x00")
-        planned_keys = pa.array([f"{config_hash}\x00{pairing}" for pairing, config_hash in plan], pa.string())
-        in_plan = pc.is_in(keys, value_set=planned_keys)
-        off_plan = len(table) - int(pc.sum(in_plan).as_py() or 0)
-        table = table.filter(in_plan)
-    for problem in scan.warnings():
-        warnings.warn(problem, ReportWarning, stacklevel=2)
-    pairing = _objects(table["pairing"])
-    sides = {p: pairing_agents(p) for p in set(pairing.tolist())}
-    sweep = pc.dictionary_encode(table["sweep"]).combine_chunks()
-    points = np.array([_point(json.loads(v)) for v in sweep.dictionary.to_pylist()] + [math.nan], dtype=float)
-    games = pd.DataFrame({
-        "pairing": pairing.tolist(),
-        "p1": [sides[p][0] for p in pairing.tolist()],
-        "p2": [sides[p][1] for p in pairing.tolist()],
-        "winner": _objects(table["winner"]).tolist(),
-        "point": points[sweep.indices.fill_null(len(sweep.dictionary)).to_numpy()],
-        "config_hash": _objects(table["config_hash"]).tolist(),
-        "game_index": table["game_index"].to_numpy(),
-    })
-    if games.empty:
-        games = _empty()
-    planned = sum(v for v in plan.values() if v is not None) if plan else None
-    return StoreOutcomes(games=games, planned=planned, duplicates=scan.duplicates, off_plan=off_plan)
-
-
-def _objects(column: Any) -> np.ndarray:
-    """A text column as an object array holding one string object per distinct value (None for null)."""
-    import pyarrow.compute as pc
-
-    encoded = pc.dictionary_encode(column).combine_chunks()
-    values = np.array([*encoded.dictionary.to_pylist(), None], dtype=object)
-    return values[encoded.indices.fill_null(len(encoded.dictionary)).to_numpy()]
-
-
-def _point(sweep: Any) -> float:
-    """A game's sweep value: the value of its one swept axis, NaN when not swept (or on several axes)."""
-    sweep = sweep or {}
-    return float(next(iter(sweep.values()))) if len(sweep) == 1 else math.nan
+        return self.stores.get(name, empty_outcomes())
 
 
 def load_study(root: Path | str, reference_root: Path | str | None = None) -> StudyGames:
@@ -205,51 +121,6 @@ def load_study(root: Path | str, reference_root: Path | str | None = None) -> St
         if read.planned is not None and len(read.games) < read.planned:
             incomplete[name] = (len(read.games), read.planned)
     return StudyGames(stores=stores, missing=tuple(missing), incomplete=incomplete)
-
-
-def check_study_folder(root: Path, stores: Sequence[str], study: str) -> None:
-    """Refuse a study folder that is not one: not a folder, none of ``stores`` in it, or one of
-    them holding another experiment's games (:func:`check_study_store`); nothing is read or written.
-
-    Raises:
-        ConfigError: as said, naming the folder and the study's default (results/<study>).
-    """
-    if not root.is_dir():
-        raise ConfigError(f"study folder not found: {str(root)!r}")
-    if not any(has_games_files(root / name) for name in stores):
-        raise ConfigError(
-            f"{str(root)!r} is not the {study} study's folder: it holds none of its stores "
-            f"{', '.join(stores)} (each a results folder of configs/{study}-*.yaml); give the study's folder "
-            f"(default results/{study})"
-        )
-    for name in stores:
-        check_study_store(root / name, name, study)
-
-
-def check_study_store(folder: Path, store: str, study: str = "robustness") -> None:
-    """Refuse a folder named like one of the study's stores that is not it.
-
-    A store identifies itself by the experiment name its config.yaml was written with
-    (``<study>-<store>``, from configs/<study>-<store>.yaml): a copy of another run's store
-    under the study's folder name would otherwise be analysed as the study's (issue 20 item 11).
-    A folder without games is not checked (it is reported missing). ``study``: "robustness" or
-    "knowledge" (boopexp/analysis/knowledge.py), whose default folder is results/<study>.
-
-    Raises:
-        ConfigError: ``folder`` holds games of another experiment (or no config.yaml).
-        StoreError: its config.yaml is damaged.
-    """
-    if not has_games_files(folder):
-        return
-    expected = f"{study}-{store}"
-    doc = GameStore(folder).read_config()
-    name = None if doc is None else doc.get("name")
-    if name != expected:
-        held = "no config.yaml" if doc is None else f"the games of experiment {name!r}"
-        raise ConfigError(
-            f"{str(folder)!r} is not the {study} study's store {store}: it holds {held}, not those of "
-            f"{expected!r} (configs/{expected}.yaml); give the study's folder (default results/{study})"
-        )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -301,19 +172,21 @@ def at_point(games: pd.DataFrame, value: float) -> pd.DataFrame:
 # The claims' tests
 
 
-def direct_claim(claim: str, games: pd.DataFrame, opponent: str) -> cl.Outcome:
-    """mcts-co's win rate against ``opponent`` over both seats, above 50% (C1, C2, C3's parts)."""
+def co_beats(claim: str, games: pd.DataFrame, opponent: str) -> cl.Outcome:
+    """mcts-co's win rate against ``opponent`` over both seats, above 50% (C1 against vanilla, C2
+    against heuristics, each part of C3)."""
     c = pair_count(games, FOCUS, opponent)
     out = cl.rate_above(claim, pairing_name(FOCUS, opponent), c.wins, c.n, c.no_winner)
     return replace(out, test=out.test + f" (as P1 {c.p1_wins}/{c.p1_games}, as P2 {c.p2_wins}/{c.p2_games})")
 
 
-def c3(games: pd.DataFrame) -> cl.Outcome:
-    return cl.conjunction("C3", [direct_claim("C3", games, x) for x in ABLATIONS])
+def co_beats_every_ablation(games: pd.DataFrame) -> cl.Outcome:
+    """C3: mcts-co beats each single and double ablation (a conjunction of :func:`co_beats`)."""
+    return cl.conjunction("C3", [co_beats("C3", games, x) for x in ABLATIONS])
 
 
-def c7a(mirrors: Sequence[tuple[str, pd.DataFrame]]) -> cl.Outcome:
-    """P2 share above 60% in each given (agent, games) mirror."""
+def p2_wins_more_in_mirrors(mirrors: Sequence[tuple[str, pd.DataFrame]]) -> cl.Outcome:
+    """C7a: the second player's share above 60% in each given (agent, games) mirror."""
     parts = []
     for agent, games in mirrors:
         k, n, none = mirror_count(games, agent)
@@ -322,8 +195,8 @@ def c7a(mirrors: Sequence[tuple[str, pd.DataFrame]]) -> cl.Outcome:
     return cl.conjunction("C7a", parts)
 
 
-def c7b(bias: pd.DataFrame) -> cl.Outcome:
-    """The QUIRK-A9-corrected mirror balanced (±10 points) and below the faithful one (Boschloo)."""
+def a9_fix_balances_mirror(bias: pd.DataFrame) -> cl.Outcome:
+    """C7b: the QUIRK-A9-corrected mirror balanced (±10 points) and below the faithful one (Boschloo)."""
     k_fix, n_fix, none_fix = mirror_count(bias, A9_AGENT)
     k_faith, n_faith, none_faith = mirror_count(bias, FOCUS)
     balanced = cl.share_balanced("C7b", f"{A9_AGENT} mirror", k_fix, n_fix, none_fix, margin=0.10)
@@ -332,8 +205,21 @@ def c7b(bias: pd.DataFrame) -> cl.Outcome:
     return cl.conjunction("C7b", [balanced, lower], kind="equivalence")
 
 
-def c8(ladder: pd.DataFrame, opponent: str, claim: str = "C8") -> cl.Outcome:
-    """mcts-co's win against ``opponent`` on log2(budget) and seat: slope below 0."""
+def vanilla_mirror_balanced(mirror: pd.DataFrame) -> cl.Outcome:
+    """C6a: boop. is balanced, the second player's share of the vanilla mirror within 50% ± 5 points."""
+    return cl.share_balanced("C6a", "vanilla mirror", *mirror_count(mirror, "vanilla"), margin=0.05)
+
+
+def s_and_e_mirrors_balanced(mirrors: pd.DataFrame) -> cl.Outcome:
+    """C6b: the mcts+S and mcts+E mirrors balanced too, each P2 share within 50% ± 10 points."""
+    return cl.conjunction("C6b", [
+        cl.share_balanced("C6b", f"{a} mirror", *mirror_count(mirrors, a), margin=0.10) for a in ("mcts+S", "mcts+E")
+    ])
+
+
+def co_edge_shrinks_with_budget(ladder: pd.DataFrame, opponent: str, claim: str = "C8") -> cl.Outcome:
+    """C8: mcts-co's win against ``opponent`` on log2(budget) and seat, slope below 0 (its edge
+    shrinks as the budget grows)."""
     rows = ladder[((ladder["p1"] == FOCUS) & (ladder["p2"] == opponent))
                   | ((ladder["p1"] == opponent) & (ladder["p2"] == FOCUS))]
     decided = rows[rows["winner"].notna()]
@@ -477,11 +363,11 @@ def direct_claims(games: pd.DataFrame) -> list[cl.Outcome]:
     whose games are present."""
     out: list[cl.Outcome] = []
     if has_pairing(games, FOCUS, "vanilla"):
-        out.append(direct_claim("C1", games, "vanilla"))
+        out.append(co_beats("C1", games, "vanilla"))
     if has_pairing(games, FOCUS, "heuristics"):
-        out.append(direct_claim("C2", games, "heuristics"))
+        out.append(co_beats("C2", games, "heuristics"))
     if all(has_pairing(games, FOCUS, x) for x in ABLATIONS):
-        out.append(c3(games))
+        out.append(co_beats_every_ablation(games))
     return out
 
 
@@ -493,22 +379,19 @@ def default_family(study: StudyGames, ratings: RatingsResult | None) -> list[cl.
     out += [rc[c] for c in ("C4-E", "C4-P", "C4-S", "C5b", "C5c", "C5d") if c in rc]
     vanilla = study.get("d4-vanilla")
     if has_mirror(vanilla, "vanilla"):
-        k, n, none = mirror_count(vanilla, "vanilla")
-        out.append(cl.share_balanced("C6a", "vanilla mirror", k, n, none, margin=0.05))
+        out.append(vanilla_mirror_balanced(vanilla))
     se = study.get("d4-se")
     if has_mirror(se, "mcts+S") and has_mirror(se, "mcts+E"):
-        out.append(cl.conjunction("C6b", [
-            cl.share_balanced("C6b", f"{a} mirror", *mirror_count(se, a), margin=0.10) for a in ("mcts+S", "mcts+E")
-        ]))
+        out.append(s_and_e_mirrors_balanced(se))
     bias = at_point(study.get("d4-bias"), 1.0)
     mirror = study.get("mirror")
     if has_mirror(bias, FOCUS) and has_mirror(mirror, "mcts+P"):
-        out.append(c7a([(FOCUS, bias), ("mcts+P", mirror)]))
+        out.append(p2_wins_more_in_mirrors([(FOCUS, bias), ("mcts+P", mirror)]))
     if has_mirror(bias, FOCUS) and has_mirror(bias, A9_AGENT):
-        out.append(c7b(bias))
+        out.append(a9_fix_balances_mirror(bias))
     d3 = study.get("d3")
     if has_pairing(d3, FOCUS, "vanilla"):
-        out.append(c8(d3, "vanilla"))
+        out.append(co_edge_shrinks_with_budget(d3, "vanilla"))
     return out
 
 
@@ -516,7 +399,7 @@ def profile_family(games: pd.DataFrame) -> list[cl.Outcome]:
     """C1, C2, C3, C7a on one solver-cost profile's games (D2, or the committed × 1 run)."""
     out = direct_claims(games)
     if has_mirror(games, FOCUS) and has_mirror(games, "mcts+P"):
-        out.append(c7a([(FOCUS, games), ("mcts+P", games)]))
+        out.append(p2_wins_more_in_mirrors([(FOCUS, games), ("mcts+P", games)]))
     return out
 
 
@@ -524,9 +407,9 @@ def budget_family(ladder: pd.DataFrame, bias: pd.DataFrame) -> list[cl.Outcome]:
     """C1, C2, C7a (mcts-co mirror) on one budget's ladder games, C7b on D4's bias mirrors there."""
     out = direct_claims(ladder)  # C1, C2 (the ladder has no ablations, so no C3)
     if has_mirror(ladder, FOCUS):
-        out.append(c7a([(FOCUS, ladder)]))
+        out.append(p2_wins_more_in_mirrors([(FOCUS, ladder)]))
     if has_mirror(bias, FOCUS) and has_mirror(bias, A9_AGENT):
-        out.append(c7b(bias))
+        out.append(a9_fix_balances_mirror(bias))
     return out
 
 
@@ -546,21 +429,10 @@ def judge_all(study: StudyGames, ratings: RatingsResult | None) -> list[cl.Judge
             judged.append(replace(j, outcome=cl.renamed(j.outcome, "C5a", "C4-E's test (E alone is weak)")))
     d3 = study.get("d3")
     if has_pairing(d3, FOCUS, "heuristics"):
-        judged += cl.judge_family(DEFAULT, [c8(d3, "heuristics", claim="C8-heuristics")])
+        judged += cl.judge_family(DEFAULT, [co_edge_shrinks_with_budget(d3, "heuristics", claim="C8-heuristics")])
     for scale in SCALES:
         judged += cl.judge_family(f"solver_scale={scale:g}", profile_family(profile_games(study, scale)))
     bias = study.get("d4-bias")
     for budget in BUDGETS:
         judged += cl.judge_family(f"budget={budget:g}", budget_family(at_point(d3, budget), at_point(bias, budget)))
     return judged
-
-
-def iter_planned(configs: Iterable[Path]):
-    """(config path, config_hash, pairing, game_index) of every game the configs plan (for the completeness test)."""
-    from boopexp.experiments.config import load_config
-
-    for path in configs:
-        config = load_config(path)
-        for p in config.plan():
-            for i in range(p.games):
-                yield path, p.config_hash, p.pairing, i

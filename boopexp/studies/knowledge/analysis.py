@@ -1,9 +1,9 @@
 """The knowledge study's analysis (docs/knowledge-plan.md): the six stores → pairs → every claim's test.
 
 Reads the six stores of ``results/knowledge/`` (``claims``, ``charge-co``, ``charge-vanilla``,
-``ladder-1``, ``ladder-0.25``, ``ladder-4``; configs/knowledge-*.yaml) through the robustness
-study's reader (:func:`boopexp.analysis.robustness.read_outcomes`: the store's own reader, each
-game once, only the games of the store's plan, the store's warnings and errors).
+``ladder-1``, ``ladder-0.25``, ``ladder-4``; configs/knowledge-*.yaml) through every study's
+reader (:func:`boopexp.studies.stores.read_outcomes`: the store's own reader, each game once,
+only the games of the store's plan, the store's warnings and errors).
 Each game's condition — its budget in device-seconds and, in a pairing with ``alphabeta``, the
 node charge (``node_cost_scale``) — comes from its settings in the store's plan (config.yaml),
 keyed by the game's ``config_hash``.
@@ -15,10 +15,10 @@ pairs left out is flagged); a game whose partner is not stored (an incomplete st
 as unpaired. A is the first agent of the first planned pairing that names the two
 (:func:`boopexp.experiments.sprt.pairing_groups`, as the SPRT orients its pairs).
 
-**Tests** (plan §5): :func:`boopexp.analysis.claims.pairs_above` (the exact sign test on the pairs
+**Tests** (plan §5): :func:`boopexp.studies.claims.pairs_above` (the exact sign test on the pairs
 not split, its opposite, the TOST on the mean pair score), conjunctions by
-:func:`boopexp.analysis.claims.conjunction`, Holm and verdicts by
-:func:`boopexp.analysis.claims.judge_family`.
+:func:`boopexp.studies.claims.conjunction`, Holm and verdicts by
+:func:`boopexp.studies.claims.judge_family`.
 
 **Families** (plan §6): ``default`` (C1, C3 at 1 s; C2, C4 over the three budgets; node charge
 ×1), ``charge=0.5`` and ``charge=2`` (C1, C2 with alpha-beta's node charge ×0.5 / ×2; C1's other
@@ -32,7 +32,7 @@ bootstrap (2,000 resamples, seed 2027) of the pairs within each pairing
 node charge ×0.5 and ×2 (K3) is rated as its own agent, ``alphabeta×0.5`` / ``alphabeta×2``
 (plan §1 lists them as agents).
 
-The tables, figures and files are :mod:`boopexp.analysis.knowledge_report`'s.
+The tables, figures and files are :mod:`boopexp.studies.knowledge.report`'s.
 """
 
 from __future__ import annotations
@@ -46,11 +46,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from boopexp.analysis import claims as cl
-from boopexp.analysis.robustness import check_study_folder, read_outcomes
 from boopexp.errors import ConfigError
 from boopexp.experiments.sprt import pairing_groups
 from boopexp.experiments.store import GameStore, has_games_files
+from boopexp.studies import claims as cl
+from boopexp.studies.stores import check_study_folder, read_outcomes
 
 STUDY = "knowledge"
 #: The six stores of the study, under the study folder (configs/knowledge-<store>.yaml).
@@ -302,42 +302,45 @@ class Component:
         return f"{self.a} vs {self.b} ({where})"
 
 
-def c1_components(budget: float, charge: float) -> list[Component]:
-    """mcts-co against each classical agent: alpha-beta at ``charge`` (K1 at ×1, K3 otherwise), the
-    other three from the budget's ladder (plan §3)."""
+def co_beats_classical(budget: float, charge: float) -> list[Component]:
+    """C1: mcts-co against each classical agent: alpha-beta at ``charge`` (K1 at ×1, K3 otherwise),
+    the other three from the budget's ladder (plan §3)."""
     store = "claims" if charge == 1.0 else "charge-co"
     parts = [Component("C1", store, FOCUS, ALPHABETA, budget, charge)]
     parts += [Component("C1", ladder_store(budget), FOCUS, x, budget, math.nan) for x in CLASSICAL[1:]]
     return parts
 
 
-def c2_component(budget: float, charge: float) -> Component:
+def alphabeta_beats_vanilla(budget: float, charge: float) -> Component:
+    """C2 at one budget: alpha-beta with H (at node charge ``charge``) against vanilla MCTS."""
     return Component("C2", "claims" if charge == 1.0 else "charge-vanilla", ALPHABETA, ANCHOR, budget, charge)
 
 
-def c3_component(budget: float) -> Component:
+def prior_beats_preselection(budget: float) -> Component:
+    """C3: knowledge as a prior (mcts-prior) against knowledge as a pre-selection (mcts-co)."""
     return Component("C3", "claims", "mcts-prior", FOCUS, budget, math.nan)
 
 
-def c4_component(budget: float) -> Component:
+def vanilla_beats_openspiel(budget: float) -> Component:
+    """C4 at one budget: the paper's vanilla MCTS against OpenSpiel's MCTSBot (os-mcts)."""
     return Component("C4", ladder_store(budget), ANCHOR, "os-mcts", budget, math.nan)
 
 
 def families() -> list[tuple[str, list[tuple[str, list[Component]]]]]:
     """Every family of plan §6: (condition, [(claim, its components)])."""
     out: list[tuple[str, list[tuple[str, list[Component]]]]] = [(DEFAULT, [
-        ("C1", c1_components(1.0, 1.0)),
-        ("C2", [c2_component(t, 1.0) for t in BUDGETS]),
-        ("C3", [c3_component(1.0)]),
-        ("C4", [c4_component(t) for t in BUDGETS]),
+        ("C1", co_beats_classical(1.0, 1.0)),
+        ("C2", [alphabeta_beats_vanilla(t, 1.0) for t in BUDGETS]),
+        ("C3", [prior_beats_preselection(1.0)]),
+        ("C4", [vanilla_beats_openspiel(t) for t in BUDGETS]),
     ])]
     for charge in CHARGES:
         if charge != 1.0:
-            out.append((f"charge={charge:g}", [("C1", c1_components(1.0, charge)),
-                                               ("C2", [c2_component(t, charge) for t in BUDGETS])]))
+            out.append((f"charge={charge:g}", [("C1", co_beats_classical(1.0, charge)),
+                                               ("C2", [alphabeta_beats_vanilla(t, charge) for t in BUDGETS])]))
     for t in BUDGETS:
-        out.append((f"budget={t:g}", [("C1", c1_components(t, 1.0)), ("C2", [c2_component(t, 1.0)]),
-                                      ("C3", [c3_component(t)]), ("C4", [c4_component(t)])]))
+        out.append((f"budget={t:g}", [("C1", co_beats_classical(t, 1.0)), ("C2", [alphabeta_beats_vanilla(t, 1.0)]),
+                                      ("C3", [prior_beats_preselection(t)]), ("C4", [vanilla_beats_openspiel(t)])]))
     return out
 
 
