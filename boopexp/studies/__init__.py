@@ -10,8 +10,8 @@ What every study shares lives here once:
   sensitivity labels;
 * ``stores`` — a study's folder checked (``check_study_folder``) and each store's planned games
   read (``read_outcomes``), the planned games listed (``iter_planned``);
-* ``report`` — the tables written (``write_tables``: CSVs and ``<study>-tables.md``) and the
-  folder's write errors (``writing_into``).
+* ``report`` — a study's files written (``write_report``: its tables as CSVs and
+  ``<study>-tables.md``, then its figures; a folder that cannot be written is one error).
 
 One folder per study, each an ``analysis`` (the stores → every claim's test, the families) and a
 ``report`` (the tables, figures and files): ``robustness`` (``boopexp robustness``,

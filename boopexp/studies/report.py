@@ -1,10 +1,9 @@
-"""A study's files: its tables as CSV and one Markdown document, written where the command says (shared by every study).
+"""A study's files: its tables (CSV and one Markdown document) and its figures, for every study.
 
-:func:`write_report` writes them and the study's figures (each study draws its own, under
-:mod:`boopexp.analysis.figures`' style) into the command's folder, a folder that cannot be
-written being the one-line ``StoreError`` of every study command (``boopexp robustness``,
-``boopexp knowledge``); :func:`write_tables` writes ``<name>.csv`` per table and
-``<study>-tables.md`` with the notes.
+:func:`write_report` writes them into the command's folder (each study draws its own figures,
+under :mod:`boopexp.analysis.figures`' style), a folder that cannot be written being the one-line
+``StoreError`` of every study command (``boopexp robustness``, ``boopexp knowledge``);
+:func:`write_tables` writes ``<name>.csv`` per table and ``<study>-tables.md`` with the notes.
 """
 
 from __future__ import annotations
@@ -34,7 +33,7 @@ def write_report(out: Path, tables: Sequence[Table], csv_names: Sequence[str], s
     from boopexp.analysis import figures as style
 
     paths: list[Path] = []
-    with writing_into(out):
+    with _writing_into(out):
         paths += write_tables(out, tables, csv_names, study, notes)
         for stem, fig in figures:
             if fig is not None:
@@ -46,7 +45,7 @@ def write_report(out: Path, tables: Sequence[Table], csv_names: Sequence[str], s
 
 
 @contextmanager
-def writing_into(out: Path) -> Iterator[None]:
+def _writing_into(out: Path) -> Iterator[None]:
     """Write a study's files into ``out`` inside this block.
 
     Raises:
