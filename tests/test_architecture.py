@@ -137,7 +137,7 @@ def test_find_cycle_finds_one():
 
 
 def test_engine_free_modules_import_no_engine_module():
-    """The game contract, config, store and report read and write records without the engine."""
+    """The game contract, config, store, report and studies read and write records without the engine."""
     graph = import_graph()
     engine = {"boopexp.play.match", "boopexp.engine.mcts", "boopexp.engine.rules", "boopexp.engine.heuristic",
               "boopexp.engine.objective"}
@@ -149,7 +149,8 @@ def test_engine_free_modules_import_no_engine_module():
         return seen
 
     for m in ("boopexp.play.contract", "boopexp.experiments.config", "boopexp.experiments.store",
-              "boopexp.analysis.tables"):
+              "boopexp.analysis.tables", "boopexp.studies.robustness.report", "boopexp.studies.knowledge.report",
+              "boopexp.studies.beyond.rows"):
         assert not reach(m, set()) & engine, m
 
 
