@@ -1,8 +1,8 @@
 """Counting a store's games against a plan: how far each pairing is, who won, who forfeited.
 
 The store (:mod:`boopexp.experiments.store`) keeps files; this module scores what it holds.
-:meth:`PairingScore.with_game` is **the** win tally of a pairing: the runner's running score,
-``boopexp status``, the tuner and the report's counts all count with it.
+:meth:`PairingScore.with_game` is **the** win tally of a pairing: the runner's running score
+(:class:`RunTally`), ``boopexp status``, the tuner and the report's counts all count with it.
 """
 
 from __future__ import annotations
@@ -10,12 +10,15 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from boopexp.errors import StoreError
 from boopexp.experiments.config import PlanEntry
 from boopexp.game.sides import Side
 from boopexp.play.contract import FORFEITS, WINNERS, WINNERS_TEXT
+
+if TYPE_CHECKING:
+    from boopexp.experiments.store import OutcomeColumns
 
 
 @dataclass(frozen=True)
@@ -114,6 +117,68 @@ def forfeits(entries: Iterable[PlanEntry], records: Iterable[Mapping[str, Any]])
         slot = out.setdefault(agent, {})
         slot[r["termination"]] = slot.get(r["termination"], 0) + 1
     return out
+
+
+class RunTally:
+    """A run's count of its plan: the store's games (read once, under its lock), then each game
+    the run stores (:meth:`add`): what the run reports, game by game and at the end.
+
+    Args:
+        entries: the planned pairings the run plays.
+        stored: the store's games as columns (:attr:`boopexp.experiments.store.StoreWriter.stored`).
+        sprt: keep the records the SPRT reads (read one by one: only for a run with ``sprt:``).
+
+    Attributes:
+        skipped: the plan's games already stored when the run began.
+        played: the games this run stored.
+        records: with ``sprt``, the records the test reads: the stored ones (as summaries), then
+            the run's own, in that order; empty without it.
+    """
+
+    def __init__(self, entries: Iterable[PlanEntry], stored: OutcomeColumns, sprt: bool = False) -> None:
+        self.entries = tuple(entries)
+        # keyed like the games: a sweep plans the same pairing string once per point
+        self._scores = {(s.config_hash, s.pairing): s for s in score_columns(self.entries, stored.table)[0]}
+        self._forfeited: list[Mapping[str, Any]] = list(stored.forfeited())  # few: counted by :func:`forfeits`
+        self.sprt = sprt
+        self.records: list[Mapping[str, Any]] = list(stored.records()) if sprt else []
+        self.skipped = sum(s.done for s in self._scores.values())
+        self.played = 0
+
+    def add(self, record: Mapping[str, Any]) -> None:
+        """Count one game the run stored (a game of the plan: its pairing is one of ``entries``)."""
+        key = (record["config_hash"], record["pairing"])
+        self._scores[key] = self._scores[key].with_game(record["winner"])
+        self.played += 1
+        if record.get("termination") in FORFEITS:
+            self._forfeited.append(record)
+        if self.sprt:
+            self.records.append(record)
+
+    @property
+    def scores(self) -> tuple[PairingScore, ...]:
+        """Per planned pairing, games done and wins (previous runs included), in plan order."""
+        return tuple(self._scores.values())
+
+    @property
+    def forfeits(self) -> dict[str, dict[str, int]]:
+        """The plan's forfeited games (previous runs included) per forfeiting agent (:func:`forfeits`)."""
+        return forfeits(self.entries, self._forfeited)
+
+    @property
+    def planned(self) -> int:
+        """The games of the plan (this store's share of them)."""
+        return sum(e.share for e in self.entries)
+
+    @property
+    def to_play(self) -> int:
+        """The plan's games the store lacked when the run began."""
+        return self.planned - self.skipped
+
+    @property
+    def done(self) -> int:
+        """The plan's games stored: before the run and by it."""
+        return self.skipped + self.played
 
 
 def unplanned(entries: Iterable[PlanEntry], records: Iterable[Mapping[str, Any]]) -> int:
