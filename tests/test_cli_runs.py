@@ -17,7 +17,7 @@ from conftest import DEMO_CONFIG, fake_play_game, without_timing
 from test_config import BAD
 
 from boopexp.experiments.config import load_config
-from boopexp.experiments.pool import GameOutcome
+from boopexp.experiments.pool import PlayedGame
 from boopexp.experiments.store import GameStore
 from boopexp.interfaces.cli import main
 from boopexp.interfaces.commands.runs import BarProgress
@@ -312,7 +312,7 @@ def test_bar_progress_shows_the_running_score(capsys):
     bar = BarProgress()
     bar.start(10, 2, ())
     score = PairingScore(PlanEntry(task.pairing, task.p1.name, task.p2.name, task.config_hash, 4), 3, 2, 1)
-    bar.game(GameOutcome(task, record=fake_play_game(task), seconds=0.1), 3, 10, (score,))
+    bar.game(PlayedGame(task, fake_play_game(task), seconds=0.1), 3, 10, (score,))
     bar.close()
     out = capsys.readouterr().out
     assert "3/10" in out and "mcts-co vs vanilla 2-1" in out

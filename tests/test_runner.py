@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+import inspect
 import sys
 from types import SimpleNamespace
 
@@ -13,9 +14,11 @@ from conftest import DEMO_CONFIG, fake_play_game, without_timing
 from boopexp.errors import ConfigError
 from boopexp.experiments import pool
 from boopexp.experiments.config import load_yaml, parse_config
-from boopexp.experiments.pool import PoolOptions, check_backend, iter_outcomes
+from boopexp.experiments.pool import FailedGame, PlayedGame, PoolOptions, check_backend, iter_outcomes
 from boopexp.experiments.runner import Progress, run_plan
 from boopexp.experiments.store import GameStore, encode_record
+from boopexp.experiments.tally import forfeits
+from boopexp.game.sides import Side
 from boopexp.play import match
 
 TEXT = DEMO_CONFIG.replace("name: demo", "name: t")
@@ -162,11 +165,17 @@ def test_a_game_that_raises_fails_alone(tmp_path, monkeypatch):
         return fake_play_game(task)
 
     monkeypatch.setattr(match, "play_game", play)
-    report = run_plan(c, c.plan(), tmp_path)
+    progress = Recorder()
+    report = run_plan(c, c.plan(), tmp_path, progress=progress)
     assert [o.task.key for o in report.failed] == [bad.key]
     assert report.failed[0].error == "ValueError: boom" and "Traceback" in report.failed[0].detail
     assert set(stored(tmp_path)) == planned_keys(c) - {bad.key}
     assert not report.complete
+    # a failed game is a type of its own, without a record; a played game always has its record
+    assert isinstance(report.failed[0], FailedGame) and not hasattr(report.failed[0], "record")
+    played = [o for o, *_ in progress.games if o.task.key != bad.key]
+    assert len(played) == 7 and all(isinstance(o, PlayedGame) and o.record["game_index"] == o.task.game_index
+                                    for o in played)
 
 
 def test_a_game_stopped_at_the_ply_limit_is_stored_once(tmp_path, monkeypatch):
@@ -194,6 +203,33 @@ def test_a_record_of_the_wrong_game_is_refused(tmp_path, monkeypatch):
     report = run_plan(c, c.plan(), tmp_path)
     assert report.played == 1 and len(report.failed) == 7
     assert "not of" in report.failed[0].error
+    assert all(isinstance(o, FailedGame) and not hasattr(o, "record") for o in report.failed)
+
+
+def test_a_resumed_run_reports_the_stored_forfeits_and_its_own(tmp_path, monkeypatch):
+    """The report's forfeits are the plan's, previous runs included, as tally.forfeits counts the store."""
+    c = config()
+
+    def play(task):  # every odd game, p1's agent forfeits it
+        record = fake_play_game(task)
+        if task.game_index % 2:
+            record.update(winner=Side.P2, winner_agent=task.p2.name, termination="agent_error",
+                          forfeit={"player": Side.P1, "agent": task.p1.name, "error": "boom"})
+        return record
+
+    monkeypatch.setattr(match, "play_game", play)
+    first = run_plan(c, c.plan(), tmp_path, pairings=["vanilla vs vanilla"])
+    assert first.forfeits == {"vanilla": {"agent_error": 2}}
+    report = run_plan(c, c.plan(), tmp_path)
+    assert report.skipped == 4 and report.played == 4 and report.complete
+    entries = [p.entry() for p in c.plan()]
+    assert report.forfeits == forfeits(entries, stored(tmp_path).values()) == {
+        "vanilla": {"agent_error": 2}, "heuristics": {"agent_error": 1}, "random": {"agent_error": 1}}
+
+
+def test_run_plan_reads_in_one_screen():
+    """The issue's bar (issue 34, item 4): run_plan, signature and docstring included, in 80 lines."""
+    assert len(inspect.getsourcelines(run_plan)[0]) <= 80
 
 
 def test_ctrl_c_keeps_finished_games(tmp_path, monkeypatch):

@@ -1,6 +1,7 @@
 """The pool that plays games: :func:`iter_outcomes` maps :func:`boopexp.play.match.play_game` over
 the games of a plan, in this process (``--jobs 1``), in a loky process pool or on a
-dask.distributed cluster, and yields each game's :class:`GameOutcome` as soon as it is known.
+dask.distributed cluster, and yields each game's outcome as soon as it is known: a
+:class:`PlayedGame` (its record) or a :class:`FailedGame` (no record: why).
 
 How games are played is one value, :class:`PoolOptions` (jobs, backend, scheduler, the play
 function), built once by the command line and passed through the runner and the tuner.
@@ -30,7 +31,7 @@ import time
 import traceback
 from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar, Literal
 
 from boopexp.errors import ConfigError, LostResourceError, exception_line
 from boopexp.experiments.interrupts import sigint_blocked
@@ -64,44 +65,59 @@ _ONE_THREAD = {
 
 
 @dataclass(frozen=True)
-class GameOutcome:
-    """What came back for one game: its record, or why there is none.
+class PlayedGame:
+    """A game played: its record (storable and this game's: :func:`iter_outcomes` checks both).
 
     Attributes:
         task: the game.
-        record: the game record (None if the game failed).
-        error: one line saying why the game failed (None if it did not).
+        record: the game record.
+        seconds: wall seconds the game took in its worker.
+    """
+
+    task: GameTask
+    record: GameRecord
+    seconds: float = 0.0
+    ok: ClassVar[Literal[True]] = True
+
+
+@dataclass(frozen=True)
+class FailedGame:
+    """A game that could not be played: no record, and why (a rerun plays it again).
+
+    Attributes:
+        task: the game.
+        error: one line saying why the game failed.
         detail: the traceback or exception text behind ``error``.
         seconds: wall seconds the game took in its worker.
     """
 
     task: GameTask
-    record: GameRecord | None = None
-    error: str | None = None
+    error: str
     detail: str = ""
     seconds: float = 0.0
+    ok: ClassVar[Literal[False]] = False
 
-    @property
-    def ok(self) -> bool:
-        return self.record is not None
+
+#: What came back for one game (``isinstance`` tells which; ``ok`` too, for a display).
+GameOutcome = PlayedGame | FailedGame
 
 
 def play_one(play: PlayFunction, task: GameTask) -> GameOutcome:
     """Play one game in the current process and wrap its result (this is what the pool maps).
 
-    Exceptions of the game become a failed outcome, so that one bad game does not stop the pool.
+    Exceptions of the game become a :class:`FailedGame`, so that one bad game does not stop the pool.
     """
     start = time.perf_counter()
     try:
         record = play(task)
     except Exception as exc:  # noqa: BLE001 - reported per game, the run goes on
-        return GameOutcome(
+        return FailedGame(
             task,
             error=f"{type(exc).__name__}: {exc}",
             detail=traceback.format_exc(),
             seconds=time.perf_counter() - start,
         )
-    return GameOutcome(task, record=record, seconds=time.perf_counter() - start)
+    return PlayedGame(task, record, seconds=time.perf_counter() - start)
 
 
 def check_backend(backend: str, scheduler: str | None = None, slurm: bool = False) -> None:
@@ -199,7 +215,7 @@ def iter_outcomes(
     on_message: Callable[[str, bool], None] | None = None,
 ) -> Generator[GameOutcome, None, None]:
     """Play ``tasks`` as ``pool`` says and yield each outcome as soon as it is known (completion
-    order); a record that cannot be stored, or is another game's, comes as a failed outcome.
+    order); a record that cannot be stored, or is another game's, comes as a :class:`FailedGame`.
 
     ``tasks`` is consumed lazily: at most one game per worker is taken from it at a time, so a
     plan of any length costs no memory up front.
@@ -246,14 +262,14 @@ def cpu_count() -> int:
 
 def _checked(outcome: GameOutcome) -> GameOutcome:
     """Turn a record that is not storable, or belongs to another game, into a failure."""
-    if outcome.record is None:
+    if isinstance(outcome, FailedGame):
         return outcome
     problem = check_record(outcome.record)
     if problem is None and record_key(outcome.record) != outcome.task.key:
         problem = f"it is the record of {record_key(outcome.record)}, not of {outcome.task.key}"
     if problem is None:
         return outcome
-    return dataclasses.replace(outcome, record=None, error=f"play_game returned a bad record: {problem}")
+    return FailedGame(outcome.task, f"play_game returned a bad record: {problem}", seconds=outcome.seconds)
 
 
 #: Linux prctl(2) option: the signal a process gets when its parent dies.
@@ -371,7 +387,7 @@ def _loky_outcomes(fn: PlayFunction, pending: Iterator[GameTask], jobs: int,
                 try:
                     outcome = future.result()
                 except BrokenProcessPool as again:
-                    outcome = GameOutcome(
+                    outcome = FailedGame(
                         task,
                         error=f"its worker died twice ({type(again).__name__}); not retried again",
                         detail=f"first: {first!r}\nretry: {again!r}",
@@ -488,12 +504,12 @@ def _dask_outcomes(fn: PlayFunction, pending: Iterator[GameTask], jobs: int, sch
                 try:
                     outcome = future.result()
                 except distributed.KilledWorker as exc:
-                    outcome = GameOutcome(task, error=f"its workers kept dying ({exc}); not retried again",
+                    outcome = FailedGame(task, error=f"its workers kept dying ({exc}); not retried again",
                                           detail=repr(exc))
                 except Exception as exc:  # noqa: BLE001 - the cluster's, not the game's (play_one catches those)
                     if not _connected(client):
                         raise _SchedulerLost from None
-                    outcome = GameOutcome(task, error=f"the dask cluster could not play it: {exception_line(exc)}",
+                    outcome = FailedGame(task, error=f"the dask cluster could not play it: {exception_line(exc)}",
                                           detail=traceback.format_exc())
                 yield outcome
         except (_SchedulerLost, OSError, TimeoutError) as exc:

@@ -13,21 +13,24 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import signal
-from collections.abc import Generator, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from boopexp.errors import LostResourceError
 from boopexp.experiments.config import ExperimentConfig, PlannedPairing
 from boopexp.experiments.interrupts import Interrupts
-from boopexp.experiments.pool import GameOutcome, PoolOptions, iter_outcomes
+from boopexp.experiments.pool import FailedGame, GameOutcome, PlayedGame, PoolOptions, iter_outcomes
 from boopexp.experiments.scheduler import probe_scheduler, probe_slurm
 from boopexp.experiments.sprt import plan_tests
 from boopexp.experiments.sprt_rounds import sprt_outcomes
 from boopexp.experiments.store import GameStore
-from boopexp.experiments.tally import PairingScore, forfeits, score_columns
+from boopexp.experiments.tally import PairingScore, RunTally
 from boopexp.play import warmup
+
+if TYPE_CHECKING:
+    from boopexp.experiments.store import OutcomeColumns, StoreWriter
 
 
 @dataclass(frozen=True)
@@ -54,11 +57,21 @@ class RunReport:
     planned: int
     skipped: int
     played: int
-    failed: tuple[GameOutcome, ...] = ()
+    failed: tuple[FailedGame, ...] = ()
     interrupted: bool = False
     stopped_by: int | None = None
     sprt: tuple[Any, ...] = ()
     forfeits: dict[str, dict[str, int]] = dataclasses.field(default_factory=dict)
+
+    @classmethod
+    def of_run(cls, out_dir: Path, tally: RunTally, failed: tuple[FailedGame, ...], interrupts: Interrupts,
+               sprt: tuple[Any, ...]) -> RunReport:
+        """The report of a run that counted its games in ``tally`` and was stopped, or not, by ``interrupts``."""
+        stopped = interrupts.stopped or interrupts.late
+        return cls(out_dir=out_dir, scores=tally.scores, planned=tally.planned, skipped=tally.skipped,
+                   played=tally.played, failed=failed, interrupted=stopped,
+                   stopped_by=(interrupts.signum or signal.SIGINT) if stopped else None, sprt=sprt,
+                   forfeits=tally.forfeits)
 
     @property
     def games_path(self) -> Path:
@@ -128,87 +141,35 @@ def run_plan(config: ExperimentConfig, plan: Sequence[PlannedPairing], out_dir: 
         LostResourceError: the dask scheduler went away mid-run; the message says how many games
             are stored (every game finished before the loss).
     """
-    progress = progress or Progress()
-    pool = pool or PoolOptions()
-    plan = tuple(plan)
-    if pool.scheduler:
-        probe_scheduler(pool.scheduler)  # an unreachable cluster is reported before anything is written
-    elif pool.slurm:
-        probe_slurm()  # so is a worker job that Slurm refuses (a bad partition, account, limit)
+    progress, pool, plan = progress or Progress(), pool or PoolOptions(), tuple(plan)
+    own = interrupts is None
+    interrupts = Interrupts() if interrupts is None else interrupts
+    _probe_cluster(pool)  # an unreachable cluster is reported before anything is written
     store = GameStore(out_dir)
     with store.open() as writer:
-        stored = writer.stored  # the store's games as columns, read once under the lock
-        for text in stored.scan.warnings():
-            progress.message(text)
-        if writer.moved_tail is not None:
-            progress.message(f"the truncated bytes were moved to {writer.moved_tail}", True)
-        backup = store.write_config(config.resolved(plan))
-        if backup is not None:
-            progress.message(
-                f"{store.config_path} was written by other settings; the old one is kept as {backup}", False
-            )
-
+        _opened(store, writer, config.resolved(plan), progress)
         selected = tuple(p for p in plan if pairings is None or p.pairing in pairings)
-        done = stored.keys()
-        # Lazily: a plan of 10^9 games costs nothing until its games are played; a stored game's
-        # index is skipped on the arrays of stored indices, before a task (and its seed) is made.
-        todo = config.iter_tasks(selected, lambda p: done.missing(p.config_hash, p.pairing, p.indices()))
-        entries = [p.entry() for p in selected]
-        # keyed like the games: a sweep plans the same pairing string once per point
-        scores = {(s.config_hash, s.pairing): s for s in score_columns(entries, stored.table)[0]}
-        forfeited = forfeits(entries, stored.forfeited())
-        # The SPRT reads the outcomes of its pairings one by one (only a run with ``sprt:``).
-        sprt_records = stored.records() if config.sprt is not None else []
-        planned = sum(p.share for p in selected)
-        skipped = sum(s.done for s in scores.values())
-        to_play = planned - skipped
-        pool = pool.for_games(to_play, progress.message)
-
-        played = 0
-        finished = skipped
-        failed: list[GameOutcome] = []
-        own = interrupts is None
-        interrupts = Interrupts() if interrupts is None else interrupts
-        lost: LostResourceError | None = None
-        new_records: list[dict[str, Any]] = []
-        outcomes: Generator[GameOutcome, None, None]
-        if not to_play:  # a finished plan: not even the engine is imported (a second at any size)
-            outcomes = _no_games()
-        elif config.sprt is None:
-            outcomes = iter_outcomes(todo, pool, progress.message)
-        else:
-            outcomes = sprt_outcomes(config.sprt, selected, todo, sprt_records, pool, progress.message)
+        tally = RunTally([p.entry() for p in selected], writer.stored, sprt=config.sprt is not None)
+        pool = pool.for_games(tally.to_play, progress.message)
+        outcomes = _outcomes(config, selected, writer.stored, tally, pool, progress.message)
+        failed: list[FailedGame] = []
         try:
             with interrupts if own else contextlib.nullcontext():  # a Ctrl-C from here on is counted
-                if to_play and pool.play is None and not pool.remote:
-                    # Before the clock starts (the progress's rate and ETA, the first game's
-                    # seconds): the pool's workers load the kernels from numba's cache.
-                    specs = [spec for p in selected for spec in (p.p1_spec, p.p2_spec)]
-                    warmup.compile_engine(lambda text: progress.message(text, False), {spec.kind for spec in specs},
-                                          [spec.mcts for spec in specs])
-                progress.start(planned, skipped, tuple(scores.values()))
+                _compile_engine(selected, tally, pool, progress)
+                progress.start(tally.planned, tally.skipped, tally.scores)
                 for outcome in outcomes:
-                    if outcome.ok:
+                    if isinstance(outcome, PlayedGame):
                         # Storing a game and counting it is one step: a Ctrl-C/SIGTERM arriving
                         # here is held until both are done, so the summary counts exactly the
                         # games on disk and no line is cut short by the interrupt.
                         with interrupts.held():
-                            writer.append(outcome.record)  # type: ignore[arg-type]
-                            if config.sprt is not None:  # the report's test; nothing kept else
-                                new_records.append(outcome.record)  # type: ignore[arg-type]
-                            played += 1
-                            key = (outcome.task.config_hash, outcome.task.pairing)  # a sweep repeats pairings
-                            scores[key] = scores[key].with_game(outcome.record["winner"])  # type: ignore[index]
-                            for agent, kinds in forfeits(entries, [outcome.record]).items():  # type: ignore[list-item]
-                                for kind, n in kinds.items():
-                                    forfeited.setdefault(agent, {})
-                                    forfeited[agent][kind] = forfeited[agent].get(kind, 0) + n
+                            writer.append(outcome.record)
+                            tally.add(outcome.record)
                     elif interrupts.signum is not None:
                         raise KeyboardInterrupt  # a game cut by the signal (the engine's compile, say)
                     else:
                         failed.append(outcome)
-                    finished += 1
-                    progress.game(outcome, finished, planned, tuple(scores.values()))
+                    progress.game(outcome, tally.done + len(failed), tally.planned, tally.scores)
                 # The games are over: a signal from here on (the pool shutting down, the summary,
                 # the exit) is recorded, and the run reported interrupted (interrupts.late).
                 interrupts.settle()
@@ -217,7 +178,8 @@ def run_plan(config: ExperimentConfig, plan: Sequence[PlannedPairing], out_dir: 
             interrupts.settle()  # a second Ctrl-C while the pool stops is the same stop
         except LostResourceError as exc:
             interrupts.settle()
-            lost = exc
+            raise LostResourceError(f"{exc}; {tally.done} of {tally.planned} games are stored in "
+                                    f"{store.games_path}") from None
         except Exception:
             interrupts.settle()
             if interrupts.signum is None:
@@ -227,21 +189,54 @@ def run_plan(config: ExperimentConfig, plan: Sequence[PlannedPairing], out_dir: 
             with contextlib.suppress(KeyboardInterrupt):
                 outcomes.close()  # stops the pool: games in flight are dropped, not stored
             progress.close()
-        if lost is not None:
-            kept = sum(s.done for s in scores.values())
-            raise LostResourceError(f"{lost}; {kept} of {planned} games are stored in {store.games_path}")
-    return RunReport(
-        out_dir=Path(out_dir),
-        scores=tuple(scores.values()),
-        planned=planned,
-        skipped=skipped,
-        played=played,
-        failed=tuple(failed),
-        interrupted=interrupts.stopped or interrupts.late,
-        stopped_by=(interrupts.signum or signal.SIGINT) if interrupts.stopped or interrupts.late else None,
-        sprt=_sprt_tests(config, selected, [*sprt_records, *new_records]),
-        forfeits=forfeited,
-    )
+    return RunReport.of_run(Path(out_dir), tally, tuple(failed), interrupts,
+                            _sprt_tests(config, selected, tally.records))
+
+
+def _probe_cluster(pool: PoolOptions) -> None:
+    """Reach the dask scheduler of ``--scheduler``, or ask Slurm whether it takes the worker job of
+    ``--slurm`` (a bad partition, account, limit): one line before anything is written."""
+    if pool.scheduler:
+        probe_scheduler(pool.scheduler)
+    elif pool.slurm:
+        probe_slurm()
+
+
+def _opened(store: GameStore, writer: StoreWriter, resolved: dict[str, Any], progress: RunEvents) -> None:
+    """Say what opening the store found (its warnings, a truncated tail set aside) and save the
+    run's settings (config.yaml; the other settings' file kept, said in a notice)."""
+    for text in writer.stored.scan.warnings():
+        progress.message(text)
+    if writer.moved_tail is not None:
+        progress.message(f"the truncated bytes were moved to {writer.moved_tail}", True)
+    backup = store.write_config(resolved)
+    if backup is not None:
+        progress.message(f"{store.config_path} was written by other settings; the old one is kept as {backup}", False)
+
+
+def _outcomes(config: ExperimentConfig, selected: tuple[PlannedPairing, ...], stored: OutcomeColumns, tally: RunTally,
+              pool: PoolOptions, say: Callable[[str, bool], None]) -> Generator[GameOutcome, None, None]:
+    """The outcomes of the games of ``selected`` that ``stored`` lacks: the pool's (in SPRT rounds
+    with ``sprt:``), or none for a finished plan (not even the engine is imported: a second at any size)."""
+    done = stored.keys()
+    # Lazily: a plan of 10^9 games costs nothing until its games are played; a stored game's
+    # index is skipped on the arrays of stored indices, before a task (and its seed) is made.
+    todo = config.iter_tasks(selected, lambda p: done.missing(p.config_hash, p.pairing, p.indices()))
+    if not tally.to_play:
+        return _no_games()
+    if config.sprt is None:
+        return iter_outcomes(todo, pool, say)
+    return sprt_outcomes(config.sprt, selected, todo, tuple(tally.records), pool, say)
+
+
+def _compile_engine(selected: Sequence[PlannedPairing], tally: RunTally, pool: PoolOptions,
+                    progress: RunEvents) -> None:
+    """Before the clock starts (the progress's rate and ETA, the first game's seconds), compile the
+    engine the games need if they are played here: the pool's workers load the kernels from numba's cache."""
+    if tally.to_play and pool.play is None and not pool.remote:
+        specs = [spec for p in selected for spec in (p.p1_spec, p.p2_spec)]
+        warmup.compile_engine(lambda text: progress.message(text, False), {spec.kind for spec in specs},
+                              [spec.mcts for spec in specs])
 
 
 def _no_games() -> Generator[GameOutcome, None, None]:
@@ -249,7 +244,7 @@ def _no_games() -> Generator[GameOutcome, None, None]:
     yield from ()
 
 
-def _sprt_tests(config: ExperimentConfig, plan: Sequence[PlannedPairing], records: Sequence[dict]) -> tuple:
+def _sprt_tests(config: ExperimentConfig, plan: Sequence[PlannedPairing],
+                records: Sequence[Mapping[str, Any]]) -> tuple:
     """Each tested pairing's SPRT from the stored records (empty without ``sprt:``)."""
     return () if config.sprt is None else plan_tests(config.sprt, plan, records)
-

@@ -3,11 +3,11 @@ decision (:func:`sprt_outcomes`; the test itself is :mod:`boopexp.experiments.sp
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Iterable, Sequence
+from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from typing import Any
 
 from boopexp.experiments.config import PlannedPairing
-from boopexp.experiments.pool import GameOutcome, PoolOptions, iter_outcomes
+from boopexp.experiments.pool import GameOutcome, PlayedGame, PoolOptions, iter_outcomes
 from boopexp.experiments.sprt import SprtSpec, plan_tests
 from boopexp.play.contract import GameTask
 
@@ -16,7 +16,7 @@ def sprt_outcomes(
     spec: SprtSpec,
     plan: Sequence[PlannedPairing],
     todo: Iterable[GameTask],
-    stored: Sequence[dict[str, Any]],
+    stored: Sequence[Mapping[str, Any]],
     pool: PoolOptions | None = None,
     on_message: Callable[[str, bool], None] | None = None,
 ) -> Generator[GameOutcome, None, None]:
@@ -32,7 +32,7 @@ def sprt_outcomes(
     played one way) are played in the first round. A pairing with a failed game gets no more
     blocks in this run (its test cannot pass the gap; a rerun retries the game).
     """
-    records = list(stored)
+    records: list[Mapping[str, Any]] = list(stored)
     todo = list(todo)
     tested: dict[str, tuple[str, str]] = {}
     for test in plan_tests(spec, plan, []):
@@ -60,8 +60,8 @@ def sprt_outcomes(
         outcomes = iter_outcomes(batch, pool, on_message)
         try:
             for outcome in outcomes:
-                if outcome.ok:
-                    records.append(outcome.record)  # type: ignore[arg-type]
+                if isinstance(outcome, PlayedGame):
+                    records.append(outcome.record)
                 elif outcome.task.pairing in tested:
                     stalled.add(tested[outcome.task.pairing])
                 yield outcome

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from boopexp.experiments.pool import GameOutcome, PoolOptions
+from boopexp.experiments.pool import FailedGame, PoolOptions
 from boopexp.experiments.runner import run_plan
 from boopexp.tuning.config import TuneConfig
 from boopexp.tuning.search import CandidateScore, TrialResult, TuneProgress, candidate_score
@@ -58,7 +58,7 @@ class ConfirmReport:
     verdicts: tuple[Verdict, ...]
     played: int = 0
     interrupted: bool = False
-    failed: tuple[GameOutcome, ...] = ()
+    failed: tuple[FailedGame, ...] = ()
     stopped_by: int | None = None
 
     @property

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from boopexp.experiments.pool import GameOutcome, PoolOptions
+from boopexp.experiments.pool import FailedGame, PoolOptions
 from boopexp.tuning.config import TuneConfig
 from boopexp.tuning.confirm import ConfirmReport, run_confirmation
 from boopexp.tuning.outputs import summary_line, write_outputs, write_settings
@@ -39,7 +39,7 @@ class TuneReport:
         return self.search.stopped_by or (self.confirm.stopped_by if self.confirm is not None else None)
 
     @property
-    def failed(self) -> tuple[GameOutcome, ...]:
+    def failed(self) -> tuple[FailedGame, ...]:
         return self.search.failed + (self.confirm.failed if self.confirm is not None else ())
 
     @property

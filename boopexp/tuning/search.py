@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from boopexp.errors import ConfigError, StoreError
-from boopexp.experiments.pool import GameOutcome, PoolOptions
+from boopexp.experiments.pool import FailedGame, PoolOptions
 from boopexp.experiments.runner import Progress, run_plan
 from boopexp.experiments.store import has_games_files, scan_outcomes, writable_folder
 from boopexp.experiments.tally import PairingScore, score
@@ -108,7 +108,7 @@ class SearchReport:
     wanted: int
     played: int = 0
     interrupted: bool = False
-    failed: tuple[GameOutcome, ...] = ()
+    failed: tuple[FailedGame, ...] = ()
     importances: dict[str, float] | None = field(default=None)
     stopped_by: int | None = None
 

@@ -454,7 +454,7 @@ def _describe(outcome: GameOutcome) -> str:
     head = f"{task.pairing} #{task.game_index}"
     if not outcome.ok:
         return f"{head}: FAILED: {outcome.error}"
-    record: Mapping[str, Any] = outcome.record or {}
+    record: Mapping[str, Any] = outcome.record
     winner = record["winner"]
     if winner is None:
         why = record.get("termination", "no winner")
