@@ -33,7 +33,7 @@ lock: ## Re-resolve requirements/constraints.txt to the newest versions pyprojec
 	@echo "$(LOCK) updated: now 'make install test' (a changed output means: rebuild it and say so in the commit)"
 
 lint: $(STAMP) ## ruff (style, imports, likely bugs) and mypy (types, imports, attributes): both must pass (pyproject.toml)
-	$(BIN)/ruff check boopexp tests studies examples
+	$(BIN)/ruff check boopexp tests studies examples benchmarks
 	$(BIN)/mypy
 
 test: $(STAMP) ## Run the whole test suite (golden data: env BOOP_GOLDEN, default ../shared/golden)

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from test_btp_host import _engine, _game, _marked, _script  # noqa: E402
+from test_btp_host import _engine, _game, _marked, _script  # type: ignore[import-not-found]  # noqa: E402  (tests/ is not a package)
 
 from boopexp.agents.specs import resolve_agent  # noqa: E402
 

@@ -199,3 +199,19 @@ def test_at_most_six_modules_at_the_top_level():
 def test_layer_check_sees_an_upward_import():
     assert layer_of("boopexp.engine.mcts") < layer_of("boopexp.agents.budget") < layer_of("boopexp.interfaces.cli")
     assert layer_of("boopexp.errors") == layer_of("boopexp.schema") < layer_of("boopexp.engine.state")
+
+
+def test_make_lint_covers_every_folder_of_python_code():
+    """`make lint` runs ruff on every top-level folder that holds Python (benchmarks/ included:
+    a script nobody lints rots first) and mypy on the package and the benchmarks."""
+    import tomllib
+
+    root = PACKAGE.parent
+    lint = next(line for line in (root / "Makefile").read_text().splitlines() if "ruff check" in line)
+    linted = set(lint.split("ruff check", 1)[1].split())
+    with_python = {path.relative_to(root).parts[0] for path in root.glob("*/**/*.py")
+                   if not path.relative_to(root).parts[0].startswith(".")
+                   and not path.relative_to(root).parts[0].endswith(".egg-info")}
+    assert with_python - linted == set(), f"folders with Python that `make lint` does not check: {with_python - linted}"
+    mypy_files = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["mypy"]["files"]
+    assert {"boopexp", "benchmarks"} <= set(mypy_files)
