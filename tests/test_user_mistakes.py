@@ -725,9 +725,7 @@ def test_an_openings_file_with_a_huge_number_is_one_line_and_nothing_written(wor
 ])
 def test_a_number_option_too_large_to_finish_is_one_line(workdir, option, args):
     """bench --seconds 1e308, openings --count 10^11 and the like ran for ever."""
-    result = invoke(*args)
-    assert result.exit_code == 2 and "Traceback" not in result.output, (result.exit_code, result.output)
-    error = result.stderr.strip().splitlines()[-1]  # after click's usage lines
+    error = one_error_line(invoke(*args), 2)
     assert error.startswith(f"Error: Invalid value for '{option}'") and "range" in error, error
     assert not Path("s.txt").exists() and not Path("st").exists()
 
@@ -767,3 +765,16 @@ def test_a_shard_is_ascii_digits_only(workdir, shard):
     error = one_error_line(invoke("run", "configs/demo.yaml", "--out", "st", "--shard", shard), 2)
     assert "--shard" in error
     assert not Path("st").exists()
+
+
+@pytest.mark.parametrize("args, named", [
+    (["bench", "--seconds", "-1"], "'--seconds'"),               # a value out of its range
+    (["bench", "--sekonds", "1"], "--sekonds"),                  # a misspelt option
+    (["run"], "'CONFIG'"),                                       # a missing argument
+    (["rnu", "configs/demo.yaml"], "'rnu'"),                     # an unknown command
+    (["--verbose", "run"], "--verbose"),                         # the group's own options
+])
+def test_a_usage_mistake_is_one_line_naming_the_command_help(workdir, args, named):
+    """click printed four lines (usage, a hint, a blank, the error): now the error and where help is."""
+    error = one_error_line(invoke(*args), 2)
+    assert named in error and "--help" in error, error

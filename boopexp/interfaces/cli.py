@@ -3,7 +3,8 @@
 Library errors (:class:`boopexp.errors.BoopError`) become one line on stderr and exit code 2
 for configuration/usage errors, 1 otherwise; no traceback for a user's mistake. A Ctrl-C or
 SIGTERM that no command handled is one line and 130 or 143 too (python -m boopexp:
-:mod:`boopexp.__main__`).
+:mod:`boopexp.__main__`), and so is a mistake click finds in the command line itself (an unknown
+option or command, a value out of its range): one line and where the command's help is, exit 2.
 """
 
 from __future__ import annotations
@@ -19,14 +20,36 @@ from boopexp import __version__
 from boopexp.errors import BoopError, ConfigError
 
 
+class UsageLine(click.UsageError):
+    """A usage mistake shown as one line (click shows a usage error as four: the usage, a hint, a
+    blank line and the error)."""
+
+    def __init__(self, exc: click.UsageError) -> None:
+        super().__init__(exc.format_message(), exc.ctx)
+
+    def show(self, file: Any = None) -> None:
+        where = self.ctx.command_path if self.ctx is not None else "boopexp"
+        click.echo(f"Error: {self.format_message()} (see '{where} --help')", file=file, err=True)
+
+
 class BoopGroup(click.Group):
-    """A click group that turns BoopError into one clear line and a non-zero exit."""
+    """A click group that turns BoopError, and click's usage errors, into one clear line and a
+    non-zero exit."""
+
+    def make_context(self, info_name: str | None, args: list[str], parent: click.Context | None = None,
+                     **extra: Any) -> click.Context:
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except click.UsageError as exc:  # the group's own options
+            raise UsageLine(exc) from None
 
     def invoke(self, ctx: click.Context):  # noqa: D401 - click API
         terminated: list[int] = []
         previous = _stop_on_sigterm(terminated)
         try:
             return super().invoke(ctx)
+        except click.UsageError as exc:  # an unknown command, a command's options and arguments
+            raise UsageLine(exc) from None
         except ConfigError as exc:
             click.echo(f"Error: {exc}", err=True)
             sys.exit(2)
