@@ -778,3 +778,27 @@ def test_a_usage_mistake_is_one_line_naming_the_command_help(workdir, args, name
     """click printed four lines (usage, a hint, a blank, the error): now the error and where help is."""
     error = one_error_line(invoke(*args), 2)
     assert named in error and "--help" in error, error
+
+
+def _folder_params():
+    import click
+
+    for name, command in sorted(main.commands.items()):
+        for param in command.params:
+            if isinstance(param.type, click.Path) and not param.type.file_okay:
+                yield pytest.param(command, param, id=f"{name} {param.opts[0]}")
+
+
+@pytest.mark.parametrize("command, param", list(_folder_params()))
+def test_a_dash_is_no_folder(command, param):
+    """``--out -`` made a store or report folder called ``-`` (click's Path reads a dash as a
+    name where it does not allow it as standard output): every folder option refuses it."""
+    import click
+
+    with pytest.raises(click.BadParameter, match="'-' is not a folder"):
+        param.type.convert("-", param, click.Context(command))
+
+
+def test_tables_out_dash_is_one_line_and_makes_no_folder(workdir):
+    error = one_error_line(invoke("tables", "--out", "-"), 2)
+    assert "'-' is not a folder" in error and not Path("-").exists(), error

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import math
+from pathlib import Path
 from typing import Any
 
 import click
@@ -50,6 +51,24 @@ POSITIVE_SECONDS = FiniteFloat(min=0, min_open=True, max=MAX_SECONDS)
 #: the most runs or games of a measurement (bench --repeats, calibrate --device --games)
 MAX_MEASUREMENTS = 1000
 MEASUREMENTS = click.IntRange(1, MAX_MEASUREMENTS)
+
+
+class Folder(click.Path):
+    """A folder option or argument: a path that is not a file, and not ``-`` (click's Path takes
+    a dash as a folder of that name; here it would be a store or report folder called ``-`` where
+    the user meant standard output, which a folder cannot be)."""
+
+    def __init__(self) -> None:
+        super().__init__(file_okay=False, path_type=Path)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and value.strip() in ("-", ""):
+            self.fail(f"{value!r} is not a folder: give a folder's path (standard output is for files)", param, ctx)
+        return super().convert(value, param, ctx)
+
+
+#: the type of every folder option and argument
+FOLDER = Folder()
 
 
 def register(group: click.Group) -> None:

@@ -10,10 +10,12 @@ from pathlib import Path
 
 import click
 
+from boopexp.interfaces.commands import FOLDER
+
 
 @click.command("export")
 @click.argument("directories", metavar="DIR...", nargs=-1, required=True,
-                type=click.Path(file_okay=False, path_type=Path))
+                type=FOLDER)
 @click.option("--out", "out", required=True, type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
               help="The file written (replaced whole if it exists; a link is written through); - is standard "
                    "output.")
@@ -31,7 +33,7 @@ def export_games(directories: tuple[Path, ...], out: Path, fmt: str) -> None:
 
 @click.command("import")
 @click.argument("file", metavar="FILE", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--out", "out", required=True, type=click.Path(file_okay=False, path_type=Path),
+@click.option("--out", "out", required=True, type=FOLDER,
               help="The store the games are added to (new, or one that lacks some of them).")
 @click.option("--search/--no-search", default=True, show_default=True,
               help="Also play each device- or iterations-budget game of the project's agents again by search "

@@ -28,7 +28,7 @@ from boopexp.agents.specs import (
 )
 from boopexp.errors import BoopError, ConfigError, StoreError
 from boopexp.game.sides import Side
-from boopexp.interfaces.commands import MEASUREMENTS, POSITIVE_SECONDS
+from boopexp.interfaces.commands import FOLDER, MEASUREMENTS, POSITIVE_SECONDS
 from boopexp.play.contract import check_max_plies, first_mover, mover
 from boopexp.play.identity import check_seed, pairing_hash
 from boopexp.play.openings import LINE_FORMS, Openings, normalise_line
@@ -381,7 +381,7 @@ def _forfeit_note(record: Mapping[str, Any]) -> str:
 
 
 @click.command("replay")
-@click.argument("results_dir", type=click.Path(file_okay=False, path_type=Path))
+@click.argument("results_dir", type=FOLDER)
 @click.option("--pairing", required=True, help='The pairing, p1 first, e.g. "mcts-co vs vanilla" (aliases allowed).')
 @click.option("--game", "game_index", type=click.IntRange(min=0), required=True, help="The game index (0-based).")
 @click.option("--config-hash", default=None, help="Settings hash (or a prefix), when the folder holds several.")
@@ -487,7 +487,7 @@ def _echo_root(found) -> None:
                    "options given explicitly still win.")
 @_start_option
 @click.option("--hint", "hint_every_move", is_flag=True, help="Show what mcts-co would play before each of your moves.")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("results/play"),
+@click.option("--out", type=FOLDER, default=Path("results/play"),
               show_default=True, help="The store the finished game is saved in (boopexp replay reads it); checked "
                              "before the first move.")
 def play(agent_name, human_first, seed, mode, seconds, iterations, profile, throttle, preset, max_plies, param,

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from boopexp.interfaces.commands import FOLDER
+
 DEFAULT_OUT = "results/ratings"
 
 
@@ -14,7 +16,7 @@ DEFAULT_OUT = "results/ratings"
 @click.argument("results_dirs", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--anchor", default=None, metavar="AGENT",
               help="Agent rated 0 (default: random if it played, else the first agent).")
-@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=DEFAULT_OUT,
+@click.option("--out", "out_dir", type=FOLDER, default=DEFAULT_OUT,
               show_default=True, help="Folder for ratings.csv, ratings.md and ratings.png/.svg.")
 def ratings(results_dirs: tuple[Path, ...], anchor: str | None, out_dir: Path) -> None:
     """Fit Bradley–Terry ratings with a first-move term to every decided game in RESULTS_DIR....

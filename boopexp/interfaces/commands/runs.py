@@ -23,6 +23,7 @@ import click
 import boopexp
 from boopexp import schema
 from boopexp.errors import BoopError, ConfigError, LostResourceError
+from boopexp.interfaces.commands import FOLDER
 
 if TYPE_CHECKING:  # the runner pulls in the engine; import it only when a run starts
     from boopexp.experiments.config import ExperimentConfig, PlannedPairing
@@ -59,7 +60,7 @@ MAX_JOBS = 1024
 def run_options(fn: Callable) -> Callable:
     """The options shared by ``run`` and ``mirror``."""
     options = [
-        click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=None,
+        click.option("--out", "out", type=FOLDER, default=None,
                      help="Results folder (default: results/<config name>/)."),
         click.option("--jobs", "-j", type=click.IntRange(1, MAX_JOBS), default=None,
                      help="Worker processes (default: the number of CPUs; 1 = no pool, in this process)."),
@@ -169,7 +170,7 @@ def default_mirror_config() -> Path:
 
 
 @click.command("status")
-@click.argument("directories", metavar="[DIR]...", nargs=-1, type=click.Path(file_okay=False, path_type=Path))
+@click.argument("directories", metavar="[DIR]...", nargs=-1, type=FOLDER)
 @click.option("--json", "as_json", is_flag=True,
               help="Print one JSON document (a list of folders, each with its settings and per-pairing counts).")
 def status(directories: tuple[Path, ...], as_json: bool) -> None:

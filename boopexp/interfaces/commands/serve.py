@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import click
 
 from boopexp.errors import ConfigError
+from boopexp.interfaces.commands import FOLDER
 
 if TYPE_CHECKING:
     from boopexp.experiments.config import ExperimentConfig
@@ -96,7 +97,7 @@ def _check_play_out(folder: Path) -> None:
 
 
 @click.command("serve")
-@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("results"), show_default=True,
+@click.option("--root", type=FOLDER, default=Path("results"), show_default=True,
               help="The folder whose stores (at any depth) and report files are shown; nothing outside it is served.")
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="The address to listen on; anything but this machine's loopback is reachable by others "
@@ -104,7 +105,7 @@ def _check_play_out(folder: Path) -> None:
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
               help="The port (0: any free port, printed).")
 @click.option("--open", "open_browser", is_flag=True, help="Open the dashboard in the default browser.")
-@click.option("--play-out", type=click.Path(file_okay=False, path_type=Path), default=None,
+@click.option("--play-out", type=FOLDER, default=None,
               help="Where games played in the browser (/play) are saved: the one folder serve writes "
                    "[default: ROOT/play].")
 @click.option("--config", "config_paths", multiple=True, type=click.Path(dir_okay=False, path_type=Path),

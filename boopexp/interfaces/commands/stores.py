@@ -14,6 +14,7 @@ from typing import Protocol, TypeVar
 import click
 
 from boopexp.errors import ConfigError
+from boopexp.interfaces.commands import FOLDER
 
 
 class _Report(Protocol):
@@ -22,7 +23,7 @@ class _Report(Protocol):
 
 
 R = TypeVar("R", bound=_Report)
-_DIR = click.argument("directory", metavar="DIR", type=click.Path(file_okay=False, path_type=Path))
+_DIR = click.argument("directory", metavar="DIR", type=FOLDER)
 
 
 def _maintain(directory: Path, operation: Callable[[Path], R]) -> R:
@@ -68,8 +69,8 @@ def migrate(directory: Path) -> None:
 
 @click.command("merge")
 @click.argument("directories", metavar="DIR...", nargs=-1, required=True,
-                type=click.Path(file_okay=False, path_type=Path))
-@click.option("--out", "out", required=True, type=click.Path(file_okay=False, path_type=Path),
+                type=FOLDER)
+@click.option("--out", "out", required=True, type=FOLDER,
               help="The merged store (new, or an earlier merge's: only the games it lacks are added).")
 def merge(directories: tuple[Path, ...], out: Path) -> None:
     """Combine the stores of one config (the shards of run --shard I/N) into --out: every game once;

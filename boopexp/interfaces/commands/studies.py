@@ -14,6 +14,8 @@ from typing import Any
 
 import click
 
+from boopexp.interfaces.commands import FOLDER
+
 
 def _report(rebuild: Callable[[], tuple[Any, list[Path]]]) -> tuple[Any, int]:
     """Run a study's ``rebuild`` with the stores' warnings and the report's ``notes`` echoed on
@@ -42,9 +44,9 @@ def _counts(verdicts: Iterable[str]) -> str:
 
 @click.command("robustness")
 @click.argument("root", required=False, default="results/robustness", type=click.Path(path_type=Path))
-@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+@click.option("--out", "out_dir", type=FOLDER, default=None,
               help="Folder for claims.csv, the tables and figures (default: ROOT).")
-@click.option("--reference", "reference_root", type=click.Path(file_okay=False, path_type=Path), default=None,
+@click.option("--reference", "reference_root", type=FOLDER, default=None,
               help="Folder holding the committed ablation, mirror, ablation-cpu and mirror-cpu runs "
                    "(default: ROOT's parent).")
 def robustness(root: Path, out_dir: Path | None, reference_root: Path | None) -> None:
@@ -64,7 +66,7 @@ def robustness(root: Path, out_dir: Path | None, reference_root: Path | None) ->
 
 @click.command("knowledge")
 @click.argument("root", required=False, default="results/knowledge", type=click.Path(path_type=Path))
-@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+@click.option("--out", "out_dir", type=FOLDER, default=None,
               help="Folder for the CSVs, knowledge-tables.md and the figures (default: ROOT).")
 def knowledge(root: Path, out_dir: Path | None) -> None:
     """Test the knowledge study's claims on its stores (docs/knowledge-plan.md).

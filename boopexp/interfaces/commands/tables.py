@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from boopexp.analysis.defaults import DEFAULT_OUT_DIR, DEFAULT_RESULTS_DIRS
+from boopexp.interfaces.commands import FOLDER
 
 
 @click.command("tables")
@@ -15,7 +16,7 @@ from boopexp.analysis.defaults import DEFAULT_OUT_DIR, DEFAULT_RESULTS_DIRS
 @click.option(
     "--out",
     "out_dir",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=FOLDER,
     default=DEFAULT_OUT_DIR,
     show_default=True,
     help="Folder for the tables (.md/.csv/.tex) and figures (.png/.svg).",
