@@ -802,3 +802,18 @@ def test_a_dash_is_no_folder(command, param):
 def test_tables_out_dash_is_one_line_and_makes_no_folder(workdir):
     error = one_error_line(invoke("tables", "--out", "-"), 2)
     assert "'-' is not a folder" in error and not Path("-").exists(), error
+
+
+@pytest.mark.parametrize("args", [
+    ["tables", "st", "--out", "st"], ["tables", "st", "--out", "st/tables"],
+    ["ratings", "st", "--out", "st"], ["ratings", "st", "--out", "st/r"],
+    ["merge", "st", "--out", "st/sub"], ["merge", "st", "--out", "."],
+])
+def test_an_out_folder_inside_a_store_it_reads_is_refused(workdir, args):
+    """`tables st --out st` wrote its tables among the store's games, `merge a --out a/sub` a store
+    inside a store: refused, one line, the store untouched."""
+    assert invoke("run", "configs/demo.yaml", "--out", "st", "--jobs", "1", "--games-per-side", "1").exit_code == 0
+    before = snapshot(workdir / "st")
+    error = one_error_line(invoke(*args), 2)
+    assert "--out" in error and ("inside" in error or "holds" in error), error
+    assert snapshot(workdir / "st") == before

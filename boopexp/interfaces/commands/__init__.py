@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import importlib
 import math
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import click
 
 from boopexp.agents.budget import MAX_SECONDS
+from boopexp.errors import ConfigError
 
 # module name -> names of the click commands it defines (attribute names)
 _COMMANDS: dict[str, tuple[str, ...]] = {
@@ -69,6 +71,29 @@ class Folder(click.Path):
 
 #: the type of every folder option and argument
 FOLDER = Folder()
+
+
+def check_out_apart(out: Path, inputs: Sequence[Path], merging: bool = False) -> None:
+    """Refuse an ``--out`` folder that is, or is inside, a store the command reads (``tables st
+    --out st`` wrote its tables among the store's games). ``merging``: ``--out`` is itself a
+    store, which may be one of the inputs (merge adds to an earlier merge's store) but neither
+    inside one nor holding one (``merge st --out .``: a store with a store inside).
+
+    Raises:
+        ConfigError: ``--out st/sub is inside the store st it reads: ...``.
+    """
+    from boopexp.experiments.store import has_games_files
+
+    where = out.resolve()
+    for store in inputs:
+        read = store.resolve()
+        if not (merging or has_games_files(read)) or (merging and where == read):
+            continue
+        if where == read or read in where.parents:
+            raise ConfigError(f"--out {out} is inside the store {store} it reads: give a folder outside it")
+        if merging and where in read.parents:
+            raise ConfigError(f"--out {out} holds the store {store} it reads (a store inside a store): "
+                              "give a folder outside it")
 
 
 def register(group: click.Group) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from boopexp.interfaces.commands import FOLDER
+from boopexp.interfaces.commands import FOLDER, check_out_apart
 
 DEFAULT_OUT = "results/ratings"
 
@@ -28,6 +28,7 @@ def ratings(results_dirs: tuple[Path, ...], anchor: str | None, out_dir: Path) -
     from boopexp.analysis import ReportWarning, load_results, render
     from boopexp.analysis.ratings_report import ratings_from_data, ratings_table, write_ratings
 
+    check_out_apart(out_dir, results_dirs)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ReportWarning)
         try:

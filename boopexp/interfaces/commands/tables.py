@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from boopexp.analysis.defaults import DEFAULT_OUT_DIR, DEFAULT_RESULTS_DIRS
-from boopexp.interfaces.commands import FOLDER
+from boopexp.interfaces.commands import FOLDER, check_out_apart
 
 
 @click.command("tables")
@@ -32,6 +32,7 @@ def tables(results_dirs: tuple[Path, ...], out_dir: Path, brief: bool) -> None:
     from boopexp.analysis import ReportWarning, build_report  # pandas and matplotlib: only when building
 
     dirs = list(results_dirs) or [Path(d) for d in DEFAULT_RESULTS_DIRS]
+    check_out_apart(out_dir, dirs)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ReportWarning)
         try:
