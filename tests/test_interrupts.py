@@ -88,7 +88,10 @@ def _signal_during_the_search(proc, signum) -> tuple[float, str, str]:
 
 
 def _one_line(err: str) -> str:
-    lines = [line for line in err.splitlines() if line.strip() and "compiling the engine" not in line]
+    """The one line a stopped command says, beside the two a cold numba cache adds before it
+    ("compiling the engine ...", "compiled the engine in N s": warmup.compile_engine)."""
+    lines = [line for line in err.splitlines()
+             if line.strip() and not line.startswith(("compiling the engine", "compiled the engine in "))]
     assert len(lines) == 1 and "Traceback" not in err, err
     return lines[0]
 
