@@ -21,8 +21,8 @@ from boopexp.errors import ConfigError
 from boopexp.experiments.config import load_config
 from boopexp.game.sides import Side
 from boopexp.play.contract import GameTask
-from boopexp.play.identity import pairing_hash
 from boopexp.play.match import play_game
+from boopexp.play.settings import GameSettings
 
 ROOT = Path(__file__).resolve().parent.parent
 RANDOM_ENGINE = ROOT / "examples" / "engines" / "random_engine.py"
@@ -209,7 +209,8 @@ def test_engine_agents_in_configs(tmp_path):
     assert bot2.options == {"depth": 4} and bot2.engine == bot.engine and bot2.memory_mb == 256
     assert AgentSpec.from_dict(bot.to_dict()) == bot
     budget, random = Budget(mode="iterations", iterations=5), resolve_agent("random")
-    assert pairing_hash(1, budget, "code-0.6.2", bot, random) != pairing_hash(1, budget, "code-0.6.2", bot2, random)
+    settings = GameSettings("e", 1, budget)
+    assert settings.pairing_hash(bot, random) != settings.pairing_hash(bot2, random)
     for bad, says in (("{engine: 5}", "agents.bot.engine = 5 must be a non-empty list of strings"),
                       ("{engine: [x], options: {seed: 1}}", "agents.bot.options = 'seed' must be option names"),
                       ("{engine: [x], memory_mb: 1}", "agents.bot.memory_mb = 1 must be an integer"),

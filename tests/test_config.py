@@ -38,8 +38,8 @@ def cfg(text: str = BASE, tmp_path: Path | None = None) -> ExperimentConfig:
 
 def test_ablation_config_is_table_one():
     c = load_config(CONFIGS / "ablation.yaml")
-    assert c.name == "ablation" and c.games_per_side == 50 and c.preset == "code-0.6.2"
-    assert c.budget == Budget(mode="device", seconds=1.0, profile="android-2023")
+    assert c.name == "ablation" and c.games_per_side == 50 and c.settings.preset == "code-0.6.2"
+    assert c.settings.budget == Budget(mode="device", seconds=1.0, profile="android-2023")
     assert c.params == {"k": 21, "m": 5, "d": 0.9}
     opponents = ["vanilla", "heuristics", "mcts+S", "mcts+E", "mcts+P", "mcts+SE", "mcts+SP", "mcts+EP"]
     assert c.pairings == tuple(("mcts-co", o) for o in opponents)
@@ -62,7 +62,7 @@ def test_mirror_config_is_table_two():
 
 def test_paper_config_uses_k20_and_the_paper_preset():
     c = load_config(CONFIGS / "ablation-paper.yaml")
-    assert c.name == "ablation-paper" and c.preset == "paper" and c.params["k"] == 20
+    assert c.name == "ablation-paper" and c.settings.preset == "paper" and c.params["k"] == 20
     assert c.agent("mcts-co").mcts.co_playout_plies == 20
     assert c.agent("mcts-co").mcts.discount_offset == 0
     ablation = load_config(CONFIGS / "ablation.yaml")
@@ -101,12 +101,12 @@ def test_plan_plays_both_sides_and_doubles_mirrors():
 def test_hashes_and_seeds_follow_identity():
     c = cfg()
     for p in c.plan():
-        expected = identity.settings_hash(5, {"mode": "iterations", "iterations": 2}, "code-0.6.2",
-                                          p.p1_spec.to_dict(), p.p2_spec.to_dict())
+        expected = identity.settings_hash({"seed": 5, "budget": {"mode": "iterations", "iterations": 2},
+                                           "preset": "code-0.6.2"}, p.p1_spec.to_dict(), p.p2_spec.to_dict())
         assert p.config_hash == expected
     for t in c.tasks(c.plan()):
         assert t.seed == identity.game_seed(t.config_hash, t.game_index)
-        assert t.experiment == "t" and t.budget == c.budget and t.preset == "code-0.6.2"
+        assert t.experiment == "t" and t.budget == c.settings.budget and t.preset == "code-0.6.2"
 
 
 def test_the_name_is_not_part_of_the_hash_but_the_seed_is():
@@ -173,8 +173,8 @@ def test_resolved_document_round_trips_through_yaml():
 
 def test_optional_keys_default_to_the_paper_setting():
     c = cfg("name: t\nseed: 1\ngames_per_side: 1\npairings: [[vanilla, random]]\n")
-    assert c.budget == Budget(mode="device", seconds=1.0, profile="android-2023")
-    assert c.preset == "code-0.6.2" and c.params == {"k": 21, "m": 5, "d": 0.9} and c.agents == {}
+    assert c.settings.budget == Budget(mode="device", seconds=1.0, profile="android-2023")
+    assert c.settings.preset == "code-0.6.2" and c.params == {"k": 21, "m": 5, "d": 0.9} and c.agents == {}
 
 
 # --------------------------------------------------------------------------------------------

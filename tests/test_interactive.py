@@ -15,24 +15,25 @@ from test_cli_play import TINY_BUDGETS
 
 from boopexp.agents.budget import Budget
 from boopexp.agents.specs import resolve_agent
-from boopexp.engine.state import BLUE, RED
 from boopexp.errors import IllegalMoveError
 from boopexp.experiments.store import GameStore
 from boopexp.game import notation
 from boopexp.game.position import Move, Position
+from boopexp.game.sides import Colour
 from boopexp.interfaces import play_store
 from boopexp.interfaces.cli import main
 from boopexp.play import session as play_session
+from boopexp.play.settings import GameSettings
 
 BUDGET = Budget(mode="iterations", iterations=3)
 CLI_BUDGET = ("--budget", "iterations", "--iterations", "3")
 
 
-def _session(tmp_path, agent="random", colour=BLUE, seed=0):
-    return play_store.new_session(resolve_agent(agent), colour, BUDGET, "code-0.6.2", seed, tmp_path)
+def _session(tmp_path, agent="random", colour=Colour.BLUE, seed=0):
+    return play_store.new_session(GameSettings("play", seed, BUDGET), resolve_agent(agent), colour, tmp_path)
 
 
-def winning_inputs(tmp_path, agent="random", seed=0, colour=BLUE):
+def winning_inputs(tmp_path, agent="random", seed=0, colour=Colour.BLUE):
     """What a human types to win a game against ``agent``: the CO solver's best move each turn and,
     when a move lines up several groups, the second group (typed as its number).
 
@@ -71,9 +72,9 @@ def test_session_plays_undoes_and_records(tmp_path):
     s = _session(tmp_path)
     assert s.human_to_move and s.undo() == 0
     view = s.play_human(Move.parse("c3"))
-    assert view.text == "c3" and view.colour == BLUE and not s.human_to_move
+    assert view.text == "c3" and view.colour is Colour.BLUE and not s.human_to_move
     reply = s.play_agent()
-    assert reply.colour == RED and reply.telemetry["agent"] == "random"
+    assert reply.colour is Colour.RED and reply.telemetry["agent"] == "random"
     with pytest.raises(IllegalMoveError, match="occupied"):
         s.parse("c3")
     with pytest.raises(IllegalMoveError, match="no large piece"):
@@ -166,7 +167,7 @@ def test_undo_takes_back_a_full_move(tmp_path):
 
 
 def test_undo_as_red_stops_at_the_agents_first_move(tmp_path):
-    first = _session(tmp_path, colour=RED).play_agent().text  # the agent's opening, to avoid its square
+    first = _session(tmp_path, colour=Colour.RED).play_agent().text  # the agent's opening, to avoid its square
     mine = "a1" if first != "a1" else "f6"
     result, _ = play(tmp_path, [mine, "undo", "quit"], "--agent", "random", "--second")
     assert result.exit_code == 0, result.output
@@ -290,7 +291,8 @@ def test_a_plugin_agent_that_fails_forfeits_and_the_game_is_saved(tmp_path, choo
 
 def test_the_ply_cap_ends_the_game_and_is_recorded(tmp_path):
     """``--max-plies`` (or a config's max_plies) caps a human game as it caps a run's games."""
-    session = play_store.new_session(resolve_agent("random"), BLUE, BUDGET, "code-0.6.2", 0, tmp_path / "probe", 3)
+    capped = GameSettings("play", budget=BUDGET, max_plies=3)
+    session = play_store.new_session(capped, resolve_agent("random"), Colour.BLUE, tmp_path / "probe")
     lines = []
     while not session.over:
         if session.human_to_move:
@@ -299,7 +301,7 @@ def test_the_ply_cap_ends_the_game_and_is_recorded(tmp_path):
             session.play_human(move)
         else:
             session.play_agent()
-    assert len(session.moves) == 3 and session.winner == 0
+    assert len(session.moves) == 3 and session.winner is None
     result, out = play(tmp_path, lines, "--agent", "random", "--max-plies", "3")
     assert result.exit_code == 0, result.output
     assert "No winner after 3 plies (the ply cap)." in result.output
@@ -307,7 +309,8 @@ def test_the_ply_cap_ends_the_game_and_is_recorded(tmp_path):
     assert record["moves"] == session.moves and record["max_plies"] == 3 and record["winner"] is None
     assert record["config_hash"] == session.task.config_hash
     # the default cap keeps the hash a game against the same agent always had
-    default = play_store.new_session(resolve_agent("random"), BLUE, BUDGET, "code-0.6.2", 0, tmp_path / "probe")
+    default = play_store.new_session(capped.replace(max_plies=None), resolve_agent("random"), Colour.BLUE,
+                                     tmp_path / "probe")
     assert default.task.config_hash != session.task.config_hash and default.task.ply_cap == 1000
     bad = CliRunner().invoke(main, ["play", "--max-plies", "0", "--out", str(tmp_path / "x")])
     assert bad.exit_code == 2 and "--max-plies 0" in bad.output

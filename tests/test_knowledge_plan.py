@@ -136,7 +136,7 @@ def test_each_config_plans_the_games_the_plan_counts(design: kp.Design) -> None:
     plan = config.plan()
     assert sum(p.games for p in plan) == design.games
     assert config.games_per_side == design.pairs
-    assert config.seed == 2027
+    assert config.settings.seed == 2027
 
 
 def _git(*args: str) -> str:

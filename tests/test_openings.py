@@ -56,7 +56,7 @@ def test_without_openings_the_committed_hashes_are_unchanged():
     stored = yaml.safe_load((ROOT / "results" / "ablation" / "config.yaml").read_text())
     assert {(p.pairing, p.config_hash) for p in config.plan()} == {(p["pairing"], p["config_hash"])
                                                                    for p in stored["plan"]}
-    assert config.openings is None and "openings" not in config.resolved()
+    assert config.settings.openings is None and "openings" not in config.resolved()
     assert all(t.start is None for t in config.tasks(config.plan()))
 
 
@@ -69,8 +69,9 @@ def test_openings_enter_the_settings_hash():
         assert len({plain[pairing], three[pairing], four[pairing], balanced[pairing]}) == 4
     config = config_with({"random_plies": 3})
     p = config.plan()[0]
-    assert p.config_hash == identity.pairing_hash(3, config.budget, config.preset, p.p1_spec, p.p2_spec, None,
-                                                  {"random_plies": 3})
+    hashed = {"seed": 3, "budget": config.settings.budget.to_dict(), "preset": config.settings.preset,
+              "openings": {"random_plies": 3}}
+    assert p.config_hash == identity.settings_hash(hashed, p.p1_spec.to_dict(), p.p2_spec.to_dict())
     assert config.resolved()["openings"] == {"random_plies": 3}
 
 

@@ -42,8 +42,7 @@ def test_a_two_axis_sweep_plans_the_experiment_once_per_grid_point():
         assert wide.mcts.uct_c == point["agents.co-wide.uct_c"]
         # each point's games are exactly those of the config with the point's values written in
         spec = {"seed": 4, "budget": p.budget.to_dict(), "preset": "code-0.6.2"}
-        assert p.config_hash == identity.settings_hash(spec["seed"], spec["budget"], spec["preset"],
-                                                       p.p1_spec.to_dict(), p.p2_spec.to_dict())
+        assert p.config_hash == identity.settings_hash(spec, p.p1_spec.to_dict(), p.p2_spec.to_dict())
     tasks = c.tasks(plan)
     assert len(tasks) == 24 * 2 and all(dict(t.sweep) == dict(p.sweep) for t, p in zip(tasks[::2], plan))
     # a point equals the unswept config with those values: its games are shared

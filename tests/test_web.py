@@ -707,7 +707,7 @@ def test_a_game_against_a_configs_agent_is_the_game_boopexp_play_config_saves(ro
     (record,) = GameStore(root / "play").scan().records
     assert record["plies"] == 10 and record["winner"] is None  # the config's ply cap
     assert record["p1_spec"] == config.agent(agent).to_dict() and record["p2"] == "human"
-    assert (record["budget"], record["preset"]) == (config.budget.to_dict(), config.preset)
+    assert (record["budget"], record["preset"]) == (config.settings.budget.to_dict(), config.settings.preset)
 
     cli_out = root.parent / "cli"
     typed = "\n".join(m for i, m in enumerate(record["moves"]) if i % 2 == 1) + "\n"

@@ -304,7 +304,7 @@ def test_a_configs_plugin_variant_is_offered_with_its_settings_and_played_with_t
     (record,) = GameStore(root / "play").scan().records
     assert (record["p1"], record["p2"], record["plies"], clicks) == ("human", "greedy-noisy", 10, 5)
     assert record["p2_spec"] == config.agent("greedy-noisy").to_dict()
-    assert (record["budget"], record["preset"]) == (config.budget.to_dict(), config.preset)
+    assert (record["budget"], record["preset"]) == (config.settings.budget.to_dict(), config.settings.preset)
 
 
 def test_a_game_whose_agent_thinks_is_abandoned_from_the_page(server, browser):

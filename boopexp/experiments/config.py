@@ -37,7 +37,8 @@ from boopexp.experiments.sweep import Sweep, apply_point, label, parse_sweep
 from boopexp.experiments.tournament import Tournament, parse_tournament
 from boopexp.play import identity
 from boopexp.play.contract import GameTask, check_max_plies
-from boopexp.play.openings import Draw, Openings, parse_openings
+from boopexp.play.openings import Draw, parse_openings
+from boopexp.play.settings import GameSettings
 
 #: Top-level keys of a config file, and which of them must be present.
 CONFIG_KEYS: tuple[str, ...] = (
@@ -108,7 +109,7 @@ class PlannedPairing:
     """A pairing string with both resolved agents, its settings hash and its number of games.
 
     Attributes:
-        budget: the budget of its games (a sweep varies it from point to point).
+        settings: the settings of its games (a sweep varies the budget from point to point).
         sweep: the sweep point it belongs to, ``((axis, value), ...)``; empty when not swept.
     """
 
@@ -116,9 +117,14 @@ class PlannedPairing:
     p2_spec: AgentSpec
     config_hash: str
     games: int
-    budget: Budget = field(default_factory=Budget)
+    settings: GameSettings
     sweep: tuple[tuple[str, Any], ...] = ()
     shard: identity.Shard | None = None
+
+    @property
+    def budget(self) -> Budget:
+        """The budget of its games."""
+        return self.settings.budget
 
     @property
     def p1(self) -> str:
@@ -147,6 +153,11 @@ class PlannedPairing:
             return range(self.games)
         return self.shard.indices(self.config_hash, self.pairing, self.games)
 
+    def task(self, game_index: int) -> GameTask:
+        """Game ``game_index`` of this pairing (its settings hash computed once, here)."""
+        return self.settings.task(self.p1_spec, self.p2_spec, game_index, config_hash=self.config_hash,
+                                  sweep=self.sweep)
+
     def to_dict(self) -> dict[str, Any]:
         """The ``plan:`` item written to a store's config.yaml (with its budget and sweep point
         when the config is swept)."""
@@ -170,48 +181,47 @@ class ExperimentConfig:
     """A validated experiment configuration (agent names canonical, params effective).
 
     Attributes:
-        name: experiment name; default output folder ``results/<name>/``. Not part of any hash.
-        seed: experiment seed, hashed into every pairing's settings.
+        settings: what every game is played with (:class:`~boopexp.play.settings.GameSettings`):
+            the experiment's name (the default output folder ``results/<name>/``; not part of any
+            hash), the seed, the budget, the preset (``code-0.6.2`` or ``paper``, AGENTS.md §C.4),
+            the ply cap (None: :data:`boopexp.play.contract.MAX_PLIES`, 1000) and the openings
+            (``openings:``, docs/openings.md: game pair i of every pairing starts from position
+            i; None: every game starts from the empty board).
         games_per_side: games with each agent of a pairing as p1 (a mirror plays twice as many).
-        budget: the thinking budget of every agent.
-        preset: ``code-0.6.2`` or ``paper`` (AGENTS.md §C.4).
         params: the effective paper parameters ``k``, ``m``, ``d`` (defaults filled in).
         agents: the ``agents:`` declarations (:mod:`boopexp.agents.roster`): per-agent overrides of
             :class:`~boopexp.agents.specs.MCTSConfig` fields for built-in names, variants
             (``{base: ..., ...}``) and plugins (``{plugin: "module:callable", ...}``).
         pairings: the configured pairings ``(A, B)``, canonical names, in file order (those of
             the tournament when there is one).
-        max_plies: the ply cap of every game (None: :data:`boopexp.play.contract.MAX_PLIES`, 1000).
         sprt: the sequential test that may stop a pairing early (:mod:`boopexp.experiments.sprt`), or None.
         tournament: the ``tournament:`` block the pairings come from, if any.
         sweep: the ``sweep:`` axes, if any; then ``points`` holds one config per grid point.
         points: the configs of the sweep's points (each with its ``point``), in grid order.
         point: for a point's config, its ``((axis, value), ...)``; empty otherwise.
         shard: play only this shard of the plan (``run --shard I/N``; docs/cluster.md), or None.
-        openings: the start positions (``openings:``, docs/openings.md): game pair i of every
-            pairing starts from position i; None: every game starts from the empty board.
         source: where the config came from (for messages).
         directory: the config file's folder, where plugin modules are also looked for.
     """
 
-    name: str
-    seed: int
+    settings: GameSettings
     games_per_side: int
-    budget: Budget = field(default_factory=Budget)
-    preset: str = DEFAULT_PRESET
     params: dict[str, Any] = field(default_factory=dict)
     agents: dict[str, dict[str, Any]] = field(default_factory=dict)
     pairings: tuple[tuple[str, str], ...] = ()
-    max_plies: int | None = None
     sprt: SprtSpec | None = None
     tournament: Tournament | None = None
     sweep: Sweep | None = None
     points: tuple[ExperimentConfig, ...] = ()
     point: tuple[tuple[str, Any], ...] = ()
     shard: identity.Shard | None = None
-    openings: Openings | None = None
     source: str = "<config>"
     directory: str | None = field(default=None, compare=False)
+
+    @property
+    def name(self) -> str:
+        """The experiment's name (:attr:`settings`): the default output folder ``results/<name>/``."""
+        return self.settings.experiment
 
     def agent(self, name: str, overrides: Mapping[str, Any] | None = None) -> AgentSpec:
         """The resolved spec of agent ``name`` under this config's preset, params and declarations.
@@ -224,7 +234,7 @@ class ExperimentConfig:
         if overrides:
             canon = self.canonical(name)
             declared = {**declared, canon: {**declared.get(canon, {}), **overrides}}
-        return roster.resolve(name, declared, self.preset, self.params, self.directory)
+        return roster.resolve(name, declared, self.settings.preset, self.params, self.directory)
 
     def agent_names(self) -> tuple[str, ...]:
         """Every agent the config names: those of its pairings (a tournament's) in order, then
@@ -239,12 +249,10 @@ class ExperimentConfig:
     def planned_pairing(self, p1: str, p2: str, games: int) -> PlannedPairing:
         """The pairing "p1 vs p2" of this config with ``games`` games."""
         s1, s2 = self.agent(p1), self.agent(p2)
-        openings = None if self.openings is None else self.openings.identity()
-        config_hash = identity.pairing_hash(self.seed, self.budget, self.preset, s1, s2, self.max_plies, openings)
-        if self.openings is not None:
+        if self.settings.openings is not None:
             with schema.within(self.source):
-                self.openings.check_games(games, identity.pairing_name(s1.name, s2.name))
-        return PlannedPairing(s1, s2, config_hash, games, self.budget, self.point, self.shard)
+                self.settings.openings.check_games(games, identity.pairing_name(s1.name, s2.name))
+        return PlannedPairing(s1, s2, self.settings.pairing_hash(s1, s2), games, self.settings, self.point, self.shard)
 
     def plan(self, games_per_side: int | None = None) -> tuple[PlannedPairing, ...]:
         """Every pairing string of the config with its number of games (per sweep point, in
@@ -297,33 +305,31 @@ class ExperimentConfig:
                 :meth:`PlannedPairing.indices`): a resumed run's missing games, asked before a
                 task (and its seed) is made for a stored game.
         """
-        return (
-            GameTask.new(self.name, p.config_hash, p.p1_spec, p.p2_spec, i, p.budget, self.preset, self.max_plies,
-                         p.sweep, self.start(i))
-            for p in plan
-            for i in (p.indices() if indices is None else indices(p))
-        )
+        return (self._task(p, i) for p in plan for i in (p.indices() if indices is None else indices(p)))
+
+    def _task(self, pairing: PlannedPairing, game_index: int) -> GameTask:
+        with schema.within(self.source):  # a start the openings have not: named by the config
+            return pairing.task(game_index)
 
     def start(self, game_index: int) -> str | Draw | None:
         """The start of game ``game_index`` of any pairing (game pair ``i`` starts from position
         ``i`` of the openings; docs/openings.md): a suite's line or a draw, which the game's worker
         resolves (:func:`boopexp.play.starts.resolve_start`), or None: the empty board."""
-        if self.openings is None:
-            return None
         with schema.within(self.source):
-            return self.openings.start(self.seed, game_index)
+            return self.settings.start(game_index)
 
     def resolved(self, plan: tuple[PlannedPairing, ...] | None = None) -> dict[str, Any]:
         """The resolved config (effective values and the plan) that a store's config.yaml keeps."""
         plan = self.plan() if plan is None else plan
+        settings = self.settings
         # max_plies only when set: the saved config of a default run stays byte for byte the same.
-        cap = {} if self.max_plies is None else {"max_plies": self.max_plies}
+        cap = {} if settings.max_plies is None else {"max_plies": settings.max_plies}
         out = {
             "name": self.name,
-            "seed": self.seed,
+            "seed": settings.seed,
             "games_per_side": self.games_per_side,
-            "budget": self.budget.to_dict(),
-            "preset": self.preset,
+            "budget": settings.budget.to_dict(),
+            "preset": settings.preset,
             "params": dict(self.params),
             "agents": {k: dict(v) for k, v in self.agents.items()},
             **(
@@ -340,8 +346,8 @@ class ExperimentConfig:
             out["sprt"] = self.sprt.to_dict()
         if self.shard is not None:  # likewise: an unsharded store's config.yaml is as it was
             out["shard"] = self.shard.to_dict()
-        if self.openings is not None:  # likewise
-            out["openings"] = self.openings.to_dict()
+        if settings.openings is not None:  # likewise
+            out["openings"] = settings.openings.to_dict()
         return out
 
     def with_shard(self, shard: identity.Shard) -> ExperimentConfig:
@@ -524,18 +530,13 @@ def _parse(data: Any, source: str, directory: str | None, settings_only: bool) -
     sprt = parse_sprt(src, data.get("sprt"))
 
     return ExperimentConfig(
-        name=name,
-        seed=seed,
+        settings=GameSettings(name, seed, budget, preset, max_plies, openings),
         games_per_side=games_per_side,
-        budget=budget,
-        preset=preset,
         params=params,
         agents=agents,
         pairings=pairings,
-        max_plies=max_plies,
         sprt=sprt,
         tournament=tournament,
-        openings=openings,
         source=src,
         directory=directory,
     )
@@ -594,7 +595,7 @@ def _parse_swept(data: Mapping[str, Any], src: str, directory: str | None) -> Ex
         raise ConfigError(f"{src}: sprt and sweep cannot be combined yet (run one config per sweep point)")
     base = parse_config({k: v for k, v in data.items() if k != "sweep"}, src, directory)
     with schema.within(src):
-        sweep = parse_sweep(data["sweep"], base.budget.mode, sum(p.games for p in base.plan()))
+        sweep = parse_sweep(data["sweep"], base.settings.budget.mode, sum(p.games for p in base.plan()))
         for axis, _ in sweep.axes:
             if axis.startswith("agents."):
                 with schema.within(f"sweep: axis {axis!r}"):

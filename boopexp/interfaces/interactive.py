@@ -20,13 +20,14 @@ from typing import TextIO
 
 import numpy as np
 
-from boopexp.engine.state import BLUE, MOVE_NUMBER, RED
+from boopexp.engine.state import MOVE_NUMBER
 from boopexp.errors import IllegalMoveError, InvalidMoveError, show_value
 from boopexp.game import notation
 from boopexp.game.position import Move, Position
+from boopexp.game.sides import Colour
 from boopexp.play.session import HINT_AGENT, PlaySession, PlyView
 
-COLOUR_WORDS = {BLUE: "Blue", RED: "Red"}
+COLOUR_WORDS = {Colour.BLUE: "Blue", Colour.RED: "Red"}
 #: How many characters of a line that is neither a move nor a command are quoted back (a pasted
 #: megabyte is not: errors.show_value shortens it).
 ECHO_LIMIT = 40
@@ -48,7 +49,7 @@ def describe(view: PlyView) -> str:
         parts.append("pushed " + ", ".join(
             f"{notation.square_name(a)}->{notation.square_name(b)}" if b is not None
             else f"{notation.square_name(a)} off the board" for a, b in view.pushes))
-    if view.promoted and view.winner == 0:
+    if view.promoted and view.winner is None:
         parts.append("promoted " + notation.group_name(view.promoted))
     return "; ".join(parts)
 
@@ -128,7 +129,7 @@ class Outcome:
     """How a dialogue ended: ``finished`` (a winner or the ply cap) or quit."""
 
     finished: bool
-    winner: int = 0
+    winner: Colour | None = None
     plies: int = 0
 
 
@@ -140,8 +141,8 @@ def run_dialogue(session: PlaySession, read: Callable[[str], str], write: Callab
     SIGTERM by ``boopexp play``) is left to the caller, which says what is kept and exits 130/143.
     """
     agent = session.agent.name
-    you = COLOUR_WORDS[session.human_colour]
-    write(f"You are {you} ({'first' if session.human_colour == BLUE else 'second'}), against {agent}. "
+    you = COLOUR_WORDS[session.human]
+    write(f"You are {you} ({'first' if session.human is Colour.BLUE else 'second'}), against {agent}. "
           "Type help for the commands.")
     write("On the board, [b] is the piece just placed and b* a piece it pushed.")
     write(render_board(session.state))
@@ -207,9 +208,9 @@ def run_dialogue(session: PlaySession, read: Callable[[str], str], write: Callab
         view = session.play_human(move, choice)
         _show_ply(session, view, write)
     winner = session.winner
-    if winner == 0:
+    if winner is None:
         write(f"No winner after {len(session.moves)} plies (the ply cap).")
-    elif winner == session.human_colour:
+    elif winner is session.human:
         write(f"You win in {len(session.moves)} plies.")
     else:
         write(f"{agent} wins in {len(session.moves)} plies.")

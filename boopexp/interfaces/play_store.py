@@ -18,15 +18,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from boopexp import schema
-from boopexp.agents.budget import Budget
 from boopexp.agents.specs import AgentSpec
 from boopexp.errors import ConfigError, StoreError
 from boopexp.experiments.store import GameStore, writable_folder
+from boopexp.game.sides import Colour
+from boopexp.play.settings import GameSettings
 
 if TYPE_CHECKING:
     from boopexp.experiments.config import ExperimentConfig
     from boopexp.play.contract import GameRecord
-    from boopexp.play.openings import Openings
     from boopexp.play.session import PlaySession
 
 #: The name of the folder a finished game is saved in when ``--out`` cannot take it (in the
@@ -37,17 +37,12 @@ RESCUE_PREFIX = "boopexp-play-unsaved-"
 @dataclass(frozen=True)
 class PlaySettings:
     """What a played game (``boopexp game``, ``play``, ``engine``, ``serve``'s /play) is played
-    with: the experiment's name, the agents' preset, the seed, the budget, the agents, the ply cap
-    and where the games start (``--start``: a suite of one, a config's openings, or None: the
-    empty board)."""
+    with: its settings (:class:`~boopexp.play.settings.GameSettings`: the experiment's name, the
+    seed, the budget, the preset, the ply cap and where the games start: ``--start``'s suite of
+    one, a config's openings, or None: the empty board) and the agents."""
 
-    experiment: str
-    preset: str
-    seed: int
-    budget: Budget
+    settings: GameSettings
     agents: tuple[AgentSpec, ...]
-    max_plies: int | None = None
-    openings: Openings | None = None
     #: how these settings build an agent from its name and overrides (the registry under the
     #: preset, or the config's declarations): ``boopexp engine`` builds its agent again at each
     #: ``setoption`` through it, from the config read once. None: the settings do not say.
@@ -56,8 +51,8 @@ class PlaySettings:
     @classmethod
     def of_config(cls, config: ExperimentConfig, agents: Sequence[tuple[str, str, str, Mapping[str, Any]]]
                   ) -> PlaySettings:
-        """The settings ``--config`` gives a played game: the config's name, preset, seed,
-        budget, ply cap and openings, and each agent as the config declares it (a variant, a
+        """The settings ``--config`` gives a played game: the config's settings (name, seed,
+        budget, preset, ply cap and openings), and each agent as the config declares it (a variant, a
         plugin, a built-in under its preset and params) with the overrides typed on top.
 
         Args:
@@ -80,8 +75,7 @@ class PlaySettings:
             for (flag, _, _, _), spec in zip(agents, specs):
                 if spec.kind == "plugin":
                     check_plugin(spec, where=f"{flag} {spec.name}")
-        return cls(config.name, config.preset, config.seed, config.budget, specs, config.max_plies, config.openings,
-                   build=declared)
+        return cls(config.settings, specs, build=declared)
 
 
 def agent_spec(build: Callable[[str, Mapping[str, Any]], AgentSpec], name: str, option: str,
@@ -127,32 +121,27 @@ def check_out(out: Path) -> None:
                     folder.rmdir()
 
 
-def new_session(agent: AgentSpec, human_colour: int, budget: Budget, preset: str, seed: int, out: str | Path,
-                max_plies: int | None = None, openings: Openings | None = None,
+def new_session(settings: GameSettings, agent: AgentSpec, human: Colour, out: str | Path,
                 start: str | None = None) -> PlaySession:
     """A session whose game is the next free game of its pairing in the store at ``out``.
 
     Args:
-        openings, start: where the game starts (docs/openings.md): ``start`` (a suite line, e.g.
-            ``--start``) or, without it, the position of the game's index in ``openings`` (a
-            config's); None for both: the empty board.
+        start: where the game starts (``--start``, docs/openings.md); None: the position of the
+            game's index in the settings' openings, or the empty board without them.
 
     Raises:
         StoreError: the store cannot be read.
         ConfigError: a start the rules refuse, or an index the openings have no position for.
     """
-    from boopexp.play.match import play_game
-    from boopexp.play.session import PlaySession, next_game_index, session_task
-    from boopexp.play.starts import checked_start
+    from boopexp.play.identity import pairing_name
+    from boopexp.play.session import PlaySession, next_game_index, session_players
     from boopexp.play.throttle import resolve_throttle
 
+    budget = settings.budget
     throttle = resolve_throttle(budget.throttle) if budget.mode == "cpu" else 1.0
-    pairing = session_task(agent, human_colour, budget, preset, seed, 0, max_plies).pairing
+    pairing = pairing_name(*(player.name for player in session_players(agent, human)))
     index = next_game_index(GameStore(out).outcomes().records, pairing)
-    chosen = start if start is not None or openings is None else openings.start(seed, index)
-    position = checked_start(chosen, play_game)
-    return PlaySession(agent, human_colour, budget, preset, seed, index, throttle, max_plies,
-                       None if openings is None else openings.identity(), position)
+    return PlaySession(settings, agent, human, index, throttle, start)
 
 
 def save(session: PlaySession, out: str | Path) -> GameRecord:

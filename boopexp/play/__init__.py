@@ -1,4 +1,5 @@
-"""One game: ``identity`` (settings hash, seeds), ``contract`` (the task a game is given and the
+"""One game: ``identity`` (settings hash, seeds), ``settings`` (a game's settings as one value,
+which names a pairing and builds its tasks), ``contract`` (the task a game is given and the
 record it returns), ``match`` (the players and ``play_game``), ``replay`` (a stored game walked or
 played again), ``openings`` (start positions: a config's ``openings:``, suite files),
 ``starts`` (those positions played: drawn, checked, resolved for a game), ``throttle`` (the

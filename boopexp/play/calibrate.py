@@ -23,9 +23,8 @@ from boopexp.engine.objective import solve
 from boopexp.engine.state import N_MOVE_CODES
 from boopexp.errors import ConfigError
 from boopexp.game.positions import sample_positions
-from boopexp.play.contract import GameTask
-from boopexp.play.identity import pairing_name
 from boopexp.play.match import play_game
+from boopexp.play.settings import GameSettings
 from boopexp.play.throttle import PAPER_VANILLA_ITERATIONS_PER_S
 
 #: The paper's figures the device profile is calibrated against (EXPERIMENTS.md §2, §5–6);
@@ -75,14 +74,13 @@ def measure_primitives(agent: str, opponent: str, iterations: int, games: int, s
     Raises:
         ConfigError: every game ended at the ply cap, so there is no move to count.
     """
-    budget = Budget(mode="iterations", iterations=iterations)
-    a, b = resolve_agent(agent), resolve_agent(opponent)
+    settings = GameSettings("calibration", seed, Budget(mode="iterations", iterations=iterations))
+    a, b = resolve_agent(agent, settings.preset), resolve_agent(opponent, settings.preset)
     tel: list[Mapping[str, Any]] = []
     for g in range(games):
         p1, p2 = (a, b) if g % 2 == 0 else (b, a)
-        task = GameTask("calibration", "c" * 16, pairing_name(p1.name, p2.name), g, p1, p2, budget, "code-0.6.2",
-                        seed + g)
-        rec = play_game(task)
+        # seeded by hand (seed + g), as the published calibration's games were (docs/budget.md)
+        rec = play_game(settings.task(p1, p2, g, seed=seed + g))
         if rec["winner"] is None:
             continue  # a position cycle (docs/agents.md); its repeated moves would skew the means
         tel += [t for t in rec["telemetry"] if t["agent"] == a.name]

@@ -120,7 +120,8 @@ class GameTask:
             budget: Budget, preset: str, max_plies: int | None = None, sweep: tuple = (),
             start: str | Draw | None = None) -> GameTask:
         """Game ``game_index`` of the pairing ``p1 vs p2`` whose settings hash is ``config_hash``
-        (:func:`boopexp.play.identity.pairing_hash`): its pairing name and its seed follow from them."""
+        (:meth:`boopexp.play.settings.GameSettings.pairing_hash`): its pairing name and its seed follow
+        from them. Games are made by :meth:`~boopexp.play.settings.GameSettings.task`, which calls it."""
         return cls(experiment, config_hash, pairing_name(p1.name, p2.name), game_index, p1, p2, budget, preset,
                    game_seed(config_hash, game_index), max_plies, sweep, start)
 
@@ -198,7 +199,7 @@ class ForfeitNotice(ForfeitInfo):
 
 class _RecordFields(TypedDict):
     experiment: str  # the config's name
-    config_hash: str  # the pairing's settings hash (identity.pairing_hash)
+    config_hash: str  # the pairing's settings hash (GameSettings.pairing_hash)
     pairing: str  # "<p1> vs <p2>": p1 is Blue and moves first
     game_index: int  # 0-based within the pairing
     p1: str  # the agents' registry names

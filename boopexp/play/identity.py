@@ -1,10 +1,11 @@
 """Game identity and seeds: a game is (settings hash, pairing, game index); its seed derives from it.
 
-This module is the one home of a game's identity: the settings hash (:func:`settings_hash`,
-:func:`pairing_hash`), the pairing's name (:func:`pairing_name`, :func:`pairing_agents`), the
-seed (:func:`game_seed`) and the key the store, the runner and the readers find a game by
-(:data:`GameKey`, :func:`game_key`, :func:`record_key`). A task is built from them by
-:meth:`boopexp.play.contract.GameTask.new`.
+This module is the one home of a game's identity: the settings hash (:func:`settings_hash`, of
+what :meth:`boopexp.play.settings.GameSettings.identity` covers), the pairing's name
+(:func:`pairing_name`, :func:`pairing_agents`), the seed (:func:`game_seed`) and the key the
+store, the runner and the readers find a game by (:data:`GameKey`, :func:`game_key`,
+:func:`record_key`). A task is built from them by
+:meth:`boopexp.play.settings.GameSettings.task`.
 
 The settings hash covers everything that determines a game — the experiment seed, the budget, the
 preset, both agents' resolved parameters, and the ply cap and start positions when set — and
@@ -18,16 +19,12 @@ import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from boopexp import schema
 from boopexp.errors import ConfigError
-
-if TYPE_CHECKING:
-    from boopexp.agents.budget import Budget
-    from boopexp.agents.specs import AgentSpec
 
 #: A game's identity: ``(config_hash, pairing, game_index)``, the key of a game in a store.
 GameKey = tuple[str, str, int]
@@ -58,21 +55,11 @@ def canonical_json(obj: Any) -> str:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
 
 
-def settings_hash(
-    seed: int, budget: Mapping[str, Any], preset: str, p1: Mapping[str, Any], p2: Mapping[str, Any],
-    max_plies: int | None = None, openings: Mapping[str, Any] | None = None,
-) -> str:
-    """16 hex digits identifying the settings of one pairing (p1 = Blue, moves first).
-
-    ``max_plies`` (a ply cap other than the default) and ``openings`` (the start positions'
-    identity, :meth:`boopexp.play.openings.Openings.identity`) are hashed only when given, so the
-    hashes of every pairing with the default cap and the empty board are the ones they always were.
-    """
-    payload = {"seed": int(seed), "budget": dict(budget), "preset": preset, "p1": dict(p1), "p2": dict(p2)}
-    if max_plies is not None:
-        payload["max_plies"] = int(max_plies)
-    if openings is not None:
-        payload["openings"] = dict(openings)
+def settings_hash(settings: Mapping[str, Any], p1: Mapping[str, Any], p2: Mapping[str, Any]) -> str:
+    """16 hex digits identifying the settings of one pairing (p1 = Blue, moves first): the
+    settings as :meth:`boopexp.play.settings.GameSettings.identity` writes them (the seed, the
+    budget, the preset, and the ply cap and openings only when set) and both agents' dicts."""
+    payload = {**settings, "p1": dict(p1), "p2": dict(p2)}
     return hashlib.sha256(canonical_json(payload).encode("ascii")).hexdigest()[:16]
 
 
@@ -81,12 +68,6 @@ def game_seed(config_hash: str, game_index: int) -> int:
     ss = np.random.SeedSequence([int(config_hash, 16), int(game_index)])
     lo, hi = ss.generate_state(2, dtype=np.uint32)
     return int((int(hi) << 32 | int(lo)) & 0x7FFF_FFFF_FFFF_FFFF)
-
-
-def pairing_hash(seed: int, budget: Budget, preset: str, p1: AgentSpec, p2: AgentSpec,
-                 max_plies: int | None = None, openings: Mapping[str, Any] | None = None) -> str:
-    """The settings hash of the pairing ``p1 vs p2`` (resolved agents) under these settings."""
-    return settings_hash(seed, budget.to_dict(), preset, p1.to_dict(), p2.to_dict(), max_plies, openings)
 
 
 def pairing_name(p1: str, p2: str) -> str:

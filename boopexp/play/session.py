@@ -20,23 +20,22 @@ import itertools
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
-from boopexp.agents.budget import Budget
 from boopexp.agents.specs import AgentSpec, resolve_agent
 from boopexp.engine import mcts, rules
 from boopexp.engine.buffers import new_work
 from boopexp.engine.luts import PUSH_T, PUSH_V
-from boopexp.engine.state import BLUE, RED, TO_MOVE, decode_move, initial_state
+from boopexp.engine.state import TO_MOVE, decode_move, initial_state
 from boopexp.errors import BoopError, IllegalMoveError
 from boopexp.game import notation
 from boopexp.game.position import Move, Position
 from boopexp.game.sides import Colour
-from boopexp.play.contract import ForfeitNotice, GameRecord, GameTask, build_record
-from boopexp.play.identity import pairing_hash
-from boopexp.play.match import Forfeit, make_player, plugin_output
+from boopexp.play.contract import ForfeitNotice, GameRecord, build_record
+from boopexp.play.match import Forfeit, make_player, play_game, plugin_output
+from boopexp.play.settings import GameSettings
+from boopexp.play.starts import checked_start
 
 #: The human's agent description in game records (``p1_spec`` / ``p2_spec``).
 HUMAN = AgentSpec(name="human", kind="human")
@@ -54,23 +53,23 @@ class PlyView:
     """One ply as the board display needs it.
 
     Attributes:
-        ply: 1-based ply number. colour: BLUE or RED (the mover). who: ``"you"`` or the agent's name.
+        ply: 1-based ply number. colour: the mover's. who: ``"you"`` or the agent's name.
         text: the move in the record's notation (``c3``, ``C3``, ``c4:a4b4c4``).
         square: where the piece was placed.
         pushes: ``(from, to)`` squares of every pushed piece; ``to`` is None when it left the board.
         promoted: the squares of the group removed and promoted (empty when none).
-        winner: 0, BLUE or RED after this ply.
+        winner: the colour that has won after this ply, or None.
         telemetry: the ply's telemetry entry (docs/architecture.md).
     """
 
     ply: int
-    colour: int
+    colour: Colour
     who: str
     text: str
     square: int
     pushes: tuple[tuple[int, int | None], ...]
     promoted: tuple[int, ...]
-    winner: int
+    winner: Colour | None
     telemetry: dict
 
 
@@ -95,14 +94,9 @@ def pushes_of(before: np.ndarray, size: int, square: int) -> tuple[np.ndarray, t
     return after, tuple(moved)
 
 
-def session_task(agent: AgentSpec, human_colour: int, budget: Budget, preset: str, seed: int, game_index: int,
-                 max_plies: int | None = None, openings: Mapping[str, Any] | None = None,
-                 start: str | None = None) -> GameTask:
-    """The task (identity, seed, settings) of a human's game against ``agent`` (see :class:`PlaySession`);
-    ``openings`` is the start's identity (:meth:`boopexp.play.openings.Openings.identity`), hashed."""
-    p1, p2 = (HUMAN, agent) if human_colour == BLUE else (agent, HUMAN)
-    chash = pairing_hash(seed, budget, preset, p1, p2, max_plies, openings)
-    return GameTask.new(EXPERIMENT, chash, p1, p2, game_index, budget, preset, max_plies, start=start)
+def session_players(agent: AgentSpec, human: Colour) -> tuple[AgentSpec, AgentSpec]:
+    """The pairing's ``(p1, p2)`` of a human's game against ``agent``: the human is Blue's p1 or Red's p2."""
+    return (HUMAN, agent) if human is Colour.BLUE else (agent, HUMAN)
 
 
 def next_game_index(records: Iterable[Mapping], pairing: str) -> int:
@@ -117,36 +111,34 @@ class PlaySession:
     """One game between a human and an agent.
 
     Args:
+        settings: what the game is played with: the agent's budget per move (also the hint's), the
+            preset the agents were resolved under (recorded, and used for the hint), the seed (the
+            game's seed derives from its settings hash and ``game_index``), the ply cap and the
+            openings (hashed and recorded as a run's: docs/openings.md). Its experiment's name is
+            not the record's: a played game's is :data:`EXPERIMENT`.
         agent: the opponent's resolved AgentSpec.
-        human_colour: BLUE (the human moves first, is p1) or RED.
-        budget: the agent's budget per move (also the hint's).
-        preset: the preset the agents were resolved under (recorded, and used for the hint).
-        seed: the experiment seed; the game's seed derives from (settings hash, game_index).
+        human: the human's colour: Blue moves first (is p1), Red second.
         game_index: the game's index within its pairing in the store.
         throttle: cpu mode only: host CPU seconds per emulated second.
-        max_plies: the ply cap (None: the default, contract.MAX_PLIES); like a run's, a cap other
-            than the default is part of the settings hash and of the record.
-        openings, start: the position the game starts from (a position string; None: the empty
-            board) and the identity of the openings it comes from (hashed), as a run's
-            (docs/openings.md).
+        start: where the game starts (``--start``: a position string or a move list, checked
+            against the rules here); None: game ``game_index``'s position of the openings, or the
+            empty board without them (docs/openings.md).
+
+    Raises:
+        ConfigError: a start the rules refuse, or an index the openings have no position for.
     """
 
-    def __init__(self, agent: AgentSpec, human_colour: int = BLUE, budget: Budget | None = None,
-                 preset: str = "code-0.6.2", seed: int = 0, game_index: int = 0, throttle: float = 1.0,
-                 max_plies: int | None = None, openings: Mapping[str, Any] | None = None,
-                 start: str | None = None):
-        if human_colour not in (BLUE, RED):
-            raise ValueError(f"human_colour must be BLUE (-1) or RED (+1), not {human_colour!r}")
+    def __init__(self, settings: GameSettings, agent: AgentSpec, human: Colour = Colour.BLUE, game_index: int = 0,
+                 throttle: float = 1.0, start: str | None = None):
+        self.human = Colour(human)  # ValueError: not a colour
+        self.settings = settings.replace(experiment=EXPERIMENT)
         self.agent = agent
-        self.human_colour = human_colour
-        self.budget = budget or Budget()
-        self.preset = preset
-        self.task = session_task(agent, human_colour, self.budget, preset, seed, game_index, max_plies, openings,
-                                 start)
-        self._start = _initial() if start is None else _frozen(notation.parse_position(start))
+        position = checked_start(self.settings.start(game_index) if start is None else start, play_game)
+        self.task = self.settings.task(*session_players(agent, self.human), game_index, start=position)
+        self._start = _initial() if position is None else _frozen(notation.parse_position(position))
         # Children 0 and 1 are the ones play_game gives p1 and p2.
-        p1_ss, p2_ss = np.random.SeedSequence(self.task.seed).spawn(2)
-        self._player = make_player(agent, self.budget, p2_ss if human_colour == BLUE else p1_ss, throttle)
+        ss = np.random.SeedSequence(self.task.seed).spawn(2)
+        self._player = make_player(agent, settings.budget, ss[self.human.side.opponent.seat], throttle)
         self._hints: dict[tuple[str, ...], tuple[Move, dict]] = {}
         self._throttle = throttle
         self._plies: list[_Ply] = []
@@ -164,20 +156,21 @@ class PlaySession:
         return self._plies[-1].after if self._plies else self._start
 
     @property
-    def winner(self) -> int:
-        """0 while the game goes on, else BLUE or RED (the human, when a plugin agent forfeited)."""
+    def winner(self) -> Colour | None:
+        """None while the game goes on (or ended at the ply cap), else the winner's colour (the
+        human's, when a plugin agent forfeited)."""
         if self.forfeit is not None:
-            return self.human_colour
-        return self._plies[-1].view.winner if self._plies else 0
+            return self.human
+        return self._plies[-1].view.winner if self._plies else None
 
     @property
     def over(self) -> bool:
         """True once someone has won or the ply cap (``task.ply_cap``) is reached."""
-        return self.winner != 0 or len(self._plies) >= self.task.ply_cap
+        return self.winner is not None or len(self._plies) >= self.task.ply_cap
 
     @property
     def human_to_move(self) -> bool:
-        return not self.over and int(self.state[TO_MOVE]) == self.human_colour
+        return not self.over and Colour.of(int(self.state[TO_MOVE])) is self.human
 
     @property
     def last(self) -> PlyView | None:
@@ -244,7 +237,7 @@ class PlaySession:
         try:
             code, tel = self._player.select(st)
         except Forfeit as exc:  # a plugin agent raised or returned an illegal move: it loses
-            self.forfeit = exc.notice(Colour.of(self.human_colour).side.opponent, self.agent.name)
+            self.forfeit = exc.notice(self.human.side.opponent, self.agent.name)
             return None
         if code < 0:
             raise BoopError(f"agent {self.agent.name} found no move in {notation.format_position(st)!r}")
@@ -267,9 +260,9 @@ class PlaySession:
         self.hints += 1
         key = tuple(self.moves)
         if key not in self._hints:
-            spec = resolve_agent(HINT_AGENT, self.preset)
+            spec = resolve_agent(HINT_AGENT, self.settings.preset)
             seed = np.random.SeedSequence(self.task.seed, spawn_key=(_HINT_CHILD, len(self._plies)))
-            code, tel = make_player(spec, self.budget, seed, self._throttle).select(self.state)
+            code, tel = make_player(spec, self.settings.budget, seed, self._throttle).select(self.state)
             self._hints = {key: (Move.from_code(code), tel)}  # only the position on the board
         return self._hints[key]
 
@@ -277,7 +270,7 @@ class PlaySession:
         """Take back the last full move: plies back to the human's previous turn. Returns how many
         plies were taken back (0 when the human has not moved yet)."""
         plies = self._plies
-        mine = [i for i, p in enumerate(plies) if p.view.colour == self.human_colour]
+        mine = [i for i, p in enumerate(plies) if p.view.colour is self.human]
         if not mine:
             return 0
         n = len(plies) - mine[-1]
@@ -287,7 +280,7 @@ class PlaySession:
 
     def _apply(self, size: int, square: int, promo: int, rng: np.ndarray, who: str) -> PlyView:
         before = self.state
-        mover = int(before[TO_MOVE])
+        mover = Colour.of(int(before[TO_MOVE]))
         _, pushes = pushes_of(before, size, square)
         after = before.copy()
         winner, n, chosen = rules.apply_move_inplace(after, size, square, rules.REAL, promo, rng,
@@ -296,20 +289,18 @@ class PlaySession:
         text = notation.format_move(size, square, group if n >= 2 else None)
         after.setflags(write=False)
         ply = len(self._plies) + 1
-        side = Colour.of(mover).side
         name = HUMAN.name if who == "you" else self.agent.name
-        view = PlyView(ply, mover, who, text, square, pushes, group, int(winner),
-                       {"ply": ply, "player": side, "agent": name})
+        view = PlyView(ply, mover, who, text, square, pushes, group, None if winner == 0 else Colour.of(int(winner)),
+                       {"ply": ply, "player": mover.side, "agent": name})
         self._plies.append(_Ply(view, before, after))
         return view
 
     # the record -----------------------------------------------------------------------------
     def record(self) -> GameRecord:
         """The finished game's record (docs/architecture.md), the human as agent ``human``."""
-        winner = self.winner
-        side = None if winner == 0 else Colour.of(winner).side
+        side = None if self.winner is None else self.winner.side
         telemetry = [dict(p.view.telemetry) for p in self._plies]
-        players = (None, self._player) if self.human_colour == BLUE else (self._player, None)
+        players = (None, self._player) if self.human is Colour.BLUE else (self._player, None)
         return build_record(self.task, side, self.moves, telemetry, time.process_time() - self._cpu0,
                             forfeit=self.forfeit, plugin_output=plugin_output(players))
 

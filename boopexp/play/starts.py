@@ -14,8 +14,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from boopexp.agents.budget import Budget
-from boopexp.agents.specs import DEFAULT_PRESET, resolve_agent
+from boopexp.agents.specs import resolve_agent
 from boopexp.engine import rules
 from boopexp.engine.buffers import new_work
 from boopexp.engine.rng import new_rng_state
@@ -25,7 +24,6 @@ from boopexp.game import notation
 from boopexp.game.position import Position
 from boopexp.game.sides import Colour
 from boopexp.play.contract import GameRecord, GameTask
-from boopexp.play.identity import game_seed
 from boopexp.play.openings import (
     BALANCE_PLY_CAP,
     LINE_FORMS,
@@ -35,6 +33,7 @@ from boopexp.play.openings import (
     Openings,
     is_position,
 )
+from boopexp.play.settings import GameSettings
 
 #: How a game is played: :func:`boopexp.play.match.play_game`, which resolves its tasks' starts
 #: here and so hands itself in (this module does not import it: no import cycle).
@@ -163,14 +162,13 @@ def balance_score(start: str, games: int, seed: int, play: PlayGame) -> float:
     agent: one solver call a move, ties broken at random) against itself from ``start``, game
     ``g`` seeded by (``seed``, ``g``), played by ``play``. Deterministic, no budget to choose,
     a few ms a game."""
-    agent = resolve_agent("heuristics")
+    settings = GameSettings("openings-balance", max_plies=BALANCE_PLY_CAP)
+    agent = resolve_agent("heuristics", settings.preset)
     me = Colour.of(int(notation.parse_position(start)[TO_MOVE])).side
     key = f"{seed & (2**64 - 1):016x}"  # the reference games' "settings hash": game g's seed derives from it
     total = 0.0
     for g in range(games):
-        task = GameTask("openings-balance", key, "heuristics vs heuristics", g, agent, agent, Budget(), DEFAULT_PRESET,
-                        game_seed(key, g), BALANCE_PLY_CAP, start=start)
-        winner = play(task)["winner"]
+        winner = play(settings.task(agent, agent, g, config_hash=key, start=start))["winner"]
         total += 0.5 if winner is None else float(winner == me)
     return total / games
 

@@ -179,11 +179,11 @@ class TuneConfig:
     def search_settings(self) -> dict[str, Any]:
         """What fixes the trials (not how many, nor the confirmation): a study made under other
         search settings cannot be resumed under these."""
-        exp = self.experiment
+        exp, settings = self.experiment, self.experiment.settings
         return {
-            "seed": exp.seed,
-            "budget": exp.budget.to_dict(),
-            "preset": exp.preset,
+            "seed": settings.seed,
+            "budget": settings.budget.to_dict(),
+            "preset": settings.preset,
             "params": dict(exp.params),
             "agents": {k: dict(v) for k, v in exp.agents.items()},
             "agent": self.agent,
@@ -192,7 +192,7 @@ class TuneConfig:
             "games_per_trial": self.games_per_trial,
             "startup_trials": self.startup_trials,
             # only when set, like ExperimentConfig.resolved: the default cap is in no hash
-            **({} if exp.max_plies is None else {"max_plies": exp.max_plies}),
+            **({} if settings.max_plies is None else {"max_plies": settings.max_plies}),
         }
 
     def search_hash(self) -> str:

@@ -178,7 +178,7 @@ def distributions(config: TuneConfig) -> dict[str, optuna.distributions.BaseDist
 
 def sampler_seed(config: TuneConfig, slot: int) -> int:
     """The seed of trial ``slot``'s sampler: ``SeedSequence(config seed, slot)``, 32 bits."""
-    return int(np.random.SeedSequence([config.experiment.seed, slot]).generate_state(1, dtype=np.uint32)[0])
+    return int(np.random.SeedSequence([config.experiment.settings.seed, slot]).generate_state(1, dtype=np.uint32)[0])
 
 
 def make_sampler(config: TuneConfig, slot: int) -> optuna.samplers.BaseSampler:
@@ -281,7 +281,7 @@ def describe(config: TuneConfig, out_dir: str | Path) -> list[str]:
     c = config.confirm
     lines = [
         f"Dry run (nothing is played or written): tune {config.name}, agent {config.agent}, "
-        f"seed {config.experiment.seed}",
+        f"seed {config.experiment.settings.seed}",
         f"Space: {space}",
         f"Trials: {config.trials} x {config.games_per_trial} games against {', '.join(config.opponents)} (both seats); "
         f"search settings hash {config.search_hash()}",

@@ -27,10 +27,10 @@ from boopexp.agents.specs import (
     resolve_agent,
 )
 from boopexp.errors import BoopError, ConfigError, StoreError
-from boopexp.game.sides import Side
+from boopexp.game.sides import Colour, Side
 from boopexp.interfaces.commands import FOLDER, MEASUREMENTS, POSITIVE_SECONDS
 from boopexp.play.contract import check_max_plies, first_mover, mover
-from boopexp.play.identity import check_seed, pairing_hash
+from boopexp.play.identity import check_seed
 from boopexp.play.openings import LINE_FORMS, Openings, normalise_line
 
 if TYPE_CHECKING:
@@ -112,20 +112,14 @@ def game(p1, p2, seed, mode, seconds, iterations, profile, throttle, preset, max
     """Play one game between two agents (p1 = Blue moves first) and print the result."""
     from boopexp.experiments.interrupts import Interrupts
     from boopexp.game import notation
-    from boopexp.play.contract import GameTask
     from boopexp.play.warmup import compile_engine
 
-    settings = _settings(
+    played = _settings(
         [("--p1", p1, "--p1-param", _parse_overrides(p1_param, "--p1-param")),
          ("--p2", p2, "--p2-param", _parse_overrides(p2_param, "--p2-param"))],
-        seed, mode, seconds, iterations, profile, throttle, preset, config_path, max_plies, start,
     )
-    experiment, preset, seed, budget = settings.experiment, settings.preset, settings.seed, settings.budget
-    max_plies, openings = settings.max_plies, settings.openings
-    a, b = settings.agents
-    chash = pairing_hash(seed, budget, preset, a, b, max_plies, None if openings is None else openings.identity())
-    task = GameTask.new(experiment, chash, a, b, 0, budget, preset, max_plies,
-                        start=None if openings is None else openings.start(seed, 0))
+    a, b = played.agents
+    task = played.settings.task(a, b, 0)
     opener = [Side.P1]
 
     def on_ply(ply, st, text, winner):
@@ -233,54 +227,62 @@ def _stopping(stop: Interrupts, what: Callable[[], str]) -> Iterator[None]:
     sys.exit(EXIT_SIGNAL_BASE + signum)
 
 
-def _settings(agents: list[tuple[str, str, str, dict]], seed, mode, seconds, iterations, profile, throttle, preset,
-              config_path, max_plies: int | None = None, start: str | None = None) -> PlaySettings:
-    """The agents, seed, budget and preset of ``game`` / ``play`` from their options and, with
-    ``--config``, from the config (options typed explicitly still win).
+def _settings(agents: list[tuple[str, str, str, dict]]) -> PlaySettings:
+    """The settings and agents of ``game`` / ``play`` / ``engine``: their options (``--seed``, the
+    budget's, ``--preset``, ``--max-plies``, ``--start``) parsed through the checks of a config's
+    keys, with the same messages, over ``--config``'s settings when it is given (options typed
+    explicitly win).
 
     Args:
         agents: (option, agent name, option of its parameters, parameter overrides) of each agent.
     """
+    from boopexp.interfaces.play_store import PlaySettings, agent_spec
+    from boopexp.play.settings import GameSettings
+
     ctx = click.get_current_context()
+    option = ctx.params
 
     def given(name: str) -> bool:
         return ctx.get_parameter_source(name) not in (None, click.core.ParameterSource.DEFAULT)
 
+    throttle = option["throttle"]
     if throttle != "auto":
         try:
             throttle = float(throttle)
         except ValueError:
             raise ConfigError(f"--throttle {throttle!r} must be a positive number or 'auto'") from None
-    # The options go through the checks of a config's keys, with the same messages.
-    with schema.within(f"--seed {seed}"):
-        seed = check_seed(seed)
-    with schema.within(f"--max-plies {max_plies}"):
-        max_plies = check_max_plies(max_plies)
-    budget_options = {"seconds": seconds, "iterations": iterations, "profile": profile, "throttle": throttle}
+    typed: dict[str, Any] = {}
+    with schema.within(f"--seed {option['seed']}"):
+        typed["seed"] = check_seed(option["seed"])
+    with schema.within(f"--max-plies {option.get('max_plies')}"):
+        typed["max_plies"] = check_max_plies(option.get("max_plies"))
+    budget_options = {"seconds": option["seconds"], "iterations": option["iterations"], "profile": option["profile"],
+                      "throttle": throttle}
     typed_budget = {key: value for key, value in budget_options.items() if given(key)}
-    budget = _budget_from_options(mode, typed_budget)
-    experiment = ctx.command.name
-    assert experiment is not None  # a command of the group always has its name
-    from boopexp.interfaces.play_store import PlaySettings, agent_spec
-
+    typed["budget"] = _budget_from_options(option["mode"], typed_budget)
+    config_path = option.get("config_path")
     if config_path is None:
         def from_registry(name: str, overrides: Mapping[str, Any]) -> AgentSpec:
-            return resolve_agent(name, preset, overrides=overrides)
+            return resolve_agent(name, option["preset"], overrides=overrides)
 
-        specs = tuple(agent_spec(from_registry, name, option, over) for _, name, option, over in agents)
-        return PlaySettings(experiment, preset, seed, budget, specs, max_plies, _start_openings(start),
-                            build=from_registry)
+        specs = tuple(agent_spec(from_registry, name, flag, over) for _, name, flag, over in agents)
+        assert ctx.command.name is not None  # a command of the group always has its name
+        settings = GameSettings(ctx.command.name, preset=option["preset"],
+                                openings=_start_openings(option.get("start")), **typed)
+        return PlaySettings(settings, specs, build=from_registry)
     from boopexp.experiments.config import load_config
 
     config = load_config(config_path)
     if given("preset"):
         raise ConfigError(f"--preset cannot be combined with --config (the config {config_path} sets the preset)")
     if not given("mode"):  # the config's budget, with the options typed on top
-        budget = _budget_from_options(config.budget.mode, typed_budget, config.budget.to_dict())
-    settings = PlaySettings.of_config(config, agents)  # the agents as the config declares them
-    return dataclasses.replace(settings, seed=seed if given("seed") else settings.seed, budget=budget,
-                               max_plies=max_plies if given("max_plies") else settings.max_plies,
-                               openings=settings.openings if start is None else _start_openings(start))
+        budget = config.settings.budget
+        typed["budget"] = _budget_from_options(budget.mode, typed_budget, budget.to_dict())
+    played = PlaySettings.of_config(config, agents)  # the agents as the config declares them
+    typed = {key: value for key, value in typed.items() if key == "budget" or given(key)}
+    if option.get("start") is not None:
+        typed["openings"] = _start_openings(option["start"])
+    return dataclasses.replace(played, settings=played.settings.replace(**typed))
 
 
 def _budget_from_options(mode: str, typed: dict, base: dict | None = None) -> Budget:
@@ -497,14 +499,12 @@ def play(agent_name, human_first, seed, mode, seconds, iterations, profile, thro
     Type moves as c3 (a small piece) or C3 (a large one); undo, hint, moves, help and quit are
     commands.
     """
-    from boopexp.engine.state import BLUE, RED
     from boopexp.experiments.interrupts import Interrupts
     from boopexp.interfaces import play_store
     from boopexp.play.warmup import compile_engine
 
-    settings = _settings([("--agent", agent_name, "--param", _parse_overrides(param, "--param"))],
-                         seed, mode, seconds, iterations, profile, throttle, preset, config_path, max_plies, start)
-    spec, budget, preset, seed = settings.agents[0], settings.budget, settings.preset, settings.seed
+    played = _settings([("--agent", agent_name, "--param", _parse_overrides(param, "--param"))])
+    spec = played.agents[0]
     play_store.check_out(out)  # before the first move: a game that could not be saved is not begun
     stop = Interrupts()
     session: PlaySession | None = None
@@ -542,9 +542,8 @@ def play(agent_name, human_first, seed, mode, seconds, iterations, profile, thro
         compile_engine(_notice, (spec.kind,), (spec.mcts,))  # not counted as the agent's first move
         from boopexp.interfaces import interactive
 
-        openings = settings.openings
-        session = play_store.new_session(spec, BLUE if human_first else RED, budget, preset, seed, out,
-                                         settings.max_plies, openings,
+        openings = played.settings.openings  # --start's suite of one: its line starts every game
+        session = play_store.new_session(played.settings, spec, Colour.BLUE if human_first else Colour.RED, out,
                                          None if start is None or openings is None else openings.positions[0])
         outcome = interactive.run_dialogue(session, input, click.echo, sys.stderr, hint_every_move)
     if not outcome.finished:
@@ -596,16 +595,15 @@ def engine(agent_name, seed, mode, seconds, iterations, profile, throttle, prese
     from boopexp.play.warmup import compile_engine
 
     overrides = _parse_overrides(param, "--param")
-    settings = _settings([("--agent", agent_name, "--param", overrides)],
-                         seed, mode, seconds, iterations, profile, throttle, preset, config_path)
-    agent = settings.build  # the registry's, or --config's read once by _settings
+    played = _settings([("--agent", agent_name, "--param", overrides)])
+    agent = played.build  # the registry's, or --config's read once by _settings
     assert agent is not None  # _settings always says how it builds agents
 
     def build(options: Mapping[str, str]) -> AgentSpec:  # setoption values read as --param's
         typed = _parse_overrides(tuple(f"{key}={value}" for key, value in options.items()), "setoption")
         return agent(agent_name, {**overrides, **typed})
     # before the host's first line: the first move is then not the compilation's minute
-    compile_engine(lambda line: click.echo(line, err=True), kinds=[settings.agents[0].kind],
-                   searches=[settings.agents[0].mcts])
-    session = EngineSession(build, settings.budget, settings.seed)
+    compile_engine(lambda line: click.echo(line, err=True), kinds=[played.agents[0].kind],
+                   searches=[played.agents[0].mcts])
+    session = EngineSession(build, played.settings.budget, played.settings.seed)
     serve(session, sys.stdin.buffer, sys.stdout)

@@ -41,10 +41,9 @@ def position_view(st: Any) -> dict[str, Any]:
 def ply_view(view: PlyView) -> dict[str, Any]:
     """A ply as the page marks it: ``{"ply", "move", "colour", "square", "pushes": [[from, to or
     None]], "promoted": [squares]}`` (squares named ``a1``…``f6``)."""
-    from boopexp.engine.state import BLUE
     from boopexp.game.notation import square_name
 
-    return {"ply": view.ply, "move": view.text, "colour": "blue" if view.colour == BLUE else "red",
+    return {"ply": view.ply, "move": view.text, "colour": view.colour.value,
             "square": square_name(view.square),
             "pushes": [[square_name(a), None if b is None else square_name(b)] for a, b in view.pushes],
             "promoted": [square_name(q) for q in view.promoted]}
@@ -62,6 +61,7 @@ def game_plies(record: Mapping[str, Any]) -> dict[str, Any]:
     """
     from boopexp.engine.state import N_SQUARES, TO_MOVE
     from boopexp.game import notation
+    from boopexp.game.sides import Colour
     from boopexp.play.replay import start_position, walk
     from boopexp.play.session import PlyView, pushes_of
 
@@ -78,7 +78,7 @@ def game_plies(record: Mapping[str, Any]) -> dict[str, Any]:
         pushed, pushes = pushes_of(before, size, square)
         # the mover's pieces on the board once pushed that the promotion then took off
         promoted = tuple(q for q in range(N_SQUARES) if pushed[q] * mover > 0 and after[q] == 0)
-        plies.append(ply_view(PlyView(ply, mover, "", text, square, pushes, promoted, 0, {})))
+        plies.append(ply_view(PlyView(ply, Colour.of(mover), "", text, square, pushes, promoted, None, {})))
     return {"positions": [position_view(st) for st in states], "plies": plies}
 
 

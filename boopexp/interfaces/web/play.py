@@ -112,9 +112,7 @@ class Games:
         configs = []
         for config in self.configs.values():
             configs.append({
-                "name": config.name, "source": config.source, "budget": config.budget.to_dict(),
-                "preset": config.preset, "seed": config.seed, "max_plies": config.max_plies,
-                "openings": None if config.openings is None else config.openings.identity(),
+                "name": config.name, "source": config.source, **config.settings.to_dict(),
                 "agents": [{"name": name, "settings": config.agent(name).to_dict()} for name in config.agent_names()],
             })
         return {"builtin": [{"name": name, "settings": resolve_agent(name, DEFAULT_PRESET).to_dict()}
@@ -132,21 +130,19 @@ class Games:
                 budget options beside a config, a plugin that cannot be built; 422 the play folder
                 cannot be written.
         """
-        from boopexp.engine.state import BLUE, RED
+        from boopexp.game.sides import Colour
         from boopexp.interfaces import play_store
 
         try:
             schema.check_keys(options, NEW_GAME_KEYS)
-            colour = schema.choice(options.get("colour", "blue"), "colour", ("blue", "red"))
+            colour = Colour(schema.choice(options.get("colour", "blue"), "colour", ("blue", "red")))
         except ConfigError as exc:
             raise RequestError(400, str(exc)) from None
-        settings = self._settings(options)
+        played = self._settings(options)
         try:
             with self._writing:  # its probe makes and removes the folder: one at a time, as the saves
                 play_store.check_out(self.out)
-            session = play_store.new_session(settings.agents[0], BLUE if colour == "blue" else RED, settings.budget,
-                                             settings.preset, settings.seed, self.out, settings.max_plies,
-                                             settings.openings)
+            session = play_store.new_session(played.settings, played.agents[0], colour, self.out)
         except BoopError as exc:
             raise RequestError(422, str(exc)) from None
         game = WebGame(secrets.token_hex(8), session, self.out, config=options.get("config"), seen=self.clock())
@@ -190,9 +186,10 @@ class Games:
         Raises:
             RequestError: 400 as :meth:`new` says.
         """
-        from boopexp.agents.specs import DEFAULT_PRESET, resolve_agent
+        from boopexp.agents.specs import resolve_agent
         from boopexp.interfaces.play_store import PlaySettings
         from boopexp.play.identity import check_seed
+        from boopexp.play.settings import GameSettings
 
         agent = options.get("agent", "mcts-co")
         if not isinstance(agent, str):
@@ -212,12 +209,11 @@ class Games:
             except ConfigError as exc:
                 raise RequestError(400, str(exc)) from None
         try:
-            seed = check_seed(options.get("seed", 0))
-            budget = _budget(options)
-            spec = resolve_agent(agent, DEFAULT_PRESET)
+            settings = GameSettings("play", check_seed(options.get("seed", 0)), _budget(options))
+            spec = resolve_agent(agent, settings.preset)
         except ConfigError as exc:
             raise RequestError(400, str(exc)) from None
-        return PlaySettings("play", DEFAULT_PRESET, seed, budget, (spec,))
+        return PlaySettings(settings, (spec,))
 
     def get(self, game_id: str) -> WebGame:
         """Raises: RequestError 404 no such game (the server forgets games when it stops)."""
@@ -374,7 +370,7 @@ class Games:
         from boopexp.play.session import HINT_AGENT
 
         if not game.compiled:
-            agent, hint = game.session.agent, resolve_agent(HINT_AGENT, game.session.preset)
+            agent, hint = game.session.agent, resolve_agent(HINT_AGENT, game.session.settings.preset)
             compile_kernels({agent.kind, hint.kind}, [c for c in (agent.mcts, hint.mcts) if c is not None])
             game.compiled = True
 
@@ -405,7 +401,7 @@ class Games:
             over, human = session.over, session.human_to_move and not game.thinking
             out: dict[str, Any] = {
                 "id": game.id, "agent": session.agent.name, "config": game.config,
-                "human": "blue" if session.human_colour < 0 else "red",
+                "human": session.human.value,
                 "moves": list(session.moves), "position": position_view(state), "thinking": game.thinking,
                 "human_to_move": human, "over": over, "error": game.error, "hint": game.hint,
                 "last": ply_view(last) if last is not None else None,
@@ -414,8 +410,8 @@ class Games:
             }
             if over:
                 winner = session.winner
-                out["result"] = ("no winner (ply limit)" if winner == 0
-                                 else "you win" if winner == session.human_colour else f"{session.agent.name} wins")
+                out["result"] = ("no winner (ply limit)" if winner is None
+                                 else "you win" if winner is session.human else f"{session.agent.name} wins")
             saved = game.saved
         if saved is not None:
             out["saved"] = self._where(saved)
