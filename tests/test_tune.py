@@ -468,7 +468,7 @@ def test_cli_tune_out_into_a_run_store_is_refused_and_nothing_written(tmp_path, 
 def test_shipped_tune_config_parses():
     tc = load_tune_config(TESTS.parent / "configs" / "tune-mcts-co.yaml")
     assert [p.name for p in tc.space] == ["k", "preselect_m", "discount", "uct_c"]
-    assert tc.experiment.budget.mode == "device" and tc.confirm.games == 400
+    assert tc.experiment.settings.budget.mode == "device" and tc.confirm.games == 400
 
 
 def test_cli_dry_run_writes_nothing(tmp_path):
@@ -487,7 +487,7 @@ def test_cli_dry_run_writes_nothing(tmp_path):
 def test_max_plies_is_a_search_setting():
     plain = parse_tune_config(_bad_doc({}), "t.yaml")
     capped = parse_tune_config({**_bad_doc({}), "max_plies": 200}, "t.yaml")
-    assert capped.experiment.max_plies == 200
+    assert capped.experiment.settings.max_plies == 200
     assert plain.search_hash() != capped.search_hash()
     exp = capped.with_candidates({"mcts-co.t0": {"k": 9, "preselect_m": 2, "discount": 0.8, "uct_c": 0.2}},
                                  ("mcts-co",), 1)

@@ -477,7 +477,7 @@ def test_max_plies_default_keeps_every_identity_and_a_cap_is_a_setting(tmp_path)
     base = _config(1)
     same = parse_config(load_yaml(DEMO_CONFIG + "max_plies: 1000\n", "t.yaml"), "t.yaml")
     capped = parse_config(load_yaml(DEMO_CONFIG + "max_plies: 6\n", "t.yaml"), "t.yaml")
-    assert same.max_plies is None and capped.max_plies == 6
+    assert same.settings.max_plies is None and capped.settings.max_plies == 6
     assert [p.config_hash for p in same.plan()] == [p.config_hash for p in base.plan()]
     assert "max_plies" not in same.resolved() and capped.resolved()["max_plies"] == 6
     assert not {p.config_hash for p in capped.plan()} & {p.config_hash for p in base.plan()}

@@ -61,7 +61,7 @@ class GameSettings:
     """
 
     experiment: str = field(metadata={_HASHED: False})
-    seed: int = 0
+    seed: int = field(default=0, metadata={_JSON: int})
     budget: Budget = field(default_factory=Budget, metadata={_JSON: Budget.to_dict})
     preset: str = DEFAULT_PRESET
     max_plies: int | None = optional_setting(None, int)
@@ -104,7 +104,8 @@ class GameSettings:
 
         Args:
             config_hash: the pairing's settings hash when the caller holds it (a planned pairing
-                computes it once for all its games); None: :meth:`pairing_hash`.
+                computes it once for all its games), or the key that stands in for it (the
+                openings' reference games, seeded by the draw's stream); None: :meth:`pairing_hash`.
             sweep: the sweep point the game belongs to (recorded, not hashed).
             start: the game's start as the caller resolved it (a session's checked position);
                 None: :meth:`start` of ``game_index``.
