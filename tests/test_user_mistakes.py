@@ -817,3 +817,25 @@ def test_an_out_folder_inside_a_store_it_reads_is_refused(workdir, args):
     error = one_error_line(invoke(*args), 2)
     assert "--out" in error and ("inside" in error or "holds" in error), error
     assert snapshot(workdir / "st") == before
+
+
+def test_a_start_late_in_a_game_leaves_room_for_the_longest_ply_cap(workdir):
+    """The state counts plies in 16 bits: a start at move number 32,700 with a cap of 1,000 plies
+    wrapped to negative numbers mid-game (and MCTS's early-ply rule, which reads the number,
+    applied again). A game start's move number and the ply cap are bounded so that they add up
+    to at most the largest number the state holds."""
+    from boopexp.game.notation import MAX_MOVE_NUMBER
+    from boopexp.play.contract import MAX_PLIES_LIMIT
+    from boopexp.play.openings import MAX_START_MOVE_NUMBER
+
+    assert MAX_START_MOVE_NUMBER + MAX_PLIES_LIMIT <= MAX_MOVE_NUMBER
+    late = f"....../....../....../....../....../...... 8,0 8,0 b 0,0 {MAX_START_MOVE_NUMBER + 1}"
+    error = one_error_line(invoke("game", "--p1", "random", "--p2", "random", "--start", late), 2)
+    assert "move number" in error and str(MAX_START_MOVE_NUMBER) in error, error
+    Path("late.txt").write_text(late + "\n")
+    Path("late.yaml").write_text(DEMO_CONFIG + "openings: {file: late.txt}\n")
+    error = one_error_line(invoke("run", "late.yaml", "--out", "st"), 2)
+    assert "move number" in error and not Path("st").exists(), error
+    fits = late.replace(str(MAX_START_MOVE_NUMBER + 1), str(MAX_START_MOVE_NUMBER))
+    Path("late.txt").write_text(f"{fits}\n{fits.replace(' b ', ' r ')}\n")
+    assert invoke("run", "late.yaml", "--out", "st", "--jobs", "1", "--games-per-side", "1").exit_code == 0

@@ -14,7 +14,7 @@ from typing import IO
 #: The longest line btp reads, in bytes with its end (either side: ``boopexp engine`` the host's
 #: lines, the host an engine's; :func:`read_lines`). A ``position`` line of a game at the longest
 #: ply cap (:data:`~boopexp.play.contract.MAX_PLIES_LIMIT` moves of at most 9 characters and a
-#: blank, after a position string: about 1 MB) fits; a longer line is skipped, never held.
+#: blank, after a position string: about 160 KB) fits; a longer line is skipped, never held.
 MAX_LINE = 1 << 21
 
 

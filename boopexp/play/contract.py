@@ -27,8 +27,10 @@ from boopexp.play.openings import Draw
 #: position cycle forever (seen between mcts-co at 100 iterations and heuristics); such a game
 #: stops here and is recorded with ``winner: null, termination: "ply_limit"`` (docs/agents.md).
 MAX_PLIES = 1000
-#: The largest ply cap a config or option may set (a bound on one game's length and record).
-MAX_PLIES_LIMIT = 100_000
+#: The largest ply cap a config or option may set (a bound on one game's length and record; with
+#: a start's move number, :data:`boopexp.play.openings.MAX_START_MOVE_NUMBER`, within the 16 bits
+#: the state counts plies in).
+MAX_PLIES_LIMIT = 16_000
 #: The characters a record keeps of one foreign text: what an agent (a plugin, an engine) said
 #: and the record stores, a forfeit's ``error`` and ``move`` and a side's ``plugin_output``
 #: (:func:`cut_text`). Above what a plugin's capture keeps
@@ -42,7 +44,7 @@ def check_max_plies(value: object, where: str = "max_plies") -> int | None:
     else an integer in 1..MAX_PLIES_LIMIT.
 
     Raises:
-        ConfigError: ``"<where> = <value> must be an integer from 1 to 100000"``.
+        ConfigError: ``"<where> = <value> must be an integer from 1 to 16000"``.
     """
     if value is None:
         return None

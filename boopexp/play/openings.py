@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from boopexp import schema
+from boopexp.engine.state import MOVE_NUMBER
 from boopexp.errors import BoopError, ConfigError, InvalidPositionError
 from boopexp.game import notation
 
@@ -46,6 +47,11 @@ MAX_RANDOM_PLIES = 40
 #: The most positions ``boopexp openings --count`` draws into a suite (a typo of a few digits
 #: would draw for ever).
 MAX_SUITE_POSITIONS = 100_000
+#: The largest move number a game may start at: the state counts plies in 16 bits
+#: (:data:`boopexp.game.notation.MAX_MOVE_NUMBER`, 32,767), and a game may then play up to the
+#: longest ply cap (:data:`boopexp.play.contract.MAX_PLIES_LIMIT`, 16,000) without the count
+#: wrapping to negative numbers (MCTS's early-ply rule reads it).
+MAX_START_MOVE_NUMBER = 16_767
 #: ``balanced:`` defaults: 16 reference games, side-to-move score within 0.5 ± 0.125.
 DEFAULT_BALANCE_GAMES = 16
 DEFAULT_BALANCE_MARGIN = 0.125
@@ -249,7 +255,11 @@ def normalise_line(text: str) -> str:
         InvalidPositionError, InvalidMoveError: the line, and why.
     """
     if is_position(text):
-        return notation.format_position(notation.parse_position(text))
+        st = notation.parse_position(text)
+        if st[MOVE_NUMBER] > MAX_START_MOVE_NUMBER:
+            raise InvalidPositionError(f"{text!r}: a game starts at move number {MAX_START_MOVE_NUMBER} at the "
+                                       f"latest, not {st[MOVE_NUMBER]} (room for the longest ply cap)")
+        return notation.format_position(st)
     moves = text.replace(",", " ").split()
     for move in moves:
         notation.parse_move(move)
