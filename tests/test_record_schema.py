@@ -23,7 +23,7 @@ import pytest
 from boopexp.analysis.builder import build_report
 from boopexp.errors import StoreError
 from boopexp.experiments.store import FAULT_ENV, GameStore, encode_record, migrate, seal, segment_data
-from boopexp.experiments.summary import game_summary
+from boopexp.experiments.store.summary import game_summary
 from boopexp.game.sides import Colour, Side
 from boopexp.play.contract import (
     FORFEITS,

@@ -13,12 +13,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from store_helpers import patch_store
 
 from boopexp.analysis import figures, moves, tables
 from boopexp.analysis.builder import build_report
 from boopexp.analysis.records import load_results
 from boopexp.errors import StoreError
-from boopexp.experiments import store as store_module
 from boopexp.experiments.store import has_games_files, scan_store, seal
 from boopexp.experiments.tally import PairingScore
 from boopexp.play.identity import pairing_agents
@@ -140,7 +140,7 @@ def test_games_from_summaries_equal_decoding_on_every_store(store, monkeypatch):
     with warnings.catch_warnings(record=True) as fast_warnings:
         warnings.simplefilter("always")
         fast = load_results([store])
-    monkeypatch.setattr(store_module, "read_summary_table", lambda *_a, **_k: (None, None))
+    patch_store(monkeypatch, "read_summary_table", lambda *_a, **_k: (None, None))
     with warnings.catch_warnings(record=True) as slow_warnings:
         warnings.simplefilter("always")
         slow = load_results([store])

@@ -13,6 +13,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from report_fixtures import make_record, write_plan, write_results
+from store_helpers import patch_store
 
 from boopexp.analysis.records import ReportWarning
 from boopexp.errors import StoreError
@@ -126,7 +127,7 @@ def test_the_sealed_games_are_never_decoded(tmp_path, monkeypatch):
     def no_decompressing(path, data):
         raise AssertionError(f"{path} was decompressed")
 
-    monkeypatch.setattr(store_module, "_decompress", no_decompressing)
+    patch_store(monkeypatch, "_decompress", no_decompressing)
     read, _ = _read(folder)
     pd.testing.assert_frame_equal(read.games, expected.games)
     assert len(read.games) == 5
@@ -173,7 +174,7 @@ def test_the_committed_stores_read_as_every_line_gives(name, monkeypatch):
     if not store_module.has_games_files(folder):
         pytest.skip(f"{folder} is not committed")
     read, caught = _read(folder)
-    monkeypatch.setattr(store_module, "read_summary_table", lambda *_a, **_k: (None, None))
+    patch_store(monkeypatch, "read_summary_table", lambda *_a, **_k: (None, None))
     lines, _ = _read(folder)  # every sealed line decoded, no summary read
     pd.testing.assert_frame_equal(read.games, lines.games)
     assert (read.planned, read.duplicates, read.off_plan, caught) == (lines.planned, 0, 0, [])

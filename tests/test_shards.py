@@ -8,13 +8,14 @@ import json
 import pytest
 from click.testing import CliRunner
 from conftest import DEMO_CONFIG, fake_play_game, one_line, without_timing
+from store_helpers import patch_store
 
 from boopexp.experiments.config import load_yaml, parse_config
 from boopexp.experiments.pool import PoolOptions
 from boopexp.experiments.runner import run_plan
 from boopexp.experiments.store import GameStore, segment_data, segment_paths
 from boopexp.interfaces.cli import main
-from boopexp.play.identity import Shard
+from boopexp.play.identity import Shard, record_key
 
 SWEPT = DEMO_CONFIG + "sweep:\n  budget.iterations: [2, 3, 4]\n"
 
@@ -191,7 +192,7 @@ def test_merged_shards_are_the_unsharded_store_game_for_game(tmp_path):
     merged = {k: without_timing(r) for k, r in _records(tmp_path / "merged").items()}
     assert merged == {k: without_timing(r) for k, r in _records(tmp_path / "all").items()}
     # its summary (what status and a resumed run read) is what decoding its games gives
-    from boopexp.experiments.summary import game_summary
+    from boopexp.experiments.store.summary import game_summary
 
     store = GameStore(tmp_path / "merged")
     assert store.outcomes().notes == ()
@@ -254,15 +255,13 @@ def sealed_shards(tmp_path, n=3, games_per_side=3):
 
 
 def test_merge_reads_sealed_stores_from_their_summaries_and_decodes_no_record(tmp_path, monkeypatch):
-    from boopexp.experiments import store
-
     folders = sealed_shards(tmp_path)
     expected = set().union(*(_records(f) for f in folders))
 
     def refuse(*args):
         raise AssertionError(f"merge decoded a record: {args[:2]}")
 
-    monkeypatch.setattr(store, "parse_line", refuse)
+    patch_store(monkeypatch, "parse_line", refuse)
     for out in (tmp_path / "merged", tmp_path / "merged"):  # new, then again (every game stored twice)
         result = invoke("merge", *folders, "--out", out)
         assert result.exit_code == 0, result.output
@@ -272,14 +271,13 @@ def test_merge_reads_sealed_stores_from_their_summaries_and_decodes_no_record(tm
 
 
 def test_a_large_merge_streams_into_several_segments_in_identity_order(tmp_path, monkeypatch):
-    from boopexp.experiments import store
-    from boopexp.experiments.summary import game_summary
+    from boopexp.experiments.store.summary import game_summary
 
     folders = sealed_shards(tmp_path, games_per_side=5)
     assert invoke("merge", *folders, "--out", tmp_path / "whole").exit_code == 0
     # segments of 7 games, lines set aside in scratch files of 3 (the path of a merge of millions)
-    monkeypatch.setattr(store, "SEGMENT_GAMES", 7)
-    monkeypatch.setattr(store, "MERGE_BUCKET_GAMES", 3)
+    patch_store(monkeypatch, "SEGMENT_GAMES", 7)
+    patch_store(monkeypatch, "MERGE_BUCKET_GAMES", 3)
     out = tmp_path / "merged"
     result = invoke("merge", *folders, "--out", out)
     assert result.exit_code == 0, result.output
@@ -293,7 +291,7 @@ def test_a_large_merge_streams_into_several_segments_in_identity_order(tmp_path,
 
     assert b"".join(segment_data(p) for p in segments) == segment_data(tmp_path / "whole" / "games-0001.jsonl.zst")
     scan = GameStore(out).scan()
-    assert [store.record_key(r) for r in scan.records] == sorted(store.record_key(r) for r in scan.records)
+    assert [record_key(r) for r in scan.records] == sorted(record_key(r) for r in scan.records)
     assert GameStore(out).outcomes().notes == ()
     assert list(GameStore(out).outcomes().records) == [game_summary(r) for r in scan.records]
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
@@ -325,7 +323,7 @@ def played_again(tmp_path, folders, name, change=None):
 def test_games_played_twice_are_compared_in_one_pass_over_the_stores_whatever_the_batch(tmp_path, monkeypatch):
     import collections
 
-    from boopexp.experiments import store
+    from boopexp.experiments.store import merging
 
     folders = sealed_shards(tmp_path, n=2)
     # every game stored three times: twice more with other host timings (one copy sealed, one a log)
@@ -333,7 +331,7 @@ def test_games_played_twice_are_compared_in_one_pass_over_the_stores_whatever_th
     assert invoke("seal", copies[0]).exit_code == 0
     games = sum(len(_records(f)) for f in folders)
     reads, compared = collections.Counter(), collections.Counter()
-    lines, same_game = store._MergePlan._lines, store.same_game
+    lines, same_game = merging._MergePlan._lines, merging.same_game
 
     def counted_lines(f):
         reads[f.path] += 1
@@ -343,13 +341,13 @@ def test_games_played_twice_are_compared_in_one_pass_over_the_stores_whatever_th
         compared[a["pairing"], a["game_index"]] += 1
         return same_game(a, b)
 
-    monkeypatch.setattr(store._MergePlan, "_lines", staticmethod(counted_lines))
-    monkeypatch.setattr(store, "same_game", counted_same_game)
+    monkeypatch.setattr(merging._MergePlan, "_lines", staticmethod(counted_lines))
+    patch_store(monkeypatch, "same_game", counted_same_game)
     assert invoke("merge", *folders, "--out", tmp_path / "shards").exit_code == 0
     seen = {}
     # all the pairs in one batch, then two pairs a batch (the path of a merge of millions of games)
     for pairs in (1 << 13, 2):
-        monkeypatch.setattr(store, "_COMPARE_PAIRS", pairs)
+        patch_store(monkeypatch, "_COMPARE_PAIRS", pairs)
         reads.clear()
         compared.clear()
         out = tmp_path / f"merged-{pairs}"
@@ -372,7 +370,6 @@ def test_games_played_twice_are_compared_in_one_pass_over_the_stores_whatever_th
 
 
 def test_a_game_played_twice_as_another_game_in_a_later_batch_is_refused_and_nothing_written(tmp_path, monkeypatch):
-    from boopexp.experiments import store
 
     folders = sealed_shards(tmp_path, n=2)
     records = [r for f in folders for r in GameStore(f).scan().records]
@@ -388,7 +385,7 @@ def test_a_game_played_twice_as_another_game_in_a_later_batch_is_refused_and_not
     before = snapshot(existing)
     lines = {}
     for pairs in (1 << 13, 2):
-        monkeypatch.setattr(store, "_COMPARE_PAIRS", pairs)
+        patch_store(monkeypatch, "_COMPARE_PAIRS", pairs)
         out = tmp_path / "a" / "b" / "merged"  # a new folder whose parents do not exist
         lines[pairs] = one_line(invoke("merge", *folders, other, "--out", out), 1)
         assert lines[pairs].startswith(expected) and lines[pairs].endswith(

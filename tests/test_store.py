@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from store_helpers import patch_store
 
 from boopexp.errors import StoreError
 from boopexp.experiments.config import PlanEntry
@@ -30,7 +31,7 @@ from boopexp.experiments.store import (
     segment_paths,
     write_atomically,
 )
-from boopexp.experiments.summary import game_summary
+from boopexp.experiments.store.summary import game_summary
 from boopexp.experiments.tally import score, unplanned
 from boopexp.play.identity import GameKey, record_key
 
@@ -54,7 +55,7 @@ def test_append_then_scan_round_trips_and_fsyncs_every_game(tmp_path, monkeypatc
     store = GameStore(tmp_path / "res")
     synced = []
     real_fsync = os.fsync
-    monkeypatch.setattr("boopexp.experiments.store.os.fsync", lambda fd: (synced.append(fd), real_fsync(fd)))
+    monkeypatch.setattr("boopexp.experiments.store.writer.os.fsync", lambda fd: (synced.append(fd), real_fsync(fd)))
     with store.open() as w:
         before = len(synced)
         w.append(rec(0, moves=["c3", "D4"]))
@@ -449,17 +450,18 @@ def test_a_run_reads_its_store_again_under_the_lock_but_only_what_changed(tmp_pa
     """The read before the lock validates; the read under it sees what another process appended
     meanwhile, decoding only the new lines (issue 22: every line was decoded twice)."""
     from boopexp.experiments import store as store_module
+    from boopexp.experiments.store import files, line_columns
 
     seal_folder = tmp_path / "s"
     write_lines(seal_folder / "games.jsonl", [rec(0), rec(1)])
     seal(seal_folder)
     write_lines(seal_folder / "games.jsonl", [rec(2), rec(3)])
     parsed = []
-    real_parse, real_read, real_lock = store_module.parse_line, store_module._lines_summary, store_module._lock
-    monkeypatch.setattr(store_module, "parse_line",
+    real_parse, real_read, real_lock = store_module.parse_line, line_columns._lines_summary, files._lock
+    patch_store(monkeypatch, "parse_line",
                         lambda path, n, raw, **kw: (parsed.append(n), real_parse(path, n, raw, **kw))[1])
     # the log's lines read as columns (pyarrow's JSON reader) count as decoded too
-    monkeypatch.setattr(store_module, "_lines_summary", lambda path, data, first, *a: (
+    patch_store(monkeypatch, "_lines_summary", lambda path, data, first, *a: (
         parsed.extend(range(first + 1, first + 1 + data.count(b"\n"))), real_read(path, data, first, *a))[1])
 
     def lock_after_another_run(path, hint):  # another process appends between the reads
@@ -467,7 +469,7 @@ def test_a_run_reads_its_store_again_under_the_lock_but_only_what_changed(tmp_pa
             fh.write(encode_record(rec(4)) + encode_record(rec(2)))
         return real_lock(path, hint)
 
-    monkeypatch.setattr(store_module, "_lock", lock_after_another_run)
+    patch_store(monkeypatch, "_lock", lock_after_another_run)
     with GameStore(seal_folder).open() as w:
         assert [r["game_index"] for r in w.stored.records()] == [0, 1, 2, 3, 4]
         assert w.stored.scan.duplicates == 1 and w.stored.scan.duplicate_files == (seal_folder / "games.jsonl",)
@@ -475,18 +477,18 @@ def test_a_run_reads_its_store_again_under_the_lock_but_only_what_changed(tmp_pa
 
 
 def test_a_seal_between_the_two_reads_is_read_again_in_full(tmp_path, monkeypatch):
-    from boopexp.experiments import store as store_module
+    from boopexp.experiments.store import files
 
     write_lines(tmp_path / "games.jsonl", [rec(0), rec(1)])
-    real_lock = store_module._lock
+    real_lock = files._lock
 
     def lock_after_a_seal(path, hint):  # a seal and another run, between the reads
-        monkeypatch.setattr(store_module, "_lock", real_lock)
+        patch_store(monkeypatch, "_lock", real_lock)
         seal(tmp_path)
         write_lines(tmp_path / "games.jsonl", [rec(2, "p2"), rec(3)])
         return real_lock(path, hint)
 
-    monkeypatch.setattr(store_module, "_lock", lock_after_a_seal)
+    patch_store(monkeypatch, "_lock", lock_after_a_seal)
     with GameStore(tmp_path).open() as w:
         assert [(r["game_index"], r["winner"]) for r in w.stored.records()] == [(0, "p1"), (1, "p1"), (2, "p2"),
                                                                                (3, "p1")]
@@ -522,7 +524,7 @@ def test_a_long_log_is_sealed_into_segments_of_bounded_size_each_with_its_summar
     every record)."""
     from boopexp.experiments import store as store_module
 
-    monkeypatch.setattr(store_module, "SEGMENT_GAMES", 2)
+    patch_store(monkeypatch, "SEGMENT_GAMES", 2)
     store = GameStore(tmp_path)
     write_lines(store.games_path, [rec(0), rec(1)])
     seal(tmp_path)
@@ -530,7 +532,7 @@ def test_a_long_log_is_sealed_into_segments_of_bounded_size_each_with_its_summar
     log = write_lines(store.games_path, games)
     parsed = []
     real_parse = store_module.parse_line
-    monkeypatch.setattr(store_module, "parse_line",
+    patch_store(monkeypatch, "parse_line",
                         lambda path, n, raw, **kw: (parsed.append(path.name), real_parse(path, n, raw, **kw))[1])
     report = seal(tmp_path)
     assert parsed == ["games.jsonl"]  # no sealed game decoded; of the log, only the line with a null
@@ -548,9 +550,8 @@ def test_a_long_log_is_sealed_into_segments_of_bounded_size_each_with_its_summar
 
 @pytest.mark.parametrize("copy", ["sealed", "log"])
 def test_seal_refuses_a_conflict_found_while_streaming_with_nothing_written(tmp_path, monkeypatch, copy):
-    from boopexp.experiments import store as store_module
 
-    monkeypatch.setattr(store_module, "SEGMENT_GAMES", 1)  # temporaries written before the conflict
+    patch_store(monkeypatch, "SEGMENT_GAMES", 1)  # temporaries written before the conflict
     store = GameStore(tmp_path)
     if copy == "sealed":
         write_lines(store.games_path, [rec(0)])

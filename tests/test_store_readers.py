@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from report_fixtures import games_for, make_record
 
 from boopexp.experiments import store as store_module
-from boopexp.experiments.summary import summary_path, table_summary_bytes
+from boopexp.experiments.store.summary import summary_path, table_summary_bytes
 from boopexp.interfaces.cli import main
 
 #: Six good games of two pairings played both ways (the ratings can then be fitted).

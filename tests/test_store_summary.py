@@ -9,11 +9,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from store_helpers import patch_store
 
 from boopexp.experiments import store as store_module
 from boopexp.experiments.status import results_folders
 from boopexp.experiments.store import GameStore, encode_record, migrate, parse_line, scan_outcomes, scan_store, seal
-from boopexp.experiments.summary import game_summary, read_summary, summary_path
+from boopexp.experiments.store.summary import game_summary, read_summary, summary_path
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -56,7 +57,7 @@ def test_status_reads_the_summaries_never_the_sealed_games(tmp_path, monkeypatch
     def no_decoding(*args, **kwargs):
         raise AssertionError("a sealed game was decoded")
 
-    monkeypatch.setattr(store_module, "parse_line", no_decoding)
+    patch_store(monkeypatch, "parse_line", no_decoding)
     scan = store.outcomes()
     assert scan.records == expected and scan.warnings() == []
     assert [(r["game_index"], r["winner"], r["termination"], r["sweep"]) for r in scan.records] == [
@@ -184,8 +185,8 @@ def test_duplicates_and_conflicts_found_on_columns_are_those_of_the_records(tmp_
 
 
 def test_status_counts_the_summaries_columns_never_one_row_a_game(tmp_path, monkeypatch):
-    from boopexp.experiments import summary as summary_module
     from boopexp.experiments.status import folder_status
+    from boopexp.experiments.store import summary as summary_module
 
     folder = tmp_path / "r"
     sealed_store(folder)
@@ -193,9 +194,9 @@ def test_status_counts_the_summaries_columns_never_one_row_a_game(tmp_path, monk
     def no_rows(*args, **kwargs):
         raise AssertionError("a summary was read row by row")
 
-    monkeypatch.setattr(store_module, "read_summary", no_rows)
+    patch_store(monkeypatch, "read_summary", no_rows)
     monkeypatch.setattr(summary_module, "read_summary", no_rows)
-    monkeypatch.setattr(store_module, "parse_line", no_rows)
+    patch_store(monkeypatch, "parse_line", no_rows)
     [row] = folder_status(folder).to_dict()["pairings"]
     assert (row["done"], row["p1_wins"], row["p2_wins"], row["no_winner"]) == (4, 2, 1, 1)
 
@@ -212,8 +213,9 @@ def test_the_live_log_read_as_columns_equals_decoding_each_line_on_every_committ
     outcome columns (status, a resume) and every column of the summary (seal, issue 22)."""
     import json
 
-    from boopexp.experiments.store import OUTCOME_COLUMNS, _lines_summary, decode_record
-    from boopexp.experiments.summary import COLUMNS
+    from boopexp.experiments.store import OUTCOME_COLUMNS, decode_record
+    from boopexp.experiments.store.line_columns import _lines_summary
+    from boopexp.experiments.store.summary import COLUMNS
 
     def as_text(rows):  # forfeit and sweep are JSON text in the columns
         return [{**r, **{c: None if r[c] is None else json.dumps(r[c]) for c in ("forfeit", "sweep")}} for r in rows]

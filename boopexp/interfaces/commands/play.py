@@ -399,8 +399,9 @@ def replay(results_dir, pairing, game_index, config_hash, show, search, root_at)
     from boopexp.agents.specs import ALIASES
     from boopexp.experiments.config import parse_pairing
     from boopexp.experiments.status import require_results_folder
-    from boopexp.experiments.store import GameStore, has_games_files, record_key
+    from boopexp.experiments.store import GameStore, has_games_files
     from boopexp.game import notation
+    from boopexp.play.identity import record_key
     from boopexp.play.replay import (
         check_root_search,
         check_searchable,

@@ -25,11 +25,11 @@ from boopexp.experiments.store import (
     CONFIG_FILE,
     GAMES_FILE,
     SEGMENT_PATTERN,
+    SUMMARY_PATTERN,
     has_games_files,
     record_at,
     scan_outcome_columns,
 )
-from boopexp.experiments.summary import SUMMARY_PATTERN
 
 #: The report files a store's page links to and ``/files`` serves (what ``boopexp tables`` and
 #: ``ratings`` write), by suffix, with their media type.

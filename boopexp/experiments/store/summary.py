@@ -31,6 +31,9 @@ SUMMARY_FORMAT = "1"
 #: fields of :func:`game_summary`.
 COLUMNS: tuple[str, ...] = ("line", "config_hash", "pairing", "game_index", "experiment", "p1", "p2", "winner",
                             "termination", "plies", "device_seconds", "forfeit", "sweep")
+#: What counting a store's games reads of each summary (``columns.scan_outcome_columns``).
+OUTCOME_COLUMNS = ("line", "config_hash", "pairing", "game_index", "p1", "p2", "winner", "termination", "forfeit",
+                   "sweep")
 #: A record's optional fields held as text (the sides' names, the experiment, the termination):
 #: a reader counts by them, so a stored record's are strings or null (``store.check_record``).
 TEXT_FIELDS: tuple[str, ...] = ("experiment", "p1", "p2", "termination")
