@@ -1,14 +1,17 @@
-"""Helpers of the store's tests: a name of the store patched in every room of the package."""
+"""Helpers of the store's tests: a name of the store patched in every room of the package, the
+summaries a store's reader gives."""
 
 from __future__ import annotations
 
 import importlib
 import pkgutil
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 import boopexp.experiments.store as store_package
+from boopexp.experiments.store import COLUMNS, StoreReader
 
 
 def store_rooms() -> list[Any]:
@@ -24,3 +27,10 @@ def patch_store(monkeypatch: pytest.MonkeyPatch, name: str, value: Any) -> None:
     assert rooms, f"no module of the store holds {name!r}"
     for module in rooms:
         monkeypatch.setattr(module, name, value)
+
+
+def summaries(folder: Path) -> list[dict[str, Any]]:
+    """Every game's summary as :meth:`StoreReader.outcomes` reads it (every column of the summary,
+    the line left out): what :func:`~boopexp.experiments.store.game_summary` of each decoded record
+    gives, in reading order."""
+    return [{k: v for k, v in r.items() if k != "line"} for r in StoreReader(folder).outcomes(COLUMNS).records()]

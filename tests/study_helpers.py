@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from boopexp.experiments.store import has_games_files, read_store_files
+from boopexp.experiments.store import StoreReader, has_games_files
 from boopexp.studies.stores import iter_planned
 
 #: the files a study command writes that are compared byte for byte
@@ -24,13 +24,14 @@ def assert_store_complete(folder: Path, config: Path, store: str) -> None:
     planned = {(h, p, i) for _, h, p, i in iter_planned([config])}
     seen: set[tuple[str, str, int]] = set()
     duplicates = []
-    for f in read_store_files(folder):
-        assert f.tail is None, f"{store}: a truncated last line in {f.path.name}"
-        for number, raw in f.lines:
+    reader = StoreReader(folder)
+    assert reader.outcomes().scan.tail is None, f"{store}: a truncated last line"
+    for path in reader.files():
+        for number, raw in (line for block in reader.blocks(path) for line in block):
             record = json.loads(raw)
             key = (record["config_hash"], record["pairing"], record["game_index"])
             if key in seen:
-                duplicates.append((f.path.name, number, key))
+                duplicates.append((path.name, number, key))
             seen.add(key)
     assert not duplicates, f"{store}: {len(duplicates)} duplicate records, e.g. {duplicates[:3]}"
     assert seen == planned, (

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from boopexp.experiments.config import load_config, plan_entries
-from boopexp.experiments.store import GameStore, has_games_files, segment_paths
+from boopexp.experiments.store import GameStore, StoreReader, has_games_files, segment_paths
 
 ROOT = Path(__file__).resolve().parent.parent
 BEYOND = ROOT / "results" / "beyond"
@@ -46,7 +46,7 @@ def _complete_and_sealed(folder: Path) -> None:
     store = GameStore(folder)
     entries = plan_entries(store.read_config(), source=str(folder / "config.yaml"))
     planned = {(e.config_hash, e.pairing, i) for e in entries for i in range(e.games)}
-    scan = store.scan()
+    scan = StoreReader(store.directory).records()
     stored = {(r["config_hash"], r["pairing"], r["game_index"]) for r in scan.records}
     assert scan.duplicates == 0 and scan.tail is None and len(scan.records) == len(stored)
     assert stored == planned
@@ -65,7 +65,7 @@ def test_an_mcts_co2_game_replays_from_its_identity(pairing, seconds, index):
     config = load_config(ROOT / "configs" / f"{STORES['co2']}.yaml")
     task = next(t for t in config.tasks(config.plan())
                 if t.pairing == pairing and t.game_index == index and t.budget.seconds == seconds)
-    stored = next(r for r in GameStore(folder).scan().records
+    stored = next(r for r in StoreReader(folder).records().records
                   if (r["config_hash"], r["pairing"], r["game_index"]) == (task.config_hash, pairing, index))
     assert without_timing(play_game(task)) == without_timing(stored)
 
@@ -132,7 +132,7 @@ def test_the_confirmatory_sprt_stopped_at_its_decision_and_the_doc_quotes_it():
     store = GameStore(folder)
     doc = store.read_config()
     entries = plan_entries(doc, source=str(folder / "config.yaml"))
-    scan = store.scan()
+    scan = StoreReader(store.directory).records()
     assert scan.duplicates == 0 and scan.tail is None
     assert [p.name for p in segment_paths(folder)] == ["games-0001.jsonl.gz"]
     spec = parse_sprt(str(store.config_path), doc["sprt"])

@@ -20,7 +20,7 @@ from boopexp.experiments.config import load_yaml, parse_config
 from boopexp.experiments.pool import PoolOptions
 from boopexp.experiments.runner import run_plan
 from boopexp.experiments.sprt import H1, PAIR_SCORES, llr_logistic
-from boopexp.experiments.store import GameStore
+from boopexp.experiments.store import StoreReader
 from boopexp.interfaces.cli import main
 from boopexp.play.contract import Side
 
@@ -35,7 +35,7 @@ def _config(text: str, where: Path | None = None):
 
 
 def _records(folder: Path) -> list[dict]:
-    return list(GameStore(folder).scan().records)
+    return list(StoreReader(folder).records().records)
 
 
 def test_sweep_of_an_engine_option_gives_each_point_its_settings_and_records(tmp_path):

@@ -18,7 +18,7 @@ from test_config import BAD
 
 from boopexp.experiments.config import load_config
 from boopexp.experiments.pool import PlayedGame
-from boopexp.experiments.store import GameStore
+from boopexp.experiments.store import GameStore, StoreReader
 from boopexp.interfaces.cli import main
 from boopexp.interfaces.commands.runs import BarProgress
 from boopexp.play import match
@@ -59,7 +59,7 @@ def invoke(*args: str):
 
 
 def keys_in(folder) -> list:
-    scan = GameStore(folder).scan()
+    scan = StoreReader(folder).records()
     return [(r["config_hash"], r["pairing"], r["game_index"]) for r in scan.records] + [None] * scan.duplicates
 
 
@@ -92,7 +92,7 @@ def test_run_plays_into_results_name_with_line_progress_and_a_summary(workdir, f
     assert lines[0] == "8 games planned, 0 already stored, 8 to play."
     progress = [line for line in lines if line.startswith("[")]
     assert len(progress) == 8
-    first = GameStore(workdir / "results" / "demo").scan().records[0]
+    first = StoreReader(workdir / "results" / "demo").records().records[0]
     who = first["p1"] if first["winner"] == "p1" else first["p2"]
     assert progress[0].startswith(
         f"[1/8] heuristics vs random #{first['game_index']}: {first['winner']} ({who}) wins in {first['plies']} plies, "
@@ -261,7 +261,7 @@ def test_status_of_one_folder_and_of_all(workdir, fake):
     assert result.exit_code == 0, result.output
     out = result.stdout
     assert out.startswith(f"{Path('results/demo')}: demo, seed 11, budget 2 iterations/move, preset code-0.6.2")
-    scan = GameStore(workdir / "results" / "demo").scan()
+    scan = StoreReader(workdir / "results" / "demo").records()
     p1 = sum(1 for r in scan.records if r["pairing"] == "heuristics vs random" and r["winner"] == "p1")
     row = next(line for line in out.splitlines() if line.strip().startswith("heuristics vs random"))
     assert row.split()[-3:] == ["1/1", str(p1), str(1 - p1)]
@@ -380,7 +380,7 @@ def test_ctrl_c_or_sigterm_stops_cleanly_and_says_how_to_resume(workdir, signum)
 
 
 def _records(folder) -> dict:
-    return {(r["config_hash"], r["pairing"], r["game_index"]): r for r in GameStore(folder).scan().records}
+    return {(r["config_hash"], r["pairing"], r["game_index"]): r for r in StoreReader(folder).records().records}
 
 
 # --------------------------------------------------------------------------------------------

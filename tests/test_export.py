@@ -17,7 +17,7 @@ from click.testing import CliRunner
 
 from boopexp.errors import ConfigError
 from boopexp.experiments.export import CSV_COLUMNS, export_games, game_text, import_games
-from boopexp.experiments.store import GameStore, has_games_files, scan_store, segment_data, segment_paths
+from boopexp.experiments.store import GameStore, StoreReader, has_games_files, segment_data, segment_paths
 from boopexp.interfaces.cli import main
 from boopexp.play import replay
 from tests.conftest import one_line
@@ -53,10 +53,10 @@ def test_round_trip_of_every_committed_store(tmp_path, folder, monkeypatch):
     text = tmp_path / "games.txt"
     exported = export_games([folder], text, "text")
     report = import_games(text, tmp_path / "store")
-    original = scan_store(folder)
+    original = StoreReader(folder).records()
     assert exported.games == report.added == len(original.records)
     if original.duplicates:
-        assert scan_store(tmp_path / "store").records == original.records
+        assert StoreReader(tmp_path / "store").records().records == original.records
     else:
         assert (tmp_path / "store" / "games.jsonl").read_bytes() == _stored_lines(folder)
 
@@ -94,14 +94,14 @@ def test_csv_is_one_row_per_game(tmp_path):
     with out.open(newline="") as f:
         rows = list(csv.DictReader(f))
     assert tuple(rows[0]) == CSV_COLUMNS
-    records = scan_store(ABLATION).records + scan_store(RESULTS / "mirror").records
+    records = StoreReader(ABLATION).records().records + StoreReader(RESULTS / "mirror").records().records
     assert [(r["pairing"], int(r["game_index"]), r["winner"]) for r in rows] == \
         [(r["pairing"], r["game_index"], r["winner"] or "") for r in records]
     assert {r["store"] for r in rows} == {str(ABLATION), str(RESULTS / "mirror")}
 
 
 def test_a_game_red_opens_is_numbered_from_one_ellipsis():
-    record = dict(scan_store(ABLATION).records[0])
+    record = dict(StoreReader(ABLATION).records().records[0])
     record["start"] = "....../....../....../....../....../...... 8,0 8,0 r 0,0 0"
     moves = game_text(record).split("\n\n")[1]
     assert moves.startswith("1... c4 2. c2 c3 3. c4 c3")

@@ -16,7 +16,7 @@ from test_cli_play import TINY_BUDGETS
 from boopexp.agents.budget import Budget
 from boopexp.agents.specs import resolve_agent
 from boopexp.errors import IllegalMoveError
-from boopexp.experiments.store import GameStore
+from boopexp.experiments.store import StoreReader
 from boopexp.game import notation
 from boopexp.game.position import Move, Position
 from boopexp.game.sides import Colour
@@ -115,7 +115,7 @@ def test_a_whole_game_to_a_win_is_saved_and_replays(tmp_path):
     assert result.exit_code == 0, result.output
     assert f"You win in {len(session.moves)} plies." in result.output
     assert "Traceback" not in result.output
-    records = GameStore(out).scan().records
+    records = StoreReader(out).records().records
     assert len(records) == 1
     record = records[0]
     assert (record["p1"], record["p2"], record["winner"]) == ("human", "random", "p1")
@@ -142,7 +142,7 @@ def test_a_promotion_choice_is_listed_numbered_and_recorded(tmp_path):
     assert "groups; choose the one to promote:" in result.output
     assert f"  2) {notation.group_name(group)}" in result.output
     assert result.output.count("Choose a number from 1 to") == 2
-    (record,) = GameStore(out).scan().records
+    (record,) = StoreReader(out).records().records
     chosen = record["moves"][ply - 1].split(":")[1]
     assert chosen == "".join(notation.group_name(group).split())
 
@@ -284,7 +284,7 @@ def test_a_plugin_agent_that_fails_forfeits_and_the_game_is_saved(tmp_path, choo
     assert f"broken forfeits (agent_error): {error}" in result.output
     assert "You win in 1 plies." in result.output and "giving up" not in result.output
 
-    (record,) = GameStore(out).scan().records
+    (record,) = StoreReader(out).records().records
     assert record["winner"] == "p1" and record["termination"] == "agent_error" and record["moves"] == ["c3"]
     assert record.get("plugin_output") == output
 
@@ -305,7 +305,7 @@ def test_the_ply_cap_ends_the_game_and_is_recorded(tmp_path):
     result, out = play(tmp_path, lines, "--agent", "random", "--max-plies", "3")
     assert result.exit_code == 0, result.output
     assert "No winner after 3 plies (the ply cap)." in result.output
-    (record,) = GameStore(out).scan().records
+    (record,) = StoreReader(out).records().records
     assert record["moves"] == session.moves and record["max_plies"] == 3 and record["winner"] is None
     assert record["config_hash"] == session.task.config_hash
     # the default cap keeps the hash a game against the same agent always had
@@ -373,7 +373,7 @@ def test_a_finished_game_is_kept_when_out_breaks_during_the_game(tmp_path, monke
     assert len(rescue) == 1, line
     assert line.startswith(f"Error: cannot write the results folder {str(out)!r}: ")
     assert line.endswith(f"; the finished game is saved in {rescue[0].name!r} instead")
-    (record,) = GameStore(rescue[0]).scan().records
+    (record,) = StoreReader(rescue[0]).records().records
     assert record["moves"] == session.moves and record["winner"] == "p1"
     replay = CliRunner().invoke(main, ["replay", str(rescue[0]), "--pairing", "human vs random", "--game", "0"])
     assert replay.exit_code == 0 and "as recorded" in replay.output, replay.output
@@ -432,7 +432,7 @@ def test_the_readmes_replay_of_a_played_game_works_in_a_folder_holding_two_setti
         played = CliRunner().invoke(main, ["play", "--agent", agent, "--budget", "iterations", "--iterations",
                                            iterations, "--max-plies", "2"], input="c3\n")
         assert played.exit_code == 0 and "No winner after 2 plies" in played.output, played.output
-    records = GameStore(tmp_path / "results" / "play").scan().records
+    records = StoreReader(tmp_path / "results" / "play").records().records
     assert len({r["config_hash"] for r in records}) == 2
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output

@@ -26,7 +26,7 @@ import pytest
 from boopexp.experiments import runner
 from boopexp.experiments.interrupts import Interrupts
 from boopexp.experiments.pool import PoolOptions
-from boopexp.experiments.store import GameStore
+from boopexp.experiments.store import StoreReader
 
 #: ``boopexp`` with a roomy first tree (see the module docstring)
 CLI = ("import sys; from boopexp.engine import mcts; mcts.INITIAL_CAPACITY = 1 << 19; "
@@ -137,7 +137,7 @@ def test_run_in_process_stops_during_a_long_search(tmp_path, signum):
     assert proc.returncode == 128 + signum and seconds < STOP_WITHIN, (seconds, err)
     assert f"Interrupted: 2 of 4 games are stored in {Path('results/long/games.jsonl')}" in err
     assert "To resume, run:\n  boopexp run long.yaml --jobs 1\n" in err and "Traceback" not in err
-    assert len(GameStore(tmp_path / "results" / "long").scan().records) == 2
+    assert len(StoreReader(tmp_path / "results" / "long").records().records) == 2
 
 
 def test_a_signal_dropped_by_a_c_callback_is_raised_again(capfd):

@@ -15,7 +15,7 @@ from conftest import one_line, without_timing
 
 from boopexp.errors import ConfigError
 from boopexp.experiments.config import load_config, parse_config
-from boopexp.experiments.store import GameStore
+from boopexp.experiments.store import StoreReader
 from boopexp.game.position import Position
 from boopexp.interfaces.cli import main
 from boopexp.play import identity
@@ -113,7 +113,7 @@ def op_runs(tmp_path_factory):
         result = CliRunner().invoke(main, ["run", str(root / "op.yaml"), "-j", jobs, "-q", "--out",
                                            str(root / f"j{jobs}")])
         assert result.exit_code == 0, result.output
-        out[jobs] = {(r["pairing"], r["game_index"]): r for r in GameStore(root / f"j{jobs}").scan().records}
+        out[jobs] = {(r["pairing"], r["game_index"]): r for r in StoreReader(root / f"j{jobs}").records().records}
     return root, out
 
 
@@ -372,7 +372,7 @@ def test_play_from_a_start_saves_it_and_the_game_replays(tmp_path):
                                        "iterations", "--iterations", "2", "--max-plies", "2", "--out", str(out)],
                                 input="d4\n")
     assert result.exit_code == 0, result.output
-    (record,) = GameStore(out).scan().records
+    (record,) = StoreReader(out).records().records
     assert record["start"] == Position.initial().play("c3").position.to_string()
     assert record["moves"][0] == "d4" and record["telemetry"][0]["player"] == Side.P2
     replayed = CliRunner().invoke(main, ["replay", str(out), "--pairing", record["pairing"], "--game", "0"])
@@ -390,7 +390,7 @@ def test_an_sprt_run_scores_pairs_that_started_from_one_position(tmp_path):
         "sprt": {"elo0": 0, "elo1": 400, "batch": 2}}))
     result = CliRunner().invoke(main, ["run", str(tmp_path / "s.yaml"), "-j", "1", "-q", "--out", str(tmp_path / "o")])
     assert result.exit_code == 0, result.output
-    records = GameStore(tmp_path / "o").scan().records
+    records = StoreReader(tmp_path / "o").records().records
     by_key = {(r["pairing"], r["game_index"]): r for r in records}
     pairs = {i for (_, i) in by_key}
     assert pairs and all(by_key[("heuristics vs random", i)]["start"] == by_key[("random vs heuristics", i)]["start"]

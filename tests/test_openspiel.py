@@ -176,9 +176,9 @@ def test_mcts_bot_plays_from_a_config_and_its_game_replays(tmp_path):
     assert run.exit_code == 0, run.output
     import json
 
-    from boopexp.experiments.store import GameStore
+    from boopexp.experiments.store import StoreReader
 
-    records = GameStore(out).scan().records
+    records = StoreReader(out).records().records
     assert len(records) == 2 and {r["pairing"] for r in records} == {"os-mcts vs vanilla", "vanilla vs os-mcts"}
     for r in records:
         assert r["termination"] == "victory", json.dumps(r.get("forfeit"))

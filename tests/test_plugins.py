@@ -20,7 +20,7 @@ from boopexp.agents.budget import Budget
 from boopexp.agents.specs import AgentSpec, resolve_agent
 from boopexp.errors import ConfigError
 from boopexp.experiments.config import load_config
-from boopexp.experiments.store import GameStore, decode_record
+from boopexp.experiments.store import StoreReader, decode_record
 from boopexp.interfaces.cli import main
 from boopexp.play import match
 from boopexp.play.contract import GameTask, task_from_record, without_host_timing
@@ -81,7 +81,7 @@ def write_config(folder: Path, agents: str, pairings: str = "[[bot, random]]", g
 
 
 def records_of(folder: Path) -> list[dict]:
-    return [decode_record(r) for r in GameStore(folder).scan().records]
+    return [decode_record(r) for r in StoreReader(folder).records().records]
 
 
 def test_position_and_move_are_importable_from_the_package():

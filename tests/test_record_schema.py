@@ -19,10 +19,11 @@ import warnings
 from pathlib import Path
 
 import pytest
+from store_helpers import summaries
 
 from boopexp.analysis.builder import build_report
 from boopexp.errors import StoreError
-from boopexp.experiments.store import FAULT_ENV, GameStore, encode_record, migrate, seal, segment_data
+from boopexp.experiments.store import FAULT_ENV, GameStore, StoreReader, encode_record, migrate, seal, segment_data
 from boopexp.experiments.store.summary import game_summary
 from boopexp.game.sides import Colour, Side
 from boopexp.play.contract import (
@@ -106,18 +107,18 @@ def test_moves_with_different_telemetry_fields_are_kept_move_by_move():
 def test_a_newer_schema_is_an_error_naming_the_line(tmp_path):
     (tmp_path / "games.jsonl").write_text(json.dumps({**pack_record(schema1_records()[0]), "schema": 3}) + "\n")
     with pytest.raises(StoreError, match=r"games.jsonl line 1: .*schema 3"):
-        GameStore(tmp_path).scan()
+        StoreReader(tmp_path).records()
 
 
 def test_migrate_rewrites_a_schema1_store_into_one_segment_and_is_idempotent(tmp_path):
     store = GameStore(schema1_store(tmp_path / "r"))
-    before = store.scan().records
+    before = StoreReader(store.directory).records().records
     report = migrate(store.directory)
     assert report.changed and report.games == 4 and report.segment.name == "games-0001.jsonl.zst"
     assert store.games_path.read_bytes() == b""
     lines = segment_data(report.segment).splitlines()
     assert [json.loads(line)["schema"] for line in lines] == [2, 2, 2, 2]
-    assert store.scan().records == before
+    assert StoreReader(store.directory).records().records == before
     assert report.segment.stat().st_size < SCHEMA1.stat().st_size / 10
     data = report.segment.read_bytes()
     again = migrate(store.directory)
@@ -132,7 +133,8 @@ def test_migrate_rewrites_a_schema1_store_into_one_segment_and_is_idempotent(tmp
     third = migrate(store.directory)
     assert third.changed and third.games == 5 and [p.name for p in third.removed] == ["games-0002.jsonl.zst"]
     assert [p.name for p in store.directory.glob("games-*")] == ["games-0001.jsonl.zst"]
-    assert [record_key(r) for r in store.scan().records] == [record_key(r) for r in before] + [
+    stored = StoreReader(store.directory).records().records
+    assert [record_key(r) for r in stored] == [record_key(r) for r in before] + [
         (extra["config_hash"], extra["pairing"], 7)]
 
 
@@ -164,13 +166,13 @@ def test_a_migrate_killed_at_any_step_loses_nothing_and_a_rerun_finishes_it(tmp_
     folder = schema1_store(tmp_path / "r")
     (folder / "games-0001.jsonl.gz").write_bytes(gzip.compress(encode_record(schema1_records()[1])))
     (folder / "games-0002.jsonl.gz").write_bytes(gzip.compress(encode_record(schema1_records()[2])))
-    expected = [record_key(r) for r in GameStore(folder).scan().records]
+    expected = [record_key(r) for r in StoreReader(folder).records().records]
     env = {**os.environ, FAULT_ENV: step}
     done = subprocess.run([sys.executable, "-m", "boopexp", "migrate", str(folder)], env=env, capture_output=True)
     assert done.returncode == -signal.SIGKILL, done.stderr.decode()
-    assert [record_key(r) for r in GameStore(folder).scan().records] == expected
+    assert [record_key(r) for r in StoreReader(folder).records().records] == expected
     # a summary written for the new segment while the old one is still in place is not trusted
-    assert [record_key(r) for r in GameStore(folder).outcomes().records] == expected
+    assert [record_key(r) for r in StoreReader(folder).outcomes().records()] == expected
     migrate(folder)
     # the older gzip segments converted (issue 22: zstd segments)
     assert [p.name for p in folder.glob("games-*")] == ["games-0001.jsonl.zst"] and not list(folder.glob(".games-*"))
@@ -178,8 +180,8 @@ def test_a_migrate_killed_at_any_step_loses_nothing_and_a_rerun_finishes_it(tmp_
     assert [record_key(json.loads(line)) for line in lines] == expected
     assert [p.name for p in folder.glob("summary-*")] == ["summary-0001.parquet"]
     assert not list(folder.glob(".summary-*"))
-    assert GameStore(folder).outcomes().records == tuple(game_summary(r) for r in GameStore(folder).scan().records)
-    assert GameStore(folder).outcomes().warnings() == []
+    assert summaries(folder) == [game_summary(r) for r in StoreReader(folder).records().records]
+    assert StoreReader(folder).outcomes().scan.warnings() == []
 
 
 def test_unpack_does_not_change_its_argument():

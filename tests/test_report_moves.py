@@ -19,7 +19,7 @@ from boopexp.analysis import figures, moves, tables
 from boopexp.analysis.builder import build_report
 from boopexp.analysis.records import load_results
 from boopexp.errors import StoreError
-from boopexp.experiments.store import has_games_files, scan_store, seal
+from boopexp.experiments.store import StoreReader, has_games_files, seal
 from boopexp.experiments.tally import PairingScore
 from boopexp.play.identity import pairing_agents
 
@@ -35,7 +35,7 @@ def _oracle(dirs: list[Path]) -> dict[str, dict[str, float]]:
     decided = {}
     seen = set()
     for d in dirs:
-        for record in scan_store(d).records:  # the store's whole records, each game once
+        for record in StoreReader(d).records().records:  # the store's whole records, each game once
             key = (record["config_hash"], record["pairing"], record["game_index"])
             if key in seen:  # the first copy counts
                 continue

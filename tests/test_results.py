@@ -13,7 +13,7 @@ import pytest
 
 from boopexp.analysis.builder import build_report
 from boopexp.experiments.config import plan_entries
-from boopexp.experiments.store import GameStore, has_games_files, read_store_files, segment_paths
+from boopexp.experiments.store import GameStore, StoreReader, has_games_files, segment_paths
 
 RESULTS = Path(__file__).resolve().parent.parent / "results"
 
@@ -41,7 +41,7 @@ def test_committed_run_is_complete_without_duplicates(run):
     store = GameStore(folder)
     entries = plan_entries(store.read_config(), source=str(folder / "config.yaml"))
     planned = {(e.config_hash, e.pairing, i) for e in entries for i in range(e.games)}
-    scan = store.scan()
+    scan = StoreReader(store.directory).records()
     stored = [(r["config_hash"], r["pairing"], r["game_index"]) for r in scan.records]
     assert scan.duplicates == 0, f"{run}: {scan.duplicates} duplicate records"
     assert scan.tail is None, f"{run}: a truncated last line"
@@ -49,7 +49,8 @@ def test_committed_run_is_complete_without_duplicates(run):
     assert set(stored) == planned, (
         f"{run}: missing {sorted(planned - set(stored))[:5]}, unplanned {sorted(set(stored) - planned)[:5]}"
     )
-    lines = sum(len(f.lines) for f in read_store_files(folder))
+    reader = StoreReader(folder)
+    lines = sum(len(block) for path in reader.files() for block in reader.blocks(path))
     assert lines == len(planned), f"{run}: {lines} lines for {len(planned)} planned games"
 
 
@@ -68,8 +69,9 @@ def test_committed_run_is_migrated_and_sealed(run):
         segments
     assert all(s.endswith((".jsonl.gz", ".jsonl.zst")) for s in segments), segments
     assert not (folder / "games.jsonl").exists() or (folder / "games.jsonl").stat().st_size == 0
-    for stored in read_store_files(folder):
-        assert all(raw.startswith(b'{"schema":2,') for _, raw in stored.lines), stored.path
+    reader = StoreReader(folder)
+    for path in reader.files():
+        assert all(raw.startswith(b'{"schema":2,') for block in reader.blocks(path) for _, raw in block), path
 
 
 @pytest.mark.parametrize("tables", sorted(TABLES))
@@ -133,7 +135,7 @@ def test_committed_game_replays_identically(run, pairing, index):
     config = load_config(RESULTS.parent / "configs" / f"{run.replace('/', '-')}.yaml")
     task = next(t for t in config.tasks(config.plan()) if t.pairing == pairing and t.game_index == index)
     stored = next(
-        r for r in GameStore(folder).scan().records
+        r for r in StoreReader(folder).records().records
         if (r["config_hash"], r["pairing"], r["game_index"]) == (task.config_hash, pairing, index)
     )
     replayed = play_game(task)

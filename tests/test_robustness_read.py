@@ -92,7 +92,7 @@ def test_games_counts_and_warnings(tmp_path, case):
         ("a vs b", "a", "b", "p1", math.nan, "h1", 3),
     ]))
     assert (read.planned, read.duplicates, read.off_plan) == (14, duplicates, off_plan)
-    assert caught == store_module.scan_outcome_columns(folder).scan.warnings()
+    assert caught == store_module.StoreReader(folder).outcomes().scan.warnings()
     assert caught[0] == (f"{folder / 'games.jsonl'} line {len(log) + 1}: truncated last line (27 bytes without a "
                          "newline, probably a run killed mid-write); ignored")
 

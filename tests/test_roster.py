@@ -11,7 +11,7 @@ from test_config import BASE, cfg
 
 from boopexp.agents.specs import AgentSpec, resolve_agent
 from boopexp.errors import ConfigError
-from boopexp.experiments.store import GameStore
+from boopexp.experiments.store import StoreReader
 from boopexp.interfaces.cli import main
 
 VARIANTS = BASE + """\
@@ -69,7 +69,7 @@ def test_variants_play_in_runs_and_games(tmp_path, monkeypatch):
     )
     result = CliRunner().invoke(main, ["run", "v.yaml", "--jobs", "1", "--quiet"])
     assert result.exit_code == 0, result.output
-    records = GameStore(tmp_path / "results/v").scan().records
+    records = StoreReader(tmp_path / "results/v").records().records
     assert sorted(r["pairing"] for r in records) == ["quick vs random", "random vs quick"]
     quick = next(r for r in records if r["p1"] == "quick")
     assert quick["p1_spec"]["base"] == "vanilla" and quick["p1_spec"]["params"]["playout_depth"] == 4

@@ -16,7 +16,7 @@ from boopexp.experiments import pool
 from boopexp.experiments.config import load_yaml, parse_config
 from boopexp.experiments.pool import FailedGame, PlayedGame, PoolOptions, check_backend, iter_outcomes
 from boopexp.experiments.runner import Progress, run_plan
-from boopexp.experiments.store import GameStore, encode_record
+from boopexp.experiments.store import GameStore, StoreReader, encode_record
 from boopexp.experiments.tally import forfeits
 from boopexp.game.sides import Side
 from boopexp.play import match
@@ -30,7 +30,7 @@ def config(text: str = TEXT):
 
 def stored(folder) -> dict:
     """key -> record, checking that no key appears twice."""
-    records = GameStore(folder).scan()
+    records = StoreReader(folder).records()
     assert records.duplicates == 0 and records.tail is None
     return {(r["config_hash"], r["pairing"], r["game_index"]): r for r in records.records}
 

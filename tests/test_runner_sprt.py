@@ -14,7 +14,7 @@ from boopexp.experiments.config import load_yaml, parse_config
 from boopexp.experiments.pool import PoolOptions
 from boopexp.experiments.runner import run_plan
 from boopexp.experiments.sprt import H0, H1
-from boopexp.experiments.store import GameStore
+from boopexp.experiments.store import StoreReader
 from boopexp.interfaces.cli import main
 from boopexp.play import match
 
@@ -36,7 +36,7 @@ def config(text: str = CONFIG):
 
 
 def stored(folder) -> dict:
-    return {(r["pairing"], r["game_index"]): r for r in GameStore(folder).scan().records}
+    return {(r["pairing"], r["game_index"]): r for r in StoreReader(folder).records().records}
 
 
 @pytest.fixture

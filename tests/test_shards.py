@@ -8,12 +8,12 @@ import json
 import pytest
 from click.testing import CliRunner
 from conftest import DEMO_CONFIG, fake_play_game, one_line, without_timing
-from store_helpers import patch_store
+from store_helpers import patch_store, summaries
 
 from boopexp.experiments.config import load_yaml, parse_config
 from boopexp.experiments.pool import PoolOptions
 from boopexp.experiments.runner import run_plan
-from boopexp.experiments.store import GameStore, segment_data, segment_paths
+from boopexp.experiments.store import GameStore, StoreReader, segment_data, segment_paths
 from boopexp.interfaces.cli import main
 from boopexp.play.identity import Shard, record_key
 
@@ -96,7 +96,7 @@ def test_real_games_as_three_shards_merged_are_the_unsharded_run(tmp_path, real_
 
 
 def _records(folder):
-    return {(r["config_hash"], r["pairing"], r["game_index"]): r for r in GameStore(folder).scan().records}
+    return {(r["config_hash"], r["pairing"], r["game_index"]): r for r in StoreReader(folder).records().records}
 
 
 def test_shard_option_errors_are_one_line_and_exit_2(tmp_path):
@@ -195,8 +195,8 @@ def test_merged_shards_are_the_unsharded_store_game_for_game(tmp_path):
     from boopexp.experiments.store.summary import game_summary
 
     store = GameStore(tmp_path / "merged")
-    assert store.outcomes().notes == ()
-    assert list(store.outcomes().records) == [game_summary(r) for r in store.scan().records]
+    assert StoreReader(store.directory).outcomes().scan.notes == ()
+    assert summaries(store.directory) == [game_summary(r) for r in StoreReader(store.directory).records().records]
     # the settings are the unsharded run's, byte for byte; status counts the whole plan as done
     assert (tmp_path / "merged" / "config.yaml").read_bytes() == (tmp_path / "all" / "config.yaml").read_bytes()
     (doc,) = json.loads(invoke("status", tmp_path / "merged", "--json").output)
@@ -228,7 +228,7 @@ def test_merge_refuses_two_different_copies_of_one_game_and_writes_nothing(tmp_p
     other = tmp_path / "other"
     other.mkdir()
     (other / "config.yaml").write_bytes((folders[0] / "config.yaml").read_bytes())
-    (first,) = [r for r in GameStore(folders[0]).scan().records][:1]
+    (first,) = [r for r in StoreReader(folders[0]).records().records][:1]
     for changed, what in ((dict(first, winner="p2" if first["winner"] == "p1" else "p1"), "winner"),
                           (dict(first, moves=list(reversed(first["moves"]))), "moves")):
         from boopexp.experiments.store import encode_record
@@ -267,7 +267,7 @@ def test_merge_reads_sealed_stores_from_their_summaries_and_decodes_no_record(tm
         assert result.exit_code == 0, result.output
     monkeypatch.undo()
     assert set(_records(tmp_path / "merged")) == expected
-    assert GameStore(tmp_path / "merged").outcomes().notes == ()
+    assert StoreReader(tmp_path / "merged").outcomes().scan.notes == ()
 
 
 def test_a_large_merge_streams_into_several_segments_in_identity_order(tmp_path, monkeypatch):
@@ -290,10 +290,10 @@ def test_a_large_merge_streams_into_several_segments_in_identity_order(tmp_path,
     # what decoding its segment gives; nothing left aside
 
     assert b"".join(segment_data(p) for p in segments) == segment_data(tmp_path / "whole" / "games-0001.jsonl.zst")
-    scan = GameStore(out).scan()
+    scan = StoreReader(out).records()
     assert [record_key(r) for r in scan.records] == sorted(record_key(r) for r in scan.records)
-    assert GameStore(out).outcomes().notes == ()
-    assert list(GameStore(out).outcomes().records) == [game_summary(r) for r in scan.records]
+    assert StoreReader(out).outcomes().scan.notes == ()
+    assert summaries(out) == [game_summary(r) for r in scan.records]
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
     # again: nothing to add; into an earlier merge of two shards: the third's games in new segments
     before = snapshot(out)
@@ -301,7 +301,7 @@ def test_a_large_merge_streams_into_several_segments_in_identity_order(tmp_path,
     late = tmp_path / "late"
     assert invoke("merge", *folders[:2], "--out", late).exit_code == 0
     assert invoke("merge", *folders, "--out", late).exit_code == 0
-    assert set(_records(late)) == set(_records(out)) and GameStore(late).outcomes().notes == ()
+    assert set(_records(late)) == set(_records(out)) and StoreReader(late).outcomes().scan.notes == ()
 
 
 def played_again(tmp_path, folders, name, change=None):
@@ -309,7 +309,7 @@ def played_again(tmp_path, folders, name, change=None):
     host timings; ``change`` (a game's place -> a function of its record) makes some copies other games."""
     from boopexp.experiments.store import encode_record
 
-    records = [r for f in folders for r in GameStore(f).scan().records]
+    records = [r for f in folders for r in StoreReader(f).records().records]
     change = change or {}
     other = tmp_path / name
     other.mkdir()
@@ -372,7 +372,7 @@ def test_games_played_twice_are_compared_in_one_pass_over_the_stores_whatever_th
 def test_a_game_played_twice_as_another_game_in_a_later_batch_is_refused_and_nothing_written(tmp_path, monkeypatch):
 
     folders = sealed_shards(tmp_path, n=2)
-    records = [r for f in folders for r in GameStore(f).scan().records]
+    records = [r for f in folders for r in StoreReader(f).records().records]
     last = len(records) - 1
     # the last copy (the last pair compared) has other moves: the same winner, another game
     other = played_again(tmp_path, folders, "other", {last: lambda r: dict(r, moves=list(reversed(r["moves"])))})
@@ -417,7 +417,7 @@ def test_merge_into_an_existing_store_refuses_a_conflict_before_writing(tmp_path
     other = tmp_path / "other"
     other.mkdir()
     (other / "config.yaml").write_bytes((folders[0] / "config.yaml").read_bytes())
-    first = GameStore(folders[0]).scan().records[0]
+    first = StoreReader(folders[0]).records().records[0]
     # a copy of one of out's games with other moves, after the games the second shard would add
     (other / "games.jsonl").write_bytes(encode_record(dict(first, moves=list(reversed(first["moves"])))))
     line = one_line(invoke("merge", folders[1], other, "--out", out), 1)
@@ -474,9 +474,9 @@ def test_a_merge_killed_leaves_out_as_it_was_or_complete_and_a_rerun_finishes(tm
     assert now == before or set(_records(out)) == whole
     result = invoke("merge", *folders, "--out", out)
     assert result.exit_code == 0, result.output
-    assert set(_records(out)) == whole and GameStore(out).scan().duplicates == 0
+    assert set(_records(out)) == whole and StoreReader(out).records().duplicates == 0
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".merging")]
     assert not [p for p in out.iterdir() if p.name.endswith(".tmp")]
     # every segment has its summary, equal to what decoding the segment gives
-    assert GameStore(out).outcomes().notes == () and len(list(out.glob("summary-*.parquet"))) == len(
+    assert StoreReader(out).outcomes().scan.notes == () and len(list(out.glob("summary-*.parquet"))) == len(
         segment_paths(out))

@@ -27,7 +27,7 @@ from click.testing import CliRunner
 from conftest import DEMO_CONFIG, one_line, without_timing
 from slurm_helpers import LocalSlurm, missing
 
-from boopexp.experiments.store import GameStore
+from boopexp.experiments.store import StoreReader
 from boopexp.interfaces.cli import main
 
 #: Why Slurm cannot run here; ``make test-slurm`` (BOOPEXP_SLURM_REQUIRED=1) fails on it instead of skipping.
@@ -67,7 +67,7 @@ def slurm(tmp_path_factory):
 
 def records(folder: Path) -> dict:
     return {(r["config_hash"], r["pairing"], r["game_index"]): without_timing(r)
-            for r in GameStore(folder).scan().records}
+            for r in StoreReader(folder).records().records}
 
 
 _UNSHARDED: dict[str, dict] = {}
@@ -164,7 +164,7 @@ def test_a_shard_requeued_mid_run_resumes_and_plays_the_same_games(slurm, tmp_pa
     first, second = log.split(", start 2")
     assert ", start 1" in first and "Interrupted: " in first and "games are stored in" in first, log
     assert "Played " in second and "were already stored" in second and "0 were already stored" not in second, log
-    assert GameStore(tmp_path / "out" / "shard-1").scan().duplicates == 0
+    assert StoreReader(tmp_path / "out" / "shard-1").records().duplicates == 0
     assert records(tmp_path / "out" / "all") == expected and len(expected) == 8
 
 
@@ -260,7 +260,7 @@ def test_dask_on_slurm_a_worker_job_cancelled_mid_run_is_submitted_again_and_the
     assert run.returncode == 0 and "Error" not in err, err
     # another worker job was submitted and played the rest: every game once, the ordinary run's
     assert len(list((tmp_path / "worker-logs").glob("*.err"))) >= 2, err
-    assert GameStore(out).scan().duplicates == 0
+    assert StoreReader(out).records().duplicates == 0
     assert records(out) == unsharded(config, tmp_path / "unsharded")
     wait_queue_empty(slurm)
 

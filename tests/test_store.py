@@ -15,18 +15,17 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from store_helpers import patch_store
+from store_helpers import patch_store, summaries
 
 from boopexp.errors import StoreError
 from boopexp.experiments.config import PlanEntry
 from boopexp.experiments.store import (
     FAULT_ENV,
     GameStore,
+    StoreReader,
     encode_record,
     encode_segment,
-    scan_store,
     seal,
-    segment_blocks,
     segment_data,
     segment_paths,
     write_atomically,
@@ -61,7 +60,7 @@ def test_append_then_scan_round_trips_and_fsyncs_every_game(tmp_path, monkeypatc
         w.append(rec(0, moves=["c3", "D4"]))
         w.append(rec(1, "p2"))
         assert len(synced) - before == 2
-    scan = store.scan()
+    scan = StoreReader(store.directory).records()
     assert [record_key(r) for r in scan.records] == [("aaaa", "a vs b", 0), ("aaaa", "a vs b", 1)]
     assert scan.records[0]["moves"] == ["c3", "D4"]
     assert scan.tail is None and scan.duplicates == 0 and scan.warnings() == []
@@ -70,7 +69,7 @@ def test_append_then_scan_round_trips_and_fsyncs_every_game(tmp_path, monkeypatc
 
 
 def test_missing_file_is_an_empty_store(tmp_path):
-    scan = scan_store(tmp_path / "nothing")
+    scan = StoreReader(tmp_path / "nothing").records()
     assert scan.records == () and scan.keys == frozenset()
 
 
@@ -93,7 +92,7 @@ def test_truncated_last_line_is_reported_ignored_and_moved_aside(tmp_path):
     store = GameStore(tmp_path)
     partial = b'{"config_hash": "aaaa", "pairing": "a vs b", "game_in'
     original = write_lines(store.games_path, [rec(0), rec(1)], tail=partial)
-    scan = store.scan()
+    scan = StoreReader(store.directory).records()
     assert [r["game_index"] for r in scan.records] == [0, 1]
     assert scan.tail is not None and scan.tail.line == 3 and scan.tail.data == partial
     (warning,) = scan.warnings()
@@ -106,14 +105,14 @@ def test_truncated_last_line_is_reported_ignored_and_moved_aside(tmp_path):
     assert moved.read_bytes() == partial
     data = store.games_path.read_bytes()
     assert data == original[: -len(partial)] + encode_record(rec(2))
-    assert [r["game_index"] for r in store.scan().records] == [0, 1, 2]
-    assert store.scan().tail is None
+    assert [r["game_index"] for r in StoreReader(store.directory).records().records] == [0, 1, 2]
+    assert StoreReader(store.directory).records().tail is None
 
 
 def test_a_lone_partial_line_is_a_truncated_tail_too(tmp_path):
     store = GameStore(tmp_path)
     store.games_path.write_bytes(b'{"config')
-    assert store.scan().tail.line == 1
+    assert StoreReader(store.directory).records().tail.line == 1
     with store.open() as w:
         w.append(rec(0))
     assert store.games_path.read_bytes() == encode_record(rec(0))
@@ -132,7 +131,7 @@ def test_corrupt_middle_line_is_an_error_and_nothing_is_written(tmp_path, bad, r
     store.games_path.write_bytes(data)
     before = snapshot(store.directory)
     with pytest.raises(StoreError) as info:
-        store.scan()
+        StoreReader(store.directory).records()
     assert f"{store.games_path} line 2" in str(info.value) and reason in str(info.value)
     with pytest.raises(StoreError, match="line 2"):
         store.open()
@@ -143,19 +142,19 @@ def test_complete_but_invalid_last_line_is_an_error_not_a_truncation(tmp_path):
     store = GameStore(tmp_path)
     store.games_path.write_bytes(encode_record(rec(0)) + b"garbage\n")
     with pytest.raises(StoreError, match="line 2"):
-        store.scan()
+        StoreReader(store.directory).records()
 
 
 def test_blank_lines_are_skipped(tmp_path):
     store = GameStore(tmp_path)
     store.games_path.write_bytes(encode_record(rec(0)) + b"\n  \n" + encode_record(rec(1)))
-    assert len(store.scan().records) == 2
+    assert len(StoreReader(store.directory).records().records) == 2
 
 
 def test_duplicate_records_count_once(tmp_path):
     store = GameStore(tmp_path)
     write_lines(store.games_path, [rec(0, "p1"), rec(1, "p2"), rec(0, "p2")])
-    scan = store.scan()
+    scan = StoreReader(store.directory).records()
     assert len(scan.records) == 2 and scan.duplicates == 1
     assert scan.records[0]["winner"] == "p1"  # the first copy is the one kept
     assert any("1 duplicate" in w for w in scan.warnings())
@@ -170,7 +169,7 @@ def test_a_game_without_a_winner_is_stored_and_counted_apart(tmp_path):
         w.append(rec(1, "p2"))
         with pytest.raises(StoreError, match="no 'winner' key"):
             w.append({k: v for k, v in rec(2).items() if k != "winner"})
-    (s,) = score([PlanEntry("a vs b", "a", "b", "aaaa", 5)], store.scan().records)
+    (s,) = score([PlanEntry("a vs b", "a", "b", "aaaa", 5)], StoreReader(store.directory).records().records)
     assert (s.done, s.p1_wins, s.p2_wins, s.no_winner) == (2, 0, 1, 1)
 
 
@@ -178,9 +177,9 @@ def test_records_of_other_settings_or_beyond_the_plan_are_not_counted(tmp_path):
     store = GameStore(tmp_path)
     write_lines(store.games_path, [rec(0), rec(1, config_hash="bbbb"), rec(2, "p2"), rec(7), rec(0, pairing="b vs a")])
     entries = [PlanEntry("a vs b", "a", "b", "aaaa", 5)]
-    (s,) = score(entries, store.scan().records)
+    (s,) = score(entries, StoreReader(store.directory).records().records)
     assert (s.planned, s.done, s.p1_wins, s.p2_wins) == (5, 2, 1, 1)
-    assert unplanned(entries, store.scan().records) == 3  # other hash, index 7, other pairing
+    assert unplanned(entries, StoreReader(store.directory).records().records) == 3  # other hash, index 7, other pairing
 
 
 def test_write_config_is_atomic_and_keeps_a_different_old_one(tmp_path):
@@ -258,13 +257,13 @@ def test_seal_moves_the_log_into_a_segment_byte_for_byte(tmp_path):
     assert report.segment == tmp_path / "games-0001.jsonl.zst" and (report.games, report.dropped) == (2, 0)
     assert segment_data(report.segment) == data
     assert store.games_path.read_bytes() == b""
-    assert [record_key(r)[2] for r in store.scan().records] == [0, 1]
+    assert [record_key(r)[2] for r in StoreReader(store.directory).records().records] == [0, 1]
     # nothing left to seal; new games go to the log and into the next segment
     assert seal(tmp_path).segment is None
     with store.open() as w:
         w.append(rec(2))
     assert seal(tmp_path).segment == tmp_path / "games-0002.jsonl.zst"
-    scan = store.scan()
+    scan = StoreReader(store.directory).records()
     assert [record_key(r)[2] for r in scan.records] == [0, 1, 2] and scan.duplicates == 0
 
 
@@ -273,7 +272,7 @@ def test_segments_are_read_in_number_order_before_the_log_and_duplicates_count_o
     (tmp_path / "games-0002.jsonl.gz").write_bytes(gzip.compress(encode_record(rec(1)) + encode_record(rec(0))))
     write_lines(tmp_path / "games.jsonl", [rec(2, "p1"), rec(3)])
     (tmp_path / ".games-0011.jsonl.gz.tmp").write_bytes(b"half a segment")  # a seal killed mid-way
-    scan = GameStore(tmp_path).scan()
+    scan = StoreReader(tmp_path).records()
     assert [(r["game_index"], r["winner"]) for r in scan.records] == [(1, "p1"), (0, "p1"), (2, "p2"), (3, "p1")]
     assert scan.duplicates == 1
 
@@ -281,7 +280,7 @@ def test_segments_are_read_in_number_order_before_the_log_and_duplicates_count_o
 def test_a_damaged_segment_is_an_error(tmp_path):
     (tmp_path / "games-0001.jsonl.gz").write_bytes(gzip.compress(encode_record(rec(0)))[:-6])
     with pytest.raises(StoreError, match="games-0001.jsonl.gz: damaged sealed segment"):
-        GameStore(tmp_path).scan()
+        StoreReader(tmp_path).records()
 
 
 @pytest.mark.parametrize("damage", ["cut", "flipped", "trailer"])
@@ -300,7 +299,8 @@ def test_a_damaged_zstd_segment_is_an_error(tmp_path, damage):
         data[-3] ^= 0x01  # the recorded length
     segment.write_bytes(bytes(data))
     (tmp_path / "summary-0001.parquet").unlink()
-    for read in (store.scan, lambda: segment_data(segment), lambda: [b for b in segment_blocks(segment)]):
+    reader = StoreReader(store.directory)
+    for read in (reader.records, lambda: segment_data(segment), lambda: list(reader.blocks(segment))):
         with pytest.raises(StoreError, match=rf"^{re.escape(str(segment))}: damaged sealed segment \("):
             read()
 
@@ -355,20 +355,21 @@ def test_a_seal_killed_at_any_step_leaves_every_game_exactly_once(tmp_path, step
     write_lines(store.games_path, [rec(2), rec(3, "p2"), rec(4)])
     games = [("aaaa", "a vs b", i) for i in range(5)]
     _killed_at(step, "seal", tmp_path)
-    scan = store.scan()
+    scan = StoreReader(store.directory).records()
     assert [record_key(r) for r in scan.records] == games and scan.records[3]["winner"] == "p2"
     # the interrupted seal is finished by the next one: then every game is stored exactly once
     seal(tmp_path)
     assert sorted(_stored_lines(tmp_path)) == games
-    assert [record_key(r) for r in store.scan().records] == games and store.scan().duplicates == 0
+    scan = StoreReader(store.directory).records()
+    assert [record_key(r) for r in scan.records] == games and scan.duplicates == 0
     assert not list(tmp_path.glob(".games-*")) and not list(tmp_path.glob(".summary-*"))
     # every segment has the summary of its games, and no summary is left without its segment
     assert sorted(p.name for p in tmp_path.glob("summary-*")) == ["summary-0001.parquet", "summary-0002.parquet"]
-    assert store.outcomes().records == tuple(game_summary(r) for r in store.scan().records)
-    assert store.outcomes().warnings() == []
+    assert summaries(store.directory) == [game_summary(r) for r in scan.records]
+    assert StoreReader(store.directory).outcomes().scan.warnings() == []
     with store.open() as w:  # and the store takes new games
         w.append(rec(5))
-    assert len(store.scan().records) == 6
+    assert len(StoreReader(store.directory).records().records) == 6
 
 
 def test_a_live_log_plus_segments_resume_only_the_missing_games(tmp_path, monkeypatch):
@@ -391,7 +392,7 @@ def test_a_live_log_plus_segments_resume_only_the_missing_games(tmp_path, monkey
     monkeypatch.setattr(match, "play_game", lambda task: (played.append(task.key), fake_play_game(task))[1])
     report = run_plan(c, c.plan(), tmp_path)
     assert report.skipped == 5 and sorted(played) == sorted(t.key for t in tasks[5:])
-    scan = GameStore(tmp_path).scan()
+    scan = StoreReader(tmp_path).records()
     assert {record_key(r) for r in scan.records} == {t.key for t in tasks} and scan.duplicates == 1
 
 
@@ -399,7 +400,7 @@ def test_a_conflicting_duplicate_is_warned_about_with_both_copies_and_the_first_
     segment = tmp_path / "games-0001.jsonl.gz"
     segment.write_bytes(gzip.compress(encode_record(rec(0)) + encode_record(rec(1))))
     write_lines(tmp_path / "games.jsonl", [rec(1, "p2"), rec(2)])
-    scan = GameStore(tmp_path).scan()
+    scan = StoreReader(tmp_path).records()
     assert [r["winner"] for r in scan.records] == ["p1", "p1", "p1"]
     assert scan.origin(("aaaa", "a vs b", 1)) == (segment, 2) and scan.origin(("aaaa", "a vs b", 9)) is None
     assert scan.duplicate_files == (segment, tmp_path / "games.jsonl")
@@ -432,12 +433,10 @@ def test_a_run_refuses_a_zero_byte_segment_instead_of_playing_its_games_again(tm
 
 
 def test_stored_keys_answer_per_pairing_on_sorted_index_arrays(tmp_path):
-    from boopexp.experiments.store import scan_outcome_columns
-
     segment = tmp_path / "games-0001.jsonl.gz"
     segment.write_bytes(gzip.compress(b"".join(encode_record(rec(i)) for i in (5, 0, 3))))
     write_lines(tmp_path / "games.jsonl", [rec(1, pairing="b vs a"), rec(3), rec(2, config_hash="bbbb")])
-    keys = scan_outcome_columns(tmp_path).keys()
+    keys = StoreReader(tmp_path).outcomes().keys()
     assert len(keys) == 5  # index 3 of "a vs b" is stored twice, counted once
     assert ("aaaa", "a vs b", 3) in keys and ("aaaa", "a vs b", 4) not in keys and ("cccc", "a vs b", 0) not in keys
     assert list(keys.missing("aaaa", "a vs b", range(8))) == [1, 2, 4, 6, 7]
@@ -449,17 +448,16 @@ def test_stored_keys_answer_per_pairing_on_sorted_index_arrays(tmp_path):
 def test_a_run_reads_its_store_again_under_the_lock_but_only_what_changed(tmp_path, monkeypatch):
     """The read before the lock validates; the read under it sees what another process appended
     meanwhile, decoding only the new lines (issue 22: every line was decoded twice)."""
-    from boopexp.experiments import store as store_module
-    from boopexp.experiments.store import files, line_columns
+    from boopexp.experiments.store import files, line_columns, lines
 
     seal_folder = tmp_path / "s"
     write_lines(seal_folder / "games.jsonl", [rec(0), rec(1)])
     seal(seal_folder)
     write_lines(seal_folder / "games.jsonl", [rec(2), rec(3)])
     parsed = []
-    real_parse, real_read, real_lock = store_module.parse_line, line_columns._lines_summary, files._lock
+    real_parse, real_read, real_lock = lines.parse_line, line_columns._lines_summary, files._lock
     patch_store(monkeypatch, "parse_line",
-                        lambda path, n, raw, **kw: (parsed.append(n), real_parse(path, n, raw, **kw))[1])
+                lambda path, n, raw, **kw: (parsed.append(n), real_parse(path, n, raw, **kw))[1])
     # the log's lines read as columns (pyarrow's JSON reader) count as decoded too
     patch_store(monkeypatch, "_lines_summary", lambda path, data, first, *a: (
         parsed.extend(range(first + 1, first + 1 + data.count(b"\n"))), real_read(path, data, first, *a))[1])
@@ -522,7 +520,7 @@ def test_a_long_log_is_sealed_into_segments_of_bounded_size_each_with_its_summar
     """Seal streams the log: at most SEGMENT_GAMES games a segment (what it holds in memory),
     sealed games' keys from their summaries, the lines byte for byte (issue 22: seal of 1M held
     every record)."""
-    from boopexp.experiments import store as store_module
+    from boopexp.experiments.store import lines
 
     patch_store(monkeypatch, "SEGMENT_GAMES", 2)
     store = GameStore(tmp_path)
@@ -531,9 +529,9 @@ def test_a_long_log_is_sealed_into_segments_of_bounded_size_each_with_its_summar
     games = [rec(2), rec(1), rec(3, "p2"), rec(2), rec(4), rec(5), rec(6, None)]
     log = write_lines(store.games_path, games)
     parsed = []
-    real_parse = store_module.parse_line
+    real_parse = lines.parse_line
     patch_store(monkeypatch, "parse_line",
-                        lambda path, n, raw, **kw: (parsed.append(path.name), real_parse(path, n, raw, **kw))[1])
+                lambda path, n, raw, **kw: (parsed.append(path.name), real_parse(path, n, raw, **kw))[1])
     report = seal(tmp_path)
     assert parsed == ["games.jsonl"]  # no sealed game decoded; of the log, only the line with a null
     assert [p.name for p in report.segments] == ["games-0002.jsonl.zst", "games-0003.jsonl.zst", "games-0004.jsonl.zst"]
@@ -543,9 +541,10 @@ def test_a_long_log_is_sealed_into_segments_of_bounded_size_each_with_its_summar
     assert segment_data(report.segments[0]) == encode_record(rec(2)) + encode_record(rec(3, "p2"))
     assert report.segments[0].read_bytes() == encode_segment(encode_record(rec(2)) + encode_record(rec(3, "p2")))
     assert store.games_path.read_bytes() == b""
-    assert [record_key(r)[2] for r in store.scan().records] == list(range(7)) and store.scan().duplicates == 0
-    assert store.outcomes().records == tuple(game_summary(r) for r in store.scan().records)
-    assert store.outcomes().warnings() == []
+    scan = StoreReader(store.directory).records()
+    assert [record_key(r)[2] for r in scan.records] == list(range(7)) and scan.duplicates == 0
+    assert summaries(store.directory) == [game_summary(r) for r in scan.records]
+    assert StoreReader(store.directory).outcomes().scan.warnings() == []
 
 
 @pytest.mark.parametrize("copy", ["sealed", "log"])

@@ -9,12 +9,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from store_helpers import patch_store
+from store_helpers import patch_store, summaries
 
 from boopexp.experiments import store as store_module
 from boopexp.experiments.status import results_folders
-from boopexp.experiments.store import GameStore, encode_record, migrate, parse_line, scan_outcomes, scan_store, seal
-from boopexp.experiments.store.summary import game_summary, read_summary, summary_path
+from boopexp.experiments.store import GameStore, StoreReader, encode_record, migrate, seal
+from boopexp.experiments.store.summary import game_summary, read_summary_table, summary_path, summary_table
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -42,25 +42,28 @@ def test_the_summary_equals_full_decoding_on_every_committed_store():
     assert len(folders) >= 50
     for folder in folders:
         for segment in store_module.segment_paths(folder):
-            rows, problem = read_summary(segment)
-            assert problem is None and rows is not None, (segment, problem)  # committed, and matching
+            table, problem = read_summary_table(segment)
+            assert problem is None and table is not None, (segment, problem)  # committed, and matching
             lines = store_module.segment_data(segment).splitlines()
-            assert rows == [(n, game_summary(parse_line(segment, n, raw))) for n, raw in enumerate(lines, start=1)]
-        assert scan_outcomes(folder).records == tuple(game_summary(r) for r in scan_store(folder).records), folder
+            decoded = summary_table((n, game_summary(StoreReader.decode(segment, n, raw)))
+                                    for n, raw in enumerate(lines, start=1))
+            assert table.equals(decoded), segment
+        assert summaries(folder) == [game_summary(r) for r in StoreReader(folder).records().records], folder
 
 
 def test_status_reads_the_summaries_never_the_sealed_games(tmp_path, monkeypatch):
     store = sealed_store(tmp_path / "r")
     assert summary_path(tmp_path / "r" / "games-0001.jsonl.zst").is_file()
-    expected = tuple(game_summary(r) for r in store.scan().records)
+    expected = tuple(game_summary(r) for r in StoreReader(store.directory).records().records)
 
     def no_decoding(*args, **kwargs):
         raise AssertionError("a sealed game was decoded")
 
     patch_store(monkeypatch, "parse_line", no_decoding)
-    scan = store.outcomes()
-    assert scan.records == expected and scan.warnings() == []
-    assert [(r["game_index"], r["winner"], r["termination"], r["sweep"]) for r in scan.records] == [
+    assert summaries(store.directory) == list(expected)
+    scan = StoreReader(store.directory).outcomes()
+    assert scan.scan.warnings() == []
+    assert [(r["game_index"], r["winner"], r["termination"], r["sweep"]) for r in scan.records()] == [
         (0, "p1", "victory", {"budget.seconds": 0.5}), (1, "p2", "victory", {"budget.seconds": 0.5}),
         (2, "p1", "victory", {"budget.seconds": 0.5}), (3, None, "ply_limit", None)]
 
@@ -71,7 +74,8 @@ def test_a_stale_or_corrupt_summary_is_one_warning_and_the_segment_is_read(tmp_p
     store = sealed_store(folder)
     segment, summary = folder / "games-0001.jsonl.zst", folder / "summary-0001.parquet"
     if damage == "stale":  # the segment restored from an older copy: three games, not four
-        segment.write_bytes(store_module.encode_segment(b"".join(encode_record(r) for r in store.scan().records[:3])))
+        records = StoreReader(store.directory).records().records
+        segment.write_bytes(store_module.encode_segment(b"".join(encode_record(r) for r in records[:3])))
         why = f"{summary} does not match games-0001.jsonl.zst (written for another version of it)"
     else:
         summary.write_bytes(b"PAR1 not really")
@@ -82,11 +86,11 @@ def test_a_stale_or_corrupt_summary_is_one_warning_and_the_segment_is_read(tmp_p
     assert len(warnings) == 1 and warnings[0].startswith(f"Warning: {why}"), done.stderr
     assert f"boopexp seal {folder} rewrites" in warnings[0]
     games = 3 if damage == "stale" else 4
-    assert len(store.outcomes().records) == games  # counted from the segment, as decoded
+    assert len(StoreReader(folder).outcomes().table) == games  # counted from the segment, as decoded
     # seal rewrites the summary (the log is empty: no game moves), and the warning is gone
     before = segment.read_bytes()
     assert seal(folder).segment is None and segment.read_bytes() == before
-    assert read_summary(segment)[1] is None and store.outcomes().warnings() == []
+    assert read_summary_table(segment)[1] is None and StoreReader(folder).outcomes().scan.warnings() == []
     assert "summary" not in status(folder).stderr
 
 
@@ -95,13 +99,13 @@ def test_a_missing_summary_is_read_from_the_segment_silently_and_seal_or_migrate
     store = sealed_store(folder)
     summary = folder / "summary-0001.parquet"
     summary.unlink()
-    scan = store.outcomes()
-    assert scan.warnings() == [] and scan.records == tuple(game_summary(r) for r in store.scan().records)
+    assert StoreReader(folder).outcomes().scan.warnings() == []
+    assert summaries(folder) == [game_summary(r) for r in StoreReader(store.directory).records().records]
     seal(folder)
-    assert summary.is_file() and read_summary(folder / "games-0001.jsonl.zst")[1] is None
+    assert summary.is_file() and read_summary_table(folder / "games-0001.jsonl.zst")[1] is None
     summary.unlink()
     migrated = migrate(folder)  # a migrated store: the segment is left as it is, its summary added
-    assert not migrated.changed and read_summary(folder / "games-0001.jsonl.zst")[0] is not None
+    assert not migrated.changed and read_summary_table(folder / "games-0001.jsonl.zst")[0] is not None
 
 
 def test_migrate_writes_the_summary_of_its_segment_and_drops_the_older_ones(tmp_path):
@@ -113,16 +117,16 @@ def test_migrate_writes_the_summary_of_its_segment_and_drops_the_older_ones(tmp_
     assert sorted(p.name for p in folder.glob("summary-*")) == ["summary-0001.parquet", "summary-0002.parquet"]
     report = migrate(folder)
     assert report.changed and sorted(p.name for p in folder.glob("summary-*")) == ["summary-0001.parquet"]
-    rows, problem = read_summary(folder / "games-0001.jsonl.zst")
-    assert problem is None and [r["game_index"] for _, r in rows] == [0, 1, 7]
+    table, problem = read_summary_table(folder / "games-0001.jsonl.zst")
+    assert problem is None and table["game_index"].to_pylist() == [0, 1, 7]
 
 
 def test_a_summary_whose_segment_was_never_renamed_is_ignored_then_removed(tmp_path):
     folder = tmp_path / "r"
-    store = sealed_store(folder, 2)
+    sealed_store(folder, 2)
     orphan = folder / "summary-0002.parquet"
     orphan.write_bytes((folder / "summary-0001.parquet").read_bytes())  # a seal killed between its renames
-    assert len(store.outcomes().records) == 2
+    assert len(StoreReader(folder).outcomes().table) == 2
     seal(folder)
     assert not orphan.exists()
 
@@ -139,34 +143,22 @@ def test_status_without_a_config_counts_the_summaries_as_it_counted_the_records(
     assert (row["p1"], row["p2"], row["done"], row["p1_wins"], row["p2_wins"], row["no_winner"]) == ("", "", 4, 2, 1, 1)
 
 
-def _columns_as_summaries(folder: Path) -> list[dict]:
-    """The columnar scan's rows as scan_outcomes gives them (its fields only)."""
-    from boopexp.experiments.store import OUTCOME_COLUMNS, scan_outcome_columns
-
-    fields = [c for c in OUTCOME_COLUMNS if c != "line"]
-    return [{k: r[k] for k in fields} for r in scan_outcome_columns(folder).records()]
-
-
 def test_the_columns_count_as_the_records_on_every_committed_store():
     from boopexp.experiments.config import plan_entries
-    from boopexp.experiments.store import OUTCOME_COLUMNS, scan_outcome_columns
     from boopexp.experiments.tally import score, score_columns, unplanned
 
-    fields = [c for c in OUTCOME_COLUMNS if c != "line"]
     for folder in results_folders(ROOT / "results"):
-        scan = scan_outcomes(folder)
-        assert _columns_as_summaries(folder) == [{k: r[k] for k in fields} for r in scan.records], folder
+        records = StoreReader(folder).records().records
+        assert summaries(folder) == [game_summary(r) for r in records], folder
         doc = GameStore(folder).read_config()
         if doc is not None:
             entries = plan_entries(doc, str(folder))
-            columns = scan_outcome_columns(folder)
-            assert score_columns(entries, columns.table) == (score(entries, scan.records),
-                                                             unplanned(entries, scan.records)), folder
+            columns = StoreReader(folder).outcomes()
+            assert score_columns(entries, columns.table) == (score(entries, records),
+                                                             unplanned(entries, records)), folder
 
 
 def test_duplicates_and_conflicts_found_on_columns_are_those_of_the_records(tmp_path):
-    from boopexp.experiments.store import scan_outcome_columns
-
     folder = tmp_path / "r"
     sealed_store(folder)  # games 0-3 sealed, with their summary
     store = GameStore(folder)
@@ -176,8 +168,8 @@ def test_duplicates_and_conflicts_found_on_columns_are_those_of_the_records(tmp_
         w.append(rec(7, "p1", pairing="b vs a"))
     with open(folder / "games.jsonl", "ab") as fh:
         fh.write(b'{"config_hash": "aa')  # a truncated last line
-    scan = scan_outcomes(folder)
-    columns = scan_outcome_columns(folder)
+    scan = StoreReader(folder).records()
+    columns = StoreReader(folder).outcomes()
     assert len(scan.warnings()) == 3 and columns.scan.warnings() == scan.warnings()
     assert (columns.scan.duplicates, columns.scan.conflicts) == (2, scan.conflicts)
     fields = ["config_hash", "pairing", "game_index", "winner"]
@@ -186,7 +178,6 @@ def test_duplicates_and_conflicts_found_on_columns_are_those_of_the_records(tmp_
 
 def test_status_counts_the_summaries_columns_never_one_row_a_game(tmp_path, monkeypatch):
     from boopexp.experiments.status import folder_status
-    from boopexp.experiments.store import summary as summary_module
 
     folder = tmp_path / "r"
     sealed_store(folder)
@@ -194,15 +185,13 @@ def test_status_counts_the_summaries_columns_never_one_row_a_game(tmp_path, monk
     def no_rows(*args, **kwargs):
         raise AssertionError("a summary was read row by row")
 
-    patch_store(monkeypatch, "read_summary", no_rows)
-    monkeypatch.setattr(summary_module, "read_summary", no_rows)
     patch_store(monkeypatch, "parse_line", no_rows)
     [row] = folder_status(folder).to_dict()["pairings"]
     assert (row["done"], row["p1_wins"], row["p2_wins"], row["no_winner"]) == (4, 2, 1, 1)
 
 
 def _log_rows_decoded(path: Path, data: bytes, columns) -> list[dict]:
-    return [{"line": n, **{k: game_summary(parse_line(path, n, raw))[k] for k in columns[1:]}}
+    return [{"line": n, **{k: game_summary(StoreReader.decode(path, n, raw))[k] for k in columns[1:]}}
             for n, raw in enumerate(data.splitlines(), start=1)]
 
 
@@ -263,7 +252,8 @@ def test_tables_say_once_that_a_summary_does_not_match_its_segment(tmp_path):
     folder = tmp_path / "r"
     store = sealed_store(folder)
     segment, summary = folder / "games-0001.jsonl.zst", folder / "summary-0001.parquet"
-    segment.write_bytes(store_module.encode_segment(b"".join(encode_record(r) for r in store.scan().records[:3])))
+    records = StoreReader(store.directory).records().records
+    segment.write_bytes(store_module.encode_segment(b"".join(encode_record(r) for r in records[:3])))
     done = subprocess.run([sys.executable, "-m", "boopexp", "tables", str(folder), "--out", str(tmp_path / "t")],
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr

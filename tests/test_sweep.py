@@ -13,7 +13,7 @@ from test_config import cfg
 from boopexp.agents.budget import DEVICE_PROFILES, Budget
 from boopexp.errors import ConfigError
 from boopexp.experiments.config import parse_config
-from boopexp.experiments.store import GameStore, decode_record
+from boopexp.experiments.store import StoreReader, decode_record
 from boopexp.interfaces.cli import main
 from boopexp.play import identity
 
@@ -222,7 +222,7 @@ def test_a_swept_run_tags_its_records_and_tables_draw_the_sweep(tmp_path, monkey
     )
     run = CliRunner().invoke(main, ["run", "s.yaml", "--jobs", "1", "--quiet"])
     assert run.exit_code == 0, run.output
-    records = [decode_record(r) for r in GameStore(tmp_path / "results/s").scan().records]
+    records = [decode_record(r) for r in StoreReader(tmp_path / "results/s").records().records]
     assert len(records) == 3 * (4 + 4)
     assert sorted({r["sweep"]["budget.iterations"] for r in records}) == [1, 2, 4]
     assert all(r["budget"]["iterations"] == r["sweep"]["budget.iterations"] for r in records)

@@ -19,7 +19,7 @@ from boopexp.errors import ConfigError
 from boopexp.experiments import interrupts, pool, scheduler
 from boopexp.experiments.config import load_yaml, parse_config
 from boopexp.experiments.runner import Progress, run_plan
-from boopexp.experiments.store import GameStore
+from boopexp.experiments.store import GameStore, StoreReader
 from boopexp.interfaces.cli import main
 from boopexp.play import calibrate, match, throttle, warmup
 
@@ -321,7 +321,7 @@ def test_a_first_run_compiles_the_engine_before_its_first_game(tmp_path):
     assert lines[0] == warmup.COMPILING, lines
     compiled = re.fullmatch(r"compiled the engine in (\d+) s", lines[1])
     assert compiled is not None and lines[2].startswith("2 games planned"), lines
-    games = GameStore(tmp_path / "results" / "tiny").scan().records
+    games = StoreReader(tmp_path / "results" / "tiny").records().records
     assert len(games) == 2
     # a game of two-iteration searches is a fraction of a second: no game holds the compilation
     assert all(g["host_seconds"] < max(int(compiled[1]), 8) / 4 for g in games), (compiled[1], games)
@@ -395,7 +395,7 @@ def test_run_one_pairing_of_a_config_with_an_alias(workdir):
     (workdir / "configs" / "co.yaml").write_text(text.replace("name: demo", "name: co"))
     result = invoke("run", "configs/co.yaml", "--jobs", "1", "--pairing", "mcts+SEP vs random")
     assert result.exit_code == 0, result.output
-    records = GameStore(workdir / "results" / "co").scan().records
+    records = StoreReader(workdir / "results" / "co").records().records
     assert {r["pairing"] for r in records} == {"mcts-co vs random"} and len(records) == 2
     line = one_error_line(invoke("run", "configs/co.yaml", "--pairing", "vanilla vs random"), 2)
     assert "--pairing 'vanilla vs random' is not planned by configs/co.yaml; its pairings: heuristics vs random" in line
@@ -517,7 +517,7 @@ def one_stored_game(tmp_path_factory):
     c = parse_config(load_yaml(text.replace("games_per_side: 2", "games_per_side: 1"), "t.yaml"), "t.yaml")
     plan = tuple(p for p in c.plan() if p.pairing == "mcts-co vs random")
     run_plan(c, plan, folder)
-    (record,) = GameStore(folder).scan().records
+    (record,) = StoreReader(folder).records().records
     return folder, record
 
 

@@ -21,7 +21,7 @@ pytest.importorskip("fastapi", reason="boopexp serve needs the 'web' extra (make
 
 from fastapi.testclient import TestClient  # noqa: E402
 
-from boopexp.experiments.store import GameStore  # noqa: E402
+from boopexp.experiments.store import GameStore, StoreReader  # noqa: E402, StoreReader
 from boopexp.interfaces.cli import main  # noqa: E402
 from boopexp.interfaces.commands.serve import is_loopback  # noqa: E402
 from boopexp.interfaces.web.app import create_app  # noqa: E402
@@ -62,7 +62,8 @@ def _tree(folder: Path) -> dict[str, tuple[int, int]]:
 
 
 def _stored(pairing: str, index: int) -> dict:
-    return next(r for r in GameStore(SOURCE).scan().records if r["pairing"] == pairing and r["game_index"] == index)
+    records = StoreReader(SOURCE).records().records
+    return next(r for r in records if r["pairing"] == pairing and r["game_index"] == index)
 
 
 def test_api_stores_lists_every_store_under_the_root_with_its_progress(client: TestClient):
@@ -372,7 +373,7 @@ def test_a_game_played_against_random_is_saved_as_a_normal_record(root: Path, cl
     game = _play_out(client, game)
     saved = game["saved"]
     assert saved["store"] == "play" and saved["pairing"] == "random vs human" and saved["problem"] is None
-    (record,) = GameStore(root / "play").scan().records
+    (record,) = StoreReader(root / "play").records().records
     assert record["p2"] == "human" and record["moves"] == game["moves"] and record["experiment"] == "play"
     walk(record)  # the saved game replays, its outcome as recorded
     shown = client.get("/api/game", params={"store": "play", "pairing": saved["pairing"], "index": saved["index"]})
@@ -407,7 +408,7 @@ def test_a_game_ending_while_the_play_folder_is_locked_is_kept_never_saved_elsew
     assert saved["folder"] is None and saved["problem"].startswith("play is being written by another boopexp process")
     assert saved["record"]["moves"] == game["moves"] and "store" not in saved
     assert list((tmp_path / "cwd").iterdir()) == [] and _new_folders(temp, RESCUE_PREFIX, before) == set()
-    assert not GameStore(root / "play").scan().records
+    assert not StoreReader(root / "play").records().records
 
 
 def test_games_started_together_probe_the_play_folder_one_at_a_time(root: Path, client: TestClient, monkeypatch):
@@ -512,7 +513,7 @@ def test_two_games_ending_together_are_both_saved_in_the_play_folder(root: Path,
         thread.join(timeout=120)
     assert len(done) == 2
     assert [g["saved"]["folder"] for g in done] == [str(root / "play")] * 2, [g["saved"] for g in done]
-    assert len(GameStore(root / "play").scan().records) == 2
+    assert len(StoreReader(root / "play").records().records) == 2
     assert list((tmp_path / "cwd").iterdir()) == []
 
 
@@ -650,7 +651,7 @@ def test_a_thinking_agent_is_abandoned_and_the_server_bounds_its_searches(root: 
     assert game.search is None and not game.thinking and game.saved is None  # stopped, nothing saved
     assert client.get(f"/api/play/{first['id']}").status_code == 404
     assert client.post(f"/api/play/{mine['id']}/move", json={"move": "c3"}).status_code == 200  # the core is free
-    assert not (root / "play").exists() or not GameStore(root / "play").scan().records
+    assert not (root / "play").exists() or not StoreReader(root / "play").records().records
 
 
 def test_the_searches_kernels_let_the_server_answer_meanwhile():
@@ -704,7 +705,7 @@ def test_a_game_against_a_configs_agent_is_the_game_boopexp_play_config_saves(ro
     game = lab_client.post("/api/play", json={"config": "lab", "agent": agent, "colour": "red"}).json()
     assert game["config"] == "lab" and game["agent"] == agent
     game = _play_out(lab_client, game)
-    (record,) = GameStore(root / "play").scan().records
+    (record,) = StoreReader(root / "play").records().records
     assert record["plies"] == 10 and record["winner"] is None  # the config's ply cap
     assert record["p1_spec"] == config.agent(agent).to_dict() and record["p2"] == "human"
     assert (record["budget"], record["preset"]) == (config.settings.budget.to_dict(), config.settings.preset)
@@ -714,7 +715,7 @@ def test_a_game_against_a_configs_agent_is_the_game_boopexp_play_config_saves(ro
     result = CliRunner().invoke(main, ["play", "--config", str(lab), "--agent", agent, "--second", "--out",
                                        str(cli_out)], input=typed)
     assert result.exit_code == 0, result.output
-    (played,) = GameStore(cli_out).scan().records
+    (played,) = StoreReader(cli_out).records().records
     assert same_game(played, record), (played, record)
 
 

@@ -130,9 +130,9 @@ def test_the_viewer_steps_a_committed_game_to_its_last_ply_and_shows_the_recorde
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
 
-    from boopexp.experiments.store import GameStore
+    from boopexp.experiments.store import StoreReader
 
-    record = next(r for r in GameStore(SOURCE).scan().records if r["pairing"] == PAIRING and r["game_index"] == 0)
+    record = next(r for r in StoreReader(SOURCE).records().records if r["pairing"] == PAIRING and r["game_index"] == 0)
     last = len(record["moves"])
     browser.get(f"{server}/game?store=a9-fixed&pairing=mcts-co%20vs%20mcts-co&index=0")
     _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#board rect[data-square='a1']"), "the board")
@@ -166,10 +166,10 @@ def test_the_viewer_re_runs_the_search_of_a_move_and_ranks_the_move_played_first
     of that search re-run by the server (/api/game/search), the move played marked and first."""
     from selenium.webdriver.common.by import By
 
-    from boopexp.experiments.store import GameStore
+    from boopexp.experiments.store import StoreReader
     from boopexp.play.replay import root_search
 
-    record = next(r for r in GameStore(SOURCE).scan().records if r["pairing"] == PAIRING and r["game_index"] == 2)
+    record = next(r for r in StoreReader(SOURCE).records().records if r["pairing"] == PAIRING and r["game_index"] == 2)
     browser.get(f"{server}/game?store=a9-fixed&pairing=mcts-co%20vs%20mcts-co&index=2&ply=4")
     button = _wait(browser, lambda d: [b for b in d.find_elements(By.ID, "search-show") if b.is_displayed()],
                    "the search button")[0]
@@ -268,7 +268,7 @@ def test_a_game_against_random_played_by_clicking_is_saved_and_opens_in_the_view
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select
 
-    from boopexp.experiments.store import GameStore
+    from boopexp.experiments.store import StoreReader
 
     browser.get(server + "/play")
     Select(browser.find_element(By.ID, "agent")).select_by_value("random")
@@ -276,7 +276,7 @@ def test_a_game_against_random_played_by_clicking_is_saved_and_opens_in_the_view
     browser.find_element(By.ID, "start").click()
     clicks = _click_to_the_end(browser)
     _wait(browser, lambda d: d.find_elements(By.ID, "open-viewer"), "the saved game's link")
-    (record,) = GameStore(root / "play").scan().records
+    (record,) = StoreReader(root / "play").records().records
     assert record["p1"] == "human" and record["p2"] == "random" and clicks == (len(record["moves"]) + 1) // 2
     browser.find_element(By.ID, "open-viewer").click()
     _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#board rect[data-square='a1']"), "the viewer")
@@ -289,7 +289,7 @@ def test_a_configs_plugin_variant_is_offered_with_its_settings_and_played_with_t
     from selenium.webdriver.common.by import By
 
     from boopexp.experiments.config import load_config
-    from boopexp.experiments.store import GameStore
+    from boopexp.experiments.store import StoreReader
 
     config = load_config(lab_config)
     with _serving(root, "--config", str(lab_config)) as server:
@@ -301,7 +301,7 @@ def test_a_configs_plugin_variant_is_offered_with_its_settings_and_played_with_t
         browser.find_element(By.ID, "start").click()
         clicks = _click_to_the_end(browser)
         _wait(browser, lambda d: d.find_elements(By.ID, "open-viewer"), "the saved game's link")
-    (record,) = GameStore(root / "play").scan().records
+    (record,) = StoreReader(root / "play").records().records
     assert (record["p1"], record["p2"], record["plies"], clicks) == ("human", "greedy-noisy", 10, 5)
     assert record["p2_spec"] == config.agent("greedy-noisy").to_dict()
     assert (record["budget"], record["preset"]) == (config.settings.budget.to_dict(), config.settings.preset)

@@ -2,7 +2,7 @@
 one block of games at a time and folded into per-agent counts, never every move at once.
 
 A game's moves are read only from its counted copy (:mod:`boopexp.analysis.records` chose it):
-the store's lines are streamed (:func:`boopexp.experiments.store.file_blocks`) and only the
+the store's lines are streamed (``StoreReader.blocks``) and only the
 counted ones parsed, by pyarrow's JSON reader (C++, a few times faster than ``json.loads`` and
 without one Python object a value) when the records are of the current schema with column-wise
 telemetry whose derived columns (ply, player, agent, tree_nodes) were left out; any other record
@@ -324,8 +324,8 @@ def collect(files: Sequence[MoveFile], names: Sequence[str], sides: np.ndarray, 
         sides: each game's p1 and p2 (by row number: shape (games, 2)).
         decided: whether each game (by row number) has a winner.
         game_rows: a game's row (by its row number) as :func:`ply_rows` reads it.
-        blocks: a store file's numbered lines, block by block (:func:`boopexp.experiments.store.file_blocks`).
-        decode: one stored line as its record (schema 1), checked (:func:`boopexp.experiments.store.parse_line`).
+        blocks: a store file's numbered lines, block by block (``StoreReader.blocks``).
+        decode: one stored line as its record (schema 1), checked (``StoreReader.decode``).
 
     Raises:
         StoreError: a file no longer holds a line it held when the games were read.

@@ -6,7 +6,7 @@ Rules (docs/tables.md):
 * **Reading.** A results directory holds its games (sealed segments ``games-NNNN.jsonl.zst`` and
   the live log ``games.jsonl``, one JSON record per line, docs/runner.md) and ``config.yaml``.
   It is read as the store reads it, by the store's reader
-  (:func:`boopexp.experiments.store.scan_outcome_columns`, what ``status`` and a resumed ``run``
+  (``StoreReader.outcomes``, what ``status`` and a resumed ``run``
   read): one rule of what a valid record is (``store.check_record``), each game counted once
   within a store, the store's warnings as :class:`ReportWarning` (the live log's cut-short last
   line, a game stored twice, a summary not used), its errors as its :class:`StoreError` (one line
@@ -52,10 +52,8 @@ from boopexp.experiments.store import (
     GAMES_FILE,
     GameStore,
     OutcomeColumns,
-    file_blocks,
+    StoreReader,
     has_games_files,
-    parse_line,
-    scan_outcome_columns,
 )
 from boopexp.play.identity import pairing_agents, record_key
 
@@ -117,7 +115,7 @@ class GameData:
             return {k: games[k].iat[row] for k in ("config_hash", "pairing", "game_index", "p1", "p2")}
 
         return collect(self.move_files, [str(n) for n in names], sides, games["winner"].notna().to_numpy(),
-                       game_row, file_blocks, parse_line)
+                       game_row, lambda path: StoreReader(path.parent).blocks(path), StoreReader.decode)
 
 
 def read_plan(directory: Path) -> dict[tuple[str, str], int | None] | None:
@@ -138,7 +136,7 @@ def read_plan(directory: Path) -> dict[tuple[str, str], int | None] | None:
 
 
 def _game_frame(outcomes: OutcomeColumns, directory: Path) -> pd.DataFrame:
-    """A store's games as read by :func:`~boopexp.experiments.store.scan_outcome_columns` (checked
+    """A store's games as read by ``StoreReader.outcomes`` (checked
     by the store's rule, each game once) as game rows (GAME_COLUMNS but order, in_plan, planned):
     what the columns leave out derived as the record's schema derives it (a side's name from the
     pairing, the termination from the winner, the experiment from the folder's name)."""
@@ -169,7 +167,7 @@ def _game_frame(outcomes: OutcomeColumns, directory: Path) -> pd.DataFrame:
 def load_results(results_dirs: Sequence[Path | str]) -> GameData:
     """Read, validate, deduplicate and select the games of some results directories.
 
-    Each store is read as the store reads it (:func:`~boopexp.experiments.store.scan_outcome_columns`,
+    Each store is read as the store reads it (``StoreReader.outcomes``,
     what ``status`` and a resumed ``run`` read: one rule of what a valid record is, each game once,
     the same warnings): from the summaries beside the sealed segments (one row a game, pyarrow:
     docs/runner.md "Summaries"), the rest decoded. The moves are not read here (:attr:`GameData.moves`).
@@ -203,7 +201,7 @@ def load_results(results_dirs: Sequence[Path | str]) -> GameData:
         if not has_games_files(d):
             warnings.warn(f"no {GAMES_FILE} in {str(d)!r} (no games yet)", ReportWarning, stacklevel=2)
             continue
-        outcomes = scan_outcome_columns(d, columns=_SUMMARY_COLUMNS)  # then the plan, as status
+        outcomes = StoreReader(d).outcomes(columns=_SUMMARY_COLUMNS)  # then the plan, as status
         plan = read_plan(d)
         for problem in outcomes.scan.warnings():
             warnings.warn(problem, ReportWarning, stacklevel=2)

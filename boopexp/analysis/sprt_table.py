@@ -14,7 +14,7 @@ import pandas as pd
 from boopexp.analysis.tables import Table
 from boopexp.experiments.config import plan_entries
 from boopexp.experiments.sprt import parse_sprt, plan_tests
-from boopexp.experiments.store import GameStore
+from boopexp.experiments.store import GameStore, StoreReader
 from boopexp.play.identity import pairing_name
 
 SPRT_COLUMNS = ("experiment", "first", "second", "elo0", "elo1", "alpha", "beta", "llr", "lower", "upper",
@@ -33,7 +33,7 @@ def sprt_table(sources: Sequence[Path]) -> Table | None:
         spec = parse_sprt(source, doc.get("sprt"))
         if spec is None:
             continue
-        for test in plan_tests(spec, plan_entries(doc, source), store.scan().records):
+        for test in plan_tests(spec, plan_entries(doc, source), StoreReader(folder).records().records):
             s = test.state
             records.append({
                 "experiment": doc.get("name", folder.name), "first": test.first, "second": test.second,

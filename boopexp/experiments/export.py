@@ -30,12 +30,10 @@ from boopexp.experiments.store import (
     GameStore,
     Location,
     OutcomeColumns,
+    StoreReader,
     check_record,
     has_games_files,
     is_stream,
-    records_at,
-    scan_outcome_columns,
-    scan_store,
     write_atomically,
 )
 from boopexp.game.notation import format_position, parse_move
@@ -52,7 +50,7 @@ UNKNOWN_DATE = "????.??.??"
 #: Result tokens: Blue (p1) won, Red (p2) won, no winner (the ply cap).
 RESULTS: dict[str | None, str] = {"p1": "1-0", "p2": "0-1", None: "*"}
 #: The CSV's columns: the store's folder, then the store's outcome columns but ``line``
-#: (:func:`boopexp.experiments.store.scan_outcome_columns`; p1 is Blue, p2 Red).
+#: (``StoreReader.outcomes``; p1 is Blue, p2 Red).
 CSV_COLUMNS: tuple[str, ...] = ("store", *OUTCOME_COLUMNS[1:])
 # The value unrolled (runs of plain characters, then an escape): re's alternation per character
 # held ~170 bytes of backtracking state a character (a 5 MB header: 1 GB; 50 MB: 8.5 GB).
@@ -160,7 +158,7 @@ def export_games(directories: Sequence[str | Path], out: str | Path, fmt: str) -
         if target.is_relative_to(os.path.realpath(folder)) and not is_stream(out):
             raise ConfigError(f"--out {out} is inside the store {str(folder)!r} it exports; write it elsewhere")
     if fmt == "text":
-        parts = [game_text(r) for folder in folders for r in scan_store(folder).records]
+        parts = [game_text(r) for folder in folders for r in StoreReader(folder).records().records]
         _write_whole(out, "".join(parts).encode("ascii"))
         return ExportReport(out, len(parts), len(folders))
     if fmt == "csv":
@@ -187,7 +185,7 @@ def _write_csv(folders: Sequence[Path], out: Path) -> int:
 
     tables = []
     for folder in folders:
-        table = scan_outcome_columns(folder).table.drop(["line"])
+        table = StoreReader(folder).outcomes().table.drop(["line"])
         tables.append(table.add_column(0, "store", pa.array([str(folder)] * table.num_rows, pa.string())))
     table = pa.concat_tables(tables, promote_options="default") if tables else pa.table({})
     table = table.select(list(CSV_COLUMNS)).cast(
@@ -359,7 +357,7 @@ def import_games(path: str | Path, out: str | Path, search: bool = True) -> Impo
 
     out = Path(out)
     # What out holds already (read again under the lock): such games are walked, not searched again.
-    before = scan_outcome_columns(out).keys() if has_games_files(out) else None
+    before = StoreReader(out).outcomes().keys() if has_games_files(out) else None
     unsearched: set[GameKey] = set()  # games out held when they were read: walked only
     searched = 0
     with _Spool() as spool:
@@ -410,7 +408,8 @@ def _new_games(path: str | Path, stored: OutcomeColumns, spool: _Spool) -> set[G
         else:
             copies.append((key, stored.origin_of_row(row)))
     copies.sort(key=lambda c: c[1])  # file by file: records_at holds one file's lines at a time
-    for (key, where), copy in zip(copies, records_at([c[1] for c in copies])):
+    reader = StoreReader(stored.scan.path.parent)
+    for (key, where), copy in zip(copies, reader.records_at([c[1] for c in copies])):
         if not same_game(copy, spool.record(key)):
             raise StoreError(f"{path}: game {key[1]!r} #{key[2]} ({key[0]}) differs from the copy in "
                              f"{where[0]} line {where[1]}; nothing imported")

@@ -16,7 +16,7 @@ from typing import Any
 from boopexp.errors import ConfigError
 from boopexp.experiments.config import PlannedPairing, stored_plan
 from boopexp.experiments.sprt import PairingTest, parse_sprt, plan_tests
-from boopexp.experiments.store import GameStore, OutcomeColumns, has_games_files, scan_outcome_columns
+from boopexp.experiments.store import GameStore, OutcomeColumns, StoreReader, has_games_files
 from boopexp.experiments.tally import PairingScore, forfeits, score_columns, score_found
 
 
@@ -82,7 +82,7 @@ def status_folders(folder: str | Path) -> list[Path]:
 
 def folder_status(folder: str | Path, outcomes: OutcomeColumns | None = None) -> FolderStatus:
     """Read one results folder (see :class:`FolderStatus`); ``outcomes``: its games as the caller
-    just read them (``scan_outcome_columns``), else they are read here.
+    just read them (``StoreReader.outcomes``), else they are read here.
 
     Raises:
         ConfigError: the folder does not exist, or its config.yaml has a ``plan:`` that cannot be read.
@@ -92,7 +92,7 @@ def folder_status(folder: str | Path, outcomes: OutcomeColumns | None = None) ->
     store = GameStore(folder)
     # identities and outcomes only, as columns: never moves or telemetry, nor one object a game
     if outcomes is None:
-        outcomes = scan_outcome_columns(folder)
+        outcomes = StoreReader(folder).outcomes()
     warnings = tuple(outcomes.scan.warnings())
     doc = store.read_config()
     entries = stored_plan(doc, str(store.config_path))
@@ -131,4 +131,4 @@ def describe_settings(settings: dict[str, Any]) -> str:
 
 def plan_status(plan: Sequence[PlannedPairing], folder: str | Path) -> tuple[PairingScore, ...]:
     """Games of ``plan`` already in ``folder`` (which may not exist yet), without writing anything."""
-    return score_columns([p.entry() for p in plan], scan_outcome_columns(folder).table)[0]
+    return score_columns([p.entry() for p in plan], StoreReader(folder).outcomes().table)[0]

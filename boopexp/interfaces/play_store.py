@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from boopexp import schema
 from boopexp.agents.specs import AgentSpec
 from boopexp.errors import ConfigError, StoreError
-from boopexp.experiments.store import GameStore, writable_folder
+from boopexp.experiments.store import GameStore, StoreReader, writable_folder
 from boopexp.game.sides import Colour
 from boopexp.play.settings import GameSettings
 
@@ -140,7 +140,7 @@ def new_session(settings: GameSettings, agent: AgentSpec, human: Colour, out: st
     budget = settings.budget
     throttle = resolve_throttle(budget.throttle) if budget.mode == "cpu" else 1.0
     pairing = pairing_name(*(player.name for player in session_players(agent, human)))
-    index = next_game_index(GameStore(out).outcomes().records, pairing)
+    index = next_game_index(StoreReader(out).outcomes().records(), pairing)
     return PlaySession(settings, agent, human, index, throttle, start)
 
 

@@ -23,7 +23,7 @@ import pandas as pd
 
 from boopexp.analysis.records import ReportWarning, read_plan
 from boopexp.errors import ConfigError
-from boopexp.experiments.store import GameStore, has_games_files, scan_outcome_columns
+from boopexp.experiments.store import GameStore, StoreReader, has_games_files
 from boopexp.play.identity import pairing_agents
 
 
@@ -49,7 +49,7 @@ class StoreOutcomes:
 def read_outcomes(directory: Path) -> StoreOutcomes:
     """Only what the analysis needs from a store: each game's identity, winner and sweep point.
 
-    Read as the store reads it (:func:`boopexp.experiments.store.scan_outcome_columns`, what
+    Read as the store reads it (``StoreReader.outcomes``, what
     ``status`` and a resumed ``run`` read: each sealed segment's summary, a segment without a usable
     one and the live log decoded), never one Python object per game: the same valid records (one
     rule), the same refusals (the store's one line naming the file and line) and the same warnings
@@ -64,7 +64,7 @@ def read_outcomes(directory: Path) -> StoreOutcomes:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    columns = scan_outcome_columns(directory)  # then the plan, as status
+    columns = StoreReader(directory).outcomes()  # then the plan, as status
     plan = read_plan(directory)
     table, scan = columns.table, columns.scan
     off_plan = 0

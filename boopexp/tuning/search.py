@@ -34,7 +34,7 @@ import numpy as np
 from boopexp.errors import ConfigError, StoreError
 from boopexp.experiments.pool import FailedGame, PoolOptions
 from boopexp.experiments.runner import Progress, run_plan
-from boopexp.experiments.store import has_games_files, scan_outcomes, writable_folder
+from boopexp.experiments.store import StoreReader, has_games_files, writable_folder
 from boopexp.experiments.tally import PairingScore, score
 from boopexp.tuning.config import TuneConfig
 
@@ -161,7 +161,7 @@ def candidate_score(scores: Sequence[PairingScore], name: str) -> CandidateScore
 
 def stored_score(plan, directory: str | Path, name: str) -> CandidateScore:
     """Candidate ``name``'s games of ``plan`` that the store in ``directory`` holds."""
-    records = scan_outcomes(directory).records if Path(directory).is_dir() else []
+    records = StoreReader(directory).outcomes().records() if Path(directory).is_dir() else []
     return candidate_score(score([p.entry() for p in plan], records), name)
 
 

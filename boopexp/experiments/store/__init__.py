@@ -16,15 +16,16 @@ is tolerated: it is reported, ignored, and moved aside (never deleted) before th
 
 This front door holds the names the rest of boopexp uses; the rooms, one job each, lowest first:
 ``summary`` (one row per sealed game, in Parquet beside its segment), ``lines`` (the line codec),
-``files`` (durable files and the lock), ``segments`` (the segment codec), ``scan`` (records read,
-each game once), ``line_columns`` (stored lines read as outcome columns by pyarrow), ``columns``
-(a store's outcome columns), ``writer`` (the folder and its appender), ``sealing`` (``seal`` and
-``migrate``) and ``merging`` (``merge``).
+``files`` (durable files and the lock), ``segments`` (the segment codec), ``scan`` (what reading
+found: each game once, duplicates, conflicts), ``line_columns`` (stored lines read as outcome
+columns by pyarrow), ``columns`` (a store's outcome columns), ``reader`` (**the** reader,
+``StoreReader``: records, outcomes, one record, blocks of lines, one line decoder), ``writer``
+(the folder and its appender), ``sealing`` (``seal`` and ``migrate``) and ``merging`` (``merge``).
 """
 
 from __future__ import annotations
 
-from boopexp.experiments.store.columns import OutcomeColumns, StoredKeys, scan_outcome_columns
+from boopexp.experiments.store.columns import OutcomeColumns, StoredKeys
 from boopexp.experiments.store.files import (
     CONFIG_FILE,
     FAULT_ENV,
@@ -42,39 +43,24 @@ from boopexp.experiments.store.lines import (
     check_record,
     decode_record,
     encode_record,
-    parse_line,
-    split_lines,
 )
 from boopexp.experiments.store.merging import MERGE_IGNORED_KEYS, MergeReport, merge
-from boopexp.experiments.store.scan import (
-    Conflict,
-    StoreFile,
-    StoreScan,
-    file_blocks,
-    read_store_file,
-    read_store_files,
-    record_at,
-    records_at,
-    scan_outcomes,
-    scan_store,
-)
+from boopexp.experiments.store.reader import StoreReader
+from boopexp.experiments.store.scan import Conflict, StoreScan
 from boopexp.experiments.store.sealing import SEGMENT_GAMES, MigrateReport, SealReport, migrate, seal
 from boopexp.experiments.store.segments import (
     SEGMENT_NAME,
     SEGMENT_PATTERN,
     encode_segment,
     has_games_files,
-    segment_blocks,
     segment_data,
     segment_paths,
-    segment_text_blocks,
 )
 from boopexp.experiments.store.summary import (
     COLUMNS,
     OUTCOME_COLUMNS,
     SUMMARY_PATTERN,
     game_summary,
-    read_summary,
     summary_path,
     table_summary_bytes,
 )
@@ -84,10 +70,9 @@ __all__ = [
     "COLUMNS", "CONFIG_FILE", "FAULT_ENV", "GAMES_FILE", "LOCK_FILE", "MERGE_IGNORED_KEYS", "OUTCOME_COLUMNS",
     "SEGMENT_GAMES", "SEGMENT_NAME", "SEGMENT_PATTERN", "STDOUT_PATH", "SUMMARY_PATTERN",
     "Conflict", "GameStore", "Location", "MergeReport", "MigrateReport", "OutcomeColumns", "SealReport",
-    "StoreFile", "StoreScan", "StoreWriter", "StoredKeys", "TruncatedTail",
-    "check_record", "decode_record", "encode_record", "encode_segment", "file_blocks", "game_summary",
-    "has_games_files", "is_stream", "merge", "migrate", "parse_line", "read_store_file", "read_store_files",
-    "read_summary", "record_at", "records_at", "scan_outcome_columns", "scan_outcomes", "scan_store", "seal",
-    "segment_blocks", "segment_data", "segment_paths", "segment_text_blocks", "split_lines", "summary_path",
+    "StoreReader", "StoreScan", "StoreWriter", "StoredKeys", "TruncatedTail",
+    "check_record", "decode_record", "encode_record", "encode_segment", "game_summary",
+    "has_games_files", "is_stream", "merge", "migrate", "seal",
+    "segment_data", "segment_paths", "summary_path",
     "table_summary_bytes", "writable_folder", "write_atomically", "writes_standard_output",
 ]

@@ -1,4 +1,4 @@
-"""A store's games as outcome columns (``scan_outcome_columns``, ``OutcomeColumns``): each sealed
+"""A store's games as outcome columns (``OutcomeColumns``, what ``StoreReader.outcomes`` reads): each sealed
 segment's summary read as a pyarrow Table, the live log read by :mod:`.line_columns`, a game
 stored twice found on one int64 identity per game (numpy), and the stored games' identities as
 sorted arrays (``StoredKeys``: what a resumed run asks).
@@ -17,7 +17,7 @@ from boopexp.experiments.store.files import GAMES_FILE
 from boopexp.experiments.store.line_columns import _summarised_lines
 from boopexp.experiments.store.lines import Location, TruncatedTail
 from boopexp.experiments.store.scan import Conflict, StoreScan, _read_log_bytes
-from boopexp.experiments.store.segments import _segment_error, segment_paths, segment_text_blocks
+from boopexp.experiments.store.segments import _segment_error, segment_text_blocks
 from boopexp.experiments.store.summary import OUTCOME_COLUMNS, read_summary_table, summary_table
 from boopexp.play.contract import FORFEITS
 from boopexp.play.identity import GameKey, record_key
@@ -28,7 +28,7 @@ _MISSING_CHUNK = 1 << 16
 
 @dataclass(frozen=True)
 class _FileTable:
-    """One file of a store as :func:`scan_outcome_columns` read it, with what tells whether a later
+    """One file of a store as ``StoreReader.outcomes`` read it, with what tells whether a later
     read may reuse it (``stamp``): a segment's identity and size on disk (a segment is never
     written in place: sealing and migrating rename a new file), or the live log's bytes read (their
     length, BLAKE2 digest and number of lines: the log only grows between seals, and a seal runs
@@ -108,8 +108,8 @@ class OutcomeColumns:
         table: a pyarrow Table of :data:`OUTCOME_COLUMNS` (``forfeit``, ``sweep`` as JSON text), one row per
             game, the counted copy of each (the first read), in reading order.
         scan: the same store's :class:`StoreScan` without its records: its warnings (truncated
-            tail, duplicates, conflicts, unused summaries) are those of :func:`scan_outcomes`.
-        files: each file as read (what ``scan_outcome_columns(..., since=this)`` reuses).
+            tail, duplicates, conflicts, unused summaries) are those of ``StoreReader.records``.
+        files: each file as read (what ``StoreReader.outcomes(since=this)`` reuses).
         file_of_row: the index in ``files`` of each row's file (numpy).
     """
 
@@ -142,35 +142,6 @@ class OutcomeColumns:
     def keys(self) -> StoredKeys:
         """The stored games' identities, as arrays (:class:`StoredKeys`)."""
         return StoredKeys(self.table["config_hash"], self.table["pairing"], self.table["game_index"])
-
-
-def scan_outcome_columns(directory: str | Path, since: OutcomeColumns | None = None,
-                         columns: Sequence[str] = OUTCOME_COLUMNS) -> OutcomeColumns:
-    """:func:`scan_outcomes` as columns, never one Python object per sealed game: each sealed
-    segment's summary is read as a pyarrow Table (a segment without a usable summary, and the live
-    log, are decoded and turned into one), and a game stored twice is found on one int64 identity
-    per game (numpy): only the copies of such games are compared one by one, as
-    :func:`scan_outcomes` does (same counted copy, duplicates, conflicts and warnings).
-
-    Args:
-        since: an earlier scan of the same folder: the files it read that have not changed since
-            are not read again (a segment still the same file, the live log's lines already read
-            if the log still begins with them): how a run reads its store again under the lock
-            (read with the same ``columns``).
-        columns: the summary's columns to read (:data:`~boopexp.experiments.store.summary.COLUMNS`,
-            ``line``, a game's identity and ``winner`` among them): the tables read the
-            experiment and the length too.
-
-    Raises:
-        StoreError: as :func:`scan_store`.
-    """
-    directory = Path(directory)
-    earlier = {f.path: f for f in since.files} if since is not None else {}
-    log = _log_table(directory, earlier.get(directory / GAMES_FILE), columns)  # before the segments are listed
-    files = [_segment_table(path, earlier.get(path), columns) for path in segment_paths(directory)]
-    if log is not None:
-        files.append(log)
-    return _combine_columns(directory, files, log.tail if log is not None else None, columns)
 
 
 def _combine_columns(directory: Path, files: list[_FileTable], tail: TruncatedTail | None,
@@ -266,7 +237,7 @@ def _dedupe_columns(directory: Path, table: Any, paths: list[Path], notes: tuple
                     tail: TruncatedTail | None) -> tuple[Any, StoreScan]:
     """The first copy of each game of ``table`` (reading order; its ``file`` column indexes
     ``paths``) and the scan's duplicates and conflicts (winners compared, as
-    :func:`scan_outcomes`)."""
+    ``StoreReader.records``)."""
     import numpy as np
 
     ids = _game_ids(table)

@@ -1,20 +1,18 @@
-"""Reading a store as records: its files in reading order (the segments by number, then the live
-log), each game once (the first copy read counts; ``StoreScan`` says what was tolerated: a
-truncated tail, duplicates, conflicts), and one record read by where it is (``record_at``).
+"""What reading a store found (``StoreScan``: its games each once, the first copy read counting,
+and what was tolerated: a truncated tail, duplicates, conflicts between copies), and the live log
+read as it is (``_read_log``, ``_LogBlocks``: the one file of a store that grows).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from boopexp.errors import StoreError
 from boopexp.experiments.store.files import GAMES_FILE
-from boopexp.experiments.store.lines import Location, TruncatedTail, _LineBlocks, parse_line, split_lines
-from boopexp.experiments.store.segments import _read_segment, _segment_lines, segment_blocks, segment_paths
-from boopexp.experiments.store.summary import game_summary, read_summary
+from boopexp.experiments.store.lines import Location, TruncatedTail, _LineBlocks, split_lines
 from boopexp.play.contract import same_game
 from boopexp.play.identity import GameKey, record_key
 
@@ -60,7 +58,7 @@ class StoreScan:
         origins: the file and line of each record of ``records`` (same order).
         duplicate_files: the files holding either copy of a duplicated game, in reading order.
         conflicts: the duplicates whose winner differs from the first copy's; when the scan reads
-            whole records (:func:`scan_store`, :func:`merge`), also those that are another game
+            whole records (``StoreReader.records``, ``merge``), also those that are another game
             with the same winner (other moves or fields: :func:`~boopexp.play.contract.same_game`).
         notes: summaries not used although present (stale or unreadable: their segment was read).
     """
@@ -126,49 +124,6 @@ class StoreFile:
     tail: TruncatedTail | None = None  # only the live log can have a write cut short
 
 
-def read_store_files(directory: str | Path) -> list[StoreFile]:
-    """The files of a store in reading order: the sealed segments by number, then the live log.
-
-    The log is read *before* the segments are listed: :func:`seal` renames its new segment before
-    it truncates the log, so a game it moves meanwhile is read at least once (twice is counted once).
-
-    Raises:
-        StoreError: a file cannot be read, or a sealed segment is damaged (a segment is written
-            whole, through a temporary file, so a cut-short segment is damage, never a crash).
-    """
-    directory = Path(directory)
-    log = _read_log(directory)
-    files = [StoreFile(path, _segment_lines(path, _read_segment(path))) for path in segment_paths(directory)]
-    return files if log is None else [*files, log]
-
-
-def read_store_file(path: Path) -> StoreFile | None:
-    """One file of a store as :func:`read_store_files` reads it: the live log (None when there is
-    none) or a sealed segment.
-
-    Raises:
-        StoreError: as :func:`read_store_files`.
-    """
-    if path.name == GAMES_FILE:
-        return _read_log(path.parent)
-    return StoreFile(path, _segment_lines(path, _read_segment(path)))
-
-
-def file_blocks(path: Path, block_bytes: int = 1 << 24) -> Iterator[list[tuple[int, bytes]]]:
-    """The lines of a file of a store as :func:`read_store_files` numbers them: a sealed segment's
-    in blocks (:func:`segment_blocks`), the live log's complete lines in one (none: no log).
-
-    Raises:
-        StoreError: the file cannot be read, or a segment is damaged.
-    """
-    if path.name != GAMES_FILE:
-        yield from segment_blocks(path, block_bytes)
-        return
-    log = _read_log(path.parent)
-    if log is not None and log.lines:
-        yield log.lines
-
-
 def _read_log(directory: Path) -> StoreFile | None:
     """The live log's complete lines and cut-short tail, or None if there is no log."""
     log = _read_log_bytes(directory)
@@ -226,89 +181,6 @@ def _log_lines(path: Path) -> Iterator[tuple[int, int, bytes]]:
         for number, raw in enumerate(fh, start=1):
             yield number, offset, raw
             offset += len(raw)
-
-
-def scan_store(directory: str | Path) -> StoreScan:
-    """Read and validate every game of a store: its sealed segments, then its live log (a folder
-    without either is an empty store). A game found twice is counted once, the first copy read.
-
-    Raises:
-        StoreError: a line other than the log's last one is not a valid record (file and line
-            named), or a segment is damaged.
-    """
-    files = read_store_files(directory)
-    return _scan_games(Path(directory), _parsed(files), whole=True)
-
-
-def record_at(location: Location) -> dict[str, Any]:
-    """The game record stored at ``location`` (a line of a sealed segment or of the live log, as
-    :meth:`OutcomeColumns.origin_of_row` names it), decoded like every record: one game read
-    without decoding the store's others (``boopexp serve``'s viewer). Reads only.
-
-    Raises:
-        StoreError: the file cannot be read, the line is gone (sealed or rewritten meanwhile) or
-            is not a valid record.
-    """
-    return next(records_at([location]))
-
-
-def records_at(locations: Sequence[Location]) -> Iterator[dict[str, Any]]:
-    """:func:`record_at` of each of ``locations``, in their order, lazily, each file read (and a
-    segment decompressed) once however many of them it holds (``import`` comparing a file's games
-    with their stored copies). A file's wanted lines are kept until its last location is reached:
-    locations sorted by file hold one file's lines at a time.
-
-    Raises:
-        StoreError: as :func:`record_at`, when the location concerned is reached.
-    """
-    wanted: dict[Path, set[int]] = {}
-    last: dict[Path, int] = {}
-    for i, (path, number) in enumerate(locations):
-        wanted.setdefault(path, set()).add(number)
-        last[path] = i
-    found: dict[Path, dict[int, bytes]] = {}
-    for i, (path, number) in enumerate(locations):
-        if path not in found:
-            stored = read_store_file(path)
-            found[path] = {n: raw for n, raw in stored.lines if n in wanted[path]} if stored is not None else {}
-        raw = found[path].get(number)
-        if last[path] == i:
-            del found[path]
-        if raw is None:
-            raise StoreError(f"{path} line {number} vanished while reading (sealed or migrated meanwhile?); read again")
-        yield parse_line(path, number, raw)
-
-
-def _parsed(files: Iterable[StoreFile]) -> list[_Games]:
-    """The files' lines as parsed records."""
-    return [_Games(f.path, ((n, parse_line(f.path, n, raw)) for n, raw in f.lines), f.tail) for f in files]
-
-
-def scan_outcomes(directory: str | Path) -> StoreScan:
-    """:func:`scan_store` reading only what counting games needs: its records are the games'
-    summaries (:func:`boopexp.experiments.store.summary.game_summary`: identity, sides, outcome, length,
-    forfeit, sweep point), taken from each sealed segment's summary file when it matches the
-    segment, else decoded from the segment; the live log is decoded. One Python object a game:
-    ``status``, ``run`` and ``run --dry-run`` read :func:`scan_outcome_columns` instead.
-
-    Raises:
-        StoreError: as :func:`scan_store`.
-    """
-    directory = Path(directory)
-    log = _read_log(directory)  # before the segments are listed, as read_store_files
-    sources: list[_Games] = []
-    notes: list[str] = []
-    for path in segment_paths(directory):
-        rows, problem = read_summary(path)
-        if problem is not None:
-            notes.append(problem)
-        if rows is None:
-            rows = [(n, game_summary(parse_line(path, n, raw))) for n, raw in _segment_lines(path, _read_segment(path))]
-        sources.append(_Games(path, rows))
-    if log is not None:
-        sources.append(_Games(log.path, ((n, game_summary(parse_line(log.path, n, raw))) for n, raw in log.lines),
-                              log.tail))
-    return _scan_games(directory, sources, tuple(notes))
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,8 @@ from boopexp.experiments.store.files import (
 )
 from boopexp.experiments.store.line_columns import _summarised_lines
 from boopexp.experiments.store.lines import encode_record
-from boopexp.experiments.store.scan import Conflict, _LogBlocks, scan_store
+from boopexp.experiments.store.reader import StoreReader
+from boopexp.experiments.store.scan import Conflict, _LogBlocks
 from boopexp.experiments.store.segments import (
     SEGMENT_NAME,
     _next_segment_number,
@@ -50,7 +51,7 @@ from boopexp.experiments.store.segments import (
 from boopexp.experiments.store.summary import (
     COLUMNS,
     game_summary,
-    read_summary,
+    read_summary_table,
     summary_bytes,
     summary_path,
     table_summary_bytes,
@@ -298,7 +299,7 @@ def migrate(directory: str | Path) -> MigrateReport:
     """
     directory = Path(directory)
     with _maintenance(directory, "migrate"):
-        scan = scan_store(directory)
+        scan = StoreReader(directory).records()
         scan.refuse_conflicts("migrated", "migrate")
         data = encode_segment(b"".join(encode_record(r) for r in scan.records))
         target = directory / SEGMENT_NAME.format(1)
@@ -311,7 +312,7 @@ def migrate(directory: str | Path) -> MigrateReport:
             log_size = scan.tail.offset
         summary = summary_bytes(((n, game_summary(r)) for n, r in enumerate(scan.records, start=1)), data)
         if not older and not log_size and target.is_file() and target.read_bytes() == data:
-            if read_summary(target)[0] is None:
+            if read_summary_table(target, ("line",))[0] is None:
                 _write_durably(summary_path(target), summary, "migrate-summary")
             return MigrateReport(target, len(scan.records), False, (), moved_tail)
         _write_durably(summary_path(target), summary, "migrate-summary")

@@ -59,7 +59,7 @@ def has_games_files(directory: str | Path) -> bool:
 
 
 def segment_blocks(path: Path, block_bytes: int = 1 << 24) -> Iterator[list[tuple[int, bytes]]]:
-    """The lines of a sealed segment as :func:`read_store_files` numbers them (complete, non-blank,
+    """The lines of a sealed segment as ``StoreReader.blocks`` numbers them (complete, non-blank,
     1-based), in blocks of about ``block_bytes`` uncompressed bytes: a reader that needs some of
     every game (the telemetry table) never holds the whole decompressed segment.
 
@@ -150,7 +150,7 @@ def _decompress(path: Path, data: bytes) -> bytes:
 
 def segment_data(path: Path) -> bytes:
     """The uncompressed lines of a sealed segment (either format), checked: for the few readers
-    that want its bytes (tests, ``export``) rather than its lines (:func:`read_store_file`).
+    that want its bytes (tests, ``export``) rather than its lines (``StoreReader.blocks``).
 
     Raises:
         StoreError: the segment cannot be read or is damaged.

@@ -8,7 +8,7 @@ reading 100k rows takes tenths of a second where decoding the segment takes a mi
 *cache* of the segment, never the truth: its metadata records the segment's size and trailer (its
 last 8 bytes: the CRC-32 and length of the uncompressed lines, in either format), and a summary
 that does not match its segment, cannot be read, or is missing is ignored and the segment decoded
-instead (:func:`read_summary` says why).
+instead (:func:`read_summary_table` says why).
 
 pyarrow is imported inside the functions: ``boopexp --help`` does not pay for it.
 """
@@ -31,7 +31,7 @@ SUMMARY_FORMAT = "1"
 #: fields of :func:`game_summary`.
 COLUMNS: tuple[str, ...] = ("line", "config_hash", "pairing", "game_index", "experiment", "p1", "p2", "winner",
                             "termination", "plies", "device_seconds", "forfeit", "sweep")
-#: What counting a store's games reads of each summary (``columns.scan_outcome_columns``).
+#: What counting a store's games reads of each summary (``StoreReader.outcomes``).
 OUTCOME_COLUMNS = ("line", "config_hash", "pairing", "game_index", "p1", "p2", "winner", "termination", "forfeit",
                    "sweep")
 #: A record's optional fields held as text (the sides' names, the experiment, the termination):
@@ -41,8 +41,6 @@ TEXT_FIELDS: tuple[str, ...] = ("experiment", "p1", "p2", "termination")
 CHECKED_COLUMNS: tuple[str, ...] = ("config_hash", "pairing", "game_index", "winner")
 #: Columns holding a JSON value (an object or null) as text.
 _JSON_COLUMNS = ("forfeit", "sweep")
-#: Text columns with few distinct values in a store.
-_SHARED_COLUMNS = ("config_hash", "pairing", "experiment", "p1", "p2", "winner", "termination")
 #: Bytes of a segment's trailer: CRC-32 and size (mod 2^32) of the uncompressed data (a gzip
 #: member's trailer, or the checksum frame of :mod:`boopexp.experiments.store`'s zstd segments).
 _TRAILER = 8
@@ -108,7 +106,7 @@ def _int64(value: Any) -> int | None:
 def summary_table(rows: Iterable[tuple[int, Mapping[str, Any]]]) -> Any:
     """``rows`` ((line, :func:`game_summary`) in line order) as the pyarrow Table of a summary
     file (:data:`COLUMNS`, without metadata): what a segment without a summary, or the live log,
-    gives the columnar readers (:func:`boopexp.experiments.store.scan_outcome_columns`)."""
+    gives the columnar readers (``StoreReader.outcomes``)."""
     import pyarrow as pa
 
     columns: dict[str, list[Any]] = {c: [] for c in COLUMNS}
@@ -143,31 +141,11 @@ def invalid_rows(table: Any) -> Any:
     return bad.to_numpy(zero_copy_only=False)
 
 
-def read_summary(segment: Path) -> tuple[list[tuple[int, dict[str, Any]]] | None, str | None]:
-    """The rows of ``segment``'s summary, or None and why not (None: there is no summary).
-
-    A summary is used only if its metadata matches the segment as it is now (size and
-    trailer): a segment restored or rewritten since is decoded instead.
-    """
-    table, problem = read_summary_table(segment)
-    if table is None:
-        return None, problem
-    columns = table.to_pydict()
-    # A store holds few distinct settings, pairings and agents: one string object each, not one a
-    # game (a third of the memory of 100k rows).
-    shared: dict[str, str] = {}
-    for c in _SHARED_COLUMNS:
-        columns[c] = [v if v is None else shared.setdefault(v, v) for v in columns[c]]
-    for c in _JSON_COLUMNS:
-        columns[c] = [v if v is None else json.loads(v) for v in columns[c]]
-    names = COLUMNS[1:]
-    return [(line, dict(zip(names, values))) for line, *values in zip(*(columns[c] for c in COLUMNS))], None
-
-
 def read_summary_table(segment: Path, columns: Iterable[str] = COLUMNS) -> tuple[Any, str | None]:
     """``segment``'s summary as a pyarrow Table of ``columns`` (without metadata), or None and why
-    not, as :func:`read_summary` (which reads it): the columnar readers count from it without one
-    Python object a game."""
+    not (None: there is no summary). A summary is used only if its metadata matches the segment
+    as it is now (size and trailer): a segment restored or rewritten since is decoded instead.
+    The columnar readers count from it without one Python object a game."""
     path = summary_path(segment)
     try:
         size = segment.stat().st_size

@@ -14,7 +14,6 @@ import yaml
 
 from boopexp.errors import ConfigError, StoreError
 from boopexp.experiments.config import load_yaml
-from boopexp.experiments.store.columns import scan_outcome_columns
 from boopexp.experiments.store.files import (
     CONFIG_FILE,
     GAMES_FILE,
@@ -26,7 +25,7 @@ from boopexp.experiments.store.files import (
     write_atomically,
 )
 from boopexp.experiments.store.lines import _show, check_record, encode_record
-from boopexp.experiments.store.scan import StoreScan, scan_outcomes, scan_store
+from boopexp.experiments.store.reader import StoreReader
 
 _CONFIG_HEADER = (
     "# The resolved configuration of the games in games.jsonl, written by boopexp (docs/runner.md).\n"
@@ -44,14 +43,6 @@ class GameStore:
 
     def __repr__(self) -> str:
         return f"GameStore({str(self.directory)!r})"
-
-    def scan(self) -> StoreScan:
-        """Validate and read every game: sealed segments and live log (see :func:`scan_store`)."""
-        return scan_store(self.directory)
-
-    def outcomes(self) -> StoreScan:
-        """The games' summaries only (see :func:`scan_outcomes`): what counting them needs."""
-        return scan_outcomes(self.directory)
 
     def read_config(self) -> dict[str, Any] | None:
         """The resolved config saved with the games, or None if there is none.
@@ -119,14 +110,14 @@ class StoreWriter:
         self.store = store
         # Validate before creating anything (the folder, the lock file): a corrupt store must be
         # left exactly as it is.
-        stored = scan_outcome_columns(store.directory)
+        stored = StoreReader(store.directory).outcomes()
         with writable_folder(store.directory):
             store.directory.mkdir(parents=True, exist_ok=True)
             self._lock_fd = _lock(store.directory / LOCK_FILE, "wait for it or use another --out")
             try:
                 # Again, under the lock: another process may have appended or sealed meanwhile.
                 # Only what changed is read again (the log's new lines, a new segment).
-                stored = scan_outcome_columns(store.directory, since=stored)
+                stored = StoreReader(store.directory).outcomes(since=stored)
                 #: Where a truncated last line was moved (None if there was none).
                 self.moved_tail: Path | None = None
                 #: The games stored before this writer's first append, as columns.

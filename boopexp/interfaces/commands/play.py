@@ -399,7 +399,7 @@ def replay(results_dir, pairing, game_index, config_hash, show, search, root_at)
     from boopexp.agents.specs import ALIASES
     from boopexp.experiments.config import parse_pairing
     from boopexp.experiments.status import require_results_folder
-    from boopexp.experiments.store import GameStore, has_games_files
+    from boopexp.experiments.store import StoreReader, has_games_files
     from boopexp.game import notation
     from boopexp.play.identity import record_key
     from boopexp.play.replay import (
@@ -418,7 +418,7 @@ def replay(results_dir, pairing, game_index, config_hash, show, search, root_at)
         raise ConfigError(f"no games.jsonl (nor sealed games-NNNN.jsonl.zst) in {str(results_dir)!r}")
     with schema.within("--pairing"):  # aliases as in configs ("mcts+SEP" is "mcts-co"); declared agents keep theirs
         pairing = parse_pairing(pairing, canonical=lambda name: ALIASES.get(name, name))
-    scan = GameStore(results_dir).scan()
+    scan = StoreReader(results_dir).records()
     record = find_game(scan.records, pairing, game_index, config_hash, where=repr(str(results_dir)))
     problem = moves_problem(record)
     if problem:  # a damaged line: say where it is, before any walk or search

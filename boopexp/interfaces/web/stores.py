@@ -26,9 +26,8 @@ from boopexp.experiments.store import (
     GAMES_FILE,
     SEGMENT_PATTERN,
     SUMMARY_PATTERN,
+    StoreReader,
     has_games_files,
-    record_at,
-    scan_outcome_columns,
 )
 
 #: The report files a store's page links to and ``/files`` serves (what ``boopexp tables`` and
@@ -138,7 +137,7 @@ class StatusCache:
     """Each store's status (``experiments.status.folder_status``), read again only when one of its
     files changed: the dashboard asks for every store every few seconds, and most stores never change. Also the outcome
     columns of the :data:`MAX_COLUMNS` stores read last, which the next read of such a store (its
-    status, its games, one game) starts from (``scan_outcome_columns(since=)``: unchanged files,
+    status, its games, one game) starts from (``StoreReader.outcomes(since=)``: unchanged files,
     and the live log's lines already read, are not read again); a store read longer ago is read
     afresh. The statuses are small (a few numbers per pairing) and all kept."""
 
@@ -162,7 +161,7 @@ class StatusCache:
         """The store's outcome columns, read from the last ones (StoreError as the store says it)."""
         with self._lock:
             since = self._columns.get(folder)
-        columns = scan_outcome_columns(folder, since=since)
+        columns = StoreReader(folder).outcomes(since=since)
         with self._lock:
             self._columns[folder] = columns
             self._columns.move_to_end(folder)
@@ -204,7 +203,7 @@ class StatusCache:
 def list_stores(root: Root, cache: StatusCache) -> list[dict[str, Any]]:
     """Every store under the root with its progress: path (root-relative), name, games done and
     planned, per pairing, SPRT state and forfeits (``/api/stores``). Counting reads the stores'
-    outcome columns only (``scan_outcome_columns``), never a game's moves."""
+    outcome columns only (``StoreReader.outcomes``), never a game's moves."""
     out = []
     for folder in results_folders(root.path):
         name = root.relative(folder)
@@ -331,7 +330,7 @@ def find_record(root: Root, cache: StatusCache, name: str, pairing: str, index: 
         raise RequestError(409, f"{pairing!r} #{index} is stored under several settings in {name!r}; choose "
                                 f"config_hash from: {hashes}")
     try:
-        return record_at(columns.origin_of_row(found[0]))
+        return StoreReader(folder).record(columns.origin_of_row(found[0]))
     except BoopError as exc:
         raise RequestError(422, str(exc)) from None
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from boopexp.analysis.stats import wilson_interval
-from boopexp.experiments.store import GameStore
+from boopexp.experiments.store import StoreReader
 from boopexp.play.identity import record_key
 
 
@@ -63,7 +63,7 @@ def rows(folders: list[str | Path], agent: str) -> list[Row]:
     seen: set[tuple] = set()
     tally: dict[tuple[str, tuple[str, float]], dict] = {}  # (opponent, (mode, seconds)) -> counts
     for folder in folders:
-        for r in GameStore(folder).scan().records:
+        for r in StoreReader(folder).records().records:
             key = record_key(r)
             if key in seen or agent not in (r["p1"], r["p2"]):
                 continue
@@ -125,7 +125,7 @@ def check_table(folders: list[str | Path], agent: str) -> str:
 
     sums: dict[tuple[str, float], list[float]] = {}
     for folder in folders:
-        for r in GameStore(folder).scan().records:
+        for r in StoreReader(folder).records().records:
             budget = _budget(r["budget"])
             if math.isnan(budget[1]):
                 continue  # an iterations budget: nothing is charged against it
