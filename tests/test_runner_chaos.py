@@ -188,8 +188,8 @@ def test_dask_worker_and_scheduler_killed_mid_run_then_resumed_gives_every_game_
     assert sorted(keys_in(games.parent)) == sorted(planned(workdir / "configs" / "demo.yaml", 15))  # no duplicate
     c = load_config(workdir / "configs" / "demo.yaml").with_games_per_side(15)
     reference = {t.key: without_timing(fake_play_game(t)) for t in c.tasks(c.plan())}
-    stored = StoreReader(games.parent).records().records
-    records = {(r["config_hash"], r["pairing"], r["game_index"]): r for r in stored}
+    kept = StoreReader(games.parent).records().records
+    records = {(r["config_hash"], r["pairing"], r["game_index"]): r for r in kept}
     assert {k: without_timing(r) for k, r in records.items()} == reference
 
 
