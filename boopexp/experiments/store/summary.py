@@ -27,10 +27,15 @@ from boopexp.play.identity import PAIRING_SEPARATOR
 SUMMARY_PATTERN = re.compile(r"summary-(\d{4,})\.parquet")
 #: The summary format, in the file's metadata: a summary of another format is not read.
 SUMMARY_FORMAT = "1"
-#: One row per game, in segment line order: ``line`` (1-based line of the segment), then the
-#: fields of :func:`game_summary`.
-COLUMNS: tuple[str, ...] = ("line", "config_hash", "pairing", "game_index", "experiment", "p1", "p2", "winner",
-                            "termination", "plies", "device_seconds", "forfeit", "sweep")
+#: **The** columns of a summary, each with its pyarrow type: one row per game, in segment line
+#: order: ``line`` (1-based line of the segment), then the fields of :func:`game_summary`
+#: (``forfeit`` and ``sweep``, JSON values, as their text).
+COLUMN_TYPES: dict[str, str] = {
+    "line": "int64", "config_hash": "string", "pairing": "string", "game_index": "int64", "experiment": "string",
+    "p1": "string", "p2": "string", "winner": "string", "termination": "string", "plies": "int64",
+    "device_seconds": "float64", "forfeit": "string", "sweep": "string",
+}
+COLUMNS: tuple[str, ...] = tuple(COLUMN_TYPES)
 #: What counting a store's games reads of each summary (``StoreReader.outcomes``).
 OUTCOME_COLUMNS = ("line", "config_hash", "pairing", "game_index", "p1", "p2", "winner", "termination", "forfeit",
                    "sweep")
@@ -115,11 +120,7 @@ def summary_table(rows: Iterable[tuple[int, Mapping[str, Any]]]) -> Any:
         for c in COLUMNS[1:]:
             value = summary[c]
             columns[c].append(None if value is None else json.dumps(value) if c in _JSON_COLUMNS else value)
-    schema = pa.schema([("line", pa.int64()), ("config_hash", pa.string()), ("pairing", pa.string()),
-                        ("game_index", pa.int64()), ("experiment", pa.string()), ("p1", pa.string()),
-                        ("p2", pa.string()), ("winner", pa.string()), ("termination", pa.string()),
-                        ("plies", pa.int64()), ("device_seconds", pa.float64()), ("forfeit", pa.string()),
-                        ("sweep", pa.string())])
+    schema = pa.schema([(c, getattr(pa, kind)()) for c, kind in COLUMN_TYPES.items()])
     return pa.table(columns, schema=schema)
 
 
