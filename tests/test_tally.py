@@ -7,7 +7,7 @@ import pytest
 from conftest import DEMO_CONFIG, fake_play_game
 
 from boopexp.experiments.config import load_yaml, parse_config
-from boopexp.experiments.store import GameStore
+from boopexp.experiments.store import GameStore, StoreReader
 from boopexp.experiments.tally import RunTally, forfeits, score
 from boopexp.game.sides import Side
 from boopexp.play.identity import record_key
@@ -36,7 +36,7 @@ def test_a_run_tally_counts_as_the_store_does_once_its_games_are_stored(tmp_path
         for r in records[1::2]:  # this run's
             writer.append(r)
             tally.add(r)
-    every = GameStore(tmp_path).scan().records
+    every = StoreReader(tmp_path).records().records
     assert tally.scores == score(entries, every) and (tally.skipped, tally.played, tally.done) == (4, 4, 8)
     assert tally.forfeits == forfeits(entries, every) == {
         "vanilla": {"agent_error": 2}, "heuristics": {"agent_error": 1}, "random": {"agent_error": 1}}
