@@ -1,4 +1,7 @@
-"""boopexp: reproduce Richoux's MCTS + combinatorial-optimisation agents for boop.
+"""``__version__``, the errors, and ``boopexp.Position`` / ``boopexp.Move`` served lazily (importing
+the package compiles nothing).
+
+boopexp: reproduce Richoux's MCTS + combinatorial-optimisation agents for boop.
 
 ``boopexp.Position`` and ``boopexp.Move`` (the game API a plugin agent plays with, docs/agents.md)
 are loaded on first use: importing the package, or running ``boopexp --help``, compiles nothing.

@@ -1,4 +1,7 @@
-"""The ``boopexp`` command: ``python -m boopexp`` and the console script (pyproject.toml's
+"""``python -m boopexp`` and the ``boopexp`` command (pyproject's ``[project.scripts]``): ``main``
+imports the command line, a Ctrl-C or SIGTERM meanwhile being one line and 130 / 143, and runs it.
+
+The ``boopexp`` command: ``python -m boopexp`` and the console script (pyproject.toml's
 ``[project.scripts]``) both run :func:`main`."""
 
 from __future__ import annotations

@@ -1,4 +1,9 @@
-"""The exceptions boopexp raises; the CLI turns each into one line and a non-zero exit."""
+"""``BoopError`` and its subclasses ``ConfigError``, ``StoreError``, ``LostResourceError`` (a
+scheduler or pool that went away), ``InvalidMoveError``, ``InvalidPositionError``,
+``IllegalMoveError``; a ``ConfigError`` carries where the mistake is as data (``key``, ``value``,
+``allowed``, ``where``) and builds its message from them.
+
+The exceptions boopexp raises; the CLI turns each into one line and a non-zero exit."""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""boop. in OpenSpiel: the game ``python_boop`` backed by boopexp's engine, and an MCTSBot agent.
+"""Boop. for OpenSpiel and OpenSpiel's MCTSBot as a plugin agent (optional extra; ``import
+boopexp.openspiel``).
+
+boop. in OpenSpiel: the game ``python_boop`` backed by boopexp's engine, and an MCTSBot agent.
 
 ``import boopexp.openspiel`` registers ``python_boop`` with :mod:`pyspiel` (the optional extra
 ``boopexp[openspiel]``), so that OpenSpiel's algorithms and tools can play boop. with the REAL

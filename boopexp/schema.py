@@ -1,4 +1,9 @@
-"""The checks every config parser shares: unknown and missing keys, mappings, integers and
+"""**the** checks every config parser and CLI option shares: unknown and missing keys, mappings,
+integers and finite numbers in a range, booleans, choices, a named file read (``read_text``);
+``within`` / ``under`` locate a nested parser's errors (the parameter table's ``Param.check`` goes
+through it).
+
+The checks every config parser shares: unknown and missing keys, mappings, integers and
 numbers in a range, booleans and choices, and the reading of a file a config names (one home for
 each; below every layer, like the errors).
 

@@ -142,3 +142,24 @@ def test_make_run_ends_with_what_to_look_at_next_and_names_what_exists():
         assert needle in text, needle
     assert _recipe("reproduce") and (ROOT / "docs" / "tables.md").exists() and (ROOT / "docs" / "runner.md").exists()
     assert "make run" in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_architecture_tables_are_the_modules_docstrings():
+    """Every module is described once: its row in docs/architecture.md is the first paragraph of
+    its docstring (tests/architecture_doc.py writes the rows: run it with --write)."""
+    from architecture_doc import generate
+
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    assert generate(text) == text, "docs/architecture.md's module rows differ from the docstrings: run " \
+                                   ".venv/bin/python tests/architecture_doc.py --write"
+
+
+def test_architecture_generator_places_a_new_module_and_drops_a_gone_one(tmp_path):
+    from architecture_doc import generate
+
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    gone = text.replace("| `bits.py` |", "| `gone.py` | a module that was |\n| `bits.py` |", 1)
+    assert generate(gone) == text  # the row of a module that does not exist goes
+    missing = "\n".join(line for line in text.splitlines() if not line.startswith("| `bits.py` |")) + "\n"
+    regenerated = generate(missing)
+    assert "| `bits.py` |" in regenerated and len(regenerated.splitlines()) == len(text.splitlines())

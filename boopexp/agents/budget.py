@@ -1,4 +1,6 @@
-"""The compute budget an agent thinks under (EXPERIMENTS.md §6; docs/budget.md).
+"""Budget modes, device profiles, ``budget.costs`` overrides and the cost vector (``device_costs``).
+
+The compute budget an agent thinks under (EXPERIMENTS.md §6; docs/budget.md).
 
 Modes:
     device      a deterministic emulated clock: every primitive the agent performs is charged a

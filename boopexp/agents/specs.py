@@ -1,4 +1,8 @@
-"""The named agents of the paper, their parameters and presets (AGENTS.md §B.1, §C).
+"""Agent names, presets (``AgentSpec``) and **the** table of parameters: each ``MCTSConfig`` field
+is one row (type, default, range, help, tuning range; ``MCTS_PARAMS``), beside the paper's ``k``,
+``m``, ``d`` (``PAPER_PARAMS``).
+
+The named agents of the paper, their parameters and presets (AGENTS.md §B.1, §C).
 
 An agent is described by a frozen :class:`AgentSpec` (a name, a kind and its parameters). The
 search itself lives in :mod:`boopexp.engine.mcts`; this module only knows names and numbers, so that a

@@ -1,4 +1,6 @@
-"""Figures of the report (PNG and SVG): Table I win rates, Table II sides, iterations per move;
+"""The report's figures and ``STYLE``, the matplotlib rc every report figure is drawn under.
+
+Figures of the report (PNG and SVG): Table I win rates, Table II sides, iterations per move;
 ``STYLE``, the rc every report figure is drawn under (here, ratings, robustness, tune), and ``save``.
 
 Reproducible bytes: figures are drawn on a bare :class:`matplotlib.figure.Figure` with the Agg

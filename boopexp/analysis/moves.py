@@ -1,4 +1,8 @@
-"""Per-move telemetry, streamed: what the telemetry table and the iterations figure need, read
+"""The games' per-move telemetry, streamed block by block (pyarrow's JSON reader, Python for records
+of other shapes) into per-agent distributions (``MoveStats``, ``GameData.moves``): what the
+telemetry table and the iterations figure read.
+
+Per-move telemetry, streamed: what the telemetry table and the iterations figure need, read
 one block of games at a time and folded into per-agent counts, never every move at once.
 
 A game's moves are read only from its counted copy (:mod:`boopexp.analysis.records` chose it):

@@ -1,4 +1,6 @@
-"""The paper's reference numbers (Tables I–II, equivalent moves, per-file durations) as package data.
+"""The paper's numbers (package data).
+
+The paper's reference numbers (Tables I–II, equivalent moves, per-file durations) as package data.
 
 The numbers live in ``boopexp/data/paper_tables.json``, transcribed from
 shared/spec/EXPERIMENTS.md §2, §3 and §5 (themselves recomputed from the 0.6.2 raw logs).

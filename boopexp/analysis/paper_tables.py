@@ -1,4 +1,6 @@
-"""The tables that compare our games with the paper: Table I, Table II and game length (§5).
+"""Tables I, II and game length: our games compared with the paper's.
+
+The tables that compare our games with the paper: Table I, Table II and game length (§5).
 
 Statistical choices (see :mod:`boopexp.analysis.stats` for the reasoning): win rates carry a
 Wilson 95% score interval; our counts are compared with the paper's by a two-sided Fisher exact

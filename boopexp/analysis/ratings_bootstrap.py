@@ -1,4 +1,6 @@
-"""Bradley–Terry ratings with bootstrap intervals: the fit redone on resampled games, all at once.
+"""Its stratified, seeded bootstrap (the same fitter on every resample at once).
+
+Bradley–Terry ratings with bootstrap intervals: the fit redone on resampled games, all at once.
 
 The point estimate is :func:`boopexp.analysis.ratings.fit_ratings` (maximum likelihood, first-move
 term). The intervals of docs/robustness-plan.md §3 come from a **seeded bootstrap over games,

@@ -1,4 +1,6 @@
-"""Ratings files from loaded games: ratings.csv, ratings.md and a figure (``boopexp ratings``, ``boopexp tables``).
+"""Its files and figure (``boopexp ratings``).
+
+Ratings files from loaded games: ratings.csv, ratings.md and a figure (``boopexp ratings``, ``boopexp tables``).
 
 The fit itself is :func:`boopexp.analysis.ratings.fit_ratings`; this module chooses the games
 (every game given, all settings), lays the result out as a :class:`~boopexp.analysis.tables.Table`

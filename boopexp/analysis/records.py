@@ -1,4 +1,7 @@
-"""Read results folders (sealed segments and ``games.jsonl``) into pandas frames: one row per game,
+"""The stores → frames (``load_results``, ``GameData``): one row a game, from the summaries beside
+sealed segments (the rest decoded); deduplication, the planned settings, the selection.
+
+Read results folders (sealed segments and ``games.jsonl``) into pandas frames: one row per game,
 one row per telemetry ply.
 
 Rules (docs/tables.md):

@@ -1,4 +1,6 @@
-"""Write :class:`~boopexp.analysis.tables.Table` objects as Markdown, CSV and LaTeX (booktabs).
+"""Markdown, CSV, LaTeX.
+
+Write :class:`~boopexp.analysis.tables.Table` objects as Markdown, CSV and LaTeX (booktabs).
 
 The LaTeX is written by hand: ``DataFrame.to_latex`` needs jinja2, which is not a dependency.
 Everything here is a pure function of the table, so rebuilding gives identical bytes.

@@ -1,4 +1,6 @@
-"""The tables of any run: pairwise (every pairing given) and telemetry per agent."""
+"""The tables of any run: pairwise and telemetry.
+
+The tables of any run: pairwise (every pairing given) and telemetry per agent."""
 
 from __future__ import annotations
 

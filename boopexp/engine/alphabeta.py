@@ -1,4 +1,8 @@
-"""Alpha-beta: negamax with iterative deepening, a Zobrist transposition table, move ordering by the
+"""The alpha-beta agent: negamax with iterative deepening, a Zobrist transposition table, moves
+ordered by f (``objective.score_moves``), H at the leaves, the promotion choice searched, on the
+device clock (``search``; docs/budget.md, "Alpha-beta").
+
+Alpha-beta: negamax with iterative deepening, a Zobrist transposition table, move ordering by the
 CO objective f and the state heuristic H as evaluation, compiled (docs/agents.md, docs/budget.md).
 
 The knowledge is the paper's, used another way: the moves of a node are tried in the order of

@@ -1,4 +1,7 @@
-"""Bit tricks for the compiled kernels: popcount (LLVM's ctpop) and trailing_zeros (numba's cttz).
+"""``popcount`` and ``trailing_zeros`` for the bitboard kernels (numba intrinsics, typed ``int ->
+int`` for mypy).
+
+Bit tricks for the compiled kernels: popcount (LLVM's ctpop) and trailing_zeros (numba's cttz).
 
 Both are numba intrinsics: a kernel calls them with the integer alone, but the Python objects'
 own signatures start with numba's typing context. The casts give the type checker the signature

@@ -1,4 +1,7 @@
-"""Lookup tables, built once at import and frozen into the compiled kernels as constants.
+"""Lookup tables built once at import (neighbours, push targets, line triples, scan orders, bit
+masks).
+
+Lookup tables, built once at import and frozen into the compiled kernels as constants.
 
 Directions are (row delta, column delta). Off-board squares are written -1.
 """

@@ -1,4 +1,7 @@
-"""MCTS_GHOST with the three CO injections (AGENTS.md §B), compiled.
+"""MCTS_GHOST: the tree (documented ``Tree`` fields, ``ROOT``, ``NO_PARENT``, ``NO_NODE``), the
+search driver and ``params_vector`` (an ``MCTSConfig`` as the vector the kernels read).
+
+MCTS_GHOST with the three CO injections (AGENTS.md §B), compiled.
 
 The tree is a handful of parallel arrays allocated up front (node states, parents, moves,
 scores, visits, child links), like mctx. Every QUIRK-A of the reference is kept and labelled;

@@ -1,4 +1,6 @@
-"""The CO objective f and the solver entry points (HEURISTIC.md §7, AGENTS.md §A), compiled.
+"""The CO objective f and the solver calls ``best_move`` / ``best_m_moves`` (AGENTS.md §A).
+
+The CO objective f and the solver entry points (HEURISTIC.md §7, AGENTS.md §A), compiled.
 
 A solver call is "enumerate every legal, unmasked move of the mover and score each with f"
 (the GHOST complete search prunes nothing on cost, AGENTS.md §A.1); no CP library is needed.

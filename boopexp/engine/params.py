@@ -1,4 +1,8 @@
-"""The layout of the MCTS parameter vector: which entry the kernels read for which parameter.
+"""The layout of the MCTS parameter vector (``P_PRESELECT_M`` … ``P_CO_LOOKAHEAD``,
+``PARAM_NAMES``): what the kernels read; the parameters themselves are declared in
+``agents/specs.py``.
+
+The layout of the MCTS parameter vector: which entry the kernels read for which parameter.
 
 A parameter is declared once, in the table :class:`boopexp.agents.specs.MCTSConfig` (its name,
 type, default, allowed range, help and tuning range; :data:`boopexp.agents.specs.MCTS_PARAMS`).

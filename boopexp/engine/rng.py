@@ -1,4 +1,6 @@
-"""An explicit, seedable random generator for the compiled kernels (xoshiro256**).
+"""Xoshiro256** with an explicit state array: every random choice of a kernel.
+
+An explicit, seedable random generator for the compiled kernels (xoshiro256**).
 
 Every random choice of the engine and the agents draws from a ``uint64[4]`` state array that
 the caller owns and passes in, seeded from a ``numpy.random.Generator`` / ``SeedSequence``.

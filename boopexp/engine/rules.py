@@ -1,4 +1,9 @@
-"""The rules of boop. as the Pobo 0.6.2 engines play them (RULES.md), compiled.
+"""The rules (REAL / TREE / SIM), the promotion heuristic's score, **the** legal-move enumeration
+(``legal_move_codes``, ``legal_move_count``), **the** random move (``random_move``) and the
+move-code layout compiled for the kernels (``encode_move`` / ``decode_move``, inlined twins of
+state.py's).
+
+The rules of boop. as the Pobo 0.6.2 engines play them (RULES.md), compiled.
 
 One engine, three variants selected by an explicit argument (RULES.md §10):
 

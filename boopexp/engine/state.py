@@ -1,4 +1,8 @@
-"""The game state: one small int16 array (RULES.md §1–2, §8).
+"""The state value (44 int16), the names of its fields (``TO_MOVE``, ``MOVE_NUMBER``,
+``POOL_BASE_BLUE``, …) and **the** move-code layout (``encode_move`` / ``decode_move``: plain
+Python, for the game layer).
+
+The game state: one small int16 array (RULES.md §1–2, §8).
 
 Layout of a state ``s`` (``STATE_SIZE`` = 44 entries):
 

@@ -1,4 +1,6 @@
-"""Experiment configurations: YAML → validated frozen dataclasses → the planned list of games.
+"""YAML → frozen dataclasses, validation, the plan and its tasks.
+
+Experiment configurations: YAML → validated frozen dataclasses → the planned list of games.
 
 A config names its pairings; a non-mirror pairing ``[A, B]`` plans ``games_per_side`` games
 "A vs B" (A = p1 = Blue, moves first) and as many "B vs A"; a mirror ``[A, A]`` plans

@@ -1,4 +1,9 @@
-"""The logistic Elo scale: **the** one home of 400 / ln 10, the expected score and its inverse.
+"""**the** logistic Elo scale: ``ELO_SCALE`` (ln 10 / 400), ``expected_score`` and its inverse
+``elo_of_score``, ``logistic``; here, not in ``analysis/``, because the SPRT (this layer) states its
+hypotheses in Elo, and the ratings, their bootstrap and the robustness study's deviance import it
+downward; no layer below needs a scale of strength.
+
+The logistic Elo scale: **the** one home of 400 / ln 10, the expected score and its inverse.
 
 An agent ``d`` Elo stronger than its opponent is expected to score
 

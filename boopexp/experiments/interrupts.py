@@ -1,4 +1,7 @@
-"""Ctrl-C and SIGTERM while games are played: :class:`Interrupts` (the parent's handling of both
+"""Ctrl-C and SIGTERM while games are played: ``Interrupts`` (``run``, ``game``, ``play``),
+``sigint_blocked`` (the pools' processes leave Ctrl-C to the parent).
+
+Ctrl-C and SIGTERM while games are played: :class:`Interrupts` (the parent's handling of both
 signals, used by ``run``, ``game`` and ``play``), :func:`sigint_blocked` (the pools' processes
 and threads are born deaf to Ctrl-C, which the parent alone handles) and
 :func:`start_resource_trackers` (the trackers that clean up after killed workers, quietly).

@@ -1,4 +1,10 @@
-"""The pool that plays games: :func:`iter_outcomes` maps :func:`boopexp.play.match.play_game` over
+"""**the** pool that maps ``play_game`` (``iter_outcomes``: each game a ``PlayedGame``, its record,
+or a ``FailedGame``, why there is none): in-process, joblib's loky processes (worker init, retries
+of a dead worker's games) or a Dask cluster; ``PoolOptions``, how games are played (jobs, backend,
+scheduler or Slurm, the play function), built once by the CLI and passed through the runner and the
+tuner (``for_games``: never more workers than games).
+
+The pool that plays games: :func:`iter_outcomes` maps :func:`boopexp.play.match.play_game` over
 the games of a plan, in this process (``--jobs 1``), in a loky process pool or on a
 dask.distributed cluster, and yields each game's outcome as soon as it is known: a
 :class:`PlayedGame` (its record) or a :class:`FailedGame` (no record: why).

@@ -1,4 +1,8 @@
-"""The dask scheduler a run connects to: its address checked (``[protocol://]host:port``) and the
+"""A Dask scheduler's address checked, the connection made within ``SCHEDULER_TIMEOUT_S``; with
+``--slurm``, dask-jobqueue's ``SLURMCluster`` (its worker job checked by ``sbatch --test-only``
+first).
+
+The dask scheduler a run connects to: its address checked (``[protocol://]host:port``) and the
 connection made within :data:`SCHEDULER_TIMEOUT_S`, or one line saying it cannot be reached; or,
 with ``--slurm``, the scheduler a run starts itself, whose workers are Slurm jobs (dask-jobqueue's
 ``SLURMCluster``), the worker job checked by Slurm before anything is written (docs/cluster.md).

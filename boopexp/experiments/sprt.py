@@ -1,4 +1,7 @@
-"""Sequential probability ratio test (SPRT) for one pairing, in the form engine testers use.
+"""The sequential test of a pairing (pure: fastchess's logistic GSPRT on game pairs, ``sprt:``
+parsing).
+
+Sequential probability ratio test (SPRT) for one pairing, in the form engine testers use.
 
 ``sprt: {elo0: 0, elo1: 30, alpha: 0.05, beta: 0.05}`` tests, per pairing "A vs B" played both
 ways, H0: A is elo0 Elo stronger than B against H1: A is elo1 Elo stronger (logistic Elo: an

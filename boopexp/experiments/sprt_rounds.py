@@ -1,4 +1,6 @@
-"""With ``sprt:``, a plan is played in rounds of blocks so that each tested pairing stops at its
+"""With ``sprt:``, the rounds of blocks that stop a pairing at its SPRT decision.
+
+With ``sprt:``, a plan is played in rounds of blocks so that each tested pairing stops at its
 decision (:func:`sprt_outcomes`; the test itself is :mod:`boopexp.experiments.sprt`)."""
 
 from __future__ import annotations

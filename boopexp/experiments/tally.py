@@ -1,4 +1,9 @@
-"""Counting a store's games against a plan: how far each pairing is, who won, who forfeited.
+"""A store's games counted against a plan: ``PairingScore`` (a ``PlanEntry`` and its counts) and its
+``with_game`` (**the** win tally of a pairing), ``score``, ``forfeits``, ``unplanned``;
+``RunTally``, a run's count (the store's games, then each game it stores: scores, forfeits, the
+SPRT's records).
+
+Counting a store's games against a plan: how far each pairing is, who won, who forfeited.
 
 The store (:mod:`boopexp.experiments.store`) keeps files; this module scores what it holds.
 :meth:`PairingScore.with_game` is **the** win tally of a pairing: the runner's running score

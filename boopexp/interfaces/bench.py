@@ -1,4 +1,6 @@
-"""Engine throughput benchmarks (``boopexp bench``, ``benchmarks/bench_engine.py``).
+"""``boopexp bench``: compiled measurement loops over the position sample.
+
+Engine throughput benchmarks (``boopexp bench``, ``benchmarks/bench_engine.py``).
 
 Every measurement is a compiled loop over a fixed, seeded set of realistic positions, so Python
 overhead is not measured. Each loop is compiled and calibrated first, then timed with

@@ -1,4 +1,8 @@
-"""The ``boopexp`` command line: a thin click layer over the library.
+"""The click group ``main``: ``BoopGroup`` maps ``BoopError`` to one line and an exit code;
+``commands/__init__.py`` registers the commands, one module per family (the rows below), and
+``BoopGroup`` also turns click's usage errors into one line.
+
+The ``boopexp`` command line: a thin click layer over the library.
 
 Library errors (:class:`boopexp.errors.BoopError`) become one line on stderr and exit code 2
 for configuration/usage errors, 1 otherwise; no traceback for a user's mistake. A Ctrl-C or

@@ -1,4 +1,11 @@
-"""Where ``boopexp play`` keeps a human's games: the ``--out`` check before the first move, the
+"""Where ``boopexp play`` keeps a game: ``--out`` checked before the first move, the store's next
+game, the finished game saved, or rescued into ``boopexp-play-unsaved-<time>`` when ``--out`` broke
+(not by ``serve``, which writes only its play folder); ``PlaySettings``: what a played game is
+played with (its ``GameSettings`` and its agents), and ``PlaySettings.of_config``, the one place
+``--config`` gives it (the config's settings, its agents resolved: ``game``, ``play`` and
+``serve``'s /play).
+
+Where ``boopexp play`` keeps a human's games: the ``--out`` check before the first move, the
 session of the store's next game, and the finished game saved, or rescued when ``--out`` broke.
 
 The session's rules are ``play/session.py`` (a layer below the store, so it cannot save itself);

@@ -1,4 +1,9 @@
-"""The engine side of btp, the boop. text protocol (docs/protocol.md): any agent answers it.
+"""The engine side of btp, the boop. text protocol (docs/protocol.md): ``EngineSession`` answers a
+host's lines for any agent (its board, its seeded player kept across ``go``s, its promotion choice
+named in ``bestmove``), ``serve`` runs it on stdin/stdout (``boopexp engine``: a thread reads the
+host's lines, so ``stop``, ``quit`` and the end of input end a running search).
+
+The engine side of btp, the boop. text protocol (docs/protocol.md): any agent answers it.
 
 :class:`EngineSession` turns the host's lines into the engine's answers for one agent; it keeps
 the board (``position … moves``, extended move by move when the new list starts with the old

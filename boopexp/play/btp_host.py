@@ -1,4 +1,10 @@
-"""The host side of btp (docs/protocol.md): an engine agent (``engine: [command, ...]``) as a player.
+"""The host side of btp: ``EngineProcess``, the process of an engine agent (``engine: [command,
+...]``; ``match.EnginePlayer`` plays it): one process per game in its own process group under a
+memory limit, its stdout and stderr read by threads, anything but a legal ``bestmove`` in time a
+forfeit, its processes killed at the game's end (its process group and every process carrying its
+token).
+
+The host side of btp (docs/protocol.md): an engine agent (``engine: [command, ...]``) as a player.
 
 :class:`EngineProcess` starts one engine process for the game (its own process group, its address
 space limited to ``memory_mb``), says ``btp``, sends its options, ``newgame seed S side p1|p2``

@@ -1,4 +1,8 @@
-"""The lines of btp, the boop. text protocol (docs/protocol.md), as either side reads them: at
+"""The protocol's lines as either side reads them: ``read_lines`` gives lines of at most
+``MAX_LINE`` bytes (2 MiB) and a ``LineTooLong`` for a longer one, whose bytes are dropped as they
+come.
+
+The lines of btp, the boop. text protocol (docs/protocol.md), as either side reads them: at
 most :data:`MAX_LINE` bytes each (:func:`read_lines`), so that a peer that writes a line without
 end costs no more memory than that. Read by ``boopexp engine`` (:mod:`boopexp.play.btp`) and by
 the host of an engine agent (:mod:`boopexp.play.btp_host`).

@@ -1,4 +1,6 @@
-"""Calibration of the budgets: the device profile's costs (the host's rates: :mod:`boopexp.play.throttle`).
+"""The device-profile fit and the two-stage check's cost ratio r (``boopexp calibrate``).
+
+Calibration of the budgets: the device profile's costs (the host's rates: :mod:`boopexp.play.throttle`).
 
 The procedure and its numbers are written up in docs/budget.md. Everything here is measured on
 fixed, seeded games, so the primitive counts (and therefore the fitted device profile) are the

@@ -1,4 +1,6 @@
-"""Game identity and seeds: a game is (settings hash, pairing, game index); its seed derives from it.
+"""Settings hash and per-game seeds, the shard of a game (``Shard``, ``run --shard I/N``).
+
+Game identity and seeds: a game is (settings hash, pairing, game index); its seed derives from it.
 
 This module is the one home of a game's identity: the settings hash (:func:`settings_hash`, of
 what :meth:`boopexp.play.settings.GameSettings.identity` covers), the pairing's name

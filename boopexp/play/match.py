@@ -1,4 +1,8 @@
-"""One game between two agents: the pure function the runner maps over its pool.
+"""The players (MCTS, heuristics, random, alpha-beta, plugins; engines through ``btp_host``),
+``play_game(task) -> record`` and ``compile_kernels`` (every kernel the games of some kinds of agent
+call, called once).
+
+One game between two agents: the pure function the runner maps over its pool.
 
 The task and the record are the engine-free game contract (:mod:`boopexp.play.contract`).
 ``play_game(task)`` depends only on the task (agents, budget, seed): the same task gives the

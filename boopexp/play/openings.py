@@ -1,4 +1,8 @@
-"""Start positions: a config's ``openings:`` and the suites of ``boopexp openings`` (docs/openings.md).
+"""Start positions, engine-free: a config's ``openings:`` (``Openings``: drawn random plies,
+optionally balanced, or a suite file read and checked as text), a task's start before it is played
+(a suite line, or a ``Draw``), suite files (``read_suite``, ``suite_text``).
+
+Start positions: a config's ``openings:`` and the suites of ``boopexp openings`` (docs/openings.md).
 
 Tournament tools (fastchess, cutechess, OpenBench) play paired games from a suite of start
 positions, so that deterministic agents do not replay one game and the pair cancels the opening's

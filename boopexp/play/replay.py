@@ -1,4 +1,8 @@
-"""Replay a stored game: walk its moves on the board, checking every one, or play it again.
+"""A stored game walked move by move (``walk``), played again (``first_difference``), or played
+again up to one search, whose root it reads (``root_search``: ``replay --root-at``, the viewer's
+"The search").
+
+Replay a stored game: walk its moves on the board, checking every one, or play it again.
 
 ``boopexp replay`` and the tests use these; a record alone is enough (docs/architecture.md).
 """

@@ -1,4 +1,9 @@
-"""One game between a human and an agent: the rules of ``boopexp play``'s session, without a terminal.
+"""A human against an agent (``PlaySession(settings, agent, human: Colour)``, ``boopexp play``'s
+rules): whose move, the human's and the agent's moves, undo, the hint (seeded by the game and the
+ply), when it is over, the record; ``next_game_index`` (a played game's number is unique per pairing
+in its store).
+
+One game between a human and an agent: the rules of ``boopexp play``'s session, without a terminal.
 
 :class:`PlaySession` holds the game (any built-in, variant or plugin agent that
 :func:`boopexp.play.match.make_player` builds): whose move it is, the human's moves checked and

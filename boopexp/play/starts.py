@@ -1,4 +1,8 @@
-"""The engine side of start positions (docs/openings.md): a task's start turned into the position
+"""Start positions, played: **the** resolution of a task's start (``resolve_start``, in the game's
+worker), a suite checked against the rules (``check_suite``), **the** draw of random-plies position
+i (``draw_opening``) and its reference evaluation (``balance_score``).
+
+The engine side of start positions (docs/openings.md): a task's start turned into the position
 its game starts from, a suite checked against the rules, a random-plies position drawn and judged.
 
 :mod:`boopexp.play.openings` describes the openings without the engine (the config and the

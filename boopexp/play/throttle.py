@@ -1,4 +1,6 @@
-"""The host's MCTS rate and the cpu-mode throttle derived from it (docs/budget.md).
+"""The host's MCTS rate and the cpu-mode throttle (``auto``).
+
+The host's MCTS rate and the cpu-mode throttle derived from it (docs/budget.md).
 
 Below :mod:`boopexp.play.match` (which resolves a ``cpu`` budget's throttle before a game), and
 below :mod:`boopexp.interfaces.bench` and :mod:`boopexp.play.calibrate` (which report the rates).

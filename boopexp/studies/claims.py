@@ -1,4 +1,8 @@
-"""The tests and verdicts of every study's pre-registered claims, on counts (docs/robustness-plan.md §3).
+"""**the** tests of a claim on counts (``Outcome``: estimate, interval, primary, opposite and
+negligible-effect p), conjunctions, Holm over a family (``judge_family``), the verdict rules, the
+sensitivity labels.
+
+The tests and verdicts of every study's pre-registered claims, on counts (docs/robustness-plan.md §3).
 
 Every claim, at one condition, comes down to one :class:`Outcome`: an estimate with its 95%
 interval and three p-values, each for one question the verdict rules ask:

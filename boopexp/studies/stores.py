@@ -1,4 +1,8 @@
-"""A study's folder and stores: the folder checked, each store's outcomes read (shared by every study).
+"""A study's folder checked (``check_study_folder``: not the study's folder or store, refused before
+anything is read) and each store's planned games read (``read_outcomes``, through the store's
+reader); ``iter_planned``.
+
+A study's folder and stores: the folder checked, each store's outcomes read (shared by every study).
 
 A study (``boopexp robustness``, ``boopexp knowledge``, …) reads several stores under one folder
 (``results/<study>/<store>``, each written by ``boopexp run`` from ``configs/<study>-<store>.yaml``).

@@ -1,4 +1,6 @@
-"""Tune configs: an experiment config's settings plus a ``tune:`` section → frozen dataclasses.
+"""The tune config (YAML → frozen dataclasses; no engine, no Optuna).
+
+Tune configs: an experiment config's settings plus a ``tune:`` section → frozen dataclasses.
 
 A tune config is an experiment config (``name``, ``seed``, ``budget``, ``preset``, ``params``,
 ``agents``) without ``pairings``/``games_per_side`` — the tuner plans its own games — and with::

@@ -1,4 +1,6 @@
-"""What a tuning leaves in its folder: trials.csv, confirmation.csv, the figure, confirmed.yaml, summary.txt.
+"""Trials.csv, the figure, confirmed.yaml and the summary line.
+
+What a tuning leaves in its folder: trials.csv, confirmation.csv, the figure, confirmed.yaml, summary.txt.
 
 Everything here is rebuilt from the study's trials and the stores' games (a rerun of a finished
 tuning plays nothing and rewrites the same files).

@@ -1,4 +1,6 @@
-"""``boopexp tune`` as one library call: search, confirmation, outputs."""
+"""Search, confirmation and outputs as one library call (what ``boopexp tune`` runs).
+
+``boopexp tune`` as one library call: search, confirmation, outputs."""
 
 from __future__ import annotations
 

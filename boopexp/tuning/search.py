@@ -1,4 +1,7 @@
-"""The search: an Optuna study (seeded TPE, ask/tell) whose trials are games in the runner's stores.
+"""The Optuna search (seeded TPE, SQLite, resumable) whose trials are games played through the
+runner.
+
+The search: an Optuna study (seeded TPE, ask/tell) whose trials are games in the runner's stores.
 
 Trial ``k`` (the k-th completed trial, 0-based) is the tuned agent at one point of the space,
 declared as the variant ``<agent>.t<k>`` and played against each opponent in both seats through

@@ -1,4 +1,7 @@
-"""The results store of one experiment folder: its games plus the ``config.yaml`` they were run with.
+"""A results folder's files, one room per job; the front door: the names the rest of boopexp imports
+(``from boopexp.experiments.store import …``).
+
+The results store of one experiment folder: its games plus the ``config.yaml`` they were run with.
 
 The games are in the live log ``games.jsonl`` and in any number of sealed segments
 ``games-NNNN.jsonl.zst`` (docs/runner.md; ``.gz``: sealed before zstd). The log holds one JSON object per finished game

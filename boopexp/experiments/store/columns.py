@@ -1,4 +1,7 @@
-"""A store's games as outcome columns (``OutcomeColumns``, what ``StoreReader.outcomes`` reads): each sealed
+"""A store's games as outcome columns (``OutcomeColumns``) and their identities as sorted arrays
+(``StoredKeys``: what a resumed run asks).
+
+A store's games as outcome columns (``OutcomeColumns``, what ``StoreReader.outcomes`` reads): each sealed
 segment's summary read as a pyarrow Table, the live log read by :mod:`.line_columns`, a game
 stored twice found on one int64 identity per game (numpy), and the stored games' identities as
 sorted arrays (``StoredKeys``: what a resumed run asks).

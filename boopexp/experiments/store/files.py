@@ -1,4 +1,8 @@
-"""A store's files made durable, and its lock: a file written whole or not at all (temporary
+"""Durable files and the lock: ``write_atomically``, temporary file + fsync + rename, the writers'
+lock, a cut-short tail set aside, the crash tests' fault points (``FAULT_ENV``),
+``writable_folder``.
+
+A store's files made durable, and its lock: a file written whole or not at all (temporary
 file, fsync, rename, fsync the folder: ``write_atomically``, ``_write_durably``), the exclusive
 lock of a store's writers (``_lock``), a cut-short last line set aside (``_move_tail``), the fault
 points the crash tests kill a seal at (:data:`FAULT_ENV`), and a refused results folder as one

@@ -1,4 +1,7 @@
-"""Stored lines read as outcome columns by pyarrow's JSON reader (``_lines_summary``): the live
+"""Stored lines read as outcome columns by pyarrow's JSON reader (the live log, an unsummarised
+segment), equal to decoding each line.
+
+Stored lines read as outcome columns by pyarrow's JSON reader (``_lines_summary``): the live
 log's and an unsummarised segment's games for ``status``, a resumed run and ``seal``, ~25x faster
 than decoding each line, and equal to it (tests/test_store_readers.py); a line of any other
 shape is decoded in Python (``parse_line``).

@@ -1,4 +1,7 @@
-"""A store's lines: **the** line codec of a game record (``check_record``, ``encode_record``,
+"""**the** line codec: ``check_record`` (what a store holds), ``encode_record``, ``parse_line`` /
+``decode_record``, complete lines and a write cut short (``split_lines``, ``TruncatedTail``).
+
+A store's lines: **the** line codec of a game record (``check_record``, ``encode_record``,
 ``parse_line``, ``decode_record``) and the splitting of bytes into complete lines (``split_lines``, a
 write cut short kept as a ``TruncatedTail``).
 

@@ -1,4 +1,8 @@
-"""**The** reader of a store: ``StoreReader``, whose methods read its games as whole records
+"""**the** reader, ``StoreReader``: a store's games as whole records (``records``), outcome columns
+(``outcomes``), one or a few by where they are (``record``, ``records_at``), numbered lines a block
+at a time (``files``, ``blocks``), every line through one decoder (``decode``).
+
+**The** reader of a store: ``StoreReader``, whose methods read its games as whole records
 (``records``), as outcome columns (``outcomes``), one or a few by where they are stored
 (``record``, ``records_at``) or as numbered lines a block at a time (``files``, ``blocks``); every
 line it decodes goes through one decoder (``decode``: :func:`~boopexp.experiments.store.lines.parse_line`).

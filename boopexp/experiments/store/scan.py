@@ -1,4 +1,7 @@
-"""What reading a store found (``StoreScan``: its games each once, the first copy read counting,
+"""What reading found: each game once, the first copy read counting (``StoreScan``: truncated tail,
+duplicates, ``Conflict``s), and the live log read as it is.
+
+What reading a store found (``StoreScan``: its games each once, the first copy read counting,
 and what was tolerated: a truncated tail, duplicates, conflicts between copies), and the live log
 read as it is (``_read_log``, ``_LogBlocks``: the one file of a store that grows).
 """

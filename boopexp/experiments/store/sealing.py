@@ -1,4 +1,7 @@
-"""Rewriting a store's files: ``seal`` moves the live log's games into new sealed segments, each
+"""``seal`` (the live log into sealed segments, each with its summary) and ``migrate`` (every game
+in the current schema, one segment), crash-safe under the lock.
+
+Rewriting a store's files: ``seal`` moves the live log's games into new sealed segments, each
 with its summary (``_SegmentWriter``), ``migrate`` rewrites every game in the current schema into
 one segment; both crash-safe (temporary files, fsync, rename, then truncate) under the lock.
 """

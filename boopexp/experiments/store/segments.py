@@ -1,4 +1,7 @@
-"""Sealed segments: **the** segment codec. A segment ``games-NNNN.jsonl.zst`` is zstd frames of
+"""**the** segment codec: ``games-NNNN.jsonl.zst`` (zstd frames + checksum trailer; ``.gz`` read as
+it is), listed in number order, read in checked blocks (``segment_text_blocks``, ``segment_data``).
+
+Sealed segments: **the** segment codec. A segment ``games-NNNN.jsonl.zst`` is zstd frames of
 complete lines and a checksum trailer (``_SegmentEncoder``, ``encode_segment``); ``.jsonl.gz``,
 one sealed before zstd, is read as it is. Its readers check it whole (``segment_text_blocks``,
 ``segment_data``): a damaged segment is an error, never fewer games.

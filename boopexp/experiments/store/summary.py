@@ -1,4 +1,9 @@
-"""One row per sealed game: the summary written beside each sealed segment (docs/runner.md).
+"""**the** one-row-per-game summary of a sealed segment (``summary-NNNN.parquet``, pyarrow):
+``game_summary`` (a record's identity and outcome), its columns and their types declared once
+(``COLUMN_TYPES``; ``COLUMNS``, ``OUTCOME_COLUMNS``), written by ``seal``/``migrate``, read when it
+matches its segment.
+
+One row per sealed game: the summary written beside each sealed segment (docs/runner.md).
 
 ``summary-NNNN.parquet`` holds, for each line of ``games-NNNN.jsonl.zst`` (or of an older
 ``games-NNNN.jsonl.gz``), the game's identity and outcome (:data:`COLUMNS`, :func:`game_summary`),

@@ -1,4 +1,7 @@
-"""A results folder (``GameStore``: its config.yaml and backups) and its one appender
+"""``GameStore`` (the folder, its config.yaml and backups) and ``StoreWriter`` (locked append +
+fsync per game).
+
+A results folder (``GameStore``: its config.yaml and backups) and its one appender
 (``StoreWriter``: locked, a record and its newline in one write, fsynced per game).
 """
 

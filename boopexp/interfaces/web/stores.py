@@ -1,4 +1,10 @@
-"""What ``boopexp serve`` reads under its root: the stores and their progress, one game, the report files.
+"""What it serves, read only: the stores under the root with their status
+(``experiments/status.py``, cached per store until a file changes; the outcome columns of the few
+stores read last only), one game's record (found in the outcome columns, its one line read:
+``StoreReader.record``), the report files; every name checked to stay under the root (``..``,
+absolute paths, symlinks out).
+
+What ``boopexp serve`` reads under its root: the stores and their progress, one game, the report files.
 
 Every name a request gives (a store, a file) is checked here before anything is opened: it must be
 a relative path without ``..`` that stays under the root once symlinks are followed, and every file
