@@ -1,4 +1,4 @@
-"""**the** checks every config parser and CLI option shares: unknown and missing keys, mappings,
+"""**The** checks every config parser and CLI option shares: unknown and missing keys, mappings,
 integers and finite numbers in a range, booleans, choices, a named file read (``read_text``);
 ``within`` / ``under`` locate a nested parser's errors (the parameter table's ``Param.check`` goes
 through it).

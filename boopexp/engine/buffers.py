@@ -1,4 +1,4 @@
-"""**the** work buffers: the ``Work`` named tuple (fields documented) and ``new_work()``; one per
+"""**The** work buffers: the ``Work`` named tuple (fields documented) and ``new_work()``; one per
 caller, reused.
 
 The work buffers the compiled kernels share: one named tuple, allocated once per caller.

@@ -1,7 +1,5 @@
-"""**the** decorator of a kernel that only other kernels call (``inner``: compiled without numba's
+"""**The** decorator of a kernel that only other kernels call (``inner``: compiled without numba's
 Python wrapper, a Python call runs a twin that has one; docs/cluster.md "Compile once").
-
-The engine's kernels that only other kernels call: compiled without numba's Python wrapper.
 
 numba gives every compiled function a wrapper that unboxes its arguments from Python objects so
 that Python can call it. Most of the engine's kernels are only ever called by other kernels (a

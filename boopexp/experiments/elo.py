@@ -1,4 +1,4 @@
-"""**the** logistic Elo scale: ``ELO_SCALE`` (ln 10 / 400), ``expected_score`` and its inverse
+"""**The** logistic Elo scale: ``ELO_SCALE`` (ln 10 / 400), ``expected_score`` and its inverse
 ``elo_of_score``, ``logistic``; here, not in ``analysis/``, because the SPRT (this layer) states its
 hypotheses in Elo, and the ratings, their bootstrap and the robustness study's deviance import it
 downward; no layer below needs a scale of strength.

@@ -3,8 +3,6 @@
 round trip), the one-row-per-game CSV of the stores' outcome columns, ``import_games`` through the
 store's writer (docs/protocol.md, "Export").
 
-Games out of the store for other tools, and back in: a PGN-like text file and a CSV (docs/protocol.md, "Export").
-
 The text format is one game per block: ``[Key "value"]`` header lines, a blank line, the moves in
 the project notation (:mod:`boopexp.game.notation`) numbered PGN-style and ended by the result,
 and a blank line. The readable headers (Event, Date, Blue, Red, Result, Termination,

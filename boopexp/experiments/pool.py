@@ -1,4 +1,4 @@
-"""**the** pool that maps ``play_game`` (``iter_outcomes``: each game a ``PlayedGame``, its record,
+"""**The** pool that maps ``play_game`` (``iter_outcomes``: each game a ``PlayedGame``, its record,
 or a ``FailedGame``, why there is none): in-process, joblib's loky processes (worker init, retries
 of a dead worker's games) or a Dask cluster; ``PoolOptions``, how games are played (jobs, backend,
 scheduler or Slurm, the play function), built once by the CLI and passed through the runner and the

@@ -1,6 +1,4 @@
-"""The fixed, seeded sample of positions that bench and calibration measure on.
-
-The fixed, seeded sample of realistic positions that bench and calibration measure on."""
+"""The fixed, seeded sample of positions that bench and calibration measure on."""
 
 from __future__ import annotations
 

@@ -3,8 +3,6 @@ host's lines for any agent (its board, its seeded player kept across ``go``s, it
 named in ``bestmove``), ``serve`` runs it on stdin/stdout (``boopexp engine``: a thread reads the
 host's lines, so ``stop``, ``quit`` and the end of input end a running search).
 
-The engine side of btp, the boop. text protocol (docs/protocol.md): any agent answers it.
-
 :class:`EngineSession` turns the host's lines into the engine's answers for one agent; it keeps
 the board (``position … moves``, extended move by move when the new list starts with the old
 one) and one player (:func:`boopexp.play.match.make_player`) whose generator persists across the

@@ -3,8 +3,6 @@ openings; a setting declared with ``optional_setting`` is hashed only when not i
 names a pairing (``pairing_hash``) and builds **every** game's task (``task``): the config's,
 ``game``'s, a session's, the calibration's and the openings' reference games.
 
-A game's settings as one value: :class:`GameSettings`, which names a pairing and builds its games' tasks.
-
 What every game of a pairing is played with — the experiment's name, the seed, the budget, the
 agents' preset, the ply cap and the start positions — travels as one frozen value (python-chess's
 ``chess.engine.Limit``; mctx's ``chex.dataclass``): an experiment config holds one

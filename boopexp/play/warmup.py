@@ -3,8 +3,6 @@
 after; ``engine_is_compiled``, numba's cache probed by file name; ``warm``: ``boopexp warmup``, what
 numba compiled and what it loaded).
 
-The engine compiled before the clock starts, and only the part of it the games need.
-
 numba compiles a kernel on its first call and keeps it in its on-disk cache (``njit(cache=True)``:
 ``boopexp/engine/__pycache__``, or ``$NUMBA_CACHE_DIR``). On a fresh machine the first game of a
 process therefore compiles the engine (10-60 s of CPU; docs/cluster.md "Compile once"), and that

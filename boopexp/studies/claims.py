@@ -1,4 +1,4 @@
-"""**the** tests of a claim on counts (``Outcome``: estimate, interval, primary, opposite and
+"""**The** tests of a claim on counts (``Outcome``: estimate, interval, primary, opposite and
 negligible-effect p), conjunctions, Holm over a family (``judge_family``), the verdict rules, the
 sensitivity labels.
 

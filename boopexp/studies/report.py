@@ -1,4 +1,4 @@
-"""**the** writer of a study's files (``write_report``: its tables as ``write_tables`` writes them,
+"""**The** writer of a study's files (``write_report``: its tables as ``write_tables`` writes them,
 a CSV per table and ``<study>-tables.md`` with the notes, then its figures; a folder that cannot be
 written is one ``StoreError``).
 

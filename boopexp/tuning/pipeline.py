@@ -1,6 +1,4 @@
-"""Search, confirmation and outputs as one library call (what ``boopexp tune`` runs).
-
-``boopexp tune`` as one library call: search, confirmation, outputs."""
+"""Search, confirmation and outputs as one library call (what ``boopexp tune`` runs)."""
 
 from __future__ import annotations
 

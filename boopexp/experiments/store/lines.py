@@ -1,4 +1,4 @@
-"""**the** line codec: ``check_record`` (what a store holds), ``encode_record``, ``parse_line`` /
+"""**The** line codec: ``check_record`` (what a store holds), ``encode_record``, ``parse_line`` /
 ``decode_record``, complete lines and a write cut short (``split_lines``, ``TruncatedTail``).
 
 A store's lines: **the** line codec of a game record (``check_record``, ``encode_record``,

@@ -1,4 +1,4 @@
-"""**the** reader, ``StoreReader``: a store's games as whole records (``records``), outcome columns
+"""**The** reader, ``StoreReader``: a store's games as whole records (``records``), outcome columns
 (``outcomes``), one or a few by where they are (``record``, ``records_at``), numbered lines a block
 at a time (``files``, ``blocks``), every line through one decoder (``decode``).
 

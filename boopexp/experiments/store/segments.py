@@ -1,4 +1,4 @@
-"""**the** segment codec: ``games-NNNN.jsonl.zst`` (zstd frames + checksum trailer; ``.gz`` read as
+"""**The** segment codec: ``games-NNNN.jsonl.zst`` (zstd frames + checksum trailer; ``.gz`` read as
 it is), listed in number order, read in checked blocks (``segment_text_blocks``, ``segment_data``).
 
 Sealed segments: **the** segment codec. A segment ``games-NNNN.jsonl.zst`` is zstd frames of

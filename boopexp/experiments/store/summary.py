@@ -1,4 +1,4 @@
-"""**the** one-row-per-game summary of a sealed segment (``summary-NNNN.parquet``, pyarrow):
+"""**The** one-row-per-game summary of a sealed segment (``summary-NNNN.parquet``, pyarrow):
 ``game_summary`` (a record's identity and outcome), its columns and their types declared once
 (``COLUMN_TYPES``; ``COLUMNS``, ``OUTCOME_COLUMNS``), written by ``seal``/``migrate``, read when it
 matches its segment.

@@ -1,8 +1,6 @@
 """The knowledge study (docs/knowledge-plan.md): its stores → pairs of games from one opening →
 every claim's sign test, the families, the ladder.
 
-The knowledge study's analysis (docs/knowledge-plan.md): the six stores → pairs → every claim's test.
-
 Reads the six stores of ``results/knowledge/`` (``claims``, ``charge-co``, ``charge-vanilla``,
 ``ladder-1``, ``ladder-0.25``, ``ladder-4``; configs/knowledge-*.yaml) through every study's
 reader (:func:`boopexp.studies.stores.read_outcomes`: the store's own reader, each game once,
