@@ -74,26 +74,30 @@ FOLDER = Folder()
 
 
 def check_out_apart(out: Path, inputs: Sequence[Path], merging: bool = False) -> None:
-    """Refuse an ``--out`` folder that is, or is inside, a store the command reads (``tables st
-    --out st`` wrote its tables among the store's games). ``merging``: ``--out`` is itself a
-    store, which may be one of the inputs (merge adds to an earlier merge's store) but neither
-    inside one nor holding one (``merge st --out .``: a store with a store inside).
+    """Refuse an ``--out`` folder that is a store the command reads (``tables st --out st`` wrote
+    its tables among the store's games; a folder inside it, ``st/tables`` as ``make run`` writes,
+    is a folder of its own). ``merging``: ``--out`` is itself a store, which may be one of the
+    inputs (merge adds to an earlier merge's store) but neither inside one nor holding one
+    (``merge st --out st/sub`` or ``merge st --out .``: a store with a store inside).
 
     Raises:
-        ConfigError: ``--out st/sub is inside the store st it reads: ...``.
+        ConfigError: ``--out st is the store st it reads: ...``.
     """
     from boopexp.experiments.store import has_games_files
 
     where = out.resolve()
     for store in inputs:
         read = store.resolve()
-        if not (merging or has_games_files(read)) or (merging and where == read):
-            continue
-        if where == read or read in where.parents:
-            raise ConfigError(f"--out {out} is inside the store {store} it reads: give a folder outside it")
-        if merging and where in read.parents:
-            raise ConfigError(f"--out {out} holds the store {store} it reads (a store inside a store): "
-                              "give a folder outside it")
+        if merging:
+            if read in where.parents:
+                raise ConfigError(f"--out {out} is inside the store {store} it reads (a store inside a store): "
+                                  "give a folder outside it")
+            if where in read.parents:
+                raise ConfigError(f"--out {out} holds the store {store} it reads (a store inside a store): "
+                                  "give a folder outside it")
+        elif where == read and has_games_files(read):
+            raise ConfigError(f"--out {out} is the store {store} it reads (its files would lie among the "
+                              "games): give another folder, e.g. its subfolder tables/")
 
 
 def register(group: click.Group) -> None:
