@@ -154,16 +154,26 @@ def test_bad_commands_are_info_errors(line, says):
     ("go iterations " + "9" * 5000, ["go iterations '99999", "at most"]),
     ("go movetime " + "9" * 5000, ["go movetime 99999", "at most"]),
     ("newgame seed " + "9" * 5000, ["seed '99999", "0..2^64-1"]),
+    # issue 33: OverflowError / int() messages, or a full-width digit read as its ASCII one
+    ("position fen ....../....../....../....../....../...... 8,0 8,0 b 0,0 99999999999999999999", ["move number"]),
+    ("position fen ....../....../....../....../....../...... 99999999999999999999,0 8,0 b", ["Blue's pool"]),
+    ("setoption name uct_c value " + "9" * 5000, ["uct_c: a value of 5000 characters; at most 4096 are read"]),
+    ("setoption name seed value ３", ["seed '３'"]),
+    ("newgame seed 1_0", ["seed '1_0'"]),
+    ("go iterations ３", ["go iterations '３' must be"]),
+    ("go movetime １", ["go movetime '１' must be"]),
 ])
 def test_a_refused_number_is_one_short_info_error_and_the_engine_goes_on(line, says):
-    """A limit or seed read through the budget's and the seed's checks: one ``info error`` (a
-    ``go`` still answered ``bestmove (none)``), and the next search runs."""
+    """A limit, seed, option value or position count read through its check (ASCII digits,
+    bounded): one ``info error`` (a ``go`` still answered ``bestmove (none)``), and the engine goes
+    on from a position."""
     s = _session("mcts-co")
     s.handle("position startpos")
     error, *rest = s.handle(line)
     assert error.startswith("info error ") and all(part in error for part in says), error
     assert len(error) < 300 and (len(line) < 1000 or not error.endswith("must be an integer")), error
     assert rest == (["bestmove (none)"] if line.startswith("go") else []), rest
+    s.handle("position startpos")  # a refused position leaves none
     assert _bestmove(s.handle("go iterations 2")) != "(none)"
 
 
@@ -480,18 +490,3 @@ def test_read_lines_bounds_every_line_however_it_arrives():
         assert lines[5].head.startswith("c")
 
 
-@pytest.mark.parametrize(("line", "says"), [
-    # issue 33: OverflowError / int() messages, or a full-width digit read as its ASCII one
-    ("position fen ....../....../....../....../....../...... 8,0 8,0 b 0,0 99999999999999999999", "move number"),
-    ("position fen ....../....../....../....../....../...... 99999999999999999999,0 8,0 b", "Blue's pool"),
-    ("setoption name uct_c value " + "9" * 5000, "uct_c: a value of 5000 characters; at most 4096 are read"),
-    ("setoption name seed value ３", "seed '３'"),
-    ("newgame seed 1_0", "seed '1_0'"),
-    ("go iterations ３", "go iterations '３' must be"),
-    ("go movetime １", "go movetime '１' must be"),
-])
-def test_numbers_are_ascii_and_bounded_in_the_protocol(line, says):
-    s = _session("mcts-co")
-    s.handle("position startpos")
-    error, *_ = s.handle(line)
-    assert error.startswith("info error ") and says in error, error
