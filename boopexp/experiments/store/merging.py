@@ -99,12 +99,20 @@ def merge(sources: Sequence[str | Path], out: str | Path) -> MergeReport:
     were added), or complete; the next merge removes the temporaries and adds what is missing.
 
     Raises:
-        ConfigError: a source without config.yaml, stores of other settings, or an ``out`` that
-            holds games without a config.yaml.
+        ConfigError: a source without config.yaml, stores of other settings, an ``out`` that
+            holds games without a config.yaml, or one inside a source or holding one.
         StoreError: a damaged store, two copies of one game that differ, or a process writing ``out``.
     """
     out = Path(out)
     folders = list(dict.fromkeys(Path(d) for d in sources))
+    where = out.resolve()
+    for folder in folders:  # out may be a source (an earlier merge's), not inside one nor around one
+        if folder.resolve() in where.parents:
+            raise ConfigError(f"--out {out} is inside the store {folder} it reads (a store inside a store): "
+                              "give a folder outside it")
+        if where in folder.resolve().parents:
+            raise ConfigError(f"--out {out} holds the store {folder} it reads (a store inside a store): "
+                              "give a folder outside it")
     docs = []
     for folder in folders:
         doc = GameStore(folder).read_config()

@@ -73,12 +73,11 @@ class Folder(click.Path):
 FOLDER = Folder()
 
 
-def check_out_apart(out: Path, inputs: Sequence[Path], merging: bool = False) -> None:
-    """Refuse an ``--out`` folder that is a store the command reads (``tables st --out st`` wrote
-    its tables among the store's games; a folder inside it, ``st/tables`` as ``make run`` writes,
-    is a folder of its own). ``merging``: ``--out`` is itself a store, which may be one of the
-    inputs (merge adds to an earlier merge's store) but neither inside one nor holding one
-    (``merge st --out st/sub`` or ``merge st --out .``: a store with a store inside).
+def check_out_apart(out: Path, inputs: Sequence[Path]) -> None:
+    """Refuse a report's ``--out`` folder that is a store the command reads (``tables st --out st``
+    wrote its tables among the store's games; a folder inside it, ``st/tables`` as ``make run``
+    writes, is a folder of its own). (``merge`` refuses its own: a store inside or around a store
+    it reads, :func:`boopexp.experiments.store.merge`.)
 
     Raises:
         ConfigError: ``--out st is the store st it reads: ...``.
@@ -87,15 +86,7 @@ def check_out_apart(out: Path, inputs: Sequence[Path], merging: bool = False) ->
 
     where = out.resolve()
     for store in inputs:
-        read = store.resolve()
-        if merging:
-            if read in where.parents:
-                raise ConfigError(f"--out {out} is inside the store {store} it reads (a store inside a store): "
-                                  "give a folder outside it")
-            if where in read.parents:
-                raise ConfigError(f"--out {out} holds the store {store} it reads (a store inside a store): "
-                                  "give a folder outside it")
-        elif where == read and has_games_files(read):
+        if where == store.resolve() and has_games_files(store):
             raise ConfigError(f"--out {out} is the store {store} it reads (its files would lie among the "
                               "games): give another folder, e.g. its subfolder tables/")
 

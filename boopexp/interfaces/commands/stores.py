@@ -14,7 +14,7 @@ from typing import Protocol, TypeVar
 import click
 
 from boopexp.errors import ConfigError
-from boopexp.interfaces.commands import FOLDER, check_out_apart
+from boopexp.interfaces.commands import FOLDER
 
 
 class _Report(Protocol):
@@ -80,7 +80,6 @@ def merge(directories: tuple[Path, ...], out: Path) -> None:
     for directory in directories:
         if not directory.is_dir():
             raise ConfigError(f"no results folder {str(directory)!r}")
-    check_out_apart(out, directories, merging=True)
     report = merge_stores(directories, out)
     if not report.added:
         click.echo(f"{out}: nothing to merge, every game of the {len(directories)} store(s) is there "
