@@ -1,8 +1,5 @@
 """``python -m boopexp`` and the ``boopexp`` command (pyproject's ``[project.scripts]``): ``main``
-imports the command line, a Ctrl-C or SIGTERM meanwhile being one line and 130 / 143, and runs it.
-
-The ``boopexp`` command: ``python -m boopexp`` and the console script (pyproject.toml's
-``[project.scripts]``) both run :func:`main`."""
+imports the command line, a Ctrl-C or SIGTERM meanwhile being one line and 130 / 143, and runs it."""
 
 from __future__ import annotations
 

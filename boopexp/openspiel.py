@@ -1,8 +1,6 @@
 """Boop. for OpenSpiel and OpenSpiel's MCTSBot as a plugin agent (optional extra; ``import
 boopexp.openspiel``).
 
-boop. in OpenSpiel: the game ``python_boop`` backed by boopexp's engine, and an MCTSBot agent.
-
 ``import boopexp.openspiel`` registers ``python_boop`` with :mod:`pyspiel` (the optional extra
 ``boopexp[openspiel]``), so that OpenSpiel's algorithms and tools can play boop. with the REAL
 rules of :mod:`boopexp.engine.rules` (RULES.md), and :func:`mcts_bot` makes OpenSpiel's Python

@@ -3,10 +3,6 @@ integers and finite numbers in a range, booleans, choices, a named file read (``
 ``within`` / ``under`` locate a nested parser's errors (the parameter table's ``Param.check`` goes
 through it).
 
-The checks every config parser shares: unknown and missing keys, mappings, integers and
-numbers in a range, booleans and choices, and the reading of a file a config names (one home for
-each; below every layer, like the errors).
-
 Each check returns the value it accepted, unchanged, or raises a
 :class:`~boopexp.errors.ConfigError` whose ``key`` (the dotted path from its document's root),
 ``value`` and ``allowed`` are data, and whose message has one of the project's forms::

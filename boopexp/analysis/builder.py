@@ -1,6 +1,4 @@
-"""Every table and figure of ``boopexp tables`` (``build_report``).
-
-Build every table and figure of the report from results directories (``boopexp tables``)."""
+"""Every table and figure of ``boopexp tables`` (``build_report``)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,4 @@
-"""Where ``boopexp tables`` reads and writes by default (light: ``--help`` shows them).
-
-Where ``boopexp tables`` reads and writes by default (light: the CLI shows these in --help)."""
+"""Where ``boopexp tables`` reads and writes by default (light: ``--help`` shows them)."""
 
 from __future__ import annotations
 

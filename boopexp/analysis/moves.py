@@ -2,9 +2,6 @@
 of other shapes) into per-agent distributions (``MoveStats``, ``GameData.moves``): what the
 telemetry table and the iterations figure read.
 
-Per-move telemetry, streamed: what the telemetry table and the iterations figure need, read
-one block of games at a time and folded into per-agent counts, never every move at once.
-
 A game's moves are read only from its counted copy (:mod:`boopexp.analysis.records` chose it):
 the store's lines are streamed (``StoreReader.blocks``) and only the
 counted ones parsed, by pyarrow's JSON reader (C++, a few times faster than ``json.loads`` and

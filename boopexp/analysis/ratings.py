@@ -1,8 +1,6 @@
 """The Bradley–Terry fit (logistic Elo with a first-move term): **the** fitter ``fit_bradley_terry``
 (Newton's method on a stack of count arrays), the point estimate and its Wald intervals.
 
-Bradley–Terry (logistic Elo) ratings with a first-move advantage, fitted by maximum likelihood.
-
 Model (the one engine testers and rating tools such as BayesElo/Ordo use, without draws — boop.
 has none): in a decided game of agent A (P1, moves first) against agent B (P2),
 

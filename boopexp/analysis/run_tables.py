@@ -1,6 +1,4 @@
-"""The tables of any run: pairwise and telemetry.
-
-The tables of any run: pairwise (every pairing given) and telemetry per agent."""
+"""The tables of any run: pairwise and telemetry."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
 """Exact statistics from scipy.stats: Wilson, Fisher, Boschloo.
 
-Exact statistics for win counts, from :mod:`scipy.stats`: Wilson intervals, Fisher's and Boschloo's tests.
-
 Why an exact two-sample test (and not a binomial test against the paper's rate): the paper's win
 counts are themselves a sample of 50 or 100 games, not a known true rate. A one-sample binomial
 test would treat 96/100 as the exact probability and call far too many honest reproductions

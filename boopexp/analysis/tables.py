@@ -1,7 +1,5 @@
 """The ``Table`` type, the cell formats and the outcome counts every table shares.
 
-The report's table type, its cell formats and the outcome counts every table shares.
-
 Each table builder returns a :class:`Table`: ``data`` is the machine-readable frame written to
 CSV (every row, numbers unformatted), ``rows`` the formatted cells shown in Markdown and LaTeX
 (rows that were not run are left out there and listed in a note instead). The builders:

@@ -1,8 +1,6 @@
 """``popcount`` and ``trailing_zeros`` for the bitboard kernels (numba intrinsics, typed ``int ->
 int`` for mypy).
 
-Bit tricks for the compiled kernels: popcount (LLVM's ctpop) and trailing_zeros (numba's cttz).
-
 Both are numba intrinsics: a kernel calls them with the integer alone, but the Python objects'
 own signatures start with numba's typing context. The casts give the type checker the signature
 the kernels see (``int -> int``); at run time they are the intrinsics themselves.

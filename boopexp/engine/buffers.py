@@ -1,8 +1,6 @@
 """**The** work buffers: the ``Work`` named tuple (fields documented) and ``new_work()``; one per
 caller, reused.
 
-The work buffers the compiled kernels share: one named tuple, allocated once per caller.
-
 A caller (a player, a search, the bench, :class:`boopexp.game.position.Position`) allocates one
 :class:`Work` with :func:`new_work` and passes its fields by name to the kernels; a hot loop
 allocates nothing. Numba passes a named tuple of arrays to a kernel as is (mcts reads

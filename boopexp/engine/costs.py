@@ -1,7 +1,5 @@
 """The layout of a device cost vector (``C_NODE`` … ``C_LOOKAHEAD_RATIO``): what the kernels charge.
 
-The layout of a device cost vector: which entry the kernels charge for what.
-
 The vector itself is built from a device profile by :func:`boopexp.agents.budget.device_costs`
 (the profiles and their values are configuration, above the engine); the kernels only need to
 know where each cost sits, so the indices live here, below every kernel that charges the clock.

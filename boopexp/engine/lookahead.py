@@ -1,8 +1,6 @@
 """The two-stage CO constraint: which moves allow the opponent a win in one (the mask ``mcts.py``
 applies at every solver call site when ``co_lookahead`` is on).
 
-The two-stage CO constraint: no move that hands the opponent a win in one — compiled.
-
 The paper's future work: "tackling k-stage decision-makings … for instance by certifying that
 the opponent does not have any direct winning moves next after our move (unless all our moves
 are losing moves)". Here: a legal move of the side to move is *unsafe* when, after it, the

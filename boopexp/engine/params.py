@@ -2,8 +2,6 @@
 ``PARAM_NAMES``): what the kernels read; the parameters themselves are declared in
 ``agents/specs.py``.
 
-The layout of the MCTS parameter vector: which entry the kernels read for which parameter.
-
 A parameter is declared once, in the table :class:`boopexp.agents.specs.MCTSConfig` (its name,
 type, default, allowed range, help and tuning range; :data:`boopexp.agents.specs.MCTS_PARAMS`).
 That table is configuration, above the engine, and the engine may not import it; the kernels

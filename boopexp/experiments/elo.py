@@ -3,8 +3,6 @@
 hypotheses in Elo, and the ratings, their bootstrap and the robustness study's deviance import it
 downward; no layer below needs a scale of strength.
 
-The logistic Elo scale: **the** one home of 400 / ln 10, the expected score and its inverse.
-
 An agent ``d`` Elo stronger than its opponent is expected to score
 
     L(d) = 1 / (1 + 10 ** (-d / 400))  =  σ(d · ln 10 / 400),   σ(x) = 1 / (1 + e^-x),

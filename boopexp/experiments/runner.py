@@ -1,8 +1,6 @@
 """``run_plan``: a plan's missing games played through the pool into the store, counted
 (``tally.RunTally``), reported (``RunReport``, ``RunEvents``).
 
-Run a planned list of games into a store: :func:`run_plan`.
-
 The games the store lacks are played by the pool (:mod:`boopexp.experiments.pool`; with
 ``sprt:``, in the rounds of :mod:`boopexp.experiments.sprt_rounds`); the parent process alone
 writes the store, one fsync'ed line per finished game, in completion order, and counts it. A

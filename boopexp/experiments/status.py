@@ -1,7 +1,5 @@
 """What a results folder holds against its plan (``status``, ``run --dry-run``).
 
-What a results folder holds against its plan: games done / planned and wins per pairing.
-
 Used by ``boopexp status`` (text or ``--json``) and ``boopexp run --dry-run``. Reads only: it
 never creates, locks or changes anything, and it does not import the engine.
 """

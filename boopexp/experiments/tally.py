@@ -3,8 +3,6 @@
 ``RunTally``, a run's count (the store's games, then each game it stores: scores, forfeits, the
 SPRT's records).
 
-Counting a store's games against a plan: how far each pairing is, who won, who forfeited.
-
 The store (:mod:`boopexp.experiments.store`) keeps files; this module scores what it holds.
 :meth:`PairingScore.with_game` is **the** win tally of a pairing: the runner's running score
 (:class:`RunTally`), ``boopexp status``, the tuner and the report's counts all count with it.

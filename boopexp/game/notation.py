@@ -1,8 +1,6 @@
 """``a1``…``f6``, move strings, one-line position strings, **the** board rendering (``render``;
 ``render_marked``, the last move marked).
 
-Text notation: squares ``a1``…``f6``, moves, one-line position strings, board rendering.
-
 Squares (RULES.md §1): file letter ``a``..``f`` = column 0..5, rank digit = ``6 - row``; so
 ``a6`` is index 0 (top-left) and ``f1`` index 35. A move is its square, with the file letter in
 lower case for a small piece and upper case for a large one (the app's log convention):

@@ -1,8 +1,6 @@
 """The immutable ``Position`` / ``Move`` API over the kernels (``boopexp.Position``,
 ``boopexp.Move``).
 
-The Python-facing game API: an immutable :class:`Position` over the compiled kernels.
-
 Applying a move returns a new Position; nobody mutates a state they were handed. Every random
 choice (promotion tie-breaks, solver tie-breaks) draws from a generator the caller passes in.
 """

@@ -2,8 +2,6 @@
 = -1``/``RED = +1``) and ``Side`` (``p1``/``p2``: p1 is Blue), on ``TextEnum`` (a member reads,
 writes and compares as its string).
 
-The two players' names: a colour (``blue``/``red``) and a side (``p1``/``p2``), as closed vocabularies.
-
 Blue moves first (RULES.md §3) and is the pairing's first-named agent, ``p1``; Red is ``p2``
 (RULES.md §1: "Blue is also called P1, Red P2"). The kernels write a colour as the sign of its
 pieces (``BLUE = -1``, ``RED = +1``, :mod:`boopexp.engine.state`): :meth:`Colour.of` and

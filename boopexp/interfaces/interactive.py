@@ -1,8 +1,6 @@
 """The terminal dialogue of ``boopexp play``: prompts, typed commands, the board after every ply
 (``notation.render_marked``), the spinner.
 
-The terminal dialogue of ``boopexp play``: a human against an agent, typed.
-
 :func:`run_dialogue` plays a :class:`boopexp.play.session.PlaySession` (the game's rules, tested
 without a terminal) through ``read(prompt)`` and ``write(text)``: it draws the board after every
 ply with the last move and its pushes marked (``notation.render_marked``), reads commands (a move,

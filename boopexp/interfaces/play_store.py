@@ -5,9 +5,6 @@ played with (its ``GameSettings`` and its agents), and ``PlaySettings.of_config`
 ``--config`` gives it (the config's settings, its agents resolved: ``game``, ``play`` and
 ``serve``'s /play).
 
-Where ``boopexp play`` keeps a human's games: the ``--out`` check before the first move, the
-session of the store's next game, and the finished game saved, or rescued when ``--out`` broke.
-
 The session's rules are ``play/session.py`` (a layer below the store, so it cannot save itself);
 this module is the one place a played game meets ``experiments/store.py``. Importing it loads no
 engine: the session is imported when a session is made.

@@ -2,8 +2,6 @@
 ``MoveTelemetry``, ``ForfeitInfo``) and its ``Termination``s, ``build_record``,
 ``task_from_record``, ``without_host_timing``, the stored record's schema.
 
-The game contract: what one game is given (:class:`GameTask`) and what it returns (its record).
-
 Engine-free on purpose: the runner, the config, the store, the report and the CLI share these
 names without loading numba or the compiled MCTS. :mod:`boopexp.play.match` plays a task and builds
 its record here. The record is :class:`GameRecord` (its keys, their types and meanings; docs/architecture.md

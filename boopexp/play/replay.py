@@ -2,8 +2,6 @@
 again up to one search, whose root it reads (``root_search``: ``replay --root-at``, the viewer's
 "The search").
 
-Replay a stored game: walk its moves on the board, checking every one, or play it again.
-
 ``boopexp replay`` and the tests use these; a record alone is enough (docs/architecture.md).
 """
 

@@ -3,8 +3,6 @@ rules): whose move, the human's and the agent's moves, undo, the hint (seeded by
 ply), when it is over, the record; ``next_game_index`` (a played game's number is unique per pairing
 in its store).
 
-One game between a human and an agent: the rules of ``boopexp play``'s session, without a terminal.
-
 :class:`PlaySession` holds the game (any built-in, variant or plugin agent that
 :func:`boopexp.play.match.make_player` builds): whose move it is, the human's moves checked and
 played (with their promotion choice), the agent's, full moves taken back, the hint, when the game

@@ -2,8 +2,6 @@
 a CSV per table and ``<study>-tables.md`` with the notes, then its figures; a folder that cannot be
 written is one ``StoreError``).
 
-A study's files: its tables (CSV and one Markdown document) and its figures, for every study.
-
 :func:`write_report` writes them into the command's folder (each study draws its own figures,
 under :mod:`boopexp.analysis.figures`' style), a folder that cannot be written being the one-line
 ``StoreError`` of every study command (``boopexp robustness``, ``boopexp knowledge``);

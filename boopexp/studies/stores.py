@@ -2,8 +2,6 @@
 anything is read) and each store's planned games read (``read_outcomes``, through the store's
 reader); ``iter_planned``.
 
-A study's folder and stores: the folder checked, each store's outcomes read (shared by every study).
-
 A study (``boopexp robustness``, ``boopexp knowledge``, …) reads several stores under one folder
 (``results/<study>/<store>``, each written by ``boopexp run`` from ``configs/<study>-<store>.yaml``).
 :func:`check_study_folder` refuses a folder that is not the study's (nothing read or written);

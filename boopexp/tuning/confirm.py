@@ -1,7 +1,5 @@
 """The confirmation stage: fresh games against the baseline, exact binomial tests, Holm.
 
-The confirmation stage: the best trials re-played against the baseline on fresh games.
-
 The best trial of a noisy search is, by construction, the luckiest: its tuning score is biased
 upwards. So the ``top`` best distinct candidates are each re-played ``games`` times (half in each
 seat) against the baseline agent, as new agents ``<agent>.c<slot>`` — a new name, so new settings

@@ -1,8 +1,6 @@
 """The Optuna search (seeded TPE, SQLite, resumable) whose trials are games played through the
 runner.
 
-The search: an Optuna study (seeded TPE, ask/tell) whose trials are games in the runner's stores.
-
 Trial ``k`` (the k-th completed trial, 0-based) is the tuned agent at one point of the space,
 declared as the variant ``<agent>.t<k>`` and played against each opponent in both seats through
 :func:`boopexp.experiments.runner.run_plan` into its own store ``OUT/trials/<k>/``. Its objective is the

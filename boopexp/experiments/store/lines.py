@@ -1,10 +1,6 @@
 """**The** line codec: ``check_record`` (what a store holds), ``encode_record``, ``parse_line`` /
 ``decode_record``, complete lines and a write cut short (``split_lines``, ``TruncatedTail``).
 
-A store's lines: **the** line codec of a game record (``check_record``, ``encode_record``,
-``parse_line``, ``decode_record``) and the splitting of bytes into complete lines (``split_lines``, a
-write cut short kept as a ``TruncatedTail``).
-
 A stored line is one JSON object, compact, ASCII, newline-terminated (docs/architecture.md, "The
 game record"). Reading is strict: a line that is not a valid record is an error naming file and
 line, because guessing would silently drop or double-count games.

@@ -1,9 +1,5 @@
 """``merge``: the stores of one config combined, every game once, in identity order, bounded memory,
-crash-safe.
-
-Combining the stores of one config (the shards of ``run --shard I/N``) into one: every game
-once, in identity order, byte for byte, in bounded memory (``_MergePlan``), crash-safe.
-"""
+crash-safe."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
 """``GameStore`` (the folder, its config.yaml and backups) and ``StoreWriter`` (locked append +
-fsync per game).
-
-A results folder (``GameStore``: its config.yaml and backups) and its one appender
-(``StoreWriter``: locked, a record and its newline in one write, fsynced per game).
-"""
+fsync per game)."""
 
 from __future__ import annotations
 

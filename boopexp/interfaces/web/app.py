@@ -3,9 +3,6 @@ game viewer; Jinja2 templates and plain JS + SVG in ``web/templates/``, ``web/st
 data) and the JSON API behind them (the dashboard's listing also as server-sent events, sent again
 when it changes); a refused request is a 4xx with one line of JSON.
 
-The ``boopexp serve`` application: the pages and the JSON API behind them (FastAPI; its OpenAPI
-description at ``/openapi.json``, browsable at ``/docs``).
-
 Pages: ``/`` every store under the root and its progress (server-sent events, so a run in
 progress shows live), ``/store?store=`` one store's pairings, SPRT, forfeits, report files and
 games, ``/game?store=&pairing=&index=`` the game viewer, ``/play`` a game against an agent. API:

@@ -2,8 +2,6 @@
 its pushes and promotions, as ``session.PlyView`` holds them; ``SearchCache``, the searches a
 re-play passed (``replay.root_searches``), kept per game.
 
-The game viewer's data: a stored game's record walked on the board, ply by ply.
-
 Each position is the one :func:`boopexp.play.replay.walk` reaches (the REAL rules, every move
 checked, the outcome compared with the record's); each ply says where its piece went, which pieces
 it pushed and which group it promoted, as :class:`boopexp.play.session.PlyView` holds them (the

@@ -6,8 +6,6 @@ checks (``Budget``, ``check_seed``), the agent thinking in an interruptible thre
 ``--max-searches`` searches at once, games forgotten by idleness, saves one at a time; with
 ``web/game.py``, the only part of ``serve`` that loads the engine.
 
-Playing in the browser: a human's games against an agent, held by the server while they last.
-
 Each game is a :class:`boopexp.play.session.PlaySession` (its rules, the agent's moves, undo,
 hint: the same session ``boopexp play`` runs in the terminal) made and saved by
 ``interfaces/play_store.py`` (the next free game of its pairing in the play folder; a finished game

@@ -4,8 +4,6 @@ stores read last only), one game's record (found in the outcome columns, its one
 ``StoreReader.record``), the report files; every name checked to stay under the root (``..``,
 absolute paths, symlinks out).
 
-What ``boopexp serve`` reads under its root: the stores and their progress, one game, the report files.
-
 Every name a request gives (a store, a file) is checked here before anything is opened: it must be
 a relative path without ``..`` that stays under the root once symlinks are followed, and every file
 of a store must too (a ``games.jsonl`` linked to a file elsewhere is refused, not read). Mistakes

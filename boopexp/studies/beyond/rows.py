@@ -1,8 +1,6 @@
 """The head-to-head and gauntlet rows of docs/beyond.md (written by the script
 ``studies/beyond.py``, no command).
 
-The numbers of docs/beyond.md: one agent against another per budget, and a gauntlet's rows.
-
 A row counts one agent's games against one opponent (both seats together) at one budget:
 wins, losses, games without a winner, the win rate over decided games with its 95 % Wilson
 interval, the two-sided exact binomial test of "the rate is 1/2" (``scipy.stats.binomtest``), the

@@ -1,7 +1,5 @@
 """Its pairings.csv, claims.csv, verdicts.csv, ladder.csv and figures (``boopexp knowledge``).
 
-The knowledge study's report: pairings.csv, claims.csv, verdicts.csv, ladder.csv, the figures.
-
 :mod:`boopexp.studies.knowledge.analysis` reads the stores, forms the pairs and runs the plan's tests;
 this module lays the results out as :class:`~boopexp.analysis.tables.Table` objects, draws the
 ladder per budget and the forest plot of the claims' pairings (the project's figure helpers:

@@ -1,7 +1,5 @@
 """The robustness study (docs/robustness-plan.md): its stores → every claim's test, the families.
 
-The robustness study's analysis (docs/robustness-plan.md): the six stores → every claim's test.
-
 Reads the six stores of ``results/robustness/`` (``d1``, ``d2``, ``d3``, ``d4-vanilla``,
 ``d4-se``, ``d4-bias``), the committed device-×1 run the plan's D2 counts as its ×1 condition
 (``results/ablation``, ``results/mirror``) and, for the sensitivity figure only, the cpu-budget
