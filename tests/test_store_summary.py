@@ -54,9 +54,7 @@ def test_the_summaries_and_columns_equal_decoding_on_every_committed_store(folde
 
     scan = StoreReader(folder).records()
     records = scan.records
-    read = {}  # (segment, line) -> the record decoded there
-    for record, origin in zip(records, scan.origins):
-        read[origin] = record
+    read = dict(zip(scan.origins, records))  # (segment, line) -> the record decoded there
     for segment in store_module.segment_paths(folder):
         table, problem = read_summary_table(segment)
         assert problem is None and table is not None, (segment, problem)  # committed, and matching
