@@ -12,6 +12,9 @@ changes (the seed is not recomputed: these games are for reading, not for replay
 Each size is built as a live log (``games.jsonl``), then measured, one command after the other,
 each in a child process whose own resource usage is read with ``os.wait4``:
 
+* ``live-status``, ``live-resume``: ``status`` and a resumed ``run`` on the live log, before it is
+  sealed (measured only when asked for: the log is first opened once by a writer, as a run
+  appending to it would have, so that the log's outcome rows beside it are those a run writes);
 * ``seal``: moves the log into a sealed segment (the form stores are kept in);
 * ``status``: the counts per pairing;
 * ``resume``: ``run`` with nothing left to play (the store scan of a resumed run);
@@ -54,7 +57,8 @@ HOST_SECONDS = re.compile(rb'"host_seconds":([0-9.]+)')
 #: The rows of the table, in order (``merge``: the store as two sealed halves merged into a new
 #: folder; ``merge-twice``: the store and a copy played again (other host timings) merged into a
 #: new folder; ``seal-add``: 10 % more games sealed into the sealed store).
-COMMANDS = ("seal", "status", "resume", "dry-run", "tables", "ratings", "merge", "merge-twice", "seal-add")
+COMMANDS = ("live-status", "live-resume", "seal", "status", "resume", "dry-run", "tables", "ratings", "merge",
+            "merge-twice", "seal-add")
 
 
 def build_store(folder: Path, games: int, part: tuple[int, int] = (0, 1), extra: int = 0,
@@ -121,7 +125,13 @@ def bench_size(work: Path, games: int, only: tuple[str, ...] = COMMANDS) -> dict
     print(f"{games}: built {folder} ({72 * per_pairing} games) in {time.perf_counter() - t0:.0f} s",
           file=sys.stderr)
     run = ["run", str(CONFIG), "--out", str(folder), "--games-per-side", str(per_pairing), "--jobs", "1", "--quiet"]
+    if {"live-status", "live-resume"} & set(only):
+        # What a run appending to the log leaves beside it (a writer opened and closed once).
+        subprocess.run([sys.executable, "-c", "import sys; from boopexp.experiments.store import GameStore; "
+                        "GameStore(sys.argv[1]).open().close()", str(folder)], cwd=ROOT, check=True)
     commands = {
+        "live-status": ["status", str(folder)],
+        "live-resume": run,
         "seal": ["seal", str(folder)],
         "status": ["status", str(folder)],
         "resume": run,
@@ -131,7 +141,7 @@ def bench_size(work: Path, games: int, only: tuple[str, ...] = COMMANDS) -> dict
     }
     out = {}
     for name, argv in commands.items():
-        if name != "seal" and name not in only:  # the store is sealed in any case
+        if name != "seal" and name not in only:  # the store is sealed in any case (after the live-*)
             continue
         out[name] = measure(argv, ROOT)
         print(f"{games}: {name}: {out[name]}", file=sys.stderr)
@@ -194,7 +204,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--work", type=Path, help="folder for the stores (default: a temporary one, removed)")
     ap.add_argument("--keep", action="store_true", help="keep the stores")
     ap.add_argument("--json", type=Path, help="also write the measurements to this file")
-    ap.add_argument("--only", nargs="+", choices=COMMANDS, default=COMMANDS,
+    ap.add_argument("--only", nargs="+", choices=COMMANDS, default=COMMANDS[2:],
                     help="measure only these commands (the store is sealed in any case)")
     args = ap.parse_args(argv)
     sizes = [*args.sizes, *([1_000_000] if args.million else [])]

@@ -448,19 +448,16 @@ def test_stored_keys_answer_per_pairing_on_sorted_index_arrays(tmp_path):
 def test_a_run_reads_its_store_again_under_the_lock_but_only_what_changed(tmp_path, monkeypatch):
     """The read before the lock validates; the read under it sees what another process appended
     meanwhile, decoding only the new lines (issue 22: every line was decoded twice)."""
-    from boopexp.experiments.store import files, line_columns, lines
+    from boopexp.experiments.store import files, lines
 
     seal_folder = tmp_path / "s"
     write_lines(seal_folder / "games.jsonl", [rec(0), rec(1)])
     seal(seal_folder)
     write_lines(seal_folder / "games.jsonl", [rec(2), rec(3)])
     parsed = []
-    real_parse, real_read, real_lock = lines.parse_line, line_columns._lines_summary, files._lock
+    real_parse, real_lock = lines.parse_line, files._lock
     patch_store(monkeypatch, "parse_line",
                 lambda path, n, raw, **kw: (parsed.append(n), real_parse(path, n, raw, **kw))[1])
-    # the log's lines read as columns (pyarrow's JSON reader) count as decoded too
-    patch_store(monkeypatch, "_lines_summary", lambda path, data, first, *a: (
-        parsed.extend(range(first + 1, first + 1 + data.count(b"\n"))), real_read(path, data, first, *a))[1])
 
     def lock_after_another_run(path, hint):  # another process appends between the reads
         with open(seal_folder / "games.jsonl", "ab") as fh:

@@ -195,60 +195,146 @@ def test_status_counts_the_summaries_columns_never_one_row_a_game(tmp_path, monk
     assert (row["done"], row["p1_wins"], row["p2_wins"], row["no_winner"]) == (4, 2, 1, 1)
 
 
-def _log_rows_decoded(path: Path, data: bytes, columns) -> list[dict]:
-    return [{"line": n, **{k: game_summary(StoreReader.decode(path, n, raw))[k] for k in columns[1:]}}
-            for n, raw in enumerate(data.splitlines(), start=1)]
-
-
-def test_the_live_log_read_as_columns_equals_decoding_each_line_on_every_committed_store(tmp_path):
-    """store._lines_summary (pyarrow's JSON reader, a few fields) gives what decoding every line
-    gives: on each committed store's games as a log, in their stored form (schema 2) and as
-    schema 1 (every field written out), and on lines with a sweep point, a forfeit, a null; the
-    outcome columns (status, a resume) and every column of the summary (seal, issue 22)."""
+def test_the_live_logs_rows_give_what_decoding_each_line_gives_on_every_committed_store(tmp_path, monkeypatch):
+    """The rows a writer keeps beside the live log (store/log_rows.py) hold what decoding each line
+    gives (game_summary of parse_line), every summary column, and are then read instead of the
+    lines: on each committed store's games as a log, in their stored form (schema 2) and as
+    schema 1 (every field written out), and on lines with a sweep point, a forfeit, a null. The
+    rows come from a writer opening a log without them (``write_rows``) and from its appends
+    (``row_bytes``)."""
     import json
 
-    from boopexp.experiments.store import OUTCOME_COLUMNS, decode_record
-    from boopexp.experiments.store.line_columns import _lines_summary
-    from boopexp.experiments.store.summary import COLUMNS
+    from boopexp.experiments.store import decode_record, lines
+    from boopexp.experiments.store.log_rows import ROWS_FILE, log_summary, read_rows
 
-    def as_text(rows):  # forfeit and sweep are JSON text in the columns
-        return [{**r, **{c: None if r[c] is None else json.dumps(r[c]) for c in ("forfeit", "sweep")}} for r in rows]
-
-    path = tmp_path / "games.jsonl"
-    odd = b"".join(encode_record(r) for r in (
+    odd_records = (
         rec(0, sweep={"budget.seconds": 0.5}), rec(1, None, termination="ply_limit"),
         rec(2, "p2", termination="agent_error", forfeit={"side": "p1", "error": "boom"}),
         rec(3, "p1", p1=None, p1_spec={"name": "a"}), rec(4, "p2", p1_spec={"name": "a"}, p2_spec={"name": "b"}),
-        # what the summary's other columns read: plies left out, null, or other than the moves';
-        # telemetry without device seconds, with a null among them, empty, or of ints
         rec(5, schema=2, moves=["a1", "b2"]), rec(6, schema=2, moves=["a1"], plies=None),
         rec(7, schema=2, moves=["a1"], plies=4, experiment="x"), rec(9, schema=2, telemetry={"iterations": [3, 4]}),
         rec(10, schema=2, telemetry={"device_seconds": [0.5, None]}),
         rec(11, schema=2, telemetry={"device_seconds": []}), rec(12, schema=2, telemetry={"device_seconds": [1, 2]}),
-        rec(13, schema=2, telemetry=None)))
+        rec(13, schema=2, telemetry=None))
+    odd = b"".join(encode_record(r) for r in odd_records)
     odd += b"".join(json.dumps(r).encode() + b"\n" for r in (  # schema 1 as stored: nothing derived
         rec(8, schema=1, moves=["a1"]), rec(14, schema=1, telemetry={"device_seconds": [1.5]})))
     logs = [odd]
-    for folder in results_folders(ROOT / "results"):
+    for folder in COMMITTED:
         for segment in store_module.segment_paths(folder):
-            lines = store_module.segment_data(segment).splitlines(keepends=True)[:100]  # a sample: fast
-            logs.append(b"".join(lines))
+            sample = store_module.segment_data(segment).splitlines(keepends=True)[:100]  # a sample: fast
+            logs.append(b"".join(sample))
             logs.append(b"".join(json.dumps(decode_record(json.loads(raw)), default=str).encode() + b"\n"
-                                 for raw in lines[:20]) + odd)
+                                 for raw in sample[:20]))
     assert len(logs) > 100
-    for data in logs:
-        for columns in (OUTCOME_COLUMNS, COLUMNS):
-            table = _lines_summary(path, data, 0, columns)
-            if table is None:  # a schema-1 record's telemetry (a list of moves): decoded line by line
-                assert columns == COLUMNS and b'"telemetry": [' in data
-                continue
-            assert as_text(_log_rows_decoded(path, data, columns)) == table.to_pylist()
-    assert _lines_summary(path, logs[1], 0, COLUMNS) is not None
-    # a line the reader cannot take is left to the exact decoding, which names it
-    good = encode_record(rec(0))
-    for bad in (b"{not json\n", b"\n", good.replace(b'"winner":"p1"', b'"winner":"p3"'),
-                good.replace(b',"winner":"p1"', b""), good.replace(b":2,", b":3,", 1)):
-        assert _lines_summary(path, encode_record(rec(9)) + bad, 0) is None
+    folder = tmp_path / "log"
+    folder.mkdir()
+    path = folder / "games.jsonl"
+    path.write_bytes(b"".join(logs))
+    with GameStore(folder).open() as w:  # the rows of the lines an older version wrote
+        assert (folder / ROWS_FILE).is_file()
+        w.append_all([rec(100 + i, **{k: v for k, v in r.items() if k not in ("config_hash", "pairing", "game_index")})
+                      for i, r in enumerate(odd_records)])
+        w.append(rec(200, "p2", forfeit={"side": "p2", "error": "x"}, termination="agent_error"))
+    data = path.read_bytes()
+    decoded, _ = log_summary(path, data, 0, 0, None)
+    real_parse = lines.parse_line
+    patch_store(monkeypatch, "parse_line", lambda *a, **k: pytest.fail("a line with its row was decoded"))
+    rows = read_rows(folder)
+    assert rows is not None and len(rows) == data.count(b"\n") == len(decoded)
+    from_rows, exact = log_summary(path, data, 0, 0, rows)
+    assert exact and from_rows.equals(decoded)
+    assert [r["game_index"] for r in from_rows.to_pylist()[-2:]] == [112, 200]
+    patch_store(monkeypatch, "parse_line", real_parse)
+    assert summaries(folder) == [game_summary(r) for r in StoreReader(folder).records().records]
+
+
+def test_a_counted_field_is_declared_once():
+    """summary.FIELDS is the one table: the summary's columns, the outcome columns, game_summary's
+    keys and the live log's rows all follow from it (a new counted field is one row there)."""
+    import json
+
+    from boopexp.experiments.store import COLUMNS, OUTCOME_COLUMNS
+    from boopexp.experiments.store.log_rows import row_bytes
+    from boopexp.experiments.store.summary import COLUMN_TYPES, FIELDS
+
+    names = [f.name for f in FIELDS]
+    assert list(COLUMNS) == ["line", *names] and list(COLUMN_TYPES) == list(COLUMNS)
+    assert list(OUTCOME_COLUMNS) == ["line", *(f.name for f in FIELDS if f.counted)]
+    assert list(game_summary(rec(0))) == names
+    assert list(summary_table(()).schema.names) == list(COLUMNS)
+    row = json.loads(row_bytes(Path("games.jsonl"), 1, encode_record(rec(0)), 0))
+    assert list(row) == ["offset", "length", "crc", *names]
+
+
+def _rows_folder(tmp_path: Path, n: int = 4) -> Path:
+    folder = tmp_path / "r"
+    with GameStore(folder).open() as w:
+        for i in range(n):
+            w.append(rec(i, "p2" if i % 2 else "p1"))
+    return folder
+
+
+def _winners(folder: Path) -> list[tuple[int, str | None]]:
+    return [(r["game_index"], r["winner"]) for r in StoreReader(folder).outcomes().records()]
+
+
+def test_a_line_without_its_row_is_decoded_and_a_row_without_its_line_ignored(tmp_path, monkeypatch):
+    """The rows are a cache of the log: a line appended without its row (an older version, a
+    process killed between the two writes) is decoded, alone; a row whose line is gone (a log cut
+    by hand) or was edited (its CRC) is ignored; the next writer rewrites the rows to match."""
+    from boopexp.experiments.store import lines
+    from boopexp.experiments.store.log_rows import ROWS_FILE, read_rows
+
+    folder = _rows_folder(tmp_path)
+    log, rows_file = folder / "games.jsonl", folder / ROWS_FILE
+    with open(log, "ab") as fh:
+        fh.write(encode_record(rec(4, "p2")))
+    parsed = []
+    real_parse = lines.parse_line
+    patch_store(monkeypatch, "parse_line",
+                lambda path, n, raw, **k: (parsed.append(n), real_parse(path, n, raw, **k))[1])
+    assert _winners(folder) == [(0, "p1"), (1, "p2"), (2, "p1"), (3, "p2"), (4, "p2")]
+    assert parsed == [5]
+    # a line edited in place (same length, another winner): its row no longer matches it
+    data = log.read_bytes()
+    second = data.index(b"\n") + 1
+    log.write_bytes(data[:second] + data[second:].replace(b'"winner":"p2"', b'"winner":"p1"', 1))
+    parsed.clear()
+    assert _winners(folder)[1] == (1, "p1") and parsed == [2, 5]
+    # rows without their lines (the log cut after its first two lines)
+    log.write_bytes(log.read_bytes()[:log.read_bytes().index(b"\n", second) + 1])
+    parsed.clear()
+    assert _winners(folder) == [(0, "p1"), (1, "p1")] and parsed == [2]
+    with GameStore(folder).open() as w:  # the rows rewritten: one a line
+        w.append(rec(7))
+    assert len(read_rows(folder)) == 3 and rows_file.read_bytes().count(b"\n") == 3
+    parsed.clear()
+    assert _winners(folder) == [(0, "p1"), (1, "p1"), (7, "p1")] and parsed == []
+    # rows that cannot be read (damaged): every line decoded, the same outcomes
+    rows_file.write_bytes(b"{not rows\n" + rows_file.read_bytes())
+    assert _winners(folder) == [(0, "p1"), (1, "p1"), (7, "p1")] and parsed == [1, 2, 3]
+
+
+def test_a_writer_killed_between_a_line_and_its_row_leaves_a_store_that_reads_correctly(tmp_path):
+    """A process killed after fsyncing a game's line and before its row (fault point
+    ``append:line``): the game is stored, read by decoding its line; a seal moves it with the rest."""
+    from boopexp.experiments.store import FAULT_ENV
+    from boopexp.experiments.store.log_rows import ROWS_FILE, read_rows
+
+    folder = _rows_folder(tmp_path, 2)
+    child = ("import sys; from boopexp.experiments.store import GameStore\n"
+             "with GameStore(sys.argv[1]).open() as w:\n"
+             "    w.append({'config_hash': 'aaaa', 'pairing': 'a vs b', 'game_index': 5, 'winner': 'p2'})\n")
+    done = subprocess.run([sys.executable, "-c", child, str(folder)], env={**__import__("os").environ,
+                          FAULT_ENV: "append:line"}, capture_output=True, timeout=120)
+    assert done.returncode != 0
+    assert len(read_rows(folder)) == 2 and (folder / "games.jsonl").read_bytes().count(b"\n") == 3
+    assert _winners(folder) == [(0, "p1"), (1, "p2"), (5, "p2")]
+    assert StoreReader(folder).outcomes().scan.warnings() == []
+    seal(folder)
+    assert _winners(folder) == [(0, "p1"), (1, "p2"), (5, "p2")]
+    assert (folder / ROWS_FILE).read_bytes() == b"" and read_rows(folder) is None
 
 
 def test_tables_say_once_that_a_summary_does_not_match_its_segment(tmp_path):
@@ -265,3 +351,20 @@ def test_tables_say_once_that_a_summary_does_not_match_its_segment(tmp_path):
     warnings = [line for line in done.stderr.splitlines() if "summary" in line]
     assert warnings == [f"Warning: {summary} does not match games-0001.jsonl.zst (written for another version of "
                         f"it); the segment is read instead (boopexp seal {folder} rewrites the summary)"], done.stderr
+
+
+def test_seal_copies_the_logs_rows_into_the_summary_without_decoding_a_line(tmp_path, monkeypatch):
+    """seal takes each game's row written with its line (the log read a block of lines at a
+    time, several blocks here), decodes no line, and empties the rows with the log."""
+    import functools
+
+    from boopexp.experiments.store import scan
+    from boopexp.experiments.store.log_rows import ROWS_FILE
+
+    folder = _rows_folder(tmp_path, 20)
+    expected = summaries(folder)
+    patch_store(monkeypatch, "_LogBlocks", functools.partial(scan._LogBlocks, block_bytes=300))
+    patch_store(monkeypatch, "parse_line", lambda *a, **k: pytest.fail("a line with its row was decoded"))
+    assert seal(folder).games == 20
+    assert (folder / ROWS_FILE).read_bytes() == b""
+    assert summaries(folder) == expected

@@ -20,8 +20,8 @@ is tolerated: it is reported, ignored, and moved aside (never deleted) before th
 This front door holds the names the rest of boopexp uses; the rooms, one job each, lowest first:
 ``summary`` (one row per sealed game, in Parquet beside its segment), ``lines`` (the line codec),
 ``files`` (durable files and the lock), ``segments`` (the segment codec), ``scan`` (what reading
-found: each game once, duplicates, conflicts), ``line_columns`` (stored lines read as outcome
-columns by pyarrow), ``columns`` (a store's outcome columns), ``reader`` (**the** reader,
+found: each game once, duplicates, conflicts), ``log_rows`` (the live log's summary rows, written
+with its lines), ``columns`` (a store's outcome columns), ``reader`` (**the** reader,
 ``StoreReader``: records, outcomes, one record, blocks of lines, one line decoder), ``writer``
 (the folder and its appender), ``sealing`` (``seal`` and ``migrate``) and ``merging`` (``merge``).
 """

@@ -2,7 +2,8 @@
 (``StoredKeys``: what a resumed run asks).
 
 A store's games as outcome columns (``OutcomeColumns``, what ``StoreReader.outcomes`` reads): each sealed
-segment's summary read as a pyarrow Table, the live log read by :mod:`.line_columns`, a game
+segment's summary read as a pyarrow Table, the live log's rows written with its lines
+(:mod:`.log_rows`; a line without one decoded), a game
 stored twice found on one int64 identity per game (numpy), and the stored games' identities as
 sorted arrays (``StoredKeys``: what a resumed run asks).
 """
@@ -17,8 +18,8 @@ from pathlib import Path
 from typing import Any, cast
 
 from boopexp.experiments.store.files import GAMES_FILE
-from boopexp.experiments.store.line_columns import _summarised_lines
 from boopexp.experiments.store.lines import Location, TruncatedTail
+from boopexp.experiments.store.log_rows import decoded_summary, log_summary, read_rows
 from boopexp.experiments.store.scan import Conflict, StoreScan, _read_log_bytes
 from boopexp.experiments.store.segments import _segment_error, segment_text_blocks
 from boopexp.experiments.store.summary import OUTCOME_COLUMNS, read_summary_table, summary_table
@@ -43,6 +44,10 @@ class _FileTable:
     note: str | None = None
     tail: TruncatedTail | None = None
     decoded: bool = False  # a segment read without a summary that matches it
+    #: The live log's games as every summary column (what its rows are rewritten from), and
+    #: whether its rows matched its lines one for one (:func:`~.log_rows.log_summary`).
+    log: Any = None
+    rows_exact: bool = True
 
 
 class StoredKeys:
@@ -179,7 +184,7 @@ def _segment_table(path: Path, earlier: _FileTable | None, columns: Sequence[str
     if table is None:
         import pyarrow as pa
 
-        parts = [_summarised_lines(path, data, first, columns) for first, data in segment_text_blocks(path)]
+        parts = [decoded_summary(path, data, first).select(list(columns)) for first, data in segment_text_blocks(path)]
         table = pa.concat_tables(parts) if parts else summary_table(()).select(list(columns))
         return _FileTable(path, stamp, table, note, decoded=True)
     return _FileTable(path, stamp, table, note)
@@ -187,13 +192,15 @@ def _segment_table(path: Path, earlier: _FileTable | None, columns: Sequence[str
 
 def _log_table(directory: Path, earlier: _FileTable | None,
                columns: Sequence[str] = OUTCOME_COLUMNS) -> _FileTable | None:
-    """The live log's games as a table of ``columns`` (of the summary's; None: no log); only its
-    lines after those of ``earlier`` are decoded if the log still begins with them."""
+    """The live log's games as a table of ``columns`` (of the summary's; None: no log): each
+    line's row written with it where one matches it, else the line decoded
+    (:func:`~.log_rows.log_summary`); only its lines after those of ``earlier`` are read if the
+    log still begins with them."""
     data = _read_log_bytes(directory)
     if data is None:
         return None
     path, end = directory / GAMES_FILE, data.rfind(b"\n") + 1
-    start, first_line, head = 0, 0, None
+    start, first_line, head, exact = 0, 0, None, True
     view = memoryview(data)
     digest = hashlib.blake2b()  # of the complete lines: the earlier ones hashed once, not again for the stamp
     if earlier is not None:
@@ -201,20 +208,24 @@ def _log_table(directory: Path, earlier: _FileTable | None,
         if length <= end:
             digest.update(view[:length])
             if digest.digest() == earlier_digest:
-                start, first_line, head = length, lines, earlier.table
+                start, first_line, head, exact = length, lines, earlier.log, earlier.rows_exact
             else:
                 digest = hashlib.blake2b()
-    table = _summarised_lines(path, data[start:end], first_line, columns)
+    rows = read_rows(directory)
+    full, matched = log_summary(path, data[start:end], start, first_line, rows)
     tail = None
     if end < len(data):
         tail = TruncatedTail(line=first_line + data.count(b"\n", start, end) + 1, offset=end, data=data[end:])
     if head is not None:
         import pyarrow as pa
 
-        table = pa.concat_tables([head, table])
+        full = pa.concat_tables([head, full])
     digest.update(view[start:end])
-    stamp = (end, digest.digest(), first_line + data.count(b"\n", start, end))
-    return _FileTable(path, stamp, table, None, tail)
+    lines = first_line + data.count(b"\n", start, end)
+    # Exact: one matching row a line, and no other row (the earlier lines' rows were matched then).
+    exact = exact and matched and (len(rows) if rows is not None else 0) == lines
+    stamp = (end, digest.digest(), lines)
+    return _FileTable(path, stamp, full.select(list(columns)), None, tail, log=full, rows_exact=exact)
 
 
 def _game_ids(table: Any) -> Any:

@@ -54,8 +54,9 @@ class StoreReader:
 
     def outcomes(self, columns: Sequence[str] = OUTCOME_COLUMNS, since: OutcomeColumns | None = None) -> OutcomeColumns:
         """The games' outcomes as columns, never one Python object per sealed game: each sealed
-        segment's summary read as a pyarrow Table (a segment without a usable summary, and the live
-        log, read by :mod:`~boopexp.experiments.store.line_columns`), and a game stored twice found
+        segment's summary read as a pyarrow Table (a segment without a usable summary decoded), the
+        live log's rows written with its games (:mod:`~boopexp.experiments.store.log_rows`: a line
+        without one decoded), and a game stored twice found
         on one int64 identity per game (numpy): the same counted copy, duplicates, conflicts and
         warnings as :meth:`records` (winners compared). ``.records()`` of the result gives the few
         rows a caller wants one by one as dicts.

@@ -37,8 +37,8 @@ from boopexp.experiments.store.files import (
     _write_durably,
     _write_temporary,
 )
-from boopexp.experiments.store.line_columns import _summarised_lines
 from boopexp.experiments.store.lines import encode_record
+from boopexp.experiments.store.log_rows import ROWS_FILE, log_summary, read_rows
 from boopexp.experiments.store.reader import StoreReader
 from boopexp.experiments.store.scan import Conflict, _LogBlocks
 from boopexp.experiments.store.segments import (
@@ -119,11 +119,14 @@ def seal(directory: str | Path) -> SealReport:
         pairs: dict[tuple[str, str], int] = {}
         lines = moved = 0
         log = _LogBlocks(log_path)
+        written_rows = read_rows(directory)  # the log's rows, written with its lines
+        offset = 0
         try:
             for first, data in log:
-                # The block's games validated and summarised as columns (pyarrow's JSON reader;
-                # a line it cannot take decoded in Python, a bad line named): _summarised_lines.
-                table = _summarised_lines(log_path, data, first, COLUMNS)
+                # The block's games as columns: the rows written with its lines, a line without
+                # one decoded (a bad line named).
+                table, _ = log_summary(log_path, data, offset, first, written_rows)
+                offset += len(data)
                 raw = data.split(b"\n")
                 numbers = table["line"].to_pylist()
                 take: list[int] = []
@@ -173,6 +176,8 @@ def seal(directory: str | Path) -> SealReport:
         if lines:
             _truncate(log_path)
         _fault_point("seal:truncated")
+        if (directory / ROWS_FILE).is_file():  # rows without their lines are ignored: emptied after the log
+            _truncate(directory / ROWS_FILE)
         segments = writer.segments
         return SealReport(segments[0] if segments else None, moved, lines - moved, moved_tail, segments)
 
@@ -326,6 +331,8 @@ def migrate(directory: str | Path) -> MigrateReport:
                 summary_path(path).unlink(missing_ok=True)
         if log_size:
             _truncate(log)
+        if (directory / ROWS_FILE).is_file():
+            _truncate(directory / ROWS_FILE)
         _fsync_dir(directory)
         _fault_point("migrate:truncated")
         return MigrateReport(target, len(scan.records), True, older, moved_tail)

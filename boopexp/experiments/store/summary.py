@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -32,25 +33,60 @@ from boopexp.play.identity import PAIRING_SEPARATOR
 SUMMARY_PATTERN = re.compile(r"summary-(\d{4,})\.parquet")
 #: The summary format, in the file's metadata: a summary of another format is not read.
 SUMMARY_FORMAT = "1"
-#: **The** columns of a summary, each with its pyarrow type: one row per game, in segment line
-#: order: ``line`` (1-based line of the segment), then the fields of :func:`game_summary`
-#: (``forfeit`` and ``sweep``, JSON values, as their text).
-COLUMN_TYPES: dict[str, str] = {
-    "line": "int64", "config_hash": "string", "pairing": "string", "game_index": "int64", "experiment": "string",
-    "p1": "string", "p2": "string", "winner": "string", "termination": "string", "plies": "int64",
-    "device_seconds": "float64", "forfeit": "string", "sweep": "string",
-}
+
+
+@dataclass(frozen=True)
+class Field:
+    """One field of a game's summary: its name, its pyarrow type, whether counting a store's games
+    reads it (:data:`OUTCOME_COLUMNS`), whether it holds a JSON value as text, and its value in a
+    decoded record (:func:`game_summary`)."""
+
+    name: str
+    kind: str
+    counted: bool
+    value: Callable[[Mapping[str, Any]], Any]
+    json_text: bool = False
+
+
+def _device_seconds(record: Mapping[str, Any]) -> float | None:
+    """The sum of a record's moves' device seconds (None: no telemetry)."""
+    telemetry = record.get("telemetry")
+    if not isinstance(telemetry, list) or not telemetry:
+        return None
+    return sum(float(m["device_seconds"]) for m in telemetry
+               if isinstance(m, dict) and isinstance(m.get("device_seconds"), (int, float)))
+
+
+#: **The** fields of a game's summary, declared once: the columns of a summary file and of the live
+#: log's rows (:data:`COLUMN_TYPES`, after ``line``), what counting reads (:data:`OUTCOME_COLUMNS`)
+#: and :func:`game_summary` all come from this table; a new counted field is one row here.
+FIELDS: tuple[Field, ...] = (
+    Field("config_hash", "string", True, lambda r: r["config_hash"]),
+    Field("pairing", "string", True, lambda r: r["pairing"]),
+    Field("game_index", "int64", True, lambda r: r["game_index"]),
+    Field("experiment", "string", False, lambda r: _text(r.get("experiment"))),
+    Field("p1", "string", True, lambda r: _text(r.get("p1"))),
+    Field("p2", "string", True, lambda r: _text(r.get("p2"))),
+    Field("winner", "string", True, lambda r: _text(r["winner"])),
+    Field("termination", "string", True, lambda r: _text(r.get("termination"))),
+    Field("plies", "int64", False, lambda r: _int64(r.get("plies"))),
+    Field("device_seconds", "float64", False, _device_seconds),
+    Field("forfeit", "string", True, lambda r: _plain(r.get("forfeit")), json_text=True),
+    Field("sweep", "string", True, lambda r: _plain(r.get("sweep")), json_text=True),
+)
+#: The columns of a summary, each with its pyarrow type: one row per game, in line order: ``line``
+#: (1-based line of the file), then :data:`FIELDS` (``forfeit`` and ``sweep``, JSON values, as their text).
+COLUMN_TYPES: dict[str, str] = {"line": "int64", **{f.name: f.kind for f in FIELDS}}
 COLUMNS: tuple[str, ...] = tuple(COLUMN_TYPES)
 #: What counting a store's games reads of each summary (``StoreReader.outcomes``).
-OUTCOME_COLUMNS = ("line", "config_hash", "pairing", "game_index", "p1", "p2", "winner", "termination", "forfeit",
-                   "sweep")
+OUTCOME_COLUMNS: tuple[str, ...] = ("line", *(f.name for f in FIELDS if f.counted))
 #: A record's optional fields held as text (the sides' names, the experiment, the termination):
 #: a reader counts by them, so a stored record's are strings or null (``store.check_record``).
 TEXT_FIELDS: tuple[str, ...] = ("experiment", "p1", "p2", "termination")
 #: The columns :func:`invalid_rows` checks (a game's identity and winner).
 CHECKED_COLUMNS: tuple[str, ...] = ("config_hash", "pairing", "game_index", "winner")
 #: Columns holding a JSON value (an object or null) as text.
-_JSON_COLUMNS = ("forfeit", "sweep")
+_JSON_COLUMNS = tuple(f.name for f in FIELDS if f.json_text)
 #: Bytes of a segment's trailer: CRC-32 and size (mod 2^32) of the uncompressed data (a gzip
 #: member's trailer, or the checksum frame of :mod:`boopexp.experiments.store`'s zstd segments).
 _TRAILER = 8
@@ -67,25 +103,7 @@ def game_summary(record: Mapping[str, Any]) -> dict[str, Any]:
     sides, outcome, length, device seconds, forfeit and sweep point, as plain JSON values (a
     record's vocabulary members as their strings). The one projection: a summary file holds these
     values, and a segment or log without one gives the same dicts."""
-    telemetry = record.get("telemetry")
-    seconds = None
-    if isinstance(telemetry, list) and telemetry:
-        seconds = sum(float(m["device_seconds"]) for m in telemetry
-                      if isinstance(m, dict) and isinstance(m.get("device_seconds"), (int, float)))
-    return {
-        "config_hash": record["config_hash"],
-        "pairing": record["pairing"],
-        "game_index": record["game_index"],
-        "experiment": _text(record.get("experiment")),
-        "p1": _text(record.get("p1")),
-        "p2": _text(record.get("p2")),
-        "winner": _text(record["winner"]),
-        "termination": _text(record.get("termination")),
-        "plies": _int64(record.get("plies")),
-        "device_seconds": seconds,
-        "forfeit": _plain(record.get("forfeit")),
-        "sweep": _plain(record.get("sweep")),
-    }
+    return {f.name: f.value(record) for f in FIELDS}
 
 
 def summary_bytes(rows: Iterable[tuple[int, Mapping[str, Any]]], segment: bytes) -> bytes:
@@ -122,11 +140,22 @@ def summary_table(rows: Iterable[tuple[int, Mapping[str, Any]]]) -> Any:
     columns: dict[str, list[Any]] = {c: [] for c in COLUMNS}
     for line, summary in rows:
         columns["line"].append(line)
-        for c in COLUMNS[1:]:
-            value = summary[c]
-            columns[c].append(None if value is None else json.dumps(value) if c in _JSON_COLUMNS else value)
-    schema = pa.schema([(c, getattr(pa, kind)()) for c, kind in COLUMN_TYPES.items()])
-    return pa.table(columns, schema=schema)
+        for c, value in summary_values(summary).items():
+            columns[c].append(value)
+    return pa.table(columns, schema=column_schema())
+
+
+def column_schema(columns: Iterable[str] = COLUMNS) -> Any:
+    """The pyarrow schema of ``columns`` (of :data:`COLUMN_TYPES`)."""
+    import pyarrow as pa
+
+    return pa.schema([(c, getattr(pa, COLUMN_TYPES[c])()) for c in columns])
+
+
+def summary_values(summary: Mapping[str, Any]) -> dict[str, Any]:
+    """A :func:`game_summary` as a summary's columns hold it (a JSON value as its text)."""
+    return {c: None if summary[c] is None else json.dumps(summary[c]) if c in _JSON_COLUMNS else summary[c]
+            for c in COLUMNS[1:]}
 
 
 def invalid_rows(table: Any) -> Any:

@@ -1,5 +1,5 @@
 """``GameStore`` (the folder, its config.yaml and backups) and ``StoreWriter`` (locked append +
-fsync per game)."""
+fsync per game, each game's summary row written with its line)."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from boopexp.experiments.store.files import (
     CONFIG_FILE,
     GAMES_FILE,
     LOCK_FILE,
+    _fault_point,
     _fsync_dir,
     _lock,
     _move_tail,
@@ -24,7 +25,9 @@ from boopexp.experiments.store.files import (
     write_atomically,
 )
 from boopexp.experiments.store.lines import _show, check_record, encode_record
+from boopexp.experiments.store.log_rows import ROWS_FILE, row_bytes, write_rows
 from boopexp.experiments.store.reader import StoreReader
+from boopexp.experiments.store.summary import summary_table
 
 _CONFIG_HEADER = (
     "# The resolved configuration of the games in games.jsonl, written by boopexp (docs/runner.md).\n"
@@ -103,7 +106,10 @@ class GameStore:
 
 
 class StoreWriter:
-    """Exclusive appender to a store's games.jsonl (use as a context manager)."""
+    """Exclusive appender to a store's games.jsonl (use as a context manager), and to its rows
+    (:mod:`~boopexp.experiments.store.log_rows`): each line is written and fsynced, then its row
+    (fault point ``append:line`` between the two); the rows are rewritten first if they do not
+    match the log line for line (a log of an older version, a process killed between the two)."""
 
     def __init__(self, store: GameStore) -> None:
         self.store = store
@@ -123,7 +129,15 @@ class StoreWriter:
                 self.stored = stored
                 if stored.scan.tail is not None:
                     self.moved_tail = _move_tail(store.games_path, stored.scan.tail)
+                log = next((f for f in stored.files if f.path == store.games_path), None)
+                if log is None or not log.rows_exact:  # rows of a log an older version wrote, or stale
+                    write_rows(store.directory, store.games_path.read_bytes() if log is not None else b"",
+                               log.log if log is not None else summary_table(()))
                 self._fd = os.open(store.games_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+                self._rows_fd = os.open(store.directory / ROWS_FILE, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+                #: The log's size and lines: where the next line goes.
+                self._offset = os.fstat(self._fd).st_size
+                self._lines = log.stamp[2] if log is not None else 0
             except BaseException:
                 os.close(self._lock_fd)
                 raise
@@ -135,7 +149,7 @@ class StoreWriter:
         Raises:
             StoreError: the record lacks its identity or winner, or the write failed.
         """
-        self._write(self._line(record))
+        self._write([self._line(record)])
 
     def append_all(self, records: Iterable[Mapping[str, Any]], block_bytes: int = 1 << 22) -> int:
         """Append many game records, fsynced a block of lines at a time (``import``: one fsync per
@@ -153,10 +167,10 @@ class StoreWriter:
             size += len(line)
             count += 1
             if size >= block_bytes:
-                self._write(b"".join(block))
+                self._write(block)
                 block, size = [], 0
         if block:
-            self._write(b"".join(block))
+            self._write(block)
         return count
 
     @staticmethod
@@ -166,19 +180,22 @@ class StoreWriter:
             raise StoreError(f"refusing to store an invalid game record ({problem})")
         return encode_record(record)
 
-    def _write(self, data: bytes) -> None:
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(self._fd, view) :]
-            os.fsync(self._fd)
-        except OSError as exc:
-            raise StoreError(f"cannot write {self.store.games_path}: {exc}") from None
+    def _write(self, lines: list[bytes]) -> None:
+        """Append ``lines`` to the log and fsync, then their rows to the rows file and fsync."""
+        rows = []
+        for line in lines:
+            self._lines += 1
+            rows.append(row_bytes(self.store.games_path, self._lines, line, self._offset))
+            self._offset += len(line)
+        _write_all(self._fd, b"".join(lines), self.store.games_path)
+        _fault_point("append:line")
+        _write_all(self._rows_fd, b"".join(rows), self.store.directory / ROWS_FILE)
 
     def close(self) -> None:
         """Release the file and the lock."""
         if self._fd is not None:
             os.close(self._fd)
+            os.close(self._rows_fd)
             self._fd = None  # type: ignore[assignment]
         if self._lock_fd is not None:
             os.close(self._lock_fd)
@@ -189,3 +206,18 @@ class StoreWriter:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _write_all(fd: int, data: bytes, path: Path) -> None:
+    """``data`` appended to ``fd`` (the file ``path``) and fsynced.
+
+    Raises:
+        StoreError: the write failed.
+    """
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+    except OSError as exc:
+        raise StoreError(f"cannot write {path}: {exc}") from None
