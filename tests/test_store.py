@@ -59,7 +59,8 @@ def test_append_then_scan_round_trips_and_fsyncs_every_game(tmp_path, monkeypatc
         before = len(synced)
         w.append(rec(0, moves=["c3", "D4"]))
         w.append(rec(1, "p2"))
-        assert len(synced) - before == 2
+        # each game's line, then its row (store/log_rows.py), fsynced
+        assert synced[before:] == [w._fd, w._rows_fd] * 2
     scan = StoreReader(store.directory).records()
     assert [record_key(r) for r in scan.records] == [("aaaa", "a vs b", 0), ("aaaa", "a vs b", 1)]
     assert scan.records[0]["moves"] == ["c3", "D4"]
@@ -524,13 +525,15 @@ def test_a_long_log_is_sealed_into_segments_of_bounded_size_each_with_its_summar
     write_lines(store.games_path, [rec(0), rec(1)])
     seal(tmp_path)
     games = [rec(2), rec(1), rec(3, "p2"), rec(2), rec(4), rec(5), rec(6, None)]
-    log = write_lines(store.games_path, games)
+    with store.open() as w:  # each line with its row (store/log_rows.py)
+        w.append_all(games)
+    log = store.games_path.read_bytes()
     parsed = []
     real_parse = lines.parse_line
     patch_store(monkeypatch, "parse_line",
                 lambda path, n, raw, **kw: (parsed.append(path.name), real_parse(path, n, raw, **kw))[1])
     report = seal(tmp_path)
-    assert parsed == ["games.jsonl"]  # no sealed game decoded; of the log, only the line with a null
+    assert parsed == []  # no sealed game decoded, nor a line of the log: its rows are copied
     assert [p.name for p in report.segments] == ["games-0002.jsonl.zst", "games-0003.jsonl.zst", "games-0004.jsonl.zst"]
     assert report.segment == report.segments[0] and report.games == 5 and report.dropped == 2
     moved = b"".join(segment_data(p) for p in report.segments)

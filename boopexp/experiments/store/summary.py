@@ -1,7 +1,6 @@
 """**The** one-row-per-game summary of a sealed segment (``summary-NNNN.parquet``, pyarrow):
-``game_summary`` (a record's identity and outcome), its columns and their types declared once
-(``COLUMN_TYPES``; ``COLUMNS``, ``OUTCOME_COLUMNS``), written by ``seal``/``migrate``, read when it
-matches its segment.
+its fields declared once (``FIELDS``: ``game_summary``, ``COLUMN_TYPES``, ``COLUMNS``,
+``OUTCOME_COLUMNS``), written by ``seal``/``migrate``, read when it matches its segment.
 
 One row per sealed game: the summary written beside each sealed segment (docs/runner.md).
 
