@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import json
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from boopexp.experiments.store.files import write_atomically
-from boopexp.experiments.store.lines import parse_line, split_lines
+from boopexp.experiments.store.lines import parse_line
 from boopexp.experiments.store.summary import (
     COLUMNS,
     column_schema,
@@ -98,8 +98,7 @@ def log_summary(path: Path, data: bytes, base: int, first_line: int, rows: Any) 
         mine = np.flatnonzero((offsets >= base) & (offsets < base + len(data)))
         rows = rows.take(mine) if len(mine) != len(rows) else rows
     if rows is None or not len(rows):
-        lines, _ = split_lines(data)
-        return _decoded(path, [(first_line + n, raw) for n, raw in lines]), not lines
+        return _decoded(path, _lines(data, first_line)), b"\n" not in data
     offsets = rows["offset"].to_numpy() - base
     lengths = rows["length"].to_numpy()
     ends = offsets + lengths
@@ -123,8 +122,7 @@ def log_summary(path: Path, data: bytes, base: int, first_line: int, rows: Any) 
 
     def gap(end: int) -> None:
         nonlocal number
-        lines, _ = split_lines(data[at:end])
-        decoded.extend((number + n, raw) for n, raw in lines)
+        decoded.extend(_lines(data[at:end], number))
         number += data.count(b"\n", at, end)
 
     for i in sorted(np.flatnonzero(ok), key=lambda i: int(offsets[i])):
@@ -162,8 +160,20 @@ def decoded_summary(path: Path, data: bytes, first_line: int) -> Any:
     Raises:
         StoreError: a line is not a valid record (file and line named).
     """
-    lines, _ = split_lines(data)
-    return _decoded(path, ((first_line + n, raw) for n, raw in lines))
+    return _decoded(path, _lines(data, first_line))
+
+
+def _lines(data: bytes, first_line: int) -> Iterator[tuple[int, bytes]]:
+    """The complete, non-blank lines of ``data`` (after ``first_line`` lines) as (1-based number,
+    bytes without the newline), one at a time (a log of a million games is not copied line by
+    line at once): what :func:`~boopexp.experiments.store.lines.split_lines` numbers."""
+    at, number = 0, first_line
+    while (end := data.find(b"\n", at)) >= 0:
+        number += 1
+        raw = data[at:end]
+        if raw.strip():
+            yield number, raw
+        at = end + 1
 
 
 def write_rows(directory: Path, log: bytes, table: Any) -> None:
