@@ -183,10 +183,11 @@ def write_rows(directory: Path, log: bytes, table: Any) -> None:
     values = {n: i for i, n in enumerate(table["line"].to_pylist())}
     columns = [table[c].to_pylist() for c in COLUMNS[1:]]
     out = []
-    offset = 0
-    for number, line in enumerate(log[:log.rfind(b"\n") + 1].split(b"\n")[:-1], start=1):
+    offset = number = 0
+    while (end := log.find(b"\n", offset)) >= 0:  # a line at a time: a large log is not copied at once
+        number += 1
         row = values.get(number)
         if row is not None:
-            out.append(_row(line + b"\n", offset, dict(zip(COLUMNS[1:], (c[row] for c in columns)))))
-        offset += len(line) + 1
+            out.append(_row(log[offset:end + 1], offset, dict(zip(COLUMNS[1:], (c[row] for c in columns)))))
+        offset = end + 1
     write_atomically(directory / ROWS_FILE, b"".join(out))
