@@ -32,11 +32,13 @@ from boopexp.analysis.stats import (
     boschloo_bound_note,
     boschloo_p,
     fisher_exact,
+    score_interval,
     verdict,
     wilson_interval,
 )
 from boopexp.analysis.tables import (
     DASH,
+    DRAWS,
     NO_WINNER_NOTE,
     Table,
     decided,
@@ -158,6 +160,7 @@ def table1(data: GameData) -> Table:
         the ply limit; the status counts both.
     """
     counts = pairing_counts(data.selected)
+    draws = DRAWS in counts
     reference = table1_reference()
     records = []
     for opponent in TABLE1_OPPONENTS:
@@ -171,13 +174,17 @@ def table1(data: GameData) -> Table:
                 row = counts.loc[pairing]
                 n_decided = int(row["p1_wins"]) + int(row["p2_wins"])
                 sides.append((int(row[winner_col]), n_decided, paper_wins, paper_games, row["config_hash"],
-                              int(row["no_winner"])))
+                              int(row["no_winner"]), int(row[DRAWS]) if draws else 0))
             else:
-                sides.append((None, 0, paper_wins, paper_games, "", None))
+                sides.append((None, 0, paper_wins, paper_games, "", None, 0))
         records.append(_comparison_row(opponent, sides, paper))
     bounded = [r["opponent"] for r in records if r.pop(_BOUNDED)]
     frame = pd.DataFrame(records)
-    frame = frame.astype({c: "Int64" for c in TABLE1_INT} | {c: "float64" for c in TABLE1_FLOAT})
+    if not draws:  # every table of games without a draw stays as it was
+        frame = frame.drop(columns=list(TABLE1_DRAWS))
+    frame = frame.astype({c: "Int64" for c in TABLE1_INT} | {c: "float64" for c in TABLE1_FLOAT}
+                         | ({c: "Int64" for c in TABLE1_DRAWS[:3]} | {c: "float64" for c in TABLE1_DRAWS[3:]}
+                            if draws else {}))
 
     shown = frame[frame["status"] != "not run"]
     rows = tuple(
@@ -185,8 +192,10 @@ def table1(data: GameData) -> Table:
             r.opponent,
             fmt_count(r.p1_wins, r.p1_games),
             fmt_count(r.p2_wins, r.p2_games),
+            *((fmt_num(r.draws),) if draws else ()),
             fmt_num(r.no_winner),
             fmt_rate_ci(r.win_rate, r.ci_low, r.ci_high),
+            *((fmt_rate_ci(r.score, r.score_low, r.score_high),) if draws else ()),
             fmt_count(r.paper_p1_wins, r.paper_p1_games),
             fmt_count(r.paper_p2_wins, r.paper_p2_games),
             *_against_paper(r, r.paper_win_rate),
@@ -211,14 +220,16 @@ def table1(data: GameData) -> Table:
         BOSCHLOO_NOTE + " Both sides pooled.",
         *_bound_note(bounded),
         *_disagreement_note(shown, "opponent", bounded),
+        *((DRAWS_PAPER_NOTE,) if draws else ()),
     ]
     return Table(
         name="table1",
         title="Table I: wins of mcts-co against each opponent (ours vs the paper)",
         data=frame,
-        headers=("opponent", "P1", "P2", "no winner", "win rate [95% CI]", "paper P1", "paper P2",
+        headers=("opponent", "P1", "P2", *(("draws",) if draws else ()), "no winner", "win rate [95% CI]",
+                 *(("score [95% CI]",) if draws else ()), "paper P1", "paper P2",
                  "paper rate", "diff", "p (Fisher)", "p (Boschloo)", "verdict", "status"),
-        align="lrrrrrrrrrrll",
+        align="lrr" + ("r" if draws else "") + "rr" + ("r" if draws else "") + "rrrrrrll",
         rows=rows,
         notes=tuple(notes),
     )
@@ -227,16 +238,27 @@ def table1(data: GameData) -> Table:
 #: The key of a Table I row (not a column) saying its p (Boschloo) is the Fisher bound.
 _BOUNDED = "boschloo_bound"
 
-#: one side of a Table I row: (our wins, decided games, paper wins, paper games, config_hash, no winner);
-#: our wins and no winner are None when the side was not played
-_Side = tuple[int | None, int, int, int, str, int | None]
+#: one side of a Table I row: (our wins, decided games, paper wins, paper games, config_hash, no winner,
+#: draws); our wins and no winner are None when the side was not played
+_Side = tuple[int | None, int, int, int, str, int | None, int]
+
+#: Table I's columns of drawn games, shown only when a game was drawn: per side and pooled, and
+#: mcts-co's score (wins + draws/2 over the decided and drawn games) with its interval.
+TABLE1_DRAWS = ("p1_draws", "p2_draws", "draws", "score", "score_low", "score_high")
+
+#: Tables I and II's note when a game was drawn (the paper's games had no draw).
+DRAWS_PAPER_NOTE = (
+    "Draws: games the rules ended drawn, half a point to each side (score = (wins + draws/2) / (wins + "
+    "losses + draws); interval: Student's t on the games' mean score). The paper's games had no draw, so the "
+    "rates, the comparison with the paper and its tests use the decided games (wins and losses) only."
+)
 
 
 def _comparison_row(opponent: str, sides: list[_Side], paper: PaperCounts) -> dict[str, Any]:
     """One Table I row from the (ours, paper) counts of both sides (n = decided games)."""
-    (w1, n1, pw1, pn1, h1, u1), (w2, n2, pw2, pn2, h2, u2) = sides
-    present = [(w, n, pw, pn) for w, n, pw, pn, _, _ in sides if w is not None and n > 0]
-    run = [u for _, _, _, _, _, u in sides if u is not None]
+    (w1, n1, pw1, pn1, h1, u1, d1), (w2, n2, pw2, pn2, h2, u2, d2) = sides
+    present = [(w, n, pw, pn) for w, n, pw, pn, _, _, _ in sides if w is not None and n > 0]
+    run = [u for _, _, _, _, _, u, _ in sides if u is not None]
     wins = sum(s[0] for s in present)
     games = sum(s[1] for s in present)
     # With one side missing, compare against the paper's games of the same side only: the side
@@ -248,10 +270,13 @@ def _comparison_row(opponent: str, sides: list[_Side], paper: PaperCounts) -> di
     paper_rate = ratio(paper_wins, paper_games)
     p = _fisher_or_nan(wins, games, paper_wins, paper_games)
     boschloo, exact = _boschloo_or_nan([[wins, games - wins], [paper_wins, paper_games - paper_wins]], games)
+    played = [(w, n, d) for w, n, _, _, _, _, d in sides if w is not None]
+    score = score_interval(sum(w for w, _, _ in played), sum(d for _, _, d in played),
+                           sum(n - w for w, n, _ in played))
     return {
         "opponent": opponent,
-        # A game stopped at the ply limit is finished (it will not be replayed): it counts here.
-        "status": _status([n1 + (u1 or 0), n2 + (u2 or 0)], [pn1, pn2]),
+        # A game stopped at the ply limit or drawn is finished (it will not be replayed): it counts here.
+        "status": _status([n1 + (u1 or 0) + d1, n2 + (u2 or 0) + d2], [pn1, pn2]),
         "p1_wins": w1, "p1_games": n1, "p1_no_winner": u1,
         "p2_wins": w2, "p2_games": n2, "p2_no_winner": u2,
         "wins": wins if games else None, "games": games, "no_winner": sum(run) if run else None,
@@ -267,6 +292,8 @@ def _comparison_row(opponent: str, sides: list[_Side], paper: PaperCounts) -> di
         "verdict": verdict(p),
         "p1_config_hash": h1,
         "p2_config_hash": h2,
+        **dict(zip(TABLE1_DRAWS, (d1 if w1 is not None else None, d2 if w2 is not None else None,
+                                  d1 + d2 if played else None, *score))),
     }
 
 
@@ -274,6 +301,10 @@ TABLE2_INT = ("games", "p1_wins", "p2_wins", "no_winner", "paper_games", "paper_
 
 
 TABLE2_FLOAT = ("p2_share", "ci_low", "ci_high", "paper_p2_share", "difference", "p_value", "p_value_boschloo")
+
+#: Table II's columns of drawn games, shown only when a game was drawn: the draws and P2's score
+#: (P2 wins + draws/2 over the decided and drawn games) with its interval.
+TABLE2_DRAWS = ("draws", "p2_score", "score_low", "score_high")
 
 
 def table2(data: GameData) -> Table:
@@ -288,6 +319,7 @@ def table2(data: GameData) -> Table:
         test use the decided games (P1 wins + P2 wins) only.
     """
     counts = pairing_counts(data.selected)
+    draws = DRAWS in counts
     reference = table2_reference()
     records = []
     bounded = []
@@ -298,9 +330,10 @@ def table2(data: GameData) -> Table:
         if pairing in counts.index:
             row = counts.loc[pairing]
             games, p1, p2, none = (int(row[c]) for c in ("games", "p1_wins", "p2_wins", "no_winner"))
+            drew: int | None = int(row[DRAWS]) if draws else 0
             config_hash = row["config_hash"]
         else:
-            games, p1, p2, none, config_hash = 0, None, None, None, ""
+            games, p1, p2, none, drew, config_hash = 0, None, None, None, None, ""
         n_decided = (p1 or 0) + (p2 or 0)
         low, high = wilson_interval(p2 or 0, n_decided)
         share = ratio(p2 or 0, n_decided)
@@ -322,18 +355,24 @@ def table2(data: GameData) -> Table:
             "p_value_boschloo": boschloo,
             "verdict": verdict(p),
             "config_hash": config_hash,
+            **dict(zip(TABLE2_DRAWS, (drew, *score_interval(p2 or 0, drew or 0, p1 or 0)))),
         })
     frame = pd.DataFrame(records)
-    frame = frame.astype({c: "Int64" for c in TABLE2_INT} | {c: "float64" for c in TABLE2_FLOAT})
+    if not draws:  # every table of games without a draw stays as it was
+        frame = frame.drop(columns=list(TABLE2_DRAWS))
+    frame = frame.astype({c: "Int64" for c in TABLE2_INT} | {c: "float64" for c in TABLE2_FLOAT}
+                         | ({"draws": "Int64"} | {c: "float64" for c in TABLE2_DRAWS[1:]} if draws else {}))
     shown = frame[frame["status"] != "not run"]
     rows = tuple(
         (
             r.agent,
             fmt_num(r.p1_wins),
             fmt_num(r.p2_wins),
+            *((fmt_num(r.draws),) if draws else ()),
             fmt_num(r.no_winner),
             fmt_num(r.games),
             fmt_rate_ci(r.p2_share, r.ci_low, r.ci_high),
+            *((fmt_rate_ci(r.p2_score, r.score_low, r.score_high),) if draws else ()),
             fmt_num(r.paper_p1_wins),
             fmt_num(r.paper_p2_wins),
             *_against_paper(r, r.paper_p2_share),
@@ -351,14 +390,16 @@ def table2(data: GameData) -> Table:
         BOSCHLOO_NOTE,
         *_bound_note(bounded),
         *_disagreement_note(shown, "agent", bounded),
+        *((DRAWS_PAPER_NOTE,) if draws else ()),
     ]
     return Table(
         name="table2",
         title="Table II: mirror games, wins by side (ours vs the paper)",
         data=frame,
-        headers=("agent", "P1 wins", "P2 wins", "no winner", "games", "P2 share [95% CI]", "paper P1",
+        headers=("agent", "P1 wins", "P2 wins", *(("draws",) if draws else ()), "no winner", "games",
+                 "P2 share [95% CI]", *(("P2 score [95% CI]",) if draws else ()), "paper P1",
                  "paper P2", "paper P2 share", "diff", "p (Fisher)", "p (Boschloo)", "verdict", "status"),
-        align="lrrrrrrrrrrrll",
+        align="lrr" + ("r" if draws else "") + "rrr" + ("r" if draws else "") + "rrrrrrll",
         rows=rows,
         notes=tuple(notes),
     )

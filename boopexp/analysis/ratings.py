@@ -24,6 +24,16 @@ played (a Haldane-style correction) and the fit says so (``corrected``); those r
 finite but shrunk and should be read as lower bounds of the gap.
 
 Games without a winner (stopped at the ply cap) are left out of the fit and counted.
+
+**Draws** (a game the rules ended drawn: ``"draw"`` in ``winner``; boop. has none) count as half
+a win for each side: a drawn game of P1 against P2 adds ½ to the cell's P1 wins and ½ to its P2
+wins. That is the rule of Elo's expected score and Ordo's default (R. Coulom's BayesElo fits a
+draw parameter instead, as Rao–Kupper's and Davidson's models do): the likelihood stays the
+logistic one, its maximum matches each agent's expected score to its score, wins + draws/2
+(Davidson's model has the same sufficient statistics, W + D/2, but a flatter score curve, so
+its Elo differ by a scale). The Wald intervals then read a draw as the two halves of a win
+and a loss, Bernoulli variance, above a draw's own: on many draws they are a little wide,
+never too narrow. Without a draw nothing changes (the same counts, the same fit).
 """
 
 from __future__ import annotations
@@ -46,6 +56,9 @@ HALDANE = 0.5
 #: Default anchor when present.
 DEFAULT_ANCHOR = "random"
 
+#: A drawn game in the ``winner`` sequence of :func:`fit_ratings` (the record's ``termination``).
+DRAW = "draw"
+
 #: Decimals of Elo a fit and its bootstrap intervals report (milli-Elo). The optimiser stops at a
 #: gradient of 1e-9, which leaves up to ~1e-5 Elo of noise in a rating (an agent tied with the anchor came out as
 #: -1.1347e-10 on one SciPy, -1.14383e-10 on the next, -2.8e-7 in a small test): digits below a
@@ -66,9 +79,10 @@ class Rating:
         agent: the agent's name.
         elo: rating in Elo relative to the anchor.
         ci_low, ci_high: 95% Wald interval (relative to the anchor).
-        games: decided games the agent played (a mirror game counts once).
+        games: decided and drawn games the agent played (a mirror game counts once).
         wins, losses: of those games (a mirror game counts as neither).
         no_winner: games the agent played that had no winner (left out of the fit).
+        draws: drawn games the agent played (half a win each way; a mirror counts once).
     """
 
     agent: str
@@ -79,6 +93,7 @@ class Rating:
     wins: int
     losses: int
     no_winner: int
+    draws: int = 0
 
 
 @dataclass(frozen=True)
@@ -90,10 +105,11 @@ class Ratings:
         anchor: the agent fixed at 0.
         first_move: the first-move advantage in Elo (P1's edge; negative: P2 favoured).
         first_move_ci: its 95% Wald interval.
-        games: decided games used.
-        no_winner: games left out because they had no winner.
+        games: decided and drawn games used.
+        no_winner: games left out because they had no winner (the ply cap).
         corrected: True if the MLE did not exist and half a virtual win was added each way.
         method: a short description of the fit and of the intervals.
+        draws: drawn games used (half a win each way).
     """
 
     ratings: tuple[Rating, ...]
@@ -104,6 +120,7 @@ class Ratings:
     no_winner: int
     corrected: bool
     method: str
+    draws: int = 0
 
     def by_agent(self) -> dict[str, Rating]:
         """The ratings keyed by agent name."""
@@ -129,7 +146,8 @@ def fit_ratings(
 
     Args:
         p1, p2: the agents of each game as first and second player.
-        winner: "p1", "p2" or None (no winner: left out and counted) per game.
+        winner: "p1", "p2", :data:`DRAW` (half a win each way) or None (no winner: left out and
+            counted) per game.
         agents: the agents in display/anchor order (default: order of first appearance).
         anchor: the agent fixed at 0 (default ``random`` if present, else the first agent).
 
@@ -137,8 +155,8 @@ def fit_ratings(
         The ratings.
 
     Raises:
-        ConfigError: an unknown anchor, a winner other than p1/p2/None, fewer than two agents
-            with decided games between them, agents not connected by any decided game, or games
+        ConfigError: an unknown anchor, a winner other than p1/p2/draw/None, fewer than two agents
+            with decided or drawn games between them, agents not connected by any such game, or games
             that cannot tell the first-move term from the ratings (each pairing in one colour
             order, no mirror game, no cycle).
     """
@@ -156,6 +174,7 @@ def fit_ratings(
 
     wins = np.zeros((n_agents, n_agents))  # wins[i, j]: games i (P1) vs j (P2) won by P1
     losses = np.zeros((n_agents, n_agents))  # ... won by P2
+    draws = np.zeros((n_agents, n_agents))  # ... drawn
     no_winner = np.zeros(n_agents, dtype=np.int64)
     undecided = 0
     for a, b, w in zip(p1, p2, winner):
@@ -164,23 +183,27 @@ def fit_ratings(
             wins[i, j] += 1
         elif w == "p2":
             losses[i, j] += 1
+        elif w == DRAW:
+            draws[i, j] += 1
         elif w is None or (isinstance(w, float) and math.isnan(w)):
             undecided += 1
             no_winner[i] += 1
             if j != i:
                 no_winner[j] += 1
         else:
-            raise ConfigError(f"winner must be 'p1', 'p2' or None, got {w!r}")
-    played = wins + losses
+            raise ConfigError(f"winner must be 'p1', 'p2', {DRAW!r} or None, got {w!r}")
+    played = wins + losses + draws
     _check_connected(names, played)
     _check_identifiable(names, played, index[anchor])
 
-    corrected = not _mle_exists(wins, losses)
+    # a draw is half a win each way (module docstring); without one these are the counts themselves
+    fit_wins, fit_losses = (wins + 0.5 * draws, losses + 0.5 * draws) if draws.any() else (wins, losses)
+    corrected = not _mle_exists(fit_wins, fit_losses)
     if corrected:
         has = played > 0
-        wins = wins + HALDANE * has
-        losses = losses + HALDANE * has
-    theta, cov = _point_fit(wins, losses, index[anchor])
+        fit_wins = fit_wins + HALDANE * has
+        fit_losses = fit_losses + HALDANE * has
+    theta, cov = _point_fit(fit_wins, fit_losses, index[anchor])
 
     elo = np.zeros(n_agents)
     se = np.zeros(n_agents)
@@ -189,34 +212,34 @@ def fit_ratings(
     se[free] = np.sqrt(np.clip(np.diag(cov)[:-1], 0.0, None))
     f, f_se = float(theta[-1]), float(math.sqrt(max(cov[-1, -1], 0.0)))
 
-    raw_wins = np.where(played > 0, wins - (HALDANE if corrected else 0.0), 0.0)
-    raw_losses = np.where(played > 0, losses - (HALDANE if corrected else 0.0), 0.0)
     off = ~np.eye(n_agents, dtype=bool)
     ratings = []
     for a, i in index.items():
-        own_wins = raw_wins[i, :][off[i]].sum() + raw_losses[:, i][off[:, i]].sum()
-        own_losses = raw_losses[i, :][off[i]].sum() + raw_wins[:, i][off[:, i]].sum()
-        games = own_wins + own_losses + raw_wins[i, i] + raw_losses[i, i]
+        own_wins = wins[i, :][off[i]].sum() + losses[:, i][off[:, i]].sum()
+        own_losses = losses[i, :][off[i]].sum() + wins[:, i][off[:, i]].sum()
+        own_draws = draws[i, :].sum() + draws[:, i][off[:, i]].sum()
+        games = own_wins + own_losses + wins[i, i] + losses[i, i] + own_draws
         ratings.append(Rating(
             agent=a, elo=snap_elo(elo[i]),
             ci_low=snap_elo(elo[i] - Z95 * se[i]), ci_high=snap_elo(elo[i] + Z95 * se[i]),
             games=int(round(games)), wins=int(round(own_wins)), losses=int(round(own_losses)),
-            no_winner=int(no_winner[i]),
+            no_winner=int(no_winner[i]), draws=int(round(own_draws)),
         ))
     # equal ratings: the anchor first, then by name (an order that no optimiser noise can flip)
     ratings.sort(key=lambda r: (-r.elo, r.agent != anchor, r.agent))
-    decided = int(round(raw_wins.sum() + raw_losses.sum()))
+    decided = int(round(played.sum()))
     method = (
         "Bradley–Terry (logistic Elo) with a first-move term, maximum likelihood by "
         "Newton's method (analytic gradient and Hessian); 95% intervals from the likelihood's curvature "
         "(Wald, inverse observed information), relative to the anchor"
+        + ("; a draw counts as half a win for each side" if draws.any() else "")
         + ("; the MLE did not exist, so half a virtual win was added each way to every pairing "
            "that played" if corrected else "")
     )
     return Ratings(
         ratings=tuple(ratings), anchor=anchor, first_move=snap_elo(f),
         first_move_ci=(snap_elo(f - Z95 * f_se), snap_elo(f + Z95 * f_se)), games=decided, no_winner=undecided,
-        corrected=corrected, method=method,
+        corrected=corrected, method=method, draws=int(draws.sum()),
     )
 
 

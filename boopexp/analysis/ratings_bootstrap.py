@@ -6,9 +6,10 @@ The point estimate is :func:`boopexp.analysis.ratings.fit_ratings` (maximum like
 term). The intervals of docs/robustness-plan.md §3 come from a **seeded bootstrap over games,
 stratified by pairing and seat**: every ordered pairing ("A vs B", A moving first) is a stratum
 whose games are resampled with replacement, so each resample keeps every stratum's number of
-games. A stratum's games have three outcomes (P1 wins, P2 wins, no winner), so resampling its n
-games with replacement draws the three counts from Multinomial(n, observed shares) — exactly, not
-as an approximation — and the whole bootstrap is a few arrays of counts.
+games. A stratum's games have three outcomes (P1 wins, P2 wins, no winner; a fourth, a draw, when
+the games hold one), so resampling its n games with replacement draws the counts from
+Multinomial(n, observed shares) — exactly, not as an approximation — and the whole bootstrap is a
+few arrays of counts. A resampled draw is half a win each way, as in the point fit.
 
 The resampled fits are computed together by the point fit's own fitter,
 :func:`boopexp.analysis.ratings.fit_bradley_terry` (Newton's method on a stack of (resamples ×
@@ -36,7 +37,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from boopexp.analysis.ratings import HALDANE, Ratings, design_matrix, fit_bradley_terry, fit_ratings, snap_elo
+from boopexp.analysis.ratings import DRAW, HALDANE, Ratings, design_matrix, fit_bradley_terry, fit_ratings, snap_elo
 
 #: Resamples of docs/robustness-plan.md §3.
 RESAMPLES = 2000
@@ -106,12 +107,15 @@ def bootstrap_ratings(
     fit = fit_ratings(p1, p2, winner, agents=agents, anchor=anchor)
     names = tuple(dict.fromkeys([*agents, *p1, *p2]))
     index = {a: i for i, a in enumerate(names)}
+    # the outcomes P1 wins, P2 wins, no winner, and a draw only when the games hold one: without
+    # it the counts, the generator's stream and so every interval are as they always were
+    outcomes = 4 if fit.draws else 3
     cells: dict[tuple[int, int], list[int]] = {}
     for a, b, w in zip(p1, p2, winner):
-        slot = cells.setdefault((index[a], index[b]), [0, 0, 0])
-        slot[0 if w == "p1" else 1 if w == "p2" else 2] += 1
+        slot = cells.setdefault((index[a], index[b]), [0] * outcomes)
+        slot[_outcome(w)] += 1
     keys = sorted(cells)
-    counts = np.array([cells[k] for k in keys], dtype=np.int64)  # (cells, 3)
+    counts = np.array([cells[k] for k in keys], dtype=np.int64)  # (cells, outcomes)
     design = design_matrix(keys, len(names), index[anchor])
 
     rng = np.random.default_rng(seed)
@@ -120,8 +124,11 @@ def bootstrap_ratings(
         shares = counts / n[:, None]
         drawn = rng.multinomial(n, shares, size=(resamples, len(keys)))  # (B, cells, 3)
     else:
-        drawn = _resample_pairs(rng, resamples, keys, [(index[a], index[b]) for a, b in zip(p1, p2)], winner, pairs)
+        drawn = _resample_pairs(rng, resamples, keys, [(index[a], index[b]) for a, b in zip(p1, p2)], winner, pairs,
+                                outcomes)
     wins, losses = drawn[..., 0].astype(float), drawn[..., 1].astype(float)
+    if outcomes == 4:  # a draw: half a win each way
+        wins, losses = wins + 0.5 * drawn[..., 3], losses + 0.5 * drawn[..., 3]
     theta, corrected = _fit_batch(design, wins, losses)
 
     by_agent = fit.by_agent()
@@ -140,6 +147,7 @@ def bootstrap_ratings(
            f"pairing and seat (seed {seed}), relative to the anchor" if pairs is None else
            f"95% intervals: percentiles of {resamples:,} bootstrap resamples of the pairs of games (the two "
            f"games of a pair together), stratified by pairing (seed {seed}), relative to the anchor")
+        + ("; a draw counts as half a win for each side" if fit.draws else "")
         + ("; the MLE did not exist, so half a virtual win was added each way to every pairing that "
            "played" if fit.corrected else "")
         + (f"; {corrected} resample(s) needed that correction" if corrected else "")
@@ -149,11 +157,17 @@ def bootstrap_ratings(
                             corrected_resamples=corrected)
 
 
+def _outcome(winner: str | None) -> int:
+    """A game's column in the bootstrap's counts: P1 wins, P2 wins, no winner, drawn."""
+    return {"p1": 0, "p2": 1, DRAW: 3}.get(winner, 2) if isinstance(winner, str) else 2
+
+
 def _resample_pairs(rng: np.random.Generator, resamples: int, keys: Sequence[tuple[int, int]],
                     cells_of_games: Sequence[tuple[int, int]], winner: Sequence[str | None],
-                    pairs: Sequence[Hashable]) -> np.ndarray:
-    """(B, cells, 3) resampled counts (P1 wins, P2 wins, no winner) per cell of ``keys``, drawing
-    the pairs of each unordered pairing with replacement (module docstring).
+                    pairs: Sequence[Hashable], outcomes: int = 3) -> np.ndarray:
+    """(B, cells, outcomes) resampled counts (P1 wins, P2 wins, no winner, and drawn when
+    ``outcomes`` is 4) per cell of ``keys``, drawing the pairs of each unordered pairing with
+    replacement (module docstring).
 
     Raises:
         ValueError: ``pairs`` is not one key a game, or a pair's games are of two pairings.
@@ -171,21 +185,21 @@ def _resample_pairs(rng: np.random.Generator, resamples: int, keys: Sequence[tup
         if unit not in units:
             units[unit] = {}
             strata.setdefault(stratum, []).append(unit)
-        slot = units[unit].setdefault(column[cell], [0, 0, 0])
-        slot[0 if w == "p1" else 1 if w == "p2" else 2] += 1
-    out = np.zeros((resamples, len(keys), 3), dtype=np.int64)
+        slot = units[unit].setdefault(column[cell], [0] * outcomes)
+        slot[_outcome(w)] += 1
+    out = np.zeros((resamples, len(keys), outcomes), dtype=np.int64)
     # strata in a fixed order (the cells' own), so the generator's stream does not depend on the games' order
     for stratum in sorted(strata, key=lambda s: sorted(s)):
         members = strata[stratum]
         cells = sorted({c for unit in members for c in units[unit]})
         at = {c: k for k, c in enumerate(cells)}
-        kinds = np.zeros((len(members), len(cells), 3), dtype=np.int64)
+        kinds = np.zeros((len(members), len(cells), outcomes), dtype=np.int64)
         for row, unit in enumerate(members):
             for c, outcome in units[unit].items():
                 kinds[row, at[c]] = outcome
         kinds_flat, how_many = np.unique(kinds.reshape(len(members), -1), axis=0, return_counts=True)
         drawn = rng.multinomial(len(members), how_many / len(members), size=resamples)  # (B, kinds)
-        out[:, cells, :] += (drawn @ kinds_flat).reshape(resamples, len(cells), 3)
+        out[:, cells, :] += (drawn @ kinds_flat).reshape(resamples, len(cells), outcomes)
     return out
 
 

@@ -14,9 +14,9 @@ from pathlib import Path
 import pandas as pd
 
 from boopexp.analysis import render
-from boopexp.analysis.ratings import Ratings, fit_ratings
+from boopexp.analysis.ratings import DRAW, Ratings, fit_ratings
 from boopexp.analysis.records import GameData
-from boopexp.analysis.tables import Table, agent_order
+from boopexp.analysis.tables import Table, agent_order, drawn
 from boopexp.errors import StoreError
 
 #: ``boopexp tables`` writes ratings when the games hold at least this many agents.
@@ -32,7 +32,8 @@ def game_agents(data: GameData) -> list[str]:
 
 
 def ratings_from_data(data: GameData, anchor: str | None = None) -> Ratings:
-    """Fit the ratings to every game in ``data`` (all settings; games without a winner left out).
+    """Fit the ratings to every game in ``data`` (all settings; a draw half a win each way, games
+    without a winner left out).
 
     Args:
         data: loaded games.
@@ -43,7 +44,8 @@ def ratings_from_data(data: GameData, anchor: str | None = None) -> Ratings:
         ConfigError: unknown anchor, fewer than two agents, or agents not linked by decided games.
     """
     games = data.games
-    winner = [w if isinstance(w, str) else None for w in games["winner"]]
+    draws = drawn(games).to_numpy(dtype=bool) if len(games) else []
+    winner = [DRAW if d else w if isinstance(w, str) else None for w, d in zip(games["winner"], draws)]
     return fit_ratings(list(games["p1"]), list(games["p2"]), winner, agents=game_agents(data), anchor=anchor)
 
 
@@ -54,17 +56,20 @@ def fmt_elo(x: float) -> str:
 
 
 def ratings_table(fit: Ratings) -> Table:
-    """The fit as a table: one row per agent, strongest first; the first-move term in the notes."""
+    """The fit as a table: one row per agent, strongest first; the first-move term in the notes;
+    a draws column only when a game was drawn."""
+    columns = [*RATINGS_COLUMNS[:-1], "draws", RATINGS_COLUMNS[-1]] if fit.draws else list(RATINGS_COLUMNS)
     frame = pd.DataFrame(
-        [{c: getattr(r, c) for c in RATINGS_COLUMNS} for r in fit.ratings], columns=list(RATINGS_COLUMNS)
+        [{c: getattr(r, c) for c in columns} for r in fit.ratings], columns=columns
     ).astype({"elo": "float64", "ci_low": "float64", "ci_high": "float64", "games": "int64", "wins": "int64",
-              "losses": "int64", "no_winner": "int64"})
+              "losses": "int64", "no_winner": "int64"} | ({"draws": "int64"} if fit.draws else {}))
     rows = tuple(
         (
             r.agent + (" (anchor)" if r.agent == fit.anchor else ""),
             fmt_elo(r.elo),
             f"[{fmt_elo(r.ci_low)}, {fmt_elo(r.ci_high)}]" if r.agent != fit.anchor else "—",
-            f"{r.games:,}", f"{r.wins:,}", f"{r.losses:,}", f"{r.no_winner:,}",
+            f"{r.games:,}", f"{r.wins:,}", f"{r.losses:,}", *((f"{r.draws:,}",) if fit.draws else ()),
+            f"{r.no_winner:,}",
         )
         for r in fit.ratings
     )
@@ -72,7 +77,9 @@ def ratings_table(fit: Ratings) -> Table:
     notes = [
         f"First-move advantage (P1's edge, both agents equal): {fmt_elo(fit.first_move)} Elo "
         f"[{fmt_elo(low)}, {fmt_elo(high)}] (95%); negative = the second player is favoured.",
-        f"{fit.games:,} decided games; {fit.no_winner:,} game{'s' if fit.no_winner != 1 else ''} without a "
+        (f"{fit.games:,} decided games; " if not fit.draws else
+         f"{fit.games:,} decided and drawn games ({fit.draws:,} drawn: half a win for each side); ")
+        + f"{fit.no_winner:,} game{'s' if fit.no_winner != 1 else ''} without a "
         "winner (stopped at the ply cap) left out of the fit and counted in 'no winner'.",
         f"Model: {fit.method}. Elo = 400·log10 of the odds: +100 Elo wins about 64% of games between "
         f"equals apart from the first move. Anchor: {fit.anchor} = 0. Games: wins + losses against "
@@ -89,8 +96,9 @@ def ratings_table(fit: Ratings) -> Table:
         name="ratings",
         title="Ratings: Bradley–Terry (logistic Elo) with a first-move term",
         data=frame,
-        headers=("agent", "Elo", "95% CI", "games", "wins", "losses", "no winner"),
-        align="lrrrrrr",
+        headers=("agent", "Elo", "95% CI", "games", "wins", "losses", *(("draws",) if fit.draws else ()),
+                 "no winner"),
+        align="lrrrrrr" + ("r" if fit.draws else ""),
         rows=rows,
         notes=tuple(notes),
     )

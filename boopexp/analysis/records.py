@@ -48,6 +48,7 @@ import numpy as np
 import pandas as pd
 
 from boopexp.analysis.moves import TELEMETRY_FIELDS, MoveFile, MoveStats, collect
+from boopexp.analysis.tables import finished
 from boopexp.errors import ConfigError
 from boopexp.experiments.config import stored_plan
 from boopexp.experiments.store import (
@@ -117,7 +118,7 @@ class GameData:
         def game_row(row: int) -> dict[str, Any]:
             return {k: games[k].iat[row] for k in ("config_hash", "pairing", "game_index", "p1", "p2")}
 
-        return collect(self.move_files, [str(n) for n in names], sides, games["winner"].notna().to_numpy(),
+        return collect(self.move_files, [str(n) for n in names], sides, finished(games).to_numpy(dtype=bool),
                        game_row, lambda path: StoreReader(path.parent).blocks(path), StoreReader.decode)
 
 

@@ -10,12 +10,14 @@ import pandas as pd
 from boopexp.analysis.moves import OPTIONAL_FIELDS, MoveStats
 from boopexp.analysis.paper import equivalent_moves_reference
 from boopexp.analysis.records import GameData
-from boopexp.analysis.stats import wilson_interval
+from boopexp.analysis.stats import score_interval, wilson_interval
 from boopexp.analysis.tables import (
     DASH,
+    DRAWS,
     NO_WINNER_NOTE,
     Table,
     agent_order,
+    finished,
     fmt_count,
     fmt_median_iqr,
     fmt_num,
@@ -37,11 +39,14 @@ def pairwise(data: GameData) -> Table:
         The table, sorted by experiment, pairing and config_hash; ``planned`` comes from the
         directory's config.yaml plan (empty if unknown), ``status`` compares the games (every
         finished game, with or without a winner) with it; the P1 rate and its interval use the
-        decided games (P1 wins + P2 wins).
+        decided games (P1 wins + P2 wins). When a game was drawn, ``draws`` and P1's score
+        (``p1_score``: P1 wins + draws/2 over the decided and drawn games, ``score_low``,
+        ``score_high``: :func:`~boopexp.analysis.stats.score_interval`) are added.
     """
     games = data.games
     columns = ["experiment", "config_hash", "pairing", "games", "planned", "status", "p1_wins", "p2_wins",
                "no_winner", "p1_rate", "ci_low", "ci_high", "in_plan", "selected"]
+    draws = False
     if games.empty:
         frame = pd.DataFrame({c: pd.Series([], dtype=object) for c in columns})
     else:
@@ -49,6 +54,13 @@ def pairwise(data: GameData) -> Table:
         plan = games.groupby(keys, sort=True).agg(planned=("planned", "max"), in_plan=("in_plan", "any"),
                                                   selected=("selected", "any"))
         frame = outcome_counts(games, keys).join(plan).reset_index()
+        draws = DRAWS in frame
+        if draws:
+            columns[columns.index("no_winner") + 1:columns.index("no_winner") + 1] = [DRAWS]
+            columns[columns.index("ci_high") + 1:columns.index("ci_high") + 1] = ["p1_score", "score_low", "score_high"]
+            scores = [score_interval(int(w), int(d), int(lost))
+                      for w, d, lost in zip(frame["p1_wins"], frame[DRAWS], frame["p2_wins"])]
+            frame["p1_score"], frame["score_low"], frame["score_high"] = ([c[k] for c in scores] for k in range(3))
         n_decided = frame["p1_wins"] + frame["p2_wins"]
         frame["p1_rate"] = [ratio(int(w), int(n)) for w, n in zip(frame["p1_wins"], n_decided)]
         cis = [wilson_interval(int(w), int(n)) for w, n in zip(frame["p1_wins"], n_decided)]
@@ -58,13 +70,15 @@ def pairwise(data: GameData) -> Table:
                            for n, planned, in_plan in zip(frame["games"], frame["planned"], frame["in_plan"])]
         frame = frame[columns].astype(
             {"games": "int64", "planned": "Int64", "p1_wins": "int64", "p2_wins": "int64", "no_winner": "int64",
-             "p1_rate": "float64"}
+             "p1_rate": "float64"} | ({DRAWS: "int64", "p1_score": "float64"} if draws else {})
         )
     rows = tuple(
         (
             r.experiment, r.config_hash, r.pairing, fmt_count(r.games, r.planned) if not is_missing(r.planned)
-            else fmt_num(r.games), r.status, fmt_num(r.p1_wins), fmt_num(r.p2_wins), fmt_num(r.no_winner),
-            fmt_rate_ci(r.p1_rate, r.ci_low, r.ci_high), "yes" if r.selected else "no",
+            else fmt_num(r.games), r.status, fmt_num(r.p1_wins), fmt_num(r.p2_wins),
+            *((fmt_num(r.draws),) if draws else ()), fmt_num(r.no_winner),
+            fmt_rate_ci(r.p1_rate, r.ci_low, r.ci_high),
+            *((fmt_rate_ci(r.p1_score, r.score_low, r.score_high),) if draws else ()), "yes" if r.selected else "no",
         )
         for r in frame.itertuples()
     )
@@ -80,16 +94,28 @@ def pairwise(data: GameData) -> Table:
         "with the most games). Intervals: Wilson 95%."
     )
     notes.append(NO_WINNER_NOTE + " Games and status count every finished game.")
+    if draws:
+        notes.append(DRAWS_NOTE)
     return Table(
         name="pairwise",
         title="All pairings: wins by side",
         data=frame.reset_index(drop=True),
         headers=("experiment", "config_hash", "pairing", "games", "status", "P1 wins", "P2 wins",
-                 "no winner", "P1 rate [95% CI]", "used"),
-        align="lllrlrrrrl",
+                 *(("draws",) if draws else ()), "no winner", "P1 rate [95% CI]",
+                 *(("P1 score [95% CI]",) if draws else ()), "used"),
+        align="lllrlrr" + ("r" if draws else "") + "rr" + ("r" if draws else "") + "l",
         rows=rows,
         notes=tuple(notes),
     )
+
+
+#: The note of a table whose games include a draw (docs/tables.md, "Draws").
+DRAWS_NOTE = (
+    "Draws: games the rules ended drawn (termination 'draw'; games = P1 wins + P2 wins + draws + no winner). "
+    "A draw is half a point to each side: P1 score = (P1 wins + draws/2) / (P1 wins + P2 wins + draws), its "
+    "interval Student's t on the games' mean score (a win 1, a draw 1/2, a loss 0; statsmodels DescrStatsW). "
+    "The P1 rate stays the share of the decided games (draws and games without a winner left out)."
+)
 
 
 def _plan_status(games: int, planned: float, in_plan: bool) -> str:
@@ -127,8 +153,8 @@ def telemetry(data: GameData) -> Table:
     """Per agent, over all games given: iterations and solver calls per move, equivalent moves and plies per game.
 
     Per-move figures use every telemetry entry; per-game figures (plies, equivalent moves and
-    candidates per game) only games with a winner: a game stopped at the ply limit is a cycle
-    of up to MAX_PLIES plies, not a game length, and would inflate the per-game sums.
+    candidates per game) only games with a winner or drawn: a game stopped at the ply limit is a
+    cycle of up to MAX_PLIES plies, not a game length, and would inflate the per-game sums.
 
     Args:
         data: loaded games and telemetry (all settings).
@@ -139,12 +165,13 @@ def telemetry(data: GameData) -> Table:
     games, moves = data.games, data.moves
     game_keys = ["config_hash", "pairing", "game_index"]
     # One row per (game, agent): a mirror game counts once for its agent.
+    games = games.assign(finished=finished(games))
     sides = pd.concat(
-        [games[[*game_keys, "p1", "plies", "winner"]].rename(columns={"p1": "agent"}),
-         games[[*game_keys, "p2", "plies", "winner"]].rename(columns={"p2": "agent"})],
+        [games[[*game_keys, "p1", "plies", "finished"]].rename(columns={"p1": "agent"}),
+         games[[*game_keys, "p2", "plies", "finished"]].rename(columns={"p2": "agent"})],
         ignore_index=True,
     ).drop_duplicates([*game_keys, "agent"])
-    no_win = sides["winner"].isna()
+    no_win = ~sides["finished"].astype(bool)
     sides = sides.assign(no_win=no_win, decided_plies=sides["plies"].where(~no_win))
     names = set(sides["agent"]) | moves.agents
     per_game = sides.groupby("agent").agg(
@@ -210,7 +237,7 @@ def telemetry(data: GameData) -> Table:
         "Medians with [first-third quartile]; '—' = no data.",
         EQUIVALENT_NOTE,
         _paper_equivalent_note(),
-        _telemetry_no_winner_note(int(games["winner"].isna().sum())),
+        _telemetry_no_winner_note(int((~games["finished"]).sum())),
     ]
     return Table(
         name="telemetry",

@@ -35,19 +35,33 @@ def sprt_table(sources: Sequence[Path]) -> Table | None:
             continue
         for test in plan_tests(spec, plan_entries(doc, source), StoreReader(folder).records().records):
             s = test.state
+            # without a draw the three pair scores 0, 1/2, 1; with one, the quarter points too
+            five = len(s.counts) == 5
+            lost, split, won = (s.counts[0], s.counts[2], s.counts[4]) if five else s.counts
+            quarters = {"pairs_quarter": s.counts[1], "pairs_three_quarters": s.counts[3]} if five else {}
             records.append({
                 "experiment": doc.get("name", folder.name), "first": test.first, "second": test.second,
                 "elo0": spec.elo0, "elo1": spec.elo1, "alpha": spec.alpha, "beta": spec.beta,
                 "llr": s.llr, "lower": s.lower, "upper": s.upper, "decision": s.decision, "pairs": s.pairs,
-                "pairs_lost": s.counts[0], "pairs_split": s.counts[1], "pairs_won": s.counts[2],
+                "pairs_lost": lost, "pairs_split": split, "pairs_won": won, **quarters,
                 "left_out": s.left_out, "last_index": s.last_index,
             })
     if not records:
         return None
-    frame = pd.DataFrame(records, columns=list(SPRT_COLUMNS))
+    draws = any("pairs_quarter" in r for r in records)
+    columns = list(SPRT_COLUMNS)
+    if draws:  # a test that saw a draw: its pairs in quarter points (the pentanomial categories)
+        columns[columns.index("pairs_split"):columns.index("pairs_split")] = ["pairs_quarter"]
+        columns[columns.index("pairs_won"):columns.index("pairs_won")] = ["pairs_three_quarters"]
+    frame = pd.DataFrame(records, columns=columns)
+    if draws:
+        frame = frame.fillna({"pairs_quarter": 0, "pairs_three_quarters": 0}).astype(
+            {"pairs_quarter": "int64", "pairs_three_quarters": "int64"})
     rows = tuple(
         (r.experiment, pairing_name(r.first, r.second), f"[{r.elo0:g}, {r.elo1:g}]", f"{r.llr:.2f}",
-         f"({r.lower:.2f}, {r.upper:.2f})", r.decision, f"{r.pairs}", f"{r.pairs_lost}/{r.pairs_split}/{r.pairs_won}",
+         f"({r.lower:.2f}, {r.upper:.2f})", r.decision, f"{r.pairs}",
+         f"{r.pairs_lost}/{r.pairs_quarter}/{r.pairs_split}/{r.pairs_three_quarters}/{r.pairs_won}" if draws
+         else f"{r.pairs_lost}/{r.pairs_split}/{r.pairs_won}",
          f"{r.left_out}")
         for r in frame.itertuples()
     )
@@ -60,13 +74,15 @@ def sprt_table(sources: Sequence[Path]) -> Table | None:
         "without a decision; 'running': games still to play.",
         "Pairs 0/1/2: pairs in which the first agent won 0, 1 or 2 games; no winner: pairs left out "
         "because a game had no winner.",
+        *(("Draws: a drawn game scores 1/2, so a pair scores 0, 1/2, 1, 3/2 or 2 points (pairs 0/0.5/1/1.5/2); "
+           "a test that saw a draw reads its pairs in these five (pentanomial) categories.",) if draws else ()),
     )
     return Table(
         name="sprt",
         title="SPRT: sequential tests per pairing",
         data=frame,
         headers=("experiment", "pairing (both ways)", "H0, H1 (Elo)", "LLR", "bounds", "decision", "pairs",
-                 "pairs 0/1/2", "no winner"),
+                 "pairs 0/0.5/1/1.5/2" if draws else "pairs 0/1/2", "no winner"),
         align="llrrrlrrr",
         rows=rows,
         notes=notes,

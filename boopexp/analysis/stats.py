@@ -1,4 +1,4 @@
-"""Exact statistics from scipy.stats: Wilson, Fisher, Boschloo.
+"""Exact statistics from scipy.stats: Wilson, Fisher, Boschloo; the score of games with draws.
 
 Why an exact two-sample test (and not a binomial test against the paper's rate): the paper's win
 counts are themselves a sample of 50 or 100 games, not a known true rate. A one-sample binomial
@@ -74,6 +74,38 @@ def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[f
     low = 0.0 if successes == 0 else max(0.0, float(ci.low))
     high = 1.0 if successes == n else min(1.0, float(ci.high))
     return (low, high)
+
+
+def score_interval(wins: int, draws: int, losses: int, confidence: float = 0.95) -> tuple[float, float, float]:
+    """The mean score of some games, a win 1, a draw ½, a loss 0, and its ``confidence`` interval:
+    (score, low, high), clipped to [0, 1]; (nan, nan, nan) without games.
+
+    The games are a trinomial sample; the interval is Student's t on the mean of the games'
+    scores with their sample variance (``statsmodels.stats.weightstats.DescrStatsW`` on the three
+    score values weighted by their counts, ``tconfint_mean``): the estimate engine testers report
+    for a score with draws (cutechess, fastchess's trinomial), and, unlike a Wilson interval on
+    wins + draws/2 "successes", it counts a draw's smaller variance instead of treating a half
+    point as half a Bernoulli trial. Games of one score only (all draws, say) have no variance:
+    the interval is the point; one game, [0, 1]. Without draws the tables keep Wilson's interval
+    (:func:`wilson_interval`).
+
+    Raises:
+        ValueError: a negative count.
+    """
+    if min(wins, draws, losses) < 0:
+        raise ValueError(f"need non-negative counts, got wins={wins!r}, draws={draws!r}, losses={losses!r}")
+    n = wins + draws + losses
+    if n == 0:
+        return (math.nan, math.nan, math.nan)
+    mean = (wins + 0.5 * draws) / n
+    if n == 1:  # no variance to estimate: the interval is every score
+        return (mean, 0.0, 1.0)
+    if max(wins, draws, losses) == n:
+        return (mean, mean, mean)
+    from statsmodels.stats.weightstats import DescrStatsW
+
+    low, high = DescrStatsW([0.0, 0.5, 1.0], weights=[losses, draws, wins]).tconfint_mean(alpha=1.0 - confidence)
+    return (mean, max(0.0, float(low)), min(1.0, float(high)))
 
 
 def pair_score(zero: int, half: int, one: int) -> tuple[float, float]:

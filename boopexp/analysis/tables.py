@@ -10,6 +10,11 @@ Games without a winner (stopped at ``contract.MAX_PLIES``, ``winner`` None) are 
 losses: they get their own "no winner" column, count towards the status (they are finished
 games), and are left out of rates, intervals, tests and every per-game figure (plies per game,
 equivalent moves per game), which their length — the cap, not a game — would distort.
+
+Draws (``termination: "draw"``, a game whose rules end it drawn; boop. has none) are results: a
+table that counts results gets a "draws" column and a score, wins + draws/2, with its interval
+(:func:`boopexp.analysis.stats.score_interval`) — only when its games include a draw, so every
+table of games without one is byte for byte what it was (docs/tables.md, "Draws").
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ import pandas as pd
 
 from boopexp.agents.specs import AGENT_NAMES
 from boopexp.experiments.tally import PairingScore
-from boopexp.play.contract import MAX_PLIES, WINNERS
+from boopexp.play.contract import MAX_PLIES, WINNERS, Termination
 
 DASH = "—"
 
@@ -61,12 +66,27 @@ class Table:
 
 
 COUNT_COLUMNS = ("games", "p1_wins", "p2_wins", "no_winner")
+#: The count of drawn games :func:`outcome_counts` adds after :data:`COUNT_COLUMNS` when a game was drawn.
+DRAWS = "draws"
 #: A game's winner as its column holds it: "p1" or "p2" (no winner: missing).
 _WINNER_NAMES = tuple(str(w.value) for w in WINNERS if w is not None)
 
 
+def drawn(games: pd.DataFrame) -> pd.Series:
+    """Per game row, whether it was drawn (no winner, ``termination`` "draw"): the column form of
+    :func:`boopexp.play.contract.is_draw`, as :meth:`~boopexp.experiments.tally.PairingScore.with_game` counts it."""
+    return games["winner"].isna() & (games["termination"] == Termination.DRAW.value)
+
+
+def has_draws(games: pd.DataFrame) -> bool:
+    """Whether any of ``games`` was drawn: a table shows its draws column and score only then."""
+    return bool(len(games)) and bool(drawn(games).any())
+
+
 def outcome_counts(games: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
-    """Per group of ``keys`` (sorted): ``games``, ``p1_wins``, ``p2_wins``, ``no_winner`` (int64).
+    """Per group of ``keys`` (sorted): ``games``, ``p1_wins``, ``p2_wins``, ``no_winner`` (int64),
+    and ``draws`` after them when a game was drawn (``no_winner`` then counts the ply-capped
+    games only: games = p1_wins + p2_wins + draws + no_winner).
 
     The counts :meth:`boopexp.experiments.tally.PairingScore.with_game` (the one win tally of a
     pairing that the store, the runner and ``boopexp status`` use too) gives, game by game, counted
@@ -77,15 +97,24 @@ def outcome_counts(games: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     if bad.any():
         row = games[bad].iloc[0]
         PairingScore.blank().with_game(row["winner"])  # raises its one line
+    draw = drawn(games)
+    columns = [*COUNT_COLUMNS, DRAWS] if draw.any() else list(COUNT_COLUMNS)
     counted = pd.DataFrame({k: games[k] for k in keys}).assign(
-        games=1, p1_wins=winner == _WINNER_NAMES[0], p2_wins=winner == _WINNER_NAMES[1], no_winner=winner.isna())
-    frame = counted.groupby(keys, sort=True)[list(COUNT_COLUMNS)].sum()
-    return frame.astype({c: "int64" for c in COUNT_COLUMNS})
+        games=1, p1_wins=winner == _WINNER_NAMES[0], p2_wins=winner == _WINNER_NAMES[1],
+        no_winner=winner.isna() & ~draw, draws=draw)
+    frame = counted.groupby(keys, sort=True)[columns].sum()
+    return frame.astype({c: "int64" for c in columns})
 
 
 def decided(games: pd.DataFrame) -> pd.DataFrame:
-    """The games that ended with a winner (not stopped at the ply limit)."""
+    """The games that ended with a winner (not stopped at the ply limit, not drawn)."""
     return games[games["winner"].notna()]
+
+
+def finished(games: pd.DataFrame) -> pd.Series:
+    """Per game row, whether the game ran its course: a winner or a draw (not the ply cap), so its
+    length is a game's length (the per-game figures read these)."""
+    return games["winner"].notna() | drawn(games)
 
 
 def pairing_counts(games: pd.DataFrame) -> pd.DataFrame:
@@ -96,7 +125,8 @@ def pairing_counts(games: pd.DataFrame) -> pd.DataFrame:
 
     Returns:
         Columns ``config_hash``, ``games`` (every finished game), ``p1_wins``, ``p2_wins`` and
-        ``no_winner`` (so games = p1_wins + p2_wins + no_winner); index ``pairing``.
+        ``no_winner`` (so games = p1_wins + p2_wins + no_winner), and ``draws`` when a game was
+        drawn (:func:`outcome_counts`); index ``pairing``.
     """
     if games.empty:
         return pd.DataFrame(

@@ -40,7 +40,7 @@ from boopexp.experiments.store import (
     write_atomically,
 )
 from boopexp.game.notation import format_position, parse_move
-from boopexp.play.contract import first_mover, pack_record, same_game, unpack_record
+from boopexp.play.contract import first_mover, is_draw, pack_record, same_game, unpack_record
 from boopexp.play.identity import GameKey, check_seed, record_key
 
 #: The readable headers, in the order they are written (then ``Record``).
@@ -52,6 +52,10 @@ RECORD_HEADER = "Record"
 UNKNOWN_DATE = "????.??.??"
 #: Result tokens: Blue (p1) won, Red (p2) won, no winner (the ply cap).
 RESULTS: dict[str | None, str] = {"p1": "1-0", "p2": "0-1", None: "*"}
+#: The result token of a drawn game (``termination: "draw"``), as PGN writes a draw.
+DRAW_RESULT = "1/2-1/2"
+#: Every result token a game's moves may end with.
+RESULT_TOKENS: tuple[str, ...] = (*RESULTS.values(), DRAW_RESULT)
 #: The CSV's columns: the store's folder, then the store's outcome columns but ``line``
 #: (``StoreReader.outcomes``; p1 is Blue, p2 Red).
 CSV_COLUMNS: tuple[str, ...] = ("store", *OUTCOME_COLUMNS[1:])
@@ -87,7 +91,7 @@ def headers(record: Mapping[str, Any]) -> dict[str, str]:
         "Date": UNKNOWN_DATE,
         "Blue": str(record.get("p1", "?")),
         "Red": str(record.get("p2", "?")),
-        "Result": RESULTS[_winner(record)],
+        "Result": DRAW_RESULT if is_draw(record) else RESULTS[_winner(record)],
         "Termination": str(record.get("termination", "?")),
         "StartPosition": record.get("start") or format_position(initial_state()),
         "Seed": str(record.get("seed", "?")),
@@ -293,9 +297,9 @@ def _record(path: Path, start: int, heads: list[tuple[int, str, str]], moves: li
         raise ConfigError(f"{path}:{where[RECORD_HEADER]}: the {RECORD_HEADER} header must be a JSON object "
                           "without 'moves' (the moves follow the headers)")
     tokens = [(number, token) for number, line in moves for token in line.split()]
-    if not tokens or tokens[-1][1] not in RESULTS.values():
+    if not tokens or tokens[-1][1] not in RESULT_TOKENS:
         last = tokens[-1][0] if tokens else start
-        raise ConfigError(f"{path}:{last}: the moves must end with the result ({', '.join(RESULTS.values())})")
+        raise ConfigError(f"{path}:{last}: the moves must end with the result ({', '.join(RESULT_TOKENS)})")
     played = []
     for number, token in tokens[:-1]:
         if _NUMBER_RE.match(token):

@@ -12,9 +12,14 @@ ratio (LLR) leaves (lower, upper) = (ln(β / (1 − α)), ln((1 − β) / α)): 
 The LLR is fastchess's generalised SPRT with its ``logistic`` model on **pentanomial** counts
 (its default when games are played in pairs with colours reversed): the games are taken in
 pairs — game i of "A vs B" and game i of "B vs A", the same seeds' identities with the seats
-swapped — and a pair scores A 0, ½ or 1 (boop. has no draws, so fastchess's quarter-point
-categories never occur). For each hypothesis the pair-score distribution nearest to the observed
-one with expected score s_k = L(elo_k) is the constrained maximum-likelihood estimate
+swapped — and a pair scores A 0, ½ or 1 while no game was drawn (boop. has no draw). A drawn
+game (``termination: "draw"``, Connect Four's full board) scores ½, so a pair of a draw and a
+decided game scores a quarter point: from the first such pair, the test reads all its pairs in
+fastchess's five categories 0, ¼, ½, ¾, 1 (the pentanomial model proper; before it, and in every
+test without draws, the two quarter-point categories cannot occur and are left out rather than
+counted as empty, so a test without draws is the one it always was). A pair of two draws scores
+½, as a win and a loss do. For each hypothesis the pair-score distribution nearest to the observed one with
+expected score s_k = L(elo_k) is the constrained maximum-likelihood estimate
 p_i = p̂_i / (1 + θ (a_i − s_k)) (M. Van den Bergh, "Comments on Normalized Elo", proposition 1.1),
 θ the root of Σ p̂_i (a_i − s_k) / (1 + θ (a_i − s_k)) = 0, and
 LLR = N Σ p̂_i ln(p1_i / p0_i). As in fastchess, an empty category counts 1e-3.
@@ -23,8 +28,8 @@ and a pair holds the seats balanced; treating the games as independent Bernoulli
 (the trinomial model, which on decided games is Wald's classical Bernoulli SPRT,
 :func:`bernoulli_llr`) ignores that and overstates the variance.
 
-Decided games only: a pair in which either game has no winner (ply cap) is left out and
-counted. The decision is taken on pairs in game-index order, stopping at the first pair whose
+Decided and drawn games only: a pair in which either game has no winner (the ply cap) is left
+out and counted. The decision is taken on pairs in game-index order, stopping at the first pair whose
 two games are not both stored: it depends only on the outcomes of a prefix of game identities,
 never on the number of workers or on which game finished first.
 
@@ -42,10 +47,13 @@ from boopexp import schema
 from boopexp.errors import ConfigError
 from boopexp.experiments.elo import expected_score
 from boopexp.game.sides import Side
+from boopexp.play.contract import is_draw
 from boopexp.play.identity import pairing_name
 
 #: What a pair of games scores for the pairing's first agent (boop. has no draws).
 PAIR_SCORES: tuple[float, float, float] = (0.0, 0.5, 1.0)
+#: What a pair of games scores once a game can be drawn (half a point): the pentanomial categories.
+PENTANOMIAL_SCORES: tuple[float, ...] = (0.0, 0.25, 0.5, 0.75, 1.0)
 
 #: fastchess's stand-in for an empty category (keeps every log finite).
 EMPTY_CATEGORY = 1e-3
@@ -174,8 +182,9 @@ class SprtState:
         llr: the log-likelihood ratio at the decision (or after the last pair read).
         lower, upper: the bounds.
         decision: "H1", "H0", "running" or "max reached".
-        pairs: decided pairs used (both games with a winner).
-        counts: pairs scoring the first agent 0, ½ and 1.
+        pairs: pairs used (both games with a winner or drawn).
+        counts: pairs scoring the first agent 0, ½ and 1 (:data:`PAIR_SCORES`); once a game of
+            the test was drawn, 0, ¼, ½, ¾ and 1 (:data:`PENTANOMIAL_SCORES`).
         left_out: pairs in the prefix left out because a game had no winner.
         last_index: the game index of the last pair read (the decision's, if decided); -1 if none.
     """
@@ -185,7 +194,7 @@ class SprtState:
     upper: float
     decision: str
     pairs: int
-    counts: tuple[int, int, int]
+    counts: tuple[int, ...]
     left_out: int
     last_index: int
 
@@ -208,8 +217,8 @@ def sequential(
     """Run the test over the pairs of a pairing, in game-index order, up to the first gap.
 
     Args:
-        forward: game index -> the first agent's score in game i of "A vs B" (1.0 win, 0.0 loss,
-            None no winner), for the games stored.
+        forward: game index -> the first agent's score in game i of "A vs B" (1.0 win, 0.5
+            draw, 0.0 loss, None no winner), for the games stored.
         backward: the same for game i of "B vs A" (A moves second).
         spec: the test.
         max_index: games per side planned (the maximum).
@@ -217,13 +226,19 @@ def sequential(
     Returns:
         The state at the first crossing of a bound, else after the last consecutive pair stored.
     """
-    counts = [0, 0, 0]
+    counts = [0, 0, 0, 0, 0]  # pairs by the first agent's score in quarter points: 0, ¼, ½, ¾, 1
     left_out = 0
     llr = 0.0
     last = -1
 
+    def observed() -> tuple[tuple[int, ...], tuple[float, ...]]:
+        """The counts and their scores: three categories until a pair scores a quarter point."""
+        if counts[1] or counts[3]:
+            return tuple(counts), PENTANOMIAL_SCORES
+        return (counts[0], counts[2], counts[4]), PAIR_SCORES
+
     def state(decision: str) -> SprtState:
-        pairs = (counts[0], counts[1], counts[2])
+        pairs = observed()[0]
         return SprtState(llr, spec.lower, spec.upper, decision, sum(pairs), pairs, left_out, last)
 
     for i in range(max_index):
@@ -234,8 +249,8 @@ def sequential(
         if a is None or b is None:
             left_out += 1
             continue
-        counts[int(round(a + b))] += 1
-        llr = llr_logistic(counts, PAIR_SCORES, spec.elo0, spec.elo1)
+        counts[int(round(2 * (a + b)))] += 1
+        llr = llr_logistic(*observed(), spec.elo0, spec.elo1)
         if llr >= spec.upper or llr <= spec.lower:
             return state(H1 if llr >= spec.upper else H0)
     return state(MAX_REACHED)
@@ -272,14 +287,22 @@ def state_from_records(
     backward: dict[int, float | None] = {}
     ahead, behind = pairing_name(first, second), pairing_name(second, first)
     for r in records:
-        pairing, winner = r.get("pairing"), r.get("winner")
+        pairing = r.get("pairing")
         if hashes is not None and (pairing is None or r.get("config_hash") != hashes.get(pairing)):
             continue
         if pairing == ahead:
-            forward[int(r["game_index"])] = None if winner is None else float(winner == Side.P1)
+            forward[int(r["game_index"])] = _score(r, Side.P1)
         elif pairing == behind:
-            backward[int(r["game_index"])] = None if winner is None else float(winner == Side.P2)
+            backward[int(r["game_index"])] = _score(r, Side.P2)
     return sequential(forward, backward, spec, max_index)
+
+
+def _score(record: Mapping[str, Any], side: Side) -> float | None:
+    """What a game scores for ``side``: 1 a win, ½ a draw, 0 a loss, None no winner (the ply cap)."""
+    winner = record.get("winner")
+    if winner is None:
+        return 0.5 if is_draw(record) else None
+    return float(winner == side)
 
 
 @dataclass(frozen=True)

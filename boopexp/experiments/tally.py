@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from boopexp.errors import StoreError
 from boopexp.experiments.config import PlanEntry
 from boopexp.game.sides import Side
-from boopexp.play.contract import FORFEITS, WINNERS, WINNERS_TEXT
+from boopexp.play.contract import FORFEITS, WINNERS, WINNERS_TEXT, Termination
 
 if TYPE_CHECKING:
     from boopexp.experiments.store import OutcomeColumns
@@ -26,13 +26,16 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class PairingScore:
-    """Progress of one planned pairing (``entry``): games done, wins by side, games without a winner."""
+    """Progress of one planned pairing (``entry``): games done, wins by side, draws, games without
+    a winner (stopped at the ply cap): done = p1_wins + p2_wins + draws + no_winner."""
 
     entry: PlanEntry
     done: int = 0
     p1_wins: int = 0
     p2_wins: int = 0
     no_winner: int = 0
+    #: games the rules ended drawn (``termination: "draw"``): half a point to each side
+    draws: int = 0
 
     @classmethod
     def blank(cls) -> PairingScore:
@@ -69,24 +72,35 @@ class PairingScore:
         """The pairing string, with its sweep point in brackets if it has one."""
         return self.entry.label
 
-    def with_game(self, winner: str | None) -> PairingScore:
+    def with_game(self, winner: str | None, termination: str | None = None) -> PairingScore:
         """This score and one more game done, won by ``winner`` (a :class:`~boopexp.game.sides.Side`
-        or its string as read from JSON, or None: the ply cap). The one win tally of a pairing."""
+        or its string as read from JSON, or None: a draw when ``termination`` is ``"draw"``, else
+        the ply cap). The one win tally of a pairing."""
         if winner not in WINNERS:
             raise StoreError(f"winner {winner!r} of a {self.pairing!r} game is not {WINNERS_TEXT}")
+        drawn = winner is None and termination == Termination.DRAW
         return dataclasses.replace(
             self,
             done=self.done + 1,
             p1_wins=self.p1_wins + (winner == Side.P1),
             p2_wins=self.p2_wins + (winner == Side.P2),
-            no_winner=self.no_winner + (winner is None),
+            no_winner=self.no_winner + (winner is None and not drawn),
+            draws=self.draws + drawn,
         )
 
+    def score(self, side: Side) -> float:
+        """``side``'s points: its wins and half of the draws (a ply-capped game scores nothing)."""
+        return (self.p1_wins if side == Side.P1 else self.p2_wins) + self.draws / 2
+
     def to_dict(self) -> dict[str, Any]:
-        """The flat form ``status --json`` prints (pairing, p1, p2, config_hash, planned, done, …)."""
-        return {"pairing": self.pairing, "p1": self.p1, "p2": self.p2, "config_hash": self.config_hash,
-                "planned": self.planned, "done": self.done, "p1_wins": self.p1_wins, "p2_wins": self.p2_wins,
-                "no_winner": self.no_winner, "sweep": self.sweep}
+        """The flat form ``status --json`` prints (pairing, p1, p2, config_hash, planned, done, …;
+        ``draws`` only when the pairing has one, so a game without draws prints as it always did)."""
+        out = {"pairing": self.pairing, "p1": self.p1, "p2": self.p2, "config_hash": self.config_hash,
+               "planned": self.planned, "done": self.done, "p1_wins": self.p1_wins, "p2_wins": self.p2_wins,
+               "no_winner": self.no_winner, "sweep": self.sweep}
+        if self.draws:
+            out = {**{k: v for k, v in out.items() if k != "sweep"}, "draws": self.draws, "sweep": self.sweep}
+        return out
 
 
 def score(entries: Iterable[PlanEntry], records: Iterable[Mapping[str, Any]]) -> tuple[PairingScore, ...]:
@@ -102,7 +116,7 @@ def score(entries: Iterable[PlanEntry], records: Iterable[Mapping[str, Any]]) ->
         key = (r["config_hash"], r["pairing"])
         s = scores.get(key)
         if s is not None and s.entry.counts(r["game_index"]):
-            scores[key] = s.with_game(r["winner"])
+            scores[key] = s.with_game(r["winner"], r.get("termination"))
     return tuple(scores[(e.config_hash, e.pairing)] for e in entries)
 
 
@@ -151,7 +165,7 @@ class RunTally:
     def add(self, record: Mapping[str, Any]) -> None:
         """Count one game the run stored (a game of the plan: its pairing is one of ``entries``)."""
         key = (record["config_hash"], record["pairing"])
-        self._scores[key] = self._scores[key].with_game(record["winner"])
+        self._scores[key] = self._scores[key].with_game(record["winner"], record.get("termination"))
         self.played += 1
         if record.get("termination") in FORFEITS:
             self._forfeited.append(record)
@@ -257,8 +271,9 @@ def _codes(column: Any) -> tuple[list[str], Any]:
 
 
 def _tallies(blank: list[PairingScore], table: Any, group: Any, counted: Any) -> tuple[PairingScore, ...]:
-    """``blank`` (one score per group code) with the winners of the rows ``counted`` added, as
-    :meth:`PairingScore.with_game` would, one game at a time."""
+    """``blank`` (one score per group code) with the winners (and draws: the ``termination``
+    column, when the table has it) of the rows ``counted`` added, as :meth:`PairingScore.with_game`
+    would, one game at a time."""
     import numpy as np
     import pyarrow.compute as pc
 
@@ -266,6 +281,10 @@ def _tallies(blank: list[PairingScore], table: Any, group: Any, counted: Any) ->
     p1 = pc.fill_null(pc.equal(winner, Side.P1.value), False).to_numpy(zero_copy_only=False)
     p2 = pc.fill_null(pc.equal(winner, Side.P2.value), False).to_numpy(zero_copy_only=False)
     none = pc.is_null(winner).to_numpy(zero_copy_only=False)
+    drawn = np.zeros(len(none), dtype=bool)
+    if "termination" in table.column_names:
+        drawn = none & pc.fill_null(pc.equal(table["termination"], Termination.DRAW.value),
+                                    False).to_numpy(zero_copy_only=False)
     wrong = np.flatnonzero(counted & ~(p1 | p2 | none))
     if len(wrong):
         blank[int(group[wrong[0]])].with_game(winner[int(wrong[0])].as_py())  # raises its one line
@@ -274,6 +293,7 @@ def _tallies(blank: list[PairingScore], table: Any, group: Any, counted: Any) ->
     def count(mask: Any) -> list[int]:
         return [int(c) for c in np.bincount(group[counted & mask], minlength=n)[:n]]
 
-    done, p1_wins, p2_wins, no_winner = (count(np.ones(len(group), dtype=bool)), count(p1), count(p2), count(none))
-    return tuple(dataclasses.replace(s, done=d, p1_wins=a, p2_wins=b, no_winner=c)
-                 for s, d, a, b, c in zip(blank, done, p1_wins, p2_wins, no_winner))
+    done, p1_wins, p2_wins = count(np.ones(len(group), dtype=bool)), count(p1), count(p2)
+    no_winner, draws = count(none & ~drawn), count(drawn)
+    return tuple(dataclasses.replace(s, done=d, p1_wins=a, p2_wins=b, no_winner=c, draws=e)
+                 for s, d, a, b, c, e in zip(blank, done, p1_wins, p2_wins, no_winner, draws))

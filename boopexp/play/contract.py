@@ -62,6 +62,9 @@ class Termination(TextEnum):
     VICTORY = "victory"
     #: no winner: the game stopped at its ply cap (:data:`MAX_PLIES`; a position cycle, docs/agents.md)
     PLY_LIMIT = "ply_limit"
+    #: no winner: the game's rules ended it drawn (Connect Four's full board; boop. has no draw,
+    #: RULES.md §7). Half a point to each side in every table, rating and test (docs/tables.md)
+    DRAW = "draw"
     #: a plugin agent forfeited: it returned a move (or promotion) that is not legal there
     ILLEGAL_MOVE = "illegal_move"
     #: a plugin agent forfeited: it raised, or could not be built (docs/agents.md)
@@ -72,7 +75,7 @@ class Termination(TextEnum):
 ForfeitKind = Literal[Termination.ILLEGAL_MOVE, Termination.AGENT_ERROR]
 #: The forfeit terminations, for ``record["termination"] in FORFEITS``.
 FORFEITS: tuple[ForfeitKind, ...] = get_args(ForfeitKind)
-#: A record's ``winner``: a side, or None (no winner: the game stopped at its ply cap).
+#: A record's ``winner``: a side, or None (no winner: the game stopped at its ply cap, or was drawn).
 WINNERS: tuple[Side | None, ...] = (Side.P1, Side.P2, None)
 #: :data:`WINNERS` as messages name them.
 WINNERS_TEXT = "'p1', 'p2' or null"
@@ -210,7 +213,7 @@ class _RecordFields(TypedDict):
     p2: str
     p1_spec: dict[str, Any]  # AgentSpec.to_dict()
     p2_spec: dict[str, Any]
-    winner: Side | None  # None: no winner, the game stopped at its ply cap
+    winner: Side | None  # None: no winner, the game stopped at its ply cap or was drawn (termination)
     winner_agent: str | None  # the winner's agent name
     winner_colour: Colour | None  # the winner's colour
     termination: Termination
@@ -272,14 +275,16 @@ def task_from_record(record: dict) -> GameTask:
 
 def build_record(task: GameTask, winner: Side | None, moves: list[str], telemetry: Sequence[Mapping[str, Any]],
                  host_seconds: float, version: str = __version__, forfeit: ForfeitNotice | None = None,
-                 plugin_output: Mapping[str, str] | None = None) -> GameRecord:
+                 plugin_output: Mapping[str, str] | None = None, draw: bool = False) -> GameRecord:
     """The game record (:class:`GameRecord`); measured seconds rounded as the store keeps them
     (:data:`DEVICE_SECONDS_DIGITS`, :data:`HOST_SECONDS_DIGITS`), so a game played again and the
     game read back compare equal. The store writes it as schema 2 (:func:`pack_record`).
 
     Args:
-        winner: the winning side (or its string, ``"p1"``), or None (a game stopped at its ply cap).
+        winner: the winning side (or its string, ``"p1"``), or None (a game stopped at its ply cap,
+            or drawn).
         forfeit: a plugin agent forfeited (docs/agents.md); ``winner`` is its opponent.
+        draw: the game's rules ended it drawn (``termination: "draw"``; ``winner`` None, no forfeit).
         plugin_output: what plugin agents printed, by side (``{"p1": text}``, capped:
             :data:`boopexp.agents.plugins.OUTPUT_LIMIT`); written only when a side printed something.
 
@@ -287,9 +292,12 @@ def build_record(task: GameTask, winner: Side | None, moves: list[str], telemetr
     :data:`RECORD_TEXT_LIMIT` characters each (:func:`cut_text`).
 
     Raises:
-        ValueError: ``winner`` is not a side.
+        ValueError: ``winner`` is not a side, or a drawn game with a winner or a forfeit.
     """
     winner = None if winner is None else Side(winner)
+    if draw and (winner is not None or forfeit is not None):
+        raise ValueError(f"a drawn game has no winner and no forfeit, got winner={winner!r}, "
+                         f"forfeit={None if forfeit is None else forfeit['termination']!r}")
     record: GameRecord = {
         "experiment": task.experiment,
         "config_hash": task.config_hash,
@@ -302,7 +310,7 @@ def build_record(task: GameTask, winner: Side | None, moves: list[str], telemetr
         "winner": winner,
         "winner_agent": None if winner is None else task.player(winner).name,
         "winner_colour": None if winner is None else winner.colour,
-        "termination": forfeit["termination"] if forfeit is not None else termination_of(winner),
+        "termination": forfeit["termination"] if forfeit is not None else termination_of(winner, draw),
         "plies": len(moves),
         "moves": moves,
         "seed": task.seed,
@@ -351,9 +359,18 @@ def mover(first: Side, ply: int) -> Side:
     return first if ply % 2 == 1 else first.opponent
 
 
-def termination_of(winner: Side | None) -> Termination:
-    """The termination of a game that no agent forfeited: a victory, or the ply cap without a winner."""
-    return Termination.VICTORY if winner is not None else Termination.PLY_LIMIT
+def termination_of(winner: Side | None, draw: bool = False) -> Termination:
+    """The termination of a game that no agent forfeited: a victory; without a winner, a draw
+    (``draw``: the rules ended it drawn) or the ply cap."""
+    if winner is not None:
+        return Termination.VICTORY
+    return Termination.DRAW if draw else Termination.PLY_LIMIT
+
+
+def is_draw(record: Mapping[str, Any]) -> bool:
+    """Whether a record's game was drawn (``termination: "draw"``): **the** test of a draw, which
+    every count of results reads (half a point to each side; a ply-capped game is no draw)."""
+    return record.get("termination") == Termination.DRAW
 
 
 def without_host_timing(record: Mapping[str, Any]) -> dict[str, Any]:

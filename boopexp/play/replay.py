@@ -151,7 +151,7 @@ def first_repeat(record: Mapping) -> tuple[int, int] | None:
 _OUTCOME_KEYS = ("winner", "winner_colour", "winner_agent", "termination")
 
 
-def check_counted_fields(record: Mapping, colour: Colour | None) -> None:
+def check_counted_fields(record: Mapping, colour: Colour | None, draw: bool = False) -> None:
     """Check every field that ``status`` and the tables count against the game's moves and agents:
     the winner (side, colour, agent), the termination, the number of plies, the agent names and
     the pairing, and the telemetry's ply, player and agent per move. (The telemetry's counts come from the search:
@@ -159,12 +159,14 @@ def check_counted_fields(record: Mapping, colour: Colour | None) -> None:
 
     Args:
         colour: the winner of the walked moves, or None.
+        draw: the walked moves ended the game drawn (no ``colour``; boop. has no draw, a game
+            with one does: Connect Four's full board).
 
     Raises:
         StoreError: the first field that disagrees, with the recorded and the replayed values.
     """
     side = None if colour is None else colour.side
-    termination: str = termination_of(side)
+    termination: str = termination_of(side, draw)
     forfeit = record.get("forfeit")
     if isinstance(forfeit, Mapping):
         # A plugin's forfeit (docs/agents.md) ends the game before any victory on the board; the

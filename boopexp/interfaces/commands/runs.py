@@ -312,18 +312,21 @@ def resume_command() -> str:
 
 
 def _score_table(scores: Sequence[PairingScore], tests: Sequence[Any] = ()) -> None:
-    """Games done/planned and wins per pairing; a "no winner" column only if a game hit the ply limit.
+    """Games done/planned and wins per pairing; a "draws" column only if a game was drawn, a "no
+    winner" column only if a game hit the ply limit.
 
     With SPRT ``tests``, a pairing whose test has decided is marked "stopped (H1)" or "stopped
     (H0)": its games planned are the maximum, not games still owed (docs/runner.md, "SPRT").
     """
     width = max([len(s.label) for s in scores] + [len("pairing")])
     extra = any(s.no_winner for s in scores)
+    drawn = any(s.draws for s in scores)
     stopped = {p: t.state.decision for t in tests if t.state.decided for p in t.pairings}
     click.echo(f"  {'pairing':<{width}}  {'games':>9}  {'p1 wins':>7}  {'p2 wins':>7}"
-               + ("  no winner" if extra else ""))
+               + ("    draws" if drawn else "") + ("  no winner" if extra else ""))
     for s in scores:
         row = f"  {s.label:<{width}}  {f'{s.done}/{s.planned}':>9}  {s.p1_wins:>7}  {s.p2_wins:>7}"
+        row += f"  {s.draws:>7}" if drawn else ""
         row += f"  {s.no_winner:>9}" if extra else ""
         click.echo(row + (f"  stopped ({stopped[s.pairing]})" if s.pairing in stopped else ""))
     done, planned = sum(s.done for s in scores), sum(s.planned for s in scores)
@@ -477,7 +480,8 @@ def _print_status(state: FolderStatus) -> None:
     if state.settings is None:
         click.echo(f"{state.folder}: no config.yaml, so no plan; games found per pairing:")
         for s in state.scores:
-            click.echo(f"  {s.pairing}: {s.done} games, p1 {s.p1_wins} - p2 {s.p2_wins}")
+            click.echo(f"  {s.pairing}: {s.done} games, p1 {s.p1_wins} - p2 {s.p2_wins}"
+                       + (f", {s.draws} drawn" if s.draws else ""))
         return
     click.echo(f"{state.folder}: {describe_settings(state.settings)}")
     _score_table(state.scores, state.sprt)
