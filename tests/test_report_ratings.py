@@ -172,7 +172,7 @@ def test_an_agent_that_never_lost_is_corrected_and_says_so():
     ("p1", "p2", "winner", "message"),
     [
         (["a", "c"], ["b", "d"], ["p1", "p2"], "separate groups: a, b | c, d"),
-        (["a"], ["b"], ["draw"], "winner must be"),
+        (["a"], ["b"], ["p3"], "winner must be"),
         (["a"], ["a"], ["p1"], "at least two agents"),
         (["a", "a", "b"], ["b", "b", "c"], ["p1", "p2", "p1"],
          r"cannot tell the first-move advantage .* one colour order only \(a vs b, b vs c\) and no mirror game"),
