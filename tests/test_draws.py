@@ -17,6 +17,7 @@ import pytest
 from click.testing import CliRunner
 from conftest import DEMO_CONFIG, fake_play_game
 from report_fixtures import make_record, write_plan, write_results
+from store_helpers import summaries
 
 from boopexp.analysis.ratings import DRAW, fit_ratings
 from boopexp.analysis.ratings_bootstrap import bootstrap_ratings
@@ -33,7 +34,7 @@ from boopexp.experiments.sprt import (
     sequential,
     state_from_records,
 )
-from boopexp.experiments.store import GameStore, StoreReader, check_record, encode_record
+from boopexp.experiments.store import GameStore, StoreReader, check_record, encode_record, seal
 from boopexp.experiments.tally import PairingScore
 from boopexp.interfaces.cli import main
 from boopexp.play import match
@@ -100,10 +101,14 @@ def test_a_drawn_record_is_stored_and_read_back_as_a_draw(tmp_path):
     assert unpack_record(pack_record(record)) == unpack_record(packed)
     with GameStore(tmp_path).open() as writer:
         writer.append(record)
-    outcomes = StoreReader(tmp_path).outcomes()
-    assert outcomes.table["termination"].to_pylist() == ["draw"]
-    assert outcomes.table["winner"].to_pylist() == [None]
-    assert StoreReader(tmp_path).records().records[0]["termination"] == "draw"
+    for sealed in (False, True):  # the live log, then a sealed segment read from its summary
+        if sealed:
+            seal(tmp_path)
+            assert summaries(tmp_path)[0]["termination"] == "draw"
+        outcomes = StoreReader(tmp_path).outcomes()
+        assert outcomes.table["termination"].to_pylist() == ["draw"]
+        assert outcomes.table["winner"].to_pylist() == [None]
+        assert StoreReader(tmp_path).records().records[0]["termination"] == "draw"
 
 
 def test_a_draw_is_exported_as_half_a_point_each_and_read_back(tmp_path):
@@ -314,3 +319,13 @@ def test_the_test_reads_drawn_records():
                rec("a vs b", 1, None, "ply_limit"), rec("b vs a", 1, "p2", "victory")]
     state = state_from_records("a", "b", records, SprtSpec(elo0=0.0, elo1=30.0), 2)
     assert state.counts == (0, 1, 0, 0, 0) and state.left_out == 1  # ½ + 0 = ½ a pair: ¼
+
+
+def test_the_game_command_says_a_game_was_drawn(monkeypatch):
+    def drawn_game(task, on_ply=None):
+        return build_record(task, None, ["c3"], [], 0.0, version="fake", draw=True)
+
+    monkeypatch.setattr(match, "play_game", drawn_game)
+    result = invoke("game", "--p1", "random", "--p2", "random", "--seed", "1")
+    assert result.exit_code == 0, result.output
+    assert "random vs random: drawn after 1 plies (half a point each)" in result.stdout

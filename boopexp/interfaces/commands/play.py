@@ -29,7 +29,7 @@ from boopexp.agents.specs import (
 from boopexp.errors import BoopError, ConfigError, StoreError
 from boopexp.game.sides import Colour, Side
 from boopexp.interfaces.commands import FOLDER, MEASUREMENTS, POSITIVE_SECONDS
-from boopexp.play.contract import check_max_plies, first_mover, mover
+from boopexp.play.contract import check_max_plies, first_mover, is_draw, mover
 from boopexp.play.identity import check_seed
 from boopexp.play.openings import LINE_FORMS, Openings, normalise_line
 
@@ -158,7 +158,9 @@ def game(p1, p2, seed, mode, seconds, iterations, profile, throttle, preset, max
         click.echo(json.dumps(record, indent=1))
         return
     mcts_moves = [t for t in record["telemetry"] if t["iterations"] > 0]
-    if record["winner"] is None:
+    if is_draw(record):
+        click.echo(f"{task.pairing}: drawn after {record['plies']} plies (half a point each)")
+    elif record["winner"] is None:
         click.echo(f"{task.pairing}: no winner after {record['plies']} plies: {_no_winner(record)}")
     else:
         click.echo(
