@@ -111,6 +111,16 @@ def test_a_drawn_record_is_stored_and_read_back_as_a_draw(tmp_path):
         assert StoreReader(tmp_path).records().records[0]["termination"] == "draw"
 
 
+def test_the_replay_check_takes_a_draw_where_the_moves_end_drawn_and_only_there():
+    from boopexp.errors import StoreError
+    from boopexp.play.replay import check_counted_fields
+
+    record = build_record(a_task(), None, [], [], 0.0, version="fake", draw=True)
+    check_counted_fields(record, None, draw=True)  # a game whose rules drew it (Connect Four)
+    with pytest.raises(StoreError, match="termination = 'draw'; its moves and agents give 'ply_limit'"):
+        check_counted_fields(record, None)  # boop.'s moves never end drawn
+
+
 def test_a_draw_is_exported_as_half_a_point_each_and_read_back(tmp_path):
     task = a_task()
     record = build_record(task, None, ["c3", "d4"], [], 0.0, version="fake", draw=True)
