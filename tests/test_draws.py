@@ -339,3 +339,33 @@ def test_the_game_command_says_a_game_was_drawn(monkeypatch):
     result = invoke("game", "--p1", "random", "--p2", "random", "--seed", "1")
     assert result.exit_code == 0, result.output
     assert "random vs random: drawn after 1 plies (half a point each)" in result.stdout
+
+
+def test_tables_one_and_two_count_draws_apart_and_compare_decided_games_with_the_paper(tmp_path):
+    from boopexp.analysis.paper_tables import table1, table2
+    from boopexp.analysis.render import to_markdown
+    from boopexp.analysis.stats import fisher_exact
+
+    def games(pairing: str, p1: int, p2: int, draws: int, start: int = 0) -> list[dict]:
+        outcomes = ["p1"] * p1 + ["p2"] * p2 + [None] * draws
+        return [make_record(pairing, start + i, w, termination="draw" if w is None else None)
+                for i, w in enumerate(outcomes)]
+
+    ablation = games("mcts-co vs heuristics", 30, 10, 10) + games("heuristics vs mcts-co", 5, 40, 5)
+    write_results(tmp_path / "ablation", ablation)
+    write_results(tmp_path / "mirror", games("mcts-co vs mcts-co", 20, 60, 20))
+    data = load_results([tmp_path / "ablation", tmp_path / "mirror"])
+    t1 = table1(data)
+    row = t1.data.set_index("opponent").loc["heuristics"]
+    assert (row.p1_draws, row.p2_draws, row.draws, row.no_winner) == (10, 5, 15, 0)
+    assert (row.wins, row.games, row.status) == (70, 85, "complete")  # 50 finished games a side
+    assert row.p_value == pytest.approx(fisher_exact([[70, 15], [80, 20]]))  # decided games vs the paper's
+    assert row.score == pytest.approx((70 + 7.5) / 100)
+    assert (row.score_low, row.score_high) == pytest.approx(score_interval(70, 15, 15)[1:])
+    assert "| opponent | P1 | P2 | draws | no winner | win rate [95% CI] | score [95% CI] |" in to_markdown(t1)
+    t2 = table2(data)
+    mirror = t2.data.set_index("agent").loc["mcts-co"]
+    assert (mirror.p1_wins, mirror.p2_wins, mirror.draws, mirror.games) == (20, 60, 20, 100)
+    assert mirror.p2_share == pytest.approx(60 / 80) and mirror.p2_score == pytest.approx(70 / 100)
+    assert len(t2.headers) == len(t2.rows[0]) == len(t2.align)
+    assert any(n.startswith("Draws:") for n in t1.notes) and any(n.startswith("Draws:") for n in t2.notes)
