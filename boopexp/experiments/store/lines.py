@@ -46,8 +46,9 @@ def check_record(record: Any) -> str | None:
         return f"game_index = {_show(index)} is not an integer from 0 to 2^63-1"
     if "winner" not in record:
         return "no 'winner' key"
-    # null: the game hit contract.MAX_PLIES without a winner ("termination": "ply_limit"). It is a
-    # finished game all the same: storing it keeps a rerun from replaying it forever.
+    # null: the game hit contract.MAX_PLIES without a winner ("termination": "ply_limit"), or its
+    # rules drew it ("termination": "draw"). It is a finished game all the same: storing it keeps
+    # a rerun from replaying it forever.
     if record["winner"] not in WINNERS:
         return f"winner = {record['winner']!r} is not {WINNERS_TEXT}"
     for key in TEXT_FIELDS:
