@@ -368,9 +368,10 @@ def termination_of(winner: Side | None, draw: bool = False) -> Termination:
 
 
 def is_draw(record: Mapping[str, Any]) -> bool:
-    """Whether a record's game was drawn (``termination: "draw"``): **the** test of a draw, which
-    every count of results reads (half a point to each side; a ply-capped game is no draw)."""
-    return record.get("termination") == Termination.DRAW
+    """Whether a record's game was drawn (no winner, ``termination: "draw"``): **the** test of a
+    draw, which every count of results reads (half a point to each side; a ply-capped game is no
+    draw, and a winner beside "draw" counts as its winner's)."""
+    return record.get("winner") is None and record.get("termination") == Termination.DRAW
 
 
 def without_host_timing(record: Mapping[str, Any]) -> dict[str, Any]:
