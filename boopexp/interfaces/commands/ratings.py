@@ -21,7 +21,8 @@ DEFAULT_OUT = "results/ratings"
 def ratings(results_dirs: tuple[Path, ...], anchor: str | None, out_dir: Path) -> None:
     """Fit Bradley–Terry ratings with a first-move term to every decided game in RESULTS_DIR....
 
-    Games without a winner are left out and counted; 95% intervals from the likelihood's
+    A draw counts as half a win for each side; games stopped at the ply cap (no winner) are left
+    out and counted; 95% intervals from the likelihood's
     curvature. Prints the ratings as Markdown, then one line naming the files written to --out
     (default results/ratings/, under the current folder).
     """
