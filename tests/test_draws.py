@@ -369,3 +369,22 @@ def test_tables_one_and_two_count_draws_apart_and_compare_decided_games_with_the
     assert mirror.p2_share == pytest.approx(60 / 80) and mirror.p2_score == pytest.approx(70 / 100)
     assert len(t2.headers) == len(t2.rows[0]) == len(t2.align)
     assert any(n.startswith("Draws:") for n in t1.notes) and any(n.startswith("Draws:") for n in t2.notes)
+
+
+def test_the_sweep_table_counts_draws_at_each_point(tmp_path):
+    from boopexp.analysis.sweep import sweep_table
+
+    records = []
+    for iterations, outcomes in ((10, ["p1", "p2", None, None]), (20, ["p1", "p1", "p1", None])):
+        for i, w in enumerate(outcomes):
+            index = len(records)
+            records.append(make_record("a vs b", index, w, termination="draw" if w is None else None,
+                                       config_hash=f"{iterations:016x}") | {"sweep": {"iterations": iterations}})
+    write_results(tmp_path / "s", records)
+    table = sweep_table(load_results([tmp_path / "s"]).games)
+    assert table is not None and "wins-draws-losses" in table.headers
+    data = table.data.set_index("iterations")
+    assert (data.loc[10, "wins"], data.loc[10, "draws"], data.loc[10, "losses"]) == (1, 2, 1)
+    assert data.loc[10, "score"] == pytest.approx(0.5) and data.loc[20, "score"] == pytest.approx(3.5 / 4)
+    assert data.loc[10, "win_rate"] == pytest.approx(0.5) and data.loc[20, "games"] == 4
+    assert [r[3] for r in table.rows] == ["1-2-1", "3-1-0"]
