@@ -32,8 +32,9 @@ draw parameter instead, as Rao–Kupper's and Davidson's models do): the likelih
 logistic one, its maximum matches each agent's expected score to its score, wins + draws/2
 (Davidson's model has the same sufficient statistics, W + D/2, but a flatter score curve, so
 its Elo differ by a scale). The Wald intervals then read a draw as the two halves of a win
-and a loss, Bernoulli variance, above a draw's own: on many draws they are a little wide,
-never too narrow. Without a draw nothing changes (the same counts, the same fit).
+and a loss, Bernoulli variance p(1 − p), at least a game's score variance (a score in [0, 1]):
+on many draws they are a little wide, not too narrow (asymptotically; the sandwich variance is
+at most the inverse information). Without a draw nothing changes (the same counts, the same fit).
 """
 
 from __future__ import annotations
