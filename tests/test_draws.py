@@ -376,9 +376,8 @@ def test_the_sweep_table_counts_draws_at_each_point(tmp_path):
 
     records = []
     for iterations, outcomes in ((10, ["p1", "p2", None, None]), (20, ["p1", "p1", "p1", None])):
-        for i, w in enumerate(outcomes):
-            index = len(records)
-            records.append(make_record("a vs b", index, w, termination="draw" if w is None else None,
+        for w in outcomes:
+            records.append(make_record("a vs b", len(records), w, termination="draw" if w is None else None,
                                        config_hash=f"{iterations:016x}") | {"sweep": {"iterations": iterations}})
     write_results(tmp_path / "s", records)
     table = sweep_table(load_results([tmp_path / "s"]).games)
