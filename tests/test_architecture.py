@@ -161,7 +161,7 @@ def test_engine_free_modules_import_no_engine_module():
 #: ``boopexp.errors`` and ``boopexp.schema`` (the checks every config parser shares) sit below
 #: them all; ``boopexp.openspiel`` (an adapter users import by that name) and ``__main__`` are
 #: interfaces.
-LAYERS = ("engine", "game", "agents", "play", "experiments", "analysis", "tuning", "studies", "interfaces")
+LAYERS = ("engine", "game", "games", "agents", "play", "experiments", "analysis", "tuning", "studies", "interfaces")
 BASE = {"boopexp", "boopexp.errors", "boopexp.schema"}
 TOP_LEVEL_INTERFACES = {"boopexp.openspiel", "boopexp.__main__"}
 
