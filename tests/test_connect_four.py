@@ -24,7 +24,7 @@ from boopexp.games.connect_four import (
     svg,
 )
 from boopexp.games.connect_four import kernels as k
-from boopexp.games.connect_four.state import COLUMNS, FIRST, MOVE_NUMBER, N_CELLS, SECOND, TO_MOVE
+from boopexp.games.connect_four.state import COLUMNS, FIRST, LINE_STARTS, MOVE_NUMBER, N_CELLS, SECOND, TO_MOVE
 
 #: a full board without four in a row (found by a seeded random search, checked below)
 DRAW_GAME = "abffacdcadefdgedfgccccdaebgbaefabbbeedfggg"
@@ -125,7 +125,7 @@ def test_random_move_draws_as_the_templates_default_and_respects_bans():
     assert k.random_move(st, banned, mine, work) == 6 and (mine == before).all()
 
 
-@njit(cache=True)
+@njit  # not cached: numba's cache would keep rng.pick's old code after an edit of rng.py
 def _pick(rng, arr, n):
     return pick(rng, arr, n)
 
@@ -179,6 +179,36 @@ def test_h_sees_a_double_threat_and_counts_lines_otherwise():
     assert h == 0.0
     st, _ = play("dgd")  # x holds d1 d2: two-piece lines, o's g1 none
     assert 0.0 < k.heuristic(st, FIRST) < k.LINES_SCALE
+
+
+def _lines_of_four() -> list[int]:
+    """The 69 lines of four cells as bit masks, cell by cell (the oracle of line_balance)."""
+    out = []
+    for dr, dc in ((0, 1), (1, 0), (1, 1), (-1, 1)):
+        for r in range(6):
+            for c in range(COLUMNS):
+                cells = [(r + i * dr, c + i * dc) for i in range(4)]
+                if all(0 <= rr < 6 and 0 <= cc < COLUMNS for rr, cc in cells):
+                    out.append(sum(1 << (7 * cc + rr) for rr, cc in cells))
+    return out
+
+
+def test_the_line_count_is_the_count_of_lines_one_by_one():
+    lines = _lines_of_four()
+    assert len(lines) == 69 == sum(bin(int(s)).count("1") for s in LINE_STARTS)
+
+    def oracle(mine: int, theirs: int) -> int:
+        x = 0
+        for w in lines:
+            a, b = bin(w & mine).count("1"), bin(w & theirs).count("1")
+            if b == 0 and a in (2, 3):
+                x += k.THREE_WEIGHT if a == 3 else 1
+            if a == 0 and b in (2, 3):
+                x -= k.THREE_WEIGHT if b == 3 else 1
+        return x
+
+    for st in _random_positions(500, seed=3):
+        assert k.line_balance(st[0], st[1]) == oracle(int(st[0]), int(st[1]))
 
 
 def test_new_work_holds_the_templates_fields():
@@ -264,10 +294,13 @@ def test_the_front_door_loads_no_numba():
 # the differential test against OpenSpiel
 
 
-@njit(cache=True)
-def _random_games(rng, moves, legal_bits, lengths, outcomes, boards, work):
+# Not cached: a cached caller keeps its callees' code as compiled then, and numba's cache checks
+# only the caller's file, so an edited kernel would go untested (compiling this takes ~1 s).
+@njit
+def _random_games(rng, moves, legal, lengths, outcomes, boards, work):
     """Play ``len(lengths)`` uniformly random games with the kernels: each ply's move and legal
-    moves (a bit per column), each game's length, outcome and final bitboards."""
+    moves in their order (``_ordered``), each game's length, outcome (0: it did not end) and
+    final bitboards."""
     out = work.codes
     st = work.playout
     for g in range(lengths.shape[0]):
@@ -275,13 +308,15 @@ def _random_games(rng, moves, legal_bits, lengths, outcomes, boards, work):
         st[TO_MOVE] = FIRST
         winner = 0
         ply = 0
-        while winner == 0:
+        while winner == 0 and ply < N_CELLS:  # a game that goes on past a full board stops here
             n = k.legal_move_codes(st, out)
-            bits = 0
+            ordered = 0
             for i in range(n):
-                bits |= 1 << out[i]
-            legal_bits[g, ply] = bits
+                ordered |= (out[i] + 1) << (3 * i)
+            legal[g, ply] = ordered
             code = k.random_move(st, work.mask, rng, work)
+            if code < 0:
+                break
             moves[g, ply] = code
             winner, _ = k.apply_move(st, code, rng, work)
             ply += 1
@@ -289,6 +324,15 @@ def _random_games(rng, moves, legal_bits, lengths, outcomes, boards, work):
         outcomes[g] = winner
         boards[g, 0] = st[0]
         boards[g, 1] = st[1]
+
+
+def _ordered(value: int) -> list[int]:
+    """The list of moves a 3-bit digit each (move + 1) spell, the first the lowest."""
+    out = []
+    while value:
+        out.append((value & 7) - 1)
+        value >>= 3
+    return out
 
 
 def _openspiel_board(first: int, second: int) -> str:
@@ -307,25 +351,28 @@ def test_ten_thousand_random_games_agree_with_openspiel_ply_by_ply():
     pyspiel = pytest.importorskip("pyspiel", reason="OpenSpiel is not installed: pip install 'boopexp[openspiel]'")
     generator = np.random.default_rng(20261128)
     moves = np.full((N_GAMES, N_CELLS), -1, dtype=np.int64)
-    legal_bits = np.zeros((N_GAMES, N_CELLS), dtype=np.int64)
+    legal = np.zeros((N_GAMES, N_CELLS), dtype=np.int64)
     lengths = np.zeros(N_GAMES, dtype=np.int64)
     outcomes = np.zeros(N_GAMES, dtype=np.int64)
     boards = np.zeros((N_GAMES, 2), dtype=np.int64)
-    _random_games(new_rng_state(generator), moves, legal_bits, lengths, outcomes, boards, k.new_work())
+    _random_games(new_rng_state(generator), moves, legal, lengths, outcomes, boards, k.new_work())
 
-    columns = {bits: [c for c in range(COLUMNS) if bits >> c & 1] for bits in range(1 << COLUMNS)}
+    lists: dict[int, list[int]] = {}  # the few distinct legal-move lists, decoded once each
     returns = {FIRST: [1.0, -1.0], SECOND: [-1.0, 1.0], k.DRAW: [0.0, 0.0]}
     game = pyspiel.load_game("connect_four")
     mismatches = []
     for g in range(N_GAMES):
         state = game.new_initial_state()
         for ply in range(lengths[g]):
-            if state.is_terminal() or state.legal_actions() != columns[legal_bits[g, ply]]:
-                mismatches.append((g, ply, state.legal_actions(), columns[legal_bits[g, ply]]))
+            ours = lists.get(legal[g, ply])
+            if ours is None:
+                ours = lists[legal[g, ply]] = _ordered(int(legal[g, ply]))
+            if state.is_terminal() or state.legal_actions() != ours:
+                mismatches.append((g, ply, state.legal_actions(), ours))
                 break
             state.apply_action(int(moves[g, ply]))
         else:
-            if not state.is_terminal() or state.returns() != returns[outcomes[g]]:
+            if not state.is_terminal() or state.returns() != returns.get(outcomes[g]):
                 mismatches.append((g, "end", state.returns(), outcomes[g]))
             elif str(state) != _openspiel_board(boards[g, 0], boards[g, 1]):
                 mismatches.append((g, "board", str(state)))

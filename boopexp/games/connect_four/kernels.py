@@ -19,7 +19,7 @@ The heuristic H(s, me), in [-1, 1], from ``me``'s side (first rule that applies)
    ``WIN_NEXT`` = 0.9 for the side to move (+0.9 if that is ``me``, else -0.9);
 3. the side not to move has two or more such cells (the mover can block only one):
    ``DOUBLE_THREAT`` = 0.85 for that side;
-4. otherwise the lines of four cells (``WINDOWS``, 69) that hold no opponent piece: with
+4. otherwise the lines of four cells (69: ``LINE_STARTS``) that hold no opponent piece: with
    x = ``THREE_WEIGHT`` (4) x (my three-piece lines - the opponent's) + (my two-piece lines - the
    opponent's), H = 0.8 x / (|x| + 16), in (-0.8, 0.8) (a rational squash: no libm, the same
    float on every machine).
@@ -48,7 +48,9 @@ from boopexp.games.connect_four.state import (
     BOTTOM_ROW,
     COLUMN_MASK,
     COLUMNS,
+    DIRECTIONS,
     FULL,
+    LINE_STARTS,
     MOVE_NUMBER,
     N_CELLS,
     STATE_DTYPE,
@@ -57,7 +59,6 @@ from boopexp.games.connect_four.state import (
     TO_MOVE,
     TOP,
     TOP_ROW,
-    WINDOWS,
 )
 
 __all__ = [
@@ -80,8 +81,6 @@ DOUBLE_THREAT = 0.85
 THREE_WEIGHT = 4
 LINES_SCALE = 0.8
 LINES_HALF = 16.0
-
-_N_WINDOWS = WINDOWS.shape[0]
 
 #: the template's fields (docs/games.md); Connect Four needs no field of its own:
 #:   playout    int64[STATE_SIZE]       the state a playout is played on
@@ -185,26 +184,40 @@ def has_won(st, colour):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def _lines(mine, theirs):
+def _counts(p, q, d, starts):
+    """The lines of four cells along step ``d`` (first cells ``starts``) that hold no piece of
+    ``q`` and three, and two, pieces of ``p``: every line at once, a bit per line, the four
+    cells' bits added by a bit-sliced adder."""
+    free = starts & ~(q | (q >> d) | (q >> (2 * d)) | (q >> (3 * d)))
+    a0 = p
+    a1 = p >> d
+    a2 = p >> (2 * d)
+    a3 = p >> (3 * d)
+    low1 = a0 ^ a1  # a0 + a1 = 2 * high1 + low1
+    high1 = a0 & a1
+    low2 = a2 ^ a3
+    high2 = a2 & a3
+    ones = low1 ^ low2  # the sum's bits: ones, twos, fours
+    carry = low1 & low2
+    twos = high1 ^ high2 ^ carry
+    fours = (high1 & high2) | (carry & (high1 ^ high2))
+    three = free & ones & twos & ~fours
+    two = free & twos & ~ones & ~fours
+    return popcount(three), popcount(two)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def line_balance(mine, theirs):
     """x of H's rule 4: THREE_WEIGHT x (three-piece lines) + (two-piece lines), mine minus
     theirs, over the lines of four that hold pieces of one colour only."""
     x = 0
-    for i in range(_N_WINDOWS):
-        w = WINDOWS[i]
-        a = w & mine
-        b = w & theirs
-        if b == 0:
-            c = popcount(a)
-            if c == 3:
-                x += THREE_WEIGHT
-            elif c == 2:
-                x += 1
-        elif a == 0:
-            c = popcount(b)
-            if c == 3:
-                x -= THREE_WEIGHT
-            elif c == 2:
-                x -= 1
+    for i in range(4):
+        d = DIRECTIONS[i]
+        starts = LINE_STARTS[i]
+        three, two = _counts(mine, theirs, d, starts)
+        x += THREE_WEIGHT * three + two
+        three, two = _counts(theirs, mine, d, starts)
+        x -= THREE_WEIGHT * three + two
     return x
 
 
@@ -225,7 +238,7 @@ def _value(mine, theirs, mine_to_move):
         return WIN_NEXT if mine_to_move else -WIN_NEXT
     if popcount(winning_cells(waiter, occupied) & playable) >= 2:
         return -DOUBLE_THREAT if mine_to_move else DOUBLE_THREAT
-    x = _lines(mine, theirs)
+    x = line_balance(mine, theirs)
     return LINES_SCALE * x / (abs(x) + LINES_HALF)
 
 

@@ -3,8 +3,9 @@
 
 Both are the game contract's Python values (docs/games.md). The costs have the keys of
 ``boopexp.agents.budget.COST_FIELDS`` and are in the device-µs of boop.'s ``android-2023``
-profile: each is boop.'s cost scaled by how much cheaper the Connect Four primitive is on the
-host (docs/games.md, "Connect Four"); a calibration on a device replaces them.
+profile: the game's own work (a random ply, a solver move) is boop.'s cost scaled by how much
+cheaper the Connect Four kernel is on the host, the game-independent overheads are boop.'s
+(docs/games.md, "Connect Four"); a calibration on a device replaces them.
 """
 
 from __future__ import annotations
@@ -16,12 +17,12 @@ from __future__ import annotations
 #: scale of H). First values, to be tuned (``boopexp tune``).
 DEFAULT_PARAMS: dict[str, int | float] = {"k": 10, "m": 3, "d": 0.9, "uct_c": 0.3}
 
-#: device-µs per primitive (boop.'s android-2023 profile: node 60, random_ply 381.2, solver_call
-#: 100, solver_move 7.4, iteration 40). A node is a 4-word copy and one drop (boop.: a 44-cell copy,
-#: the push, the victory tests, the promotion): 10. A random ply is one drop, the win test and H
-#: (boop.'s includes its H, the bulk of its 381 µs; Connect Four's H is a 69-line scan): 40. A solver
-#: call enumerates at most 7 columns: 20; a solver move is one f on two bitboards: 2 (boop.'s 7.4
-#: includes a push). The iteration's fixed cost (descent, backpropagation) does not depend on
-#: the game: 40.
-DEVICE_COSTS: dict[str, float] = {"node": 10.0, "random_ply": 40.0, "solver_call": 20.0, "solver_move": 2.0,
+#: device-µs per primitive, from boop.'s android-2023 profile (node 60, random_ply 381.2,
+#: solver_call 100, solver_move 7.4, iteration 40). The game-independent overheads are kept: a
+#: tree node's allocation, an iteration's descent and backpropagation, a solver call's crossing
+#: into the solver. The two that are the game's own work are scaled by the host cost of the
+#: Connect Four kernel over boop.'s, each timed in a numba loop of seeded random games on one
+#: host (2026-11-28): a random ply with its H, 0.115 µs against 1.18 µs (x 0.097: 381.2 -> 37),
+#: and one f, 0.12 µs against 0.30 µs (x 0.4: 7.4 -> 3). First values; a calibration replaces them.
+DEVICE_COSTS: dict[str, float] = {"node": 60.0, "random_ply": 37.0, "solver_call": 100.0, "solver_move": 3.0,
                                   "iteration": 40.0}

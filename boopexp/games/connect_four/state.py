@@ -53,7 +53,7 @@ def four_in_a_row(bits: int) -> bool:
     """Whether the bitboard ``bits`` holds four in a row: a pair of neighbours along a direction
     (bits & bits >> d) next to another pair two steps on. The empty bit above every column stops a
     line from running from one column into the next. Plain Python; the kernels compile it."""
-    for d in (1, STRIDE, STRIDE - 1, STRIDE + 1):  # vertical, horizontal, the two diagonals
+    for d in DIRECTIONS:
         m = bits & (bits >> d)
         if m & (m >> (2 * d)):
             return True
@@ -75,20 +75,20 @@ TOP_ROW = int(TOP.sum())
 FULL = int(COLUMN_MASK.sum())
 
 
-def _windows() -> np.ndarray:
-    """The 69 lines of four cells (24 horizontal, 21 vertical, 12 + 12 diagonal) as bit masks."""
-    out = []
-    for dr, dc in ((0, 1), (1, 0), (1, 1), (-1, 1)):
-        for r in range(ROWS):
-            for c in range(COLUMNS):
-                cells = [(r + i * dr, c + i * dc) for i in range(4)]
-                if all(0 <= rr < ROWS and 0 <= cc < COLUMNS for rr, cc in cells):
-                    out.append(sum(cell_bit(rr, cc) for rr, cc in cells))
-    return np.array(out, dtype=np.int64)
+#: the four directions of a line as bit steps: up, right, up-right, down-right
+DIRECTIONS = (1, STRIDE, STRIDE + 1, STRIDE - 1)
 
 
-#: WINDOWS[i]: the i-th line of four cells as a bit mask (the heuristic counts them)
-WINDOWS = _windows()
+def _line_starts(step: int) -> int:
+    """The cells from which a line of four cells, ``step`` bits apart, stays on the board."""
+    dr, dc = {1: (1, 0), STRIDE: (0, 1), STRIDE + 1: (1, 1), STRIDE - 1: (-1, 1)}[step]
+    return sum(cell_bit(r, c) for r in range(ROWS) for c in range(COLUMNS)
+               if 0 <= r + 3 * dr < ROWS and c + 3 * dc < COLUMNS)
+
+
+#: LINE_STARTS[i]: the first cells of the lines of four along DIRECTIONS[i] (21 vertical, 24
+#: horizontal, 12 + 12 diagonal: the 69 lines the heuristic counts)
+LINE_STARTS = np.array([_line_starts(d) for d in DIRECTIONS], dtype=np.int64)
 
 
 def initial_state(seed: int | None = None) -> np.ndarray:
