@@ -191,6 +191,15 @@ def test_the_kernels_import_nothing_above_the_engine():
             assert all(d in BASE or d.startswith("boopexp.engine") for d in deps), (m, deps)
 
 
+def test_a_games_kernels_import_only_the_engine_and_their_own_game():
+    graph = import_graph()
+    kernels = sorted(m for m in graph if m.startswith("boopexp.games.") and m.endswith(".kernels"))
+    assert "boopexp.games.connect_four.kernels" in kernels
+    for m in kernels:
+        game = m.rpartition(".")[0]
+        assert all(d in BASE or d.startswith(("boopexp.engine.", game + ".")) for d in graph[m]), (m, graph[m])
+
+
 def test_at_most_six_modules_at_the_top_level():
     top = sorted(p.name for p in PACKAGE.glob("*.py"))
     assert len(top) <= 6, top

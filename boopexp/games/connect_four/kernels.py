@@ -82,35 +82,27 @@ THREE_WEIGHT = 4
 LINES_SCALE = 0.8
 LINES_HALF = 16.0
 
-#: the template's fields (docs/games.md); Connect Four needs no field of its own:
-#:   playout    int64[STATE_SIZE]       the state a playout is played on
-#:   mask       bool[N_MOVE_CODES]      banned move codes (all False between uses)
-#:   la_mask    bool[N_MOVE_CODES]      the caller's mask plus the unsafe moves (two-stage check)
-#:   codes      int64[N_MOVE_CODES]     legal move codes
-#:   values     float64[N_MOVE_CODES]   f of each of those moves
-#:   best       int64[N_MOVE_CODES]     tied nodes of an argmax
-#:   tie_moves  int64[N_MOVE_CODES]     the optimal moves of a solver call
-#:   path       int64[N_MOVE_CODES]     the m best moves at the root
-#:   after      int64[STATE_SIZE]       the position after one of our moves
-#:   reply      int64[STATE_SIZE]       after our move and one reply
-Work = namedtuple("Work", ["playout", "mask", "la_mask", "codes", "values", "best", "tie_moves", "path", "after",
-                           "reply"])
+#: the work buffers: the template's fields (docs/games.md), each (name, length, dtype) and its use;
+#: Connect Four needs no field of its own
+WORK_FIELDS = (
+    ("playout", STATE_SIZE, STATE_DTYPE),  # the state a playout is played on
+    ("mask", N_MOVE_CODES, np.bool_),  # banned move codes (all False between uses)
+    ("la_mask", N_MOVE_CODES, np.bool_),  # the caller's mask plus the unsafe moves (two-stage check)
+    ("codes", N_MOVE_CODES, np.int64),  # legal move codes
+    ("values", N_MOVE_CODES, np.float64),  # f of each of those moves
+    ("best", N_MOVE_CODES, np.int64),  # tied nodes of an argmax
+    ("tie_moves", N_MOVE_CODES, np.int64),  # the optimal moves of a solver call
+    ("path", N_MOVE_CODES, np.int64),  # the m best moves at the root
+    ("after", STATE_SIZE, STATE_DTYPE),  # the position after one of our moves
+    ("reply", STATE_SIZE, STATE_DTYPE),  # after our move and one reply
+)
+# mypy wants the field names spelled out; WORK_FIELDS is the one list of them
+Work = namedtuple("Work", [name for name, _, _ in WORK_FIELDS])  # type: ignore[misc]
 
 
 def new_work() -> Work:
-    """A fresh set of work buffers (``mask`` and ``la_mask`` all False)."""
-    return Work(
-        playout=np.zeros(STATE_SIZE, dtype=STATE_DTYPE),
-        mask=np.zeros(N_MOVE_CODES, dtype=np.bool_),
-        la_mask=np.zeros(N_MOVE_CODES, dtype=np.bool_),
-        codes=np.zeros(N_MOVE_CODES, dtype=np.int64),
-        values=np.zeros(N_MOVE_CODES, dtype=np.float64),
-        best=np.zeros(N_MOVE_CODES, dtype=np.int64),
-        tie_moves=np.zeros(N_MOVE_CODES, dtype=np.int64),
-        path=np.zeros(N_MOVE_CODES, dtype=np.int64),
-        after=np.zeros(STATE_SIZE, dtype=STATE_DTYPE),
-        reply=np.zeros(STATE_SIZE, dtype=STATE_DTYPE),
-    )
+    """A fresh set of work buffers, all zero (``mask`` and ``la_mask`` all False)."""
+    return Work(*(np.zeros(length, dtype=dtype) for _, length, dtype in WORK_FIELDS))
 
 
 #: the index of a colour's bitboard (state.board_index compiled, inlined)
