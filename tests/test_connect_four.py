@@ -211,6 +211,19 @@ def test_the_line_count_is_the_count_of_lines_one_by_one():
         assert k.line_balance(st[0], st[1]) == oracle(int(st[0]), int(st[1]))
 
 
+def test_winning_cells_are_the_empty_cells_that_complete_four():
+    for st in _random_positions(300, seed=8):
+        occupied = int(st[0]) | int(st[1])
+        for p in (int(st[0]), int(st[1])):
+            brute = 0
+            for col in range(COLUMNS):
+                for row in range(6):
+                    bit = 1 << (7 * col + row)
+                    if not occupied & bit and k.four_in_a_row(p | bit):
+                        brute |= bit
+            assert k.winning_cells(p, occupied) == brute
+
+
 def test_new_work_holds_the_templates_fields():
     work = k.new_work()
     for name, dtype, size in (("playout", k.STATE_DTYPE, k.STATE_SIZE), ("mask", np.bool_, k.N_MOVE_CODES),
