@@ -5,7 +5,12 @@
 ``costs`` and ``params`` (the layouts of the device-cost vector and of the MCTS parameter
 vector), ``rules``, ``buffers``, ``heuristic`` (H), ``objective`` (the CO solver), ``lookahead``
 (the two-stage constraint), ``mcts`` (MCTS_GHOST with the S/E/P injections) and ``alphabeta``
-(negamax with iterative deepening, ordered by f, H at the leaves). Kernels import nothing above
+(negamax with iterative deepening, ordered by f, H at the leaves).
+
+The game as a layer (docs/games.md): ``outcome`` (a kernel's outcome codes, the draw), ``boop_game``
+(boop.'s kernels under the game contract's names), ``defaults`` (the contract's optional kernels,
+generic) and ``binding`` (``bind``: ``mcts`` and ``defaults`` are templates, compiled once per
+game and cached apart; imported as modules, they play boop.). Kernels import nothing above
 this folder (``boopexp.errors`` aside); importing this package compiles nothing: modules are
 imported by name.
 

@@ -25,20 +25,12 @@ from collections.abc import Callable
 import numpy as np
 from numba import njit
 
-from boopexp.engine.buffers import Work, new_work
+from boopexp.engine.binding import game_of
 from boopexp.engine.costs import C_ITERATION, C_LOOKAHEAD_RATIO, C_NODE, C_RANDOM_PLY, C_SOLVER_CALL, C_SOLVER_MOVE
-from boopexp.engine.heuristic import heuristic
 from boopexp.engine.jit import inner
-from boopexp.engine.lookahead import N_LEGAL, N_REPLIES, lookahead_mask
-from boopexp.engine.luts import RING
-from boopexp.engine.objective import (
-    best_m_moves_masked_ws,
-    context_value,
-    keep_best,
-    objective_ws,
-    score_moves,
-    solve,
-)
+from boopexp.engine.lookahead import N_LEGAL, N_REPLIES
+from boopexp.engine.objective import keep_best
+from boopexp.engine.outcome import DRAW
 from boopexp.engine.params import (  # the vector's layout (the parameters' table: agents.specs.MCTSConfig)
     N_PARAMS,
     P_CO_EXPANSION,
@@ -60,19 +52,33 @@ from boopexp.engine.params import (  # the vector's layout (the parameters' tabl
     PRIOR_OFF,
 )
 from boopexp.engine.rng import pick
-from boopexp.engine.rules import (
-    PROMO_HEURISTIC,
-    TREE,
-    apply_move_inplace,
-    decode_move,
-    has_won,
-    legal_move_codes,
-    legal_move_count,
-    random_move,
-)
-from boopexp.engine.state import MOVE_NUMBER, N_MOVE_CODES, N_SQUARES, STATE_SIZE, TO_MOVE
 
-__all__ = ["Tree", "Work", "new_work", "new_tree", "search", "move_telemetry", "params_vector", "feature_flags"]
+# The game this module's kernels play (a template, :mod:`boopexp.engine.binding`): boop.'s kernels
+# (:mod:`boopexp.engine.boop_game`) here, another game's in the copy ``bind`` makes for it.
+_game = game_of(__name__)
+STATE_SIZE = _game.STATE_SIZE
+STATE_DTYPE = _game.STATE_DTYPE
+TO_MOVE = _game.TO_MOVE
+MOVE_NUMBER = _game.MOVE_NUMBER
+N_MOVE_CODES = _game.N_MOVE_CODES
+F_IS_H_AFTER = _game.F_IS_H_AFTER
+new_work = _game.new_work
+legal_move_codes = _game.legal_move_codes
+legal_move_count = _game.legal_move_count
+apply_move = _game.apply_move
+has_won = _game.has_won
+heuristic = _game.heuristic
+objective = _game.objective
+random_move = _game.random_move
+expansion_limit = _game.expansion_limit
+root_masked = _game.root_masked
+solve = _game.solve
+score_moves = _game.score_moves
+best_m_moves = _game.best_m_moves
+context_value = _game.context_value
+lookahead_mask = _game.lookahead_mask
+
+__all__ = ["Tree", "new_work", "new_tree", "search", "move_telemetry", "params_vector", "feature_flags"]
 
 #: value of an unvisited child in UCT (AGENTS.md §B.5)
 UNVISITED_UCT = 999999.9
@@ -90,7 +96,7 @@ NO_NODE = -1
 NO_MOVE = -1
 
 #: The search tree: parallel arrays indexed by node id (``[capacity]``-shaped), like mctx's Tree.
-#:   states        int16[capacity, STATE_SIZE]  the node's position
+#:   states        STATE_DTYPE[capacity, STATE_SIZE]  the position
 #:   parent        int64   the parent's id (NO_PARENT for the ROOT)
 #:   move          int64   the move code that led here from the parent (NO_MOVE for the ROOT)
 #:   player        int64   the colour that made that move (the root: the side NOT to move)
@@ -139,7 +145,7 @@ PROVEN_U = 1e300
 
 def new_tree(capacity: int) -> Tree:
     return Tree(
-        states=np.zeros((capacity, STATE_SIZE), dtype=np.int16),
+        states=np.zeros((capacity, STATE_SIZE), dtype=STATE_DTYPE),
         parent=np.full(capacity, NO_PARENT, dtype=np.int64),
         move=np.full(capacity, NO_MOVE, dtype=np.int64),
         player=np.zeros(capacity, dtype=np.int64),
@@ -188,9 +194,9 @@ def solver_best_move(st, mask, rng, work, acc, acc_us, costs):
 @njit(cache=True, _nrt=False, inline="always")
 def solver_call(st, mask, rng, work, acc, acc_us, costs):
     """:func:`solver_best_move`'s (move code, the optimal f); leaves ``st``'s context in
-    ``work.ctx`` (:func:`boopexp.engine.objective.context_value` reads H of ``st`` off it)."""
+    ``work`` (boop.: :func:`boopexp.engine.objective.context_value` reads H of ``st`` off it)."""
     # n_scored: every legal move, masked ones included (what the device is charged for)
-    code, ties, n_scored, best = solve(st, mask, rng, work.ctx, work.groups, work.scores, work.ties, work.tie_moves)
+    code, ties, n_scored, best = solve(st, mask, rng, work)
     acc[ACC_SOLVER] += 1
     acc[ACC_SOLVER_MOVES] += n_scored
     if ties > 1:
@@ -209,8 +215,7 @@ def lookahead(st, mask, rng, work, acc, acc_us, costs):
     (r = ``costs[C_LOOKAHEAD_RATIO]``, docs/budget.md). ``rng`` is read, never advanced. (The
     mask is left in ``work``, not returned: a kernel without reference counts returns no array.)
     """
-    lookahead_mask(st, mask, work.la_mask, rng, work.la_after, work.la_reply, work.la_rng, work.groups,
-                   work.scores, work.ties, work.la_unsafe, work.la_counts)
+    lookahead_mask(st, mask, rng, work)
     steps = work.la_counts[N_LEGAL] + work.la_counts[N_REPLIES]
     acc[ACC_LA_MOVES] += work.la_counts[N_LEGAL]
     acc[ACC_LA_REPLIES] += work.la_counts[N_REPLIES]
@@ -239,15 +244,14 @@ def create_node(tree, parent_id, code, rng, work, acc, acc_us, costs):
     for i in range(STATE_SIZE):
         st[i] = pst[i]
     mover = pst[TO_MOVE]
-    # place, push, moveNumber += 1; QUIRK-A3: victory of both colours, Blue first; else the
+    # boop.: place, push, moveNumber += 1; QUIRK-A3: victory of both colours, Blue first; else the
     # promotion heuristic picks a group (the single group too: same result as automatic).
-    size, sq = decode_move(code)
-    winner, _, _ = apply_move_inplace(st, size, sq, TREE, PROMO_HEURISTIC, rng, work.groups, work.scores, work.ties)
+    winner, _ = apply_move(st, code, rng, work)
     tree.parent[nid] = parent_id
     tree.move[nid] = code
     tree.player[nid] = mover
     tree.terminal[nid] = winner != 0
-    if winner == 0:
+    if winner == 0 or winner == DRAW:
         tree.score[nid] = 0.0
         tree.proven[nid] = 0
     elif winner == mover:
@@ -319,29 +323,26 @@ def playout(tree, e_id, params, rng, work, acc, acc_us, costs, la_on):
         if solver:
             code, best = co_solver_call(st, no_mask, params, rng, work, acc, acc_us, costs, la_on)
             if pending:
-                total += discount ** (n - offset) * context_value(st, work.ctx)
+                total += discount ** (n - offset) * context_value(st, work)
                 pending = False
         if code < 0:
-            code = random_move(st, no_mask, rng, work.squares)
+            code = random_move(st, no_mask, rng, work)
             solver = False
         mover = st[TO_MOVE]
-        size, sq = decode_move(code)
-        winner, n_groups, _ = apply_move_inplace(
-            st, size, sq, TREE, PROMO_HEURISTIC, rng, work.groups, work.scores, work.ties
-        )
+        winner, n_groups = apply_move(st, code, rng, work)
         n += 1
         acc[ACC_PLIES] += 1
         acc_us[0] += costs[C_RANDOM_PLY]
         if winner == 0:
             # QUIRK-A10: exponent n - 1 (offset 1; the paper's prose: offset 0); H, not f,
             # from the fixed perspective of S's player.
-            if solver and mover == persp and n_groups == 0:
+            if F_IS_H_AFTER and solver and mover == persp and n_groups == 0:
                 total += discount ** (n - offset) * best
             elif mover != persp and n < first_n and (depth == 0 or n < depth):
                 pending = True
             else:
                 total += discount ** (n - offset) * heuristic(st, persp)
-    if winner != 0:
+    if winner != 0 and winner != DRAW:
         bonus = discount ** (n - offset)
         if fix_a9:
             total += bonus if winner == persp else -bonus
@@ -401,15 +402,9 @@ def descend(tree, params, rng, work, prior_on, solver_on):
             # threshold (the empty squares) would leave half of them out when both sizes are in the pool.
             if tree.n_children[node] < legal_move_count(st):
                 return node
-        else:
-            n_empty = 0
-            for i in range(N_SQUARES):
-                if st[i] == 0:
-                    n_empty += 1
-            k = early if (m == 0 and st[MOVE_NUMBER] < early) else 0
-            # QUIRK-A4: "fully expanded" compares the child count with the EMPTY SQUARES.
-            if tree.n_children[node] < n_empty - k:
-                return node
+        # boop.: QUIRK-A4, "fully expanded" compares the child count with the EMPTY SQUARES
+        elif tree.n_children[node] < expansion_limit(st, params):
+            return node
         log_n = 0.0
         explore = 0.0
         if len(prior_on) and puct:
@@ -486,9 +481,7 @@ def move_prior(tree, e_id, f, params, rng, work, acc, acc_us, costs):
     if params[P_PRIOR] == PRIOR_F:
         if value == value:
             return value  # free: the expansion's solver call scored this move
-        size, sq = decode_move(tree.move[e_id])
-        value = objective_ws(tree.states[tree.parent[e_id]], size, sq, rng, work.ctx, work.groups, work.scores,
-                             work.ties)
+        value = objective(tree.states[tree.parent[e_id]], tree.move[e_id], rng, work)
     else:
         value = heuristic(tree.states[e_id], tree.player[e_id])
     acc[ACC_PRIOR_EVALS] += 1
@@ -542,7 +535,7 @@ def iterate(tree, params, rng, work, acc, acc_us, costs, la_on, prior_on, solver
         code, f = co_solver_call(tree.states[s_id], banned, params, rng, work, acc, acc_us, costs, la_on)
     if code < 0:
         f = np.nan
-        code = random_move(tree.states[s_id], banned, rng, work.squares)
+        code = random_move(tree.states[s_id], banned, rng, work)
         if len(solver_on) and code < 0 and solver:
             code = any_unbanned_move(tree.states[s_id], banned, rng, work.codes)
     c = tree.first_child[s_id]
@@ -600,10 +593,7 @@ def init_root(tree, root_state, params, rng, work, acc, acc_us, costs, la_on, pr
             # the m best SAFE moves (fewer when fewer are safe; all of them when none is)
             lookahead(root_state, work.mask, rng, work, acc, acc_us, costs)
             allowed = work.la_mask
-        k = best_m_moves_masked_ws(
-            root_state, allowed, m, rng, work.ctx, work.groups, work.scores, work.ties, work.codes, work.values,
-            work.tie_moves, work.path,
-        )
+        k = best_m_moves(root_state, allowed, m, rng, work, work.path)
         acc[ACC_SOLVER] += 1
         acc[ACC_SOLVER_MOVES] += n_root
         acc_us[0] += costs[C_SOLVER_CALL] + costs[C_SOLVER_MOVE] * n_root
@@ -616,7 +606,7 @@ def init_root(tree, root_state, params, rng, work, acc, acc_us, costs, la_on, pr
     else:
         c = tree.first_child[ROOT]
         while c != NO_NODE:
-            tree.masked[c] = RING[decode_move(tree.move[c])[1]] == 1  # QUIRK-A5 early border mask
+            tree.masked[c] = root_masked(root_state, tree.move[c], params)  # boop.: QUIRK-A5 border mask
             c = tree.next_sibling[c]
     if len(prior_on) and params[P_PRIOR] != PRIOR_OFF:
         root_priors(tree, root_state, params, rng, work, acc, acc_us, costs)
@@ -634,8 +624,7 @@ def root_priors(tree, root_state, params, rng, work, acc, acc_us, costs):
     moves (docs/budget.md). f: the solver's scores of every legal move (the children's order)."""
     n = 0
     if params[P_PRIOR] == PRIOR_F:
-        n = score_moves(root_state, work.mask, rng, work.ctx, work.groups, work.scores, work.ties, work.codes,
-                        work.values)
+        n = score_moves(root_state, work.mask, rng, work)
     j = 0
     c = tree.first_child[ROOT]
     while c != NO_NODE:
@@ -750,7 +739,7 @@ def _stopped(stop: np.ndarray | None) -> bool:
     return stop is not None and stop[0] != 0
 
 
-def search(root_state: np.ndarray, cfg, budget, costs: np.ndarray, rng: np.ndarray, work: Work | None = None,
+def search(root_state: np.ndarray, cfg, budget, costs: np.ndarray, rng: np.ndarray, work=None,
            throttle: float = 1.0, on_tree: Callable[[Tree], None] | None = None,
            stop: np.ndarray | None = None) -> tuple[int, dict]:
     """select_move (AGENTS.md §B.4): the chosen move code and this move's telemetry.

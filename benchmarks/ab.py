@@ -1,0 +1,61 @@
+"""A before/after A/B of the engine's throughput: two checkouts' ``bench_engine.py``, interleaved.
+
+    python benchmarks/ab.py BEFORE_CHECKOUT AFTER_CHECKOUT [--rounds 5] [--seconds 1] [--repeats 3]
+
+Each checkout runs its own ``benchmarks/bench_engine.py --json`` with its own ``.venv`` (so each
+measures its own code), A then B then A … for ``--rounds`` rounds, so that the machine's drift
+(other load, thermal state) falls on both alike. Prints, per metric, the median of each side over
+the rounds and the ratio after / before (> 1: the after is faster); ``--json`` prints the same as
+one object. A change to shared kernels quotes this table (CONTRIBUTING.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+
+def bench(checkout: Path, seconds: float, repeats: int) -> dict[str, float]:
+    """One ``bench_engine.py --json`` run of ``checkout`` with its own venv: metric -> rate."""
+    python = checkout / ".venv" / "bin" / "python"
+    done = subprocess.run([str(python), str(checkout / "benchmarks" / "bench_engine.py"), "--json",
+                           "--seconds", str(seconds), "--repeats", str(repeats)],
+                          capture_output=True, text=True, cwd=checkout, check=True)
+    report = json.loads(done.stdout)
+    return {key: value for key, value in report.items() if key.endswith("_per_s")}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("before", type=Path, help="the checkout before the change (with its .venv)")
+    ap.add_argument("after", type=Path, help="the checkout after the change (with its .venv)")
+    ap.add_argument("--rounds", type=int, default=5, help="A/B rounds (default 5)")
+    ap.add_argument("--seconds", type=float, default=1.0, help="each timed run's duration (default 1.0)")
+    ap.add_argument("--repeats", type=int, default=3, help="timed runs per metric and bench run (default 3)")
+    ap.add_argument("--json", action="store_true", help="print one JSON object")
+    args = ap.parse_args(argv)
+    runs: dict[str, list[dict[str, float]]] = {"before": [], "after": []}
+    for r in range(args.rounds):
+        for side in ("before", "after"):
+            runs[side].append(bench(getattr(args, side).resolve(), args.seconds, args.repeats))
+            print(f"round {r + 1}/{args.rounds}: {side} done", file=sys.stderr)
+    table = {}
+    for metric in runs["before"][0]:
+        before = statistics.median(run[metric] for run in runs["before"])
+        after = statistics.median(run[metric] for run in runs["after"])
+        table[metric] = {"before": before, "after": after, "ratio": after / before}
+    if args.json:
+        print(json.dumps({"rounds": args.rounds, "metrics": table}))
+        return 0
+    print(f"{'metric':36} {'before':>14} {'after':>14} {'ratio':>7}   (medians of {args.rounds} interleaved rounds)")
+    for metric, row in table.items():
+        print(f"{metric:36} {row['before']:>14,.0f} {row['after']:>14,.0f} {row['ratio']:>7.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
