@@ -3,8 +3,6 @@ tasks it builds, and every builder of a game (config, session, calibration, open
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 
 from boopexp.agents.budget import Budget
@@ -14,7 +12,7 @@ from boopexp.game.sides import Colour
 from boopexp.play import calibrate, identity
 from boopexp.play.openings import BALANCE_PLY_CAP, Draw, parse_openings
 from boopexp.play.session import HUMAN, PlaySession
-from boopexp.play.settings import GameSettings, optional_setting
+from boopexp.play.settings import GameSettings
 
 CO, VANILLA_PAPER = resolve_agent("mcts-co"), resolve_agent("vanilla", "paper")
 ITERATIONS = Budget(mode="iterations", iterations=7)
@@ -38,20 +36,16 @@ def test_the_settings_hash_is_the_one_games_were_stored_under(settings, p1, p2, 
     assert settings.replace(experiment="another name").pairing_hash(p1, p2) == pinned  # the name is not hashed
 
 
-@dataclasses.dataclass(frozen=True)
-class _WithGame(GameSettings):
-    """What issue 35 adds: a setting whose default is boop."""
-
-    game: str = optional_setting("boop")
-
-
-def test_a_new_setting_at_its_default_leaves_every_hash_as_it_was():
+def test_the_game_at_its_default_leaves_every_hash_as_it_was():
+    """``game`` (issue 35) is hashed and recorded only when not boop.: every stored game keeps its identity."""
     for settings, p1, p2, pinned in PINNED:
-        fields = {f.name: getattr(settings, f.name) for f in dataclasses.fields(settings)}
-        assert _WithGame(**fields).pairing_hash(p1, p2) == pinned
-        other = _WithGame(**fields, game="tictactoe")
-        assert other.pairing_hash(p1, p2) != pinned and other.identity()["game"] == "tictactoe"
-        assert other.task(p1, p2, 3).config_hash == other.pairing_hash(p1, p2)
+        assert settings.game == "boop" and "game" not in settings.identity()
+        assert settings.replace(game="boop").pairing_hash(p1, p2) == pinned
+        other = settings.replace(game="connect-four")
+        assert other.pairing_hash(p1, p2) != pinned and other.identity()["game"] == "connect-four"
+        task = other.task(p1, p2, 3)
+        assert task.config_hash == other.pairing_hash(p1, p2) and task.game == "connect-four"
+        assert settings.task(p1, p2, 3).game == "boop"
 
 
 def test_a_task_carries_the_settings_and_the_seed_of_its_identity():
@@ -68,7 +62,8 @@ def test_a_task_carries_the_settings_and_the_seed_of_its_identity():
 def test_the_settings_as_json():
     settings = GameSettings("e", 5, ITERATIONS, openings=THREE)
     assert settings.to_dict() == {"seed": 5, "budget": {"mode": "iterations", "iterations": 7},
-                                  "preset": DEFAULT_PRESET, "max_plies": None, "openings": {"random_plies": 3}}
+                                  "preset": DEFAULT_PRESET, "max_plies": None, "openings": {"random_plies": 3},
+                                  "game": "boop"}
     assert settings.identity() == {"seed": 5, "budget": {"mode": "iterations", "iterations": 7},
                                    "preset": DEFAULT_PRESET, "openings": {"random_plies": 3}}
 

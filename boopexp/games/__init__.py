@@ -1,8 +1,11 @@
-"""The games layer: one subpackage per game, each the compiled and Python halves of the game
-contract (docs/games.md).
+"""The games layer (docs/games.md): every game boopexp plays, boop. one of several; one subpackage
+per game besides boop., each the compiled and Python halves of the game contract.
 
-``connect_four`` (Connect Four, checked move for move against OpenSpiel's ``connect_four``) is
-the first. A game's ``kernels`` module holds its compiled kernels (it imports numba); the rest of
-its subpackage is plain Python, so importing this package, or a game's front door, compiles
-nothing and loads no numba.
+``registry`` (**the** ``Game`` value and ``get``: a game by its name), ``boop`` (boop.'s Python
+values under the contract's names, the reference game; its kernels are the engine's own) and
+``connect_four`` (Connect Four, checked move for move against OpenSpiel's ``connect_four``). A
+game's ``kernels`` module holds its compiled kernels (it imports numba), bound to the engine's
+search templates (:mod:`boopexp.engine.binding`) when the game is first searched; the rest is
+plain Python, so importing this package, or a game's front door, compiles nothing and loads no
+numba.
 """

@@ -21,6 +21,7 @@ from boopexp.agents.budget import Budget
 from boopexp.agents.specs import AgentSpec
 from boopexp.errors import ConfigError
 from boopexp.game.sides import Colour, Side, TextEnum
+from boopexp.games.registry import DEFAULT_GAME
 from boopexp.play.identity import GameKey, game_key, game_seed, pairing_name
 from boopexp.play.openings import Draw
 
@@ -107,6 +108,8 @@ class GameTask:
     #: ``config_hash``. Only a game with a start records one (its position string), so every other
     #: record stays as it was.
     start: str | Draw | None = None
+    #: The game played (:mod:`boopexp.games`); only a game other than boop. is hashed and recorded.
+    game: str = DEFAULT_GAME
 
     @property
     def ply_cap(self) -> int:
@@ -125,12 +128,12 @@ class GameTask:
     @classmethod
     def new(cls, experiment: str, config_hash: str, p1: AgentSpec, p2: AgentSpec, game_index: int,
             budget: Budget, preset: str, max_plies: int | None = None, sweep: tuple = (),
-            start: str | Draw | None = None) -> GameTask:
+            start: str | Draw | None = None, game: str = DEFAULT_GAME) -> GameTask:
         """Game ``game_index`` of the pairing ``p1 vs p2`` whose settings hash is ``config_hash``
         (:meth:`boopexp.play.settings.GameSettings.pairing_hash`): its pairing name and its seed follow
         from them. Games are made by :meth:`~boopexp.play.settings.GameSettings.task`, which calls it."""
         return cls(experiment, config_hash, pairing_name(p1.name, p2.name), game_index, p1, p2, budget, preset,
-                   game_seed(config_hash, game_index), max_plies, sweep, start)
+                   game_seed(config_hash, game_index), max_plies, sweep, start, game)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -246,6 +249,8 @@ class GameRecord(_RecordFields, total=False):
     # only when the game did not start from the empty board (openings:, --start; docs/openings.md):
     # the start's one-line position string; the moves, plies and telemetry count from it
     start: str
+    # only games other than boop. (docs/games.md): the game's name
+    game: str
 
 
 def task_from_record(record: dict) -> GameTask:
@@ -268,6 +273,7 @@ def task_from_record(record: dict) -> GameTask:
             max_plies=record.get("max_plies"),
             sweep=tuple((record.get("sweep") or {}).items()),
             start=record.get("start"),
+            game=record.get("game", DEFAULT_GAME),
         )
     except KeyError as exc:
         raise ConfigError(f"game record {record.get('pairing')!r} #{record.get('game_index')} has no {exc}") from None
@@ -334,6 +340,8 @@ def build_record(task: GameTask, winner: Side | None, moves: list[str], telemetr
         # a position string: play_game resolves a suite line or a draw before it builds the record
         assert isinstance(task.start, str), f"unresolved start {task.start!r}"
         record["start"] = task.start
+    if task.game != DEFAULT_GAME:  # only other games: boop.'s records stay exactly as they were
+        record["game"] = task.game
     return record
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Callable, Iterable, Sequence
+from types import ModuleType
 from typing import cast
 
 import numpy as np
@@ -24,12 +25,15 @@ from boopexp.agents.plugins import PluginFailure, PluginOutput, build_agent, cal
 from boopexp.agents.specs import AGENT_KINDS, AgentSpec, MCTSConfig
 from boopexp.engine import alphabeta, mcts, rules
 from boopexp.engine.buffers import Work, new_work
+from boopexp.engine.outcome import DRAW, ONGOING
 from boopexp.engine.rng import new_rng_state
-from boopexp.engine.state import TO_MOVE, decode_move, encode_move, initial_state
+from boopexp.engine.state import decode_move, encode_move, initial_state
 from boopexp.errors import ConfigError, IllegalMoveError, InvalidMoveError, exception_line
 from boopexp.game import notation
 from boopexp.game.position import Move, Position, compile_position_api
 from boopexp.game.sides import Colour, Side
+from boopexp.games import registry as games
+from boopexp.games.registry import DEFAULT_GAME, Game
 from boopexp.play.contract import (
     MAX_PLIES,
     OPTIONAL_TELEMETRY,
@@ -56,13 +60,18 @@ class Player:
     #: the others answer at once anyway (a plugin's move is bounded by its ``move_timeout_s``)
     stop: np.ndarray | None = None
 
-    def __init__(self, spec: AgentSpec, budget: Budget, rng: np.ndarray, costs: np.ndarray, throttle: float):
+    #: the search kernels bound to the game played (:meth:`boopexp.games.registry.Game.engine`)
+    kernels: ModuleType = mcts
+
+    def __init__(self, spec: AgentSpec, budget: Budget, rng: np.ndarray, costs: np.ndarray, throttle: float,
+                 engine: ModuleType = mcts):
         self.spec = spec
         self.budget = budget
         self.rng = rng
         self.costs = costs
         self.throttle = throttle
-        self.work = new_work()
+        self.kernels = engine
+        self.work = engine.new_work()
 
     def select(self, st: np.ndarray) -> tuple[int, dict]:
         raise NotImplementedError
@@ -79,6 +88,10 @@ class Player:
         """The game is over (or abandoned): release what the player holds (an engine's process)."""
 
 
+#: boop., the game a player plays unless told another
+BOOP = games.get(DEFAULT_GAME)
+
+
 class MCTSPlayer(Player):
     """MCTS_GHOST (AGENTS.md §B) under the game's budget."""
 
@@ -86,8 +99,8 @@ class MCTSPlayer(Player):
     on_tree: Callable[[mcts.Tree], None] | None = None
 
     def select(self, st):
-        return mcts.search(st, self.spec.mcts, self.budget, self.costs, self.rng, self.work, self.throttle,
-                           self.on_tree, self.stop)
+        return self.kernels.search(st, self.spec.mcts, self.budget, self.costs, self.rng, self.work, self.throttle,
+                                  self.on_tree, self.stop)
 
 
 class HeuristicsPlayer(Player):
@@ -99,9 +112,9 @@ class HeuristicsPlayer(Player):
         acc = np.zeros(mcts.N_ACC, dtype=np.int64)
         acc_us = np.zeros(1, dtype=np.float64)
         w = self.work
-        code = mcts.solver_best_move(st, w.mask, self.rng, w, acc, acc_us, self.costs)
+        code = self.kernels.solver_best_move(st, w.mask, self.rng, w, acc, acc_us, self.costs)
         if code < 0:
-            code = rules.random_move(st, w.mask, self.rng, w.squares)
+            code = self.kernels.random_move(st, w.mask, self.rng, w)
         return int(code), mcts.move_telemetry(acc, float(acc_us[0]), 0, cpu0)
 
 
@@ -112,7 +125,7 @@ class RandomPlayer(Player):
 
     def select(self, st):
         cpu0 = time.process_time()
-        code = rules.random_move(st, self.work.mask, self.rng, self.work.squares)
+        code = self.kernels.random_move(st, self.work.mask, self.rng, self.work)
         return int(code), mcts.move_telemetry(np.zeros(mcts.N_ACC, dtype=np.int64), 0.0, 0, cpu0)
 
 
@@ -120,8 +133,9 @@ class AlphaBetaPlayer(Player):
     """Alpha-beta (:mod:`boopexp.engine.alphabeta`): iterative deepening under the game's budget;
     it chooses its promotions too (the group its search found best)."""
 
-    def __init__(self, spec: AgentSpec, budget: Budget, rng: np.ndarray, costs: np.ndarray, throttle: float):
-        super().__init__(spec, budget, rng, costs, throttle)
+    def __init__(self, spec: AgentSpec, budget: Budget, rng: np.ndarray, costs: np.ndarray, throttle: float,
+                 engine: ModuleType = mcts):
+        super().__init__(spec, budget, rng, costs, throttle, engine)
         self.search = alphabeta.new_search()
         self.promotion = 0
 
@@ -273,14 +287,26 @@ class EnginePlayer(Player):
 _PLAYERS = {"mcts": MCTSPlayer, "heuristics": HeuristicsPlayer, "random": RandomPlayer, "alphabeta": AlphaBetaPlayer}
 
 
-def make_player(spec: AgentSpec, budget: Budget, seed_seq: np.random.SeedSequence, throttle: float = 1.0) -> Player:
-    """A Player for ``spec`` drawing from its own generator seeded by ``seed_seq``."""
+#: the kinds of agent that play every game (docs/games.md); the others play boop. only, so far
+EVERY_GAME_KINDS = ("mcts", "heuristics", "random")
+
+
+def make_player(spec: AgentSpec, budget: Budget, seed_seq: np.random.SeedSequence, throttle: float = 1.0,
+                game: Game = BOOP) -> Player:
+    """A Player for ``spec`` drawing from its own generator seeded by ``seed_seq``, playing ``game``.
+
+    Raises:
+        ConfigError: ``spec``'s kind of agent does not play ``game`` (:data:`EVERY_GAME_KINDS`).
+    """
     costs = device_costs(budget.device_profile())
+    if game.name != DEFAULT_GAME and spec.kind not in EVERY_GAME_KINDS:
+        raise ConfigError(f"agent {spec.name!r} ({spec.kind}) does not play {game.name} yet; the agents of "
+                          f"{', '.join(EVERY_GAME_KINDS)} kind play every game (docs/games.md)")
     if spec.kind == "plugin":
         return PluginPlayer(spec, budget, seed_seq, costs, throttle)
     if spec.kind == "engine":
         return EnginePlayer(spec, budget, seed_seq, costs, throttle)
-    return _PLAYERS[spec.kind](spec, budget, new_rng_state(seed_seq), costs, throttle)
+    return _PLAYERS[spec.kind](spec, budget, new_rng_state(seed_seq), costs, throttle, game.engine())
 
 
 def compile_kernels(kinds: Iterable[str] = AGENT_KINDS, searches: Iterable[MCTSConfig] = ()) -> None:
@@ -338,7 +364,9 @@ def play_game(task: GameTask, on_ply=None, on_tree: Callable[[mcts.Tree], None] 
         throttle = resolve_throttle(task.budget.throttle)
     ss = np.random.SeedSequence(task.seed)
     p1_ss, p2_ss = ss.spawn(2)
-    players = (make_player(task.p1, task.budget, p1_ss, throttle), make_player(task.p2, task.budget, p2_ss, throttle))
+    game = games.get(task.game)
+    players = (make_player(task.p1, task.budget, p1_ss, throttle, game),
+               make_player(task.p2, task.budget, p2_ss, throttle, game))
     for player in players:
         if isinstance(player, MCTSPlayer):
             player.on_tree = on_tree
@@ -347,34 +375,35 @@ def play_game(task: GameTask, on_ply=None, on_tree: Callable[[mcts.Tree], None] 
     start = resolve_start(task.start, play_game)
     if start != task.start:
         task = dataclasses.replace(task, start=start)
-    st = initial_state() if start is None else notation.parse_position(start)
+    st = game.initial_state() if start is None else game.parse_position(start)
     try:
         for player in players:
             player.begin(start)
-        moves, telemetry, winner, forfeit = _play(task, players, on_ply, st)
+        moves, telemetry, winner, forfeit = _play(task, game, players, on_ply, st)
     finally:  # an engine's process ends with its game, however the game ended
         for player in players:
             player.close()
     telemetry = _same_fields(telemetry)
-    win_side = None if winner == 0 else Colour.of(winner).side
+    win_side = None if winner in (ONGOING, DRAW) else Colour.of(winner).side
     if forfeit is not None:  # a decided game: the opponent of the forfeiting agent wins
         win_side = forfeit["player"].opponent
     return build_record(task, win_side, moves, telemetry, time.process_time() - cpu0, forfeit=forfeit,
                         plugin_output=plugin_output(players))
 
 
-def _play(task: GameTask, players: tuple[Player, Player], on_ply,
+def _play(task: GameTask, game: Game, players: tuple[Player, Player], on_ply,
           st: np.ndarray) -> tuple[list[str], list[dict], int, ForfeitNotice | None]:
     """The moves of ``task``'s game between ``players`` (:func:`play_game`): its moves, their
-    telemetry, the winning colour (0: none) and the forfeit, if any; ``st`` is the start."""
-    w = new_work()
+    telemetry, the outcome (0: none, a colour, :data:`~boopexp.engine.outcome.DRAW`) and the
+    forfeit, if any; ``st`` is the start."""
+    w = players[0].kernels.new_work()
     moves: list[str] = []
     telemetry: list[dict] = []
     winner = 0
     forfeit: ForfeitNotice | None = None
     cap = task.ply_cap
     while winner == 0 and len(moves) < cap:
-        side = Colour.of(st[TO_MOVE]).side
+        side = Colour.of(game.to_move(st)).side
         player = players[side.seat]
         try:
             code, tel = player.select(st)
@@ -383,9 +412,9 @@ def _play(task: GameTask, players: tuple[Player, Player], on_ply,
             break
         # An invariant, not a user error: a running game always has a legal move, and every
         # built-in player returns one (the heuristics player falls back to a random move).
-        assert code >= 0, f"agent {player.spec.name} found no move in {notation.format_position(st)!r}"
+        assert code >= 0, f"agent {player.spec.name} found no move in {game.position_string(st)!r}"
         st = st.copy()
-        winner, text = apply_selected(st, code, player, w)
+        winner, text = apply_selected(st, code, player, w, game)
         moves.append(text)
         for each in players:
             each.observe(text)
@@ -396,11 +425,16 @@ def _play(task: GameTask, players: tuple[Player, Player], on_ply,
     return moves, telemetry, winner, forfeit
 
 
-def apply_selected(st: np.ndarray, code: int, player: Player, w: Work) -> tuple[int, str]:
-    """Play ``player``'s selected move ``code`` on ``st`` in place (REAL rules, the player's
-    promotion drawn from its generator) and return the winning colour (0: none) and the move as
-    the record writes it (the chosen group named when there were two or more): the one way a
-    selected move is played, in :func:`play_game` and by a btp engine (:mod:`boopexp.play.btp`)."""
+def apply_selected(st: np.ndarray, code: int, player: Player, w: Work, game: Game = BOOP) -> tuple[int, str]:
+    """Play ``player``'s selected move ``code`` on ``st`` in place (boop.: REAL rules, the player's
+    promotion drawn from its generator) and return the outcome (0: none, the winning colour,
+    :data:`~boopexp.engine.outcome.DRAW`) and the move as the record writes it (boop.: the chosen
+    group named when there were two or more): the one way a selected move is played, in
+    :func:`play_game` and by a btp engine (:mod:`boopexp.play.btp`). Another game's move: its
+    kernels' ``apply_move`` (docs/games.md)."""
+    if game.name != DEFAULT_GAME:
+        outcome, _ = player.kernels.apply_move(st, code, player.rng, w)
+        return int(outcome), game.move_text(code)
     size, sq = decode_move(code)
     winner, n, chosen = rules.apply_move_inplace(st, size, sq, rules.REAL, player.promotion, player.rng,
                                                  w.groups, w.scores, w.ties)

@@ -25,6 +25,7 @@ from typing import Any
 
 from boopexp.agents.budget import Budget
 from boopexp.agents.specs import DEFAULT_PRESET, AgentSpec
+from boopexp.games.registry import DEFAULT_GAME
 from boopexp.play.contract import GameTask
 from boopexp.play.identity import settings_hash
 from boopexp.play.openings import Draw, Openings
@@ -61,6 +62,8 @@ class GameSettings:
             recorded only when set.
         openings: the start positions (docs/openings.md): game pair ``i`` starts from position
             ``i``; None: the empty board. Hashed (its identity) only when set.
+        game: the game played (:mod:`boopexp.games`, docs/games.md); hashed and recorded only
+            when not boop.
     """
 
     experiment: str = field(metadata={_HASHED: False})
@@ -69,6 +72,7 @@ class GameSettings:
     preset: str = DEFAULT_PRESET
     max_plies: int | None = optional_setting(None, int)
     openings: Openings | None = optional_setting(None, Openings.identity)
+    game: str = optional_setting(DEFAULT_GAME)
 
     def to_dict(self) -> dict[str, Any]:
         """Every setting but the experiment's name, as JSON values (``serve``'s /api/opponents)."""
@@ -117,7 +121,7 @@ class GameSettings:
         """
         chash = self.pairing_hash(p1, p2) if config_hash is None else config_hash
         task = GameTask.new(self.experiment, chash, p1, p2, game_index, self.budget, self.preset, self.max_plies,
-                            sweep, self.start(game_index) if start is None else start)
+                            sweep, self.start(game_index) if start is None else start, self.game)
         return task if seed is None else dataclasses.replace(task, seed=seed)
 
     def replace(self, **changes: Any) -> GameSettings:

@@ -28,6 +28,8 @@ from boopexp.agents.specs import (
 )
 from boopexp.errors import BoopError, ConfigError, StoreError
 from boopexp.game.sides import Colour, Side
+from boopexp.games import registry as games
+from boopexp.games.registry import DEFAULT_GAME, GAMES
 from boopexp.interfaces.commands import FOLDER, MEASUREMENTS, POSITIVE_SECONDS
 from boopexp.play.contract import check_max_plies, first_mover, is_draw, mover
 from boopexp.play.identity import check_seed
@@ -92,6 +94,9 @@ _start_option = click.option(
 
 
 @click.command("game")
+@click.option("--game", "game_name", default=DEFAULT_GAME, show_default=True, metavar="GAME",
+              help="The game played: " + ", ".join(GAMES) + " (docs/games.md). Part of the settings hash and of "
+                   "the record when not boop.")
 @click.option("--p1", required=True, metavar="AGENT", help="Blue, moves first: " + ", ".join(AGENT_NAMES))
 @click.option("--p2", required=True, metavar="AGENT", help="Red, moves second.")
 @_settings_options
@@ -107,8 +112,8 @@ _start_option = click.option(
 @_start_option
 @click.option("--show", is_flag=True, help="Render the board after each ply.")
 @click.option("--json", "as_json", is_flag=True, help="Print the game record as JSON.")
-def game(p1, p2, seed, mode, seconds, iterations, profile, throttle, preset, max_plies, p1_param, p2_param, config_path,
-         start, show, as_json):
+def game(game_name, p1, p2, seed, mode, seconds, iterations, profile, throttle, preset, max_plies, p1_param, p2_param,
+         config_path, start, show, as_json):
     """Play one game between two agents (p1 = Blue moves first) and print the result."""
     from boopexp.experiments.interrupts import Interrupts
     from boopexp.game import notation
@@ -120,12 +125,13 @@ def game(p1, p2, seed, mode, seconds, iterations, profile, throttle, preset, max
     )
     a, b = played.agents
     task = played.settings.task(a, b, 0)
+    played_game = games.get(task.game)
     opener = [Side.P1]
 
     def on_ply(ply, st, text, winner):
         if show:
             click.echo(f"ply {ply}: {_mover_word(opener[0], ply)} plays {text}", err=as_json)
-            click.echo(notation.render(st, winner) + "\n", err=as_json)
+            click.echo(played_game.board_text(st, winner if winner in (-1, 1) else 0) + "\n", err=as_json)
 
     plies = [-1]  # -1: the engine is compiling
 
@@ -139,7 +145,8 @@ def game(p1, p2, seed, mode, seconds, iterations, profile, throttle, preset, max
                 "first move.")
 
     with _stopping(Interrupts(), stopped):
-        compile_engine(_notice, (a.kind, b.kind), (a.mcts, b.mcts))  # not counted as the game's host CPU time
+        if task.game == DEFAULT_GAME:  # another game's kernels compile in its first move (docs/games.md)
+            compile_engine(_notice, (a.kind, b.kind), (a.mcts, b.mcts))  # not counted as the game's host CPU time
         plies[0] = 0
         from boopexp.play.match import play_game
 
@@ -258,6 +265,9 @@ def _settings(agents: list[tuple[str, str, str, dict]]) -> PlaySettings:
         typed["seed"] = check_seed(option["seed"])
     with schema.within(f"--max-plies {option.get('max_plies')}"):
         typed["max_plies"] = check_max_plies(option.get("max_plies"))
+    if option.get("game_name") is not None:
+        with schema.within(f"--game {option['game_name']}"):
+            typed["game"] = games.get(option["game_name"]).name
     budget_options = {"seconds": option["seconds"], "iterations": option["iterations"], "profile": option["profile"],
                       "throttle": throttle}
     typed_budget = {key: value for key, value in budget_options.items() if given(key)}
