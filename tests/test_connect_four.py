@@ -230,7 +230,10 @@ def test_new_work_holds_the_templates_fields():
                               ("la_mask", np.bool_, k.N_MOVE_CODES), ("codes", np.int64, k.N_MOVE_CODES),
                               ("values", np.float64, k.N_MOVE_CODES), ("best", np.int64, k.N_MOVE_CODES),
                               ("tie_moves", np.int64, k.N_MOVE_CODES), ("path", np.int64, k.N_MOVE_CODES),
-                              ("after", k.STATE_DTYPE, k.STATE_SIZE), ("reply", k.STATE_DTYPE, k.STATE_SIZE)):
+                              ("la_after", k.STATE_DTYPE, k.STATE_SIZE), ("la_reply", k.STATE_DTYPE, k.STATE_SIZE),
+                              ("la_rng", np.uint64, 4), ("la_unsafe", np.bool_, k.N_MOVE_CODES),
+                              ("la_counts", np.int64, 3), ("la_codes", np.int64, k.N_MOVE_CODES),
+                              ("la_replies", np.int64, k.N_MOVE_CODES)):
         array = getattr(work, name)
         assert array.dtype == dtype and array.shape == (size,), name
     assert not work.mask.any() and not work.la_mask.any()

@@ -24,7 +24,7 @@ __all__ = ["DEFAULT_GAME", "GAMES", "Game", "get"]
 #: the game of a config, a record or a command that names none
 DEFAULT_GAME = "boop"
 #: the built-in games: name -> the module of its Python values
-GAMES = {"boop": "boopexp.games.boop"}
+GAMES = {"boop": "boopexp.games.boop", "connect-four": "boopexp.games.connect_four"}
 
 
 @dataclass(frozen=True)

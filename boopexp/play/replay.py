@@ -16,6 +16,8 @@ from boopexp.engine.rng import new_rng_state
 from boopexp.errors import BoopError, ConfigError, StoreError, show_value
 from boopexp.game.position import Position
 from boopexp.game.sides import Colour, Side
+from boopexp.games import registry as games
+from boopexp.games.registry import DEFAULT_GAME, Game
 from boopexp.play.contract import (
     FORFEITS,
     first_mover,
@@ -79,6 +81,36 @@ def moves_problem(record: Mapping) -> str | None:
     return None
 
 
+@dataclass(frozen=True, eq=False)
+class GamePosition:
+    """A position of a game other than boop. as :func:`walk` gives it: the game and its state
+    (equal, and hashed alike, when the states are: :func:`first_repeat`)."""
+
+    game: Game
+    state: Any
+
+    def render(self) -> str:
+        return self.game.board_text(self.state)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, GamePosition) and self.state.tobytes() == other.state.tobytes()
+
+    def __hash__(self) -> int:
+        return hash(self.state.tobytes())
+
+
+def game_of(record: Mapping) -> Game:
+    """The game a record's moves are of (its ``game``; boop. when it names none).
+
+    Raises:
+        StoreError: a ``game`` that is not a game boopexp plays.
+    """
+    try:
+        return games.get(record.get("game", DEFAULT_GAME))
+    except ConfigError as exc:
+        raise StoreError(f"{_name(record)}: {exc}") from None
+
+
 def start_position(record: Mapping) -> Position:
     """The position a record's game started from: its ``start`` (docs/openings.md), else the empty board.
 
@@ -108,6 +140,9 @@ def walk(record: Mapping, on_ply: OnPly | None = None) -> Position:
     moves = list(record["moves"])
     if "plies" in record and record["plies"] != len(moves):
         raise StoreError(f"{_name(record)}: the record says {record['plies']} plies but holds {len(moves)} moves")
+    game = game_of(record)
+    if game.name != DEFAULT_GAME:
+        return _walk_game(record, game, moves, on_ply)  # type: ignore[return-value]
     position = start_position(record)
     winner = None
     # one generator for the walk's promotion tie-breaks (a record names the group where that
@@ -125,6 +160,33 @@ def walk(record: Mapping, on_ply: OnPly | None = None) -> Position:
             raise StoreError(f"{_name(record)}: {winner} already won at ply {ply} of {len(moves)}")
     check_counted_fields(record, winner)
     return position
+
+
+def _walk_game(record: Mapping, game: Game, moves: list[str], on_ply) -> GamePosition:
+    """:func:`walk` for a game other than boop.: each move read with the game's notation, played
+    with its kernels' ``apply_move``; the outcome (a colour, a draw) is the last move's."""
+    start = record.get("start")
+    try:
+        st = game.initial_state() if start is None else game.parse_position(start)
+    except BoopError as exc:
+        raise StoreError(f"{_name(record)}: its start is not a position: {exc}") from None
+    kernels = game.kernels()
+    work = kernels.new_work()
+    rng = new_rng_state(0)
+    outcome = 0
+    for ply, text in enumerate(moves, start=1):
+        try:
+            code = game.values.parse_move(text, st)
+        except BoopError as exc:
+            raise StoreError(f"{_name(record)}: ply {ply} ({text!r}): {exc}") from None
+        st = st.copy()
+        outcome, _ = kernels.apply_move(st, code, rng, work)
+        if on_ply is not None:
+            on_ply(ply, text, GamePosition(game, st))
+        if outcome != 0 and ply != len(moves):
+            raise StoreError(f"{_name(record)}: the game ended at ply {ply} of {len(moves)}")
+    check_counted_fields(record, Colour.of(int(outcome)) if outcome in (-1, 1) else None)
+    return GamePosition(game, st)
 
 
 def first_repeat(record: Mapping) -> tuple[int, int] | None:

@@ -20,7 +20,12 @@ from boopexp.games.connect_four.notation import (
     svg,
 )
 from boopexp.games.connect_four.settings import DEFAULT_PARAMS, DEVICE_COSTS
-from boopexp.games.connect_four.state import initial_state
+from boopexp.games.connect_four.state import TO_MOVE, initial_state
 
-__all__ = ["initial_state", "move_text", "parse_move", "position_string", "parse_position", "board_text", "svg",
-           "DEFAULT_PARAMS", "DEVICE_COSTS"]
+#: the game's name in configs, records and commands
+NAME = "connect-four"
+#: the contract's kernels module
+KERNELS = "boopexp.games.connect_four.kernels"
+
+__all__ = ["NAME", "KERNELS", "TO_MOVE", "initial_state", "move_text", "parse_move", "position_string",
+           "parse_position", "board_text", "svg", "DEFAULT_PARAMS", "DEVICE_COSTS"]

@@ -30,7 +30,7 @@ once (it gives them a cell or fails to block one) is -0.9, one that leaves them 
 -0.85, the rest the line counts. f is computed on the two bitboards alone, without copying the
 state.
 
-``DRAW`` is 2, defined here until ``boopexp.engine.outcome`` holds the contract's one ``DRAW``.
+``DRAW`` is the contract's one (:data:`boopexp.engine.outcome.DRAW`).
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ import numpy as np
 from numba import njit
 
 from boopexp.engine.bits import popcount
+from boopexp.engine.outcome import DRAW
 from boopexp.engine.rng import rand_below
 from boopexp.games.connect_four import state
 from boopexp.games.connect_four.state import (
@@ -72,8 +73,6 @@ N_MOVE_CODES = COLUMNS
 MAX_LEGAL = COLUMNS
 #: f(s, move) is H(s after move, mover) exactly (``objective`` evaluates the same ``_value``)
 F_IS_H_AFTER = True
-#: the outcome of a full board without four in a row (until boopexp.engine.outcome.DRAW exists)
-DRAW = 2
 
 #: H's values (module docstring)
 WIN_NEXT = 0.9
@@ -93,8 +92,13 @@ WORK_FIELDS = (
     ("best", N_MOVE_CODES, np.int64),  # tied nodes of an argmax
     ("tie_moves", N_MOVE_CODES, np.int64),  # the optimal moves of a solver call
     ("path", N_MOVE_CODES, np.int64),  # the m best moves at the root
-    ("after", STATE_SIZE, STATE_DTYPE),  # the position after one of our moves
-    ("reply", STATE_SIZE, STATE_DTYPE),  # after our move and one reply
+    ("la_after", STATE_SIZE, STATE_DTYPE),  # the position after one of our moves (two-stage check)
+    ("la_reply", STATE_SIZE, STATE_DTYPE),  # after our move and one reply
+    ("la_rng", 4, np.uint64),  # the generator copy of the check
+    ("la_unsafe", N_MOVE_CODES, np.bool_),  # the moves that allow a winning reply
+    ("la_counts", 3, np.int64),  # moves examined, unsafe moves, replies tested
+    ("la_codes", N_MOVE_CODES, np.int64),  # our legal moves
+    ("la_replies", N_MOVE_CODES, np.int64),  # the replies to one of them
 )
 # mypy wants the field names spelled out; WORK_FIELDS is the one list of them
 Work = namedtuple("Work", [name for name, _, _ in WORK_FIELDS])  # type: ignore[misc]

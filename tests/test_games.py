@@ -1,0 +1,68 @@
+"""The games layer through the commands a user types (docs/games.md): ``boopexp game --game
+connect-four`` plays a game that replays exactly, names its game in the record, and bad input is
+one line."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from boopexp.games import registry
+from boopexp.interfaces.cli import main
+from boopexp.play.replay import first_difference, walk
+
+
+def invoke(*args):
+    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+
+
+CONNECT_FOUR_GAME = ("game", "--game", "connect-four", "--p1", "mcts-co", "--p2", "vanilla", "--seed", "3",
+                     "--budget", "iterations", "--iterations", "60", "--json")
+
+
+def test_a_connect_four_game_names_its_game_and_replays_exactly():
+    result = invoke(*CONNECT_FOUR_GAME)
+    assert result.exit_code == 0, result.output
+    record = json.loads(result.stdout)
+    assert record["game"] == "connect-four" and list(record)[-1] == "game"
+    assert all(len(move) == 1 and move in "abcdefg" for move in record["moves"])
+    assert record["termination"] in ("victory", "draw") and record["plies"] == len(record["moves"])
+    assert json.loads(invoke(*CONNECT_FOUR_GAME).stdout)["moves"] == record["moves"]  # the same seed, the same game
+    walk(record)  # every move legal, the outcome the last move's
+    assert first_difference(record) is None  # played again by search from its settings: the same game
+    # and the settings hash is not boop.'s: the game is part of a pairing's identity
+    boop = json.loads(invoke(*[a if a != "connect-four" else "boop" for a in CONNECT_FOUR_GAME]).stdout)
+    assert "game" not in boop and boop["config_hash"] != record["config_hash"]
+
+
+def test_a_tampered_connect_four_record_does_not_walk():
+    record = json.loads(invoke(*CONNECT_FOUR_GAME).stdout)
+    bad = dict(record, moves=record["moves"][:-1] + ["h"])
+    with pytest.raises(Exception, match=r"ply \d+ \('h'\)"):
+        walk(bad)
+    with pytest.raises(Exception, match="game = 'chess' is not allowed; allowed: boop, connect-four"):
+        walk(dict(record, game="chess"))
+
+
+def test_an_unknown_game_or_an_agent_that_does_not_play_it_is_one_line():
+    result = CliRunner().invoke(main, ["game", "--game", "chess", "--p1", "vanilla", "--p2", "random"])
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines()[-1] == (
+        "Error: --game chess: game = 'chess' is not allowed; allowed: boop, connect-four")
+    result = CliRunner().invoke(main, ["game", "--game", "connect-four", "--p1", "alphabeta", "--p2", "random",
+                                       "--budget", "iterations"])
+    assert result.exit_code == 2
+    assert "agent 'alphabeta' (alphabeta) does not play connect-four yet" in result.output
+    assert len(result.output.strip().splitlines()) == 1
+
+
+def test_every_built_in_game_serves_the_contract_values():
+    for name in registry.GAMES:
+        game = registry.get(name)
+        st = game.initial_state()
+        assert game.to_move(st) == -1
+        assert game.parse_position(game.position_string(st)).tobytes() == st.tobytes()
+        assert game.board_text(st)
+        assert game.values.NAME == name
