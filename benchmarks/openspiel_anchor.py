@@ -36,7 +36,7 @@ def positions(n: int, seed: int = 2026):
     kernels = game.kernels()
     work = kernels.new_work()
     rng = np.random.default_rng(seed)
-    out = []
+    out: list[tuple] = []
     spiel_game = pyspiel.load_game("connect_four")
     while len(out) < n:
         plies = 0 if not out else int(rng.integers(2, 21))
@@ -69,6 +69,7 @@ def main(argv: list[str] | None = None) -> int:
 
     engine = registry.get("connect-four").engine()
     cfg = resolve_agent("vanilla").mcts
+    assert cfg is not None  # an MCTS agent
     budget = Budget(mode="iterations", iterations=args.simulations)
     costs = device_costs("android-2023")
     spiel_game, sample = positions(args.positions)

@@ -66,3 +66,37 @@ def test_every_built_in_game_serves_the_contract_values():
         assert game.parse_position(game.position_string(st)).tobytes() == st.tobytes()
         assert game.board_text(st)
         assert game.values.NAME == name
+
+
+C4_CONFIG = """name: c4-smoke
+seed: 1
+games_per_side: 2
+game: connect-four
+budget: {mode: iterations, iterations: 30}
+pairings: [[mcts-co, vanilla]]
+"""
+
+
+def test_a_config_with_game_plays_that_game_with_its_defaults_and_resumes(tmp_path):
+    config = tmp_path / "c4.yaml"
+    config.write_text(C4_CONFIG)
+    out = tmp_path / "out"
+    result = invoke("run", str(config), "--out", str(out), "-q")
+    assert result.exit_code == 0, result.output
+    from boopexp.experiments.store import StoreReader
+
+    records = StoreReader(out).records().records
+    assert len(records) == 4 and all(r["game"] == "connect-four" for r in records)
+    spec = records[0]["p1_spec"] if records[0]["p1"] == "mcts-co" else records[0]["p2_spec"]
+    assert spec["params"]["preselect_m"] == 3 and spec["params"]["co_playout_plies"] == 10  # the game's m, k
+    assert "game: connect-four" in (out / "config.yaml").read_text()
+    again = invoke("run", str(config), "--out", str(out), "-q")
+    assert again.exit_code == 0 and "Played 0 game(s) in this run; 4 were already stored." in again.output
+
+
+def test_a_config_naming_no_game_is_one_line(tmp_path):
+    config = tmp_path / "bad.yaml"
+    config.write_text(C4_CONFIG.replace("connect-four", "chess"))
+    result = CliRunner().invoke(main, ["run", str(config), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 2
+    assert result.output.strip() == (f"Error: {config}: game = 'chess' is not allowed; allowed: boop, connect-four")

@@ -158,10 +158,11 @@ class Budget:
         no committed game comes near it)."""
         return self.iterations if self.mode == "iterations" else MAX_ITERATIONS
 
-    def device_profile(self) -> DeviceProfile:
-        """The named profile with this budget's cost overrides applied."""
+    def device_profile(self, game_costs: Mapping[str, float] | None = None) -> DeviceProfile:
+        """The named profile with this budget's cost overrides applied; ``game_costs``: a game's
+        own costs of its primitives (docs/games.md), applied before the budget's overrides."""
         overrides: dict[str, Any] = dict(self.costs)  # cost fields only (checked in __post_init__)
-        return dataclasses.replace(DEVICE_PROFILES[self.profile], **overrides)
+        return dataclasses.replace(DEVICE_PROFILES[self.profile], **{**(game_costs or {}), **overrides})
 
     def to_dict(self) -> dict[str, Any]:
         """The keys that matter for the mode (used in hashes and records)."""

@@ -37,6 +37,8 @@ from boopexp.errors import show_value as _show
 from boopexp.experiments.sprt import SprtSpec, parse_sprt
 from boopexp.experiments.sweep import Sweep, apply_point, label, parse_sweep
 from boopexp.experiments.tournament import Tournament, parse_tournament
+from boopexp.games import registry as games
+from boopexp.games.registry import DEFAULT_GAME
 from boopexp.play import identity
 from boopexp.play.contract import GameTask, check_max_plies
 from boopexp.play.openings import Draw, parse_openings
@@ -57,6 +59,7 @@ CONFIG_KEYS: tuple[str, ...] = (
     "tournament",
     "sweep",
     "openings",
+    "game",
 )
 REQUIRED_KEYS: tuple[str, ...] = ("name", "seed", "games_per_side", "pairings")
 #: The most games of one pairing: every game index must be an int64 (the store's columns, the
@@ -350,6 +353,8 @@ class ExperimentConfig:
             out["shard"] = self.shard.to_dict()
         if settings.openings is not None:  # likewise
             out["openings"] = settings.openings.to_dict()
+        if settings.game != DEFAULT_GAME:  # likewise
+            out["game"] = settings.game
         return out
 
     def with_shard(self, shard: identity.Shard) -> ExperimentConfig:
@@ -518,7 +523,8 @@ def _parse(data: Any, source: str, directory: str | None, settings_only: bool) -
         budget = Budget.from_mapping(data.get("budget"))
         preset = schema.choice(data.get("preset", DEFAULT_PRESET), "preset", PRESETS)
         max_plies = check_max_plies(data.get("max_plies"))
-        params = _parse_params(data.get("params"), preset)
+        game = games.get(data.get("game", DEFAULT_GAME))
+        params = _parse_params(data.get("params"), preset, game.paper_params())
         agents = roster.parse_agents(data.get("agents"), preset, params, directory)
         openings = parse_openings(data.get("openings"), directory)
         tournament = None
@@ -532,7 +538,7 @@ def _parse(data: Any, source: str, directory: str | None, settings_only: bool) -
     sprt = parse_sprt(src, data.get("sprt"))
 
     return ExperimentConfig(
-        settings=GameSettings(name, seed, budget, preset, max_plies, openings),
+        settings=GameSettings(name, seed, budget, preset, max_plies, openings, game.name),
         games_per_side=games_per_side,
         params=params,
         agents=agents,
@@ -681,12 +687,14 @@ _ConfigLoader.add_implicit_resolver(
 )
 
 
-def _parse_params(data: Any, preset: str) -> dict[str, Any]:
+def _parse_params(data: Any, preset: str, game_defaults: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The ``params:`` block with the values in effect, not only those written (k's default
-    depends on the preset), each checked by its row of :data:`~boopexp.agents.specs.PAPER_PARAMS`."""
+    depends on the preset; a game other than boop. has its own, ``game_defaults``), each checked by
+    its row of :data:`~boopexp.agents.specs.PAPER_PARAMS`."""
     data = schema.mapping({} if data is None else data, "params", "a mapping like {k: 21, m: 5, d: 0.9}")
     schema.check_keys(data, tuple(PAPER_PARAMS), "params")
-    defaults = {"k": PRESETS[preset]["k"], "m": PAPER_PARAMS["m"].default, "d": PAPER_PARAMS["d"].default}
+    defaults = {"k": PRESETS[preset]["k"], "m": PAPER_PARAMS["m"].default, "d": PAPER_PARAMS["d"].default,
+                **(game_defaults or {})}
     params = {key: data.get(key, default) for key, default in defaults.items()}
     for key, value in params.items():
         PAPER_PARAMS[key].check(value, f"params.{key}")

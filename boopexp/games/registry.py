@@ -53,6 +53,17 @@ class Game:
 
         return binding.bind(self.name.replace("-", "_"), self.kernels())
 
+    def paper_params(self) -> dict[str, Any]:
+        """The game's defaults of the paper-level parameters ``k``, ``m``, ``d`` (its values'
+        ``DEFAULT_PARAMS``; boop.: none, the preset's)."""
+        defaults = getattr(self.values, "DEFAULT_PARAMS", {})
+        return {key: defaults[key] for key in ("k", "m", "d") if key in defaults}
+
+    def device_costs(self) -> dict[str, float]:
+        """The game's device-µs of its primitives (its values' ``DEVICE_COSTS``, the keys of
+        :data:`boopexp.agents.budget.COST_FIELDS`; boop.: none, the profile's are boop.'s)."""
+        return dict(getattr(self.values, "DEVICE_COSTS", {}))
+
     def initial_state(self, seed: int | None = None) -> np.ndarray:
         return self.values.initial_state(seed)
 

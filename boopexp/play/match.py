@@ -298,7 +298,7 @@ def make_player(spec: AgentSpec, budget: Budget, seed_seq: np.random.SeedSequenc
     Raises:
         ConfigError: ``spec``'s kind of agent does not play ``game`` (:data:`EVERY_GAME_KINDS`).
     """
-    costs = device_costs(budget.device_profile())
+    costs = device_costs(budget.device_profile(game.device_costs()))
     if game.name != DEFAULT_GAME and spec.kind not in EVERY_GAME_KINDS:
         raise ConfigError(f"agent {spec.name!r} ({spec.kind}) does not play {game.name} yet; the agents of "
                           f"{', '.join(EVERY_GAME_KINDS)} kind play every game (docs/games.md)")

@@ -274,8 +274,10 @@ def _settings(agents: list[tuple[str, str, str, dict]]) -> PlaySettings:
     typed["budget"] = _budget_from_options(option["mode"], typed_budget)
     config_path = option.get("config_path")
     if config_path is None:
+        game_params = games.get(typed.get("game", DEFAULT_GAME)).paper_params()
+
         def from_registry(name: str, overrides: Mapping[str, Any]) -> AgentSpec:
-            return resolve_agent(name, option["preset"], overrides=overrides)
+            return resolve_agent(name, option["preset"], params=game_params, overrides=overrides)
 
         specs = tuple(agent_spec(from_registry, name, flag, over) for _, name, flag, over in agents)
         assert ctx.command.name is not None  # a command of the group always has its name
