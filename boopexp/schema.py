@@ -21,6 +21,7 @@ A number is finite wherever one is wanted: NaN and infinities are refused by :fu
 
 from __future__ import annotations
 
+import importlib
 import math
 import os
 import sys
@@ -250,3 +251,35 @@ def read_text(path: str | os.PathLike, what: str, shown: str | None = None) -> s
         raise ConfigError(f"{what} {shown} not found") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"cannot read {what} {shown}: {exc}") from None
+
+
+def import_user_module(module_name: str, directory: str | None, what: str) -> Any:
+    """The user's module ``module_name`` (a plugin agent's, a game's) named in a config or an
+    option: imported from ``sys.path`` (``PYTHONPATH``) first, then from ``directory`` (the
+    config's folder; appended to ``sys.path``, so ``PYTHONPATH`` keeps precedence).
+
+    Raises:
+        ConfigError: ``<what> 'm' not found; …`` when neither has it (an error inside the module
+            propagates: the caller says which module raised it).
+    """
+    try:
+        return importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        missing = exc.name or ""
+        if not directory or not (module_name == missing or module_name.startswith(missing + ".")):
+            if module_name == missing or module_name.startswith(missing + "."):
+                raise ConfigError(
+                    f"{what} {module_name!r} not found; put it on PYTHONPATH or beside the config"
+                ) from None
+            raise
+    # Not on sys.path: look beside the config. Appended, so PYTHONPATH keeps precedence.
+    if directory not in sys.path:
+        sys.path.append(directory)
+    try:
+        return importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name and (module_name == exc.name or module_name.startswith(exc.name + ".")):
+            raise ConfigError(
+                f"{what} {module_name!r} not found on PYTHONPATH or in {directory}"
+            ) from None
+        raise

@@ -5,6 +5,8 @@ one line."""
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -100,3 +102,63 @@ def test_a_config_naming_no_game_is_one_line(tmp_path):
     result = CliRunner().invoke(main, ["run", str(config), "--out", str(tmp_path / "out")])
     assert result.exit_code == 2
     assert result.output.strip() == (f"Error: {config}: game = 'chess' is not allowed; allowed: boop, connect-four")
+
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+def test_the_example_game_plays_a_small_tournament_and_is_rated(tmp_path):
+    """examples/tictactoe.yaml: a game defined outside the package (game: {module: tictactoe.game})."""
+    out = tmp_path / "ttt"
+    result = invoke("run", str(EXAMPLES / "tictactoe.yaml"), "--out", str(out), "--games-per-side", "1", "-q")
+    assert result.exit_code == 0, result.output
+    assert "total                      12/12" in result.output
+    from boopexp.experiments.store import StoreReader
+
+    records = StoreReader(out).records().records
+    assert {r["game"] for r in records} == {"tictactoe.game"}
+    walk(records[0])  # the record names its game: its moves walk with the game's own notation
+    rated = invoke("ratings", str(out), "--out", str(tmp_path / "ratings"))
+    assert rated.exit_code == 0, rated.output
+    assert "mcts-co" in (tmp_path / "ratings" / "ratings.md").read_text()
+
+
+def _broken_game(tmp_path, name, values_edit=None, kernels_edit=None):
+    """A copy of the example game as package ``name``, its values or kernels source edited."""
+    package = tmp_path / name
+    shutil.copytree(EXAMPLES / "tictactoe", package, ignore=shutil.ignore_patterns("__pycache__"))
+    for file, edit in (("game.py", values_edit), ("kernels.py", kernels_edit)):
+        text = (package / file).read_text().replace('KERNELS = "tictactoe.kernels"', f'KERNELS = "{name}.kernels"')
+        (package / file).write_text(edit(text) if edit else text)
+    config = tmp_path / f"{name}.yaml"
+    config.write_text(f"name: {name}\nseed: 1\ngames_per_side: 1\ngame: {{module: {name}.game}}\n"
+                      "budget: {mode: iterations, iterations: 10}\npairings: [[vanilla, random]]\n")
+    return config
+
+
+BROKEN = [
+    ("no_objective", None, lambda t: t.replace("def objective(", "def objective_misnamed("),
+     "its kernels no_objective.kernels lack objective"),
+    ("no_notation", lambda t: t.replace("def parse_move(", "def parse_move_misnamed("), None,
+     "its values lack parse_move"),
+    ("illegal_moves", None, lambda t: t.replace("            out[n] = c\n", "            out[n] = c + 9\n"),
+     "legal_move_codes gave [9, 10, 11, 12, 13, 14, 15, 16, 17] at ply 1 of a game not over"),
+    ("raising", None, lambda t: t.replace("    return score / 8.0", "    raise ValueError('no H here')"),
+     "its kernel heuristic raised ValueError: no H here"),
+    ("bad_outcome", None, lambda t: t.replace("        return DRAW, 0", "        return 7, 0"),
+     "apply_move gave the outcome 7"),
+    ("bad_h", None, lambda t: t.replace("    return score / 8.0", "    return score * 8.0"),
+     "objective gave 16.0: H and f are numbers in [-1, 1]"),
+]
+
+
+@pytest.mark.parametrize("name, values_edit, kernels_edit, says", BROKEN, ids=[b[0] for b in BROKEN])
+def test_a_game_that_breaks_the_contract_is_one_line_before_any_game(tmp_path, name, values_edit, kernels_edit,
+                                                                     says):
+    config = _broken_game(tmp_path, name, values_edit, kernels_edit)
+    result = CliRunner().invoke(main, ["run", str(config), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 2, result.output
+    line = result.output.strip()
+    assert len(line.splitlines()) == 1 and line.startswith(f"Error: {config}: game '{name}.game': "), line
+    assert says in line, line
+    assert not (tmp_path / "out").exists()  # nothing played, nothing written

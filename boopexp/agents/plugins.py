@@ -20,7 +20,6 @@ This module imports plugins and checks them; it does not import the engine itsel
 from __future__ import annotations
 
 import contextlib
-import importlib
 import os
 import sys
 import threading
@@ -28,6 +27,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from boopexp import schema
 from boopexp.agents.specs import MOVE_TIMEOUT_KEY, AgentSpec
 from boopexp.errors import ConfigError, exception_line
 
@@ -48,7 +48,7 @@ def load_factory(target: str, directory: str | None = None) -> Callable[..., Any
     if not sep or not module_name or not attr:
         raise ConfigError(f"plugin = {target!r} must look like \"module:callable\", e.g. \"my_agents:make_greedy\"")
     try:
-        module = _import(module_name, directory)
+        module = schema.import_user_module(module_name, directory, "plugin module")
     except (ConfigError, KeyboardInterrupt):
         raise
     except BaseException as exc:  # noqa: BLE001 - the user's module failed to import (sys.exit() too): say why
@@ -106,30 +106,6 @@ def check_plugin(spec: AgentSpec, where: str = "agents") -> None:
             f"{where}: {spec.plugin} returned {type(agent).__name__!s}, "
             f"which has no {REQUIRED_METHOD}(position, rng) method"
         )
-
-
-def _import(module_name: str, directory: str | None) -> Any:
-    try:
-        return importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        missing = exc.name or ""
-        if not directory or not (module_name == missing or module_name.startswith(missing + ".")):
-            if module_name == missing or module_name.startswith(missing + "."):
-                raise ConfigError(
-                    f"plugin module {module_name!r} not found; put it on PYTHONPATH or beside the config"
-                ) from None
-            raise
-    # Not on sys.path: look beside the config. Appended, so PYTHONPATH keeps precedence.
-    if directory not in sys.path:
-        sys.path.append(directory)
-    try:
-        return importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        if exc.name and (module_name == exc.name or module_name.startswith(exc.name + ".")):
-            raise ConfigError(
-                f"plugin module {module_name!r} not found on PYTHONPATH or in {directory}"
-            ) from None
-        raise
 
 
 # ---------------------------------------------------------------------------------------------

@@ -523,7 +523,7 @@ def _parse(data: Any, source: str, directory: str | None, settings_only: bool) -
         budget = Budget.from_mapping(data.get("budget"))
         preset = schema.choice(data.get("preset", DEFAULT_PRESET), "preset", PRESETS)
         max_plies = check_max_plies(data.get("max_plies"))
-        game = games.get(data.get("game", DEFAULT_GAME))
+        game = games.get(data.get("game", DEFAULT_GAME), directory)
         params = _parse_params(data.get("params"), preset, game.paper_params())
         agents = roster.parse_agents(data.get("agents"), preset, params, directory)
         openings = parse_openings(data.get("openings"), directory)

@@ -11,6 +11,7 @@ its search :mod:`boopexp.engine.mcts` itself.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
@@ -18,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from boopexp import schema
+from boopexp.errors import ConfigError, exception_line
 
 __all__ = ["DEFAULT_GAME", "GAMES", "Game", "get"]
 
@@ -32,7 +34,8 @@ class Game:
     """A game boopexp plays (docs/games.md).
 
     Attributes:
-        name: the name configs, records and commands give (``boop``, ``connect-four``).
+        name: the name configs, records and commands give (``boop``, ``connect-four``; a user's
+            game: the module of its values, ``pkg.mod`` or ``pkg.mod:ATTR``).
         values: the module of its Python values (``initial_state``, ``position_string``,
             ``parse_position``, ``move_text``, ``board_text``, ``KERNELS`` the dotted name of its
             kernels module, ``TO_MOVE``).
@@ -51,7 +54,7 @@ class Game:
             return importlib.import_module("boopexp.engine.mcts")
         from boopexp.engine import binding
 
-        return binding.bind(self.name.replace("-", "_"), self.kernels())
+        return binding.bind(self.values.NAME.replace("-", "_"), self.kernels())
 
     def paper_params(self) -> dict[str, Any]:
         """The game's defaults of the paper-level parameters ``k``, ``m``, ``d`` (its values'
@@ -86,16 +89,124 @@ class Game:
 
 _LOADED: dict[str, Game] = {}
 
+#: the names a game's values supply (docs/games.md, "Values")
+VALUES = ("NAME", "KERNELS", "TO_MOVE", "initial_state", "position_string", "parse_position", "move_text",
+          "parse_move", "board_text")
+#: what ``game`` may be besides a built-in name
+USER_GAME = "a module of your own game's values, 'package.module' or 'package.module:ATTR' (docs/games.md)"
 
-def get(name: Any) -> Game:
-    """The game named ``name``: a built-in one (:data:`GAMES`).
+
+def get(name: Any, directory: str | None = None) -> Game:
+    """The game ``name`` names: a built-in one (:data:`GAMES`), or a user's, ``{module: "pkg.mod"}``
+    or the module's name (``pkg.mod``, ``pkg.mod:ATTR``), imported from ``sys.path`` then from
+    ``directory`` (a config's folder) and checked against the contract (:func:`check_game`) the
+    first time it is asked for.
 
     Raises:
-        ConfigError: ``game = <name> is not allowed; allowed: <the games>``.
+        ConfigError: ``game = <name> is not allowed; allowed: <the games>``, or one line naming a
+            user's game and what in it breaks the contract.
     """
+    if isinstance(name, Mapping):
+        schema.check_keys(name, ("module",), "game", note=f"; a game of your own is {{module: {USER_GAME}}}")
+        name = name.get("module")
+        if not isinstance(name, str) or not name:
+            raise schema.invalid("game.module", name, USER_GAME)
     game = _LOADED.get(name) if isinstance(name, str) else None
     if game is not None:
         return game
-    schema.choice(name, "game", GAMES)
-    game = _LOADED[name] = Game(name, importlib.import_module(GAMES[name]))
+    if not isinstance(name, str) or not ("." in name or ":" in name):
+        schema.choice(name, "game", GAMES)
+        game = _LOADED[name] = Game(name, importlib.import_module(GAMES[name]))
+        return game
+    game = Game(name, _user_values(name, directory))
+    check_game(game)
+    _LOADED[name] = game
     return game
+
+
+def _user_values(target: str, directory: str | None) -> Any:
+    """The values object ``target`` (``module`` or ``module:ATTR``) names."""
+    module_name, _, attr = target.partition(":")
+    try:
+        module = schema.import_user_module(module_name, directory, "game module")
+    except ConfigError:
+        raise
+    except BaseException as exc:  # noqa: BLE001 - the user's module failed to import: say why
+        raise ConfigError(f"game {target!r}: importing {module_name!r} raised {exception_line(exc)}") from None
+    values = module
+    for part in filter(None, attr.split(".")):
+        if not hasattr(values, part):
+            raise ConfigError(f"game {target!r}: module {module_name!r} has no {attr!r}")
+        values = getattr(values, part)
+    return values
+
+
+def check_game(game: Game) -> None:
+    """Check a user's game against the contract before any game is played: its values
+    (:data:`VALUES`), its kernels' names (:data:`boopexp.engine.binding.REQUIRED`), and one seeded
+    random game played through its kernels, every move its own generator lists legal and in range,
+    every outcome, H and f of the contract's form (docs/games.md).
+
+    Raises:
+        ConfigError: one line naming the game and what breaks the contract.
+    """
+    where = f"game {game.name!r}"
+    missing = [key for key in VALUES if not hasattr(game.values, key)]
+    if missing:
+        raise ConfigError(f"{where}: its values lack {', '.join(missing)} (docs/games.md, 'The contract')")
+    name = game.values.NAME
+    if not isinstance(name, str) or name in GAMES or not name.replace("-", "_").isidentifier():
+        raise ConfigError(f"{where}: NAME = {name!r} must be a name of letters, digits, '-' or '_' that is not a "
+                          f"built-in game's ({', '.join(GAMES)})")
+    from boopexp.engine import binding
+    from boopexp.engine.outcome import DRAW
+
+    try:
+        kernels = game.kernels()
+    except BaseException as exc:  # noqa: BLE001 - the user's kernels failed to import: say why
+        raise ConfigError(f"{where}: importing its kernels {game.values.KERNELS!r} raised "
+                          f"{exception_line(exc)}") from None
+    missing = [key for key in binding.REQUIRED if not hasattr(kernels, key)]
+    if missing:
+        raise ConfigError(f"{where}: its kernels {kernels.__name__} lack {', '.join(missing)} "
+                          "(docs/games.md, 'The contract')")
+    rng = np.random.default_rng(0)
+    kernel = "initial_state"
+    try:
+        st = np.asarray(game.initial_state(0), dtype=kernels.STATE_DTYPE)
+        work = kernels.new_work()
+        words = np.arange(1, 5, dtype=np.uint64)
+        codes = np.zeros(kernels.N_MOVE_CODES, dtype=np.int64)
+        for ply in range(1, 1001):
+            kernel = "legal_move_codes"
+            n = int(kernels.legal_move_codes(st, codes))
+            legal = [int(c) for c in codes[:n]]
+            if not 0 < n <= kernels.N_MOVE_CODES or len(set(legal)) != n or not all(
+                    0 <= c < kernels.N_MOVE_CODES for c in legal):
+                raise ConfigError(f"{where}: legal_move_codes gave {legal} at ply {ply} of a game not over: "
+                                  f"1 to {kernels.N_MOVE_CODES} distinct codes in 0..{kernels.N_MOVE_CODES - 1}")
+            kernel = "heuristic"
+            _in_range(where, kernel, kernels.heuristic(st, int(st[kernels.TO_MOVE])))
+            code = legal[int(rng.integers(n))]
+            kernel = "objective"
+            _in_range(where, kernel, kernels.objective(st, code, words, work))
+            kernel = "apply_move"
+            mover = int(st[kernels.TO_MOVE])
+            outcome, _ = kernels.apply_move(st, code, words, work)
+            if outcome not in (0, -1, 1, DRAW) or int(st[kernels.TO_MOVE]) != -mover:
+                raise ConfigError(f"{where}: apply_move gave the outcome {outcome!r} and the side to move "
+                                  f"{int(st[kernels.TO_MOVE])} after {mover}'s move: an outcome is 0, -1, 1 or "
+                                  f"{DRAW} (a draw), and the side to move flips")
+            if outcome != 0:
+                return
+    except ConfigError:
+        raise
+    except BaseException as exc:  # noqa: BLE001 - a kernel of the user's game raised: say which
+        raise ConfigError(f"{where}: its kernel {kernel} raised {exception_line(exc)}") from None
+    raise ConfigError(f"{where}: a random game did not end in 1,000 plies (apply_move never gave an outcome)")
+
+
+def _in_range(where: str, kernel: str, value: Any) -> None:
+    """Refuse a value of H or f that is not a number in [-1, 1]."""
+    if not (isinstance(value, (float, int, np.floating, np.integer)) and -1.0 <= float(value) <= 1.0):
+        raise ConfigError(f"{where}: {kernel} gave {value!r}: H and f are numbers in [-1, 1]")

@@ -11,13 +11,15 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
+from boopexp.engine.outcome import DRAW
+
 STATE_SIZE = 11
 STATE_DTYPE = np.int16
 TO_MOVE = 9
 MOVE_NUMBER = 10
 N_MOVE_CODES = 9
 F_IS_H_AFTER = False
-DRAW = 2  # boopexp.engine.outcome.DRAW
+
 
 LINES = np.array([[0, 1, 2], [3, 4, 5], [6, 7, 8], [0, 3, 6], [1, 4, 7], [2, 5, 8], [0, 4, 8], [2, 4, 6]],
                  dtype=np.int64)
