@@ -113,14 +113,17 @@ def test_the_example_game_plays_a_small_tournament_and_is_rated(tmp_path):
     result = invoke("run", str(EXAMPLES / "tictactoe.yaml"), "--out", str(out), "--games-per-side", "1", "-q")
     assert result.exit_code == 0, result.output
     assert "total                      12/12" in result.output
+    assert result.output.splitlines()[1].split()[-1] == "draws"  # tic-tac-toe's draws, a column of their own
     from boopexp.experiments.store import StoreReader
 
     records = StoreReader(out).records().records
     assert {r["game"] for r in records} == {"tictactoe.game"}
-    walk(records[0])  # the record names its game: its moves walk with the game's own notation
+    for record in records:  # the record names its game: its moves walk with the game's own notation
+        walk(record)
+    assert any(r["termination"] == "draw" and r["winner"] is None for r in records)
     rated = invoke("ratings", str(out), "--out", str(tmp_path / "ratings"))
     assert rated.exit_code == 0, rated.output
-    assert "mcts-co" in (tmp_path / "ratings" / "ratings.md").read_text()
+    assert "| draws |" in (tmp_path / "ratings" / "ratings.md").read_text()
 
 
 def _broken_game(tmp_path, name, values_edit=None, kernels_edit=None):

@@ -388,7 +388,7 @@ def play_game(task: GameTask, on_ply=None, on_tree: Callable[[mcts.Tree], None] 
     if forfeit is not None:  # a decided game: the opponent of the forfeiting agent wins
         win_side = forfeit["player"].opponent
     return build_record(task, win_side, moves, telemetry, time.process_time() - cpu0, forfeit=forfeit,
-                        plugin_output=plugin_output(players))
+                        plugin_output=plugin_output(players), draw=winner == DRAW and forfeit is None)
 
 
 def _play(task: GameTask, game: Game, players: tuple[Player, Player], on_ply,

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from boopexp.agents.specs import ALIASES
+from boopexp.engine.outcome import DRAW
 from boopexp.engine.rng import new_rng_state
 from boopexp.errors import BoopError, ConfigError, StoreError, show_value
 from boopexp.game.position import Position
@@ -185,7 +186,7 @@ def _walk_game(record: Mapping, game: Game, moves: list[str], on_ply) -> GamePos
             on_ply(ply, text, GamePosition(game, st))
         if outcome != 0 and ply != len(moves):
             raise StoreError(f"{_name(record)}: the game ended at ply {ply} of {len(moves)}")
-    check_counted_fields(record, Colour.of(int(outcome)) if outcome in (-1, 1) else None)
+    check_counted_fields(record, Colour.of(int(outcome)) if outcome in (-1, 1) else None, draw=outcome == DRAW)
     return GamePosition(game, st)
 
 
