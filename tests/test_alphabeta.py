@@ -15,6 +15,7 @@ import pytest
 from boopexp.agents.budget import DEVICE_PROFILES, MAX_ITERATIONS, Budget, device_costs
 from boopexp.agents.specs import AlphaBetaConfig, resolve_agent
 from boopexp.engine import alphabeta as ab
+from boopexp.engine import boop_game
 from boopexp.engine.rng import new_rng_state
 from boopexp.engine.state import decode_move
 from boopexp.game.notation import parse_position
@@ -196,12 +197,12 @@ def test_the_agent_plays_a_game_and_chooses_its_promotions():
 
 
 def test_zobrist_keys_are_seeded_and_distinct():
-    assert len({int(k) for k in ab.Z_PIECE[:, [0, 1, 3, 4]].ravel()}) == 36 * 4
-    assert ab.zobrist_key(parse_position(QUIET)) != ab.zobrist_key(parse_position(LOSS_IN_TWO))
+    assert len({int(k) for k in boop_game.Z_PIECE[:, [0, 1, 3, 4]].ravel()}) == 36 * 4
+    assert boop_game.zobrist_key(parse_position(QUIET)) != boop_game.zobrist_key(parse_position(LOSS_IN_TWO))
     st = parse_position(QUIET)
     moved = st.copy()
     moved[-1] += 1  # moveNumber is part of the key
-    assert ab.zobrist_key(st) != ab.zobrist_key(moved)
+    assert boop_game.zobrist_key(st) != boop_game.zobrist_key(moved)
 
 
 def test_decode_of_a_packed_child():

@@ -4,7 +4,7 @@ keeps each game's machine code apart and is hit in a new process (docs/games.md)
 
 from __future__ import annotations
 
-import importlib.util
+import importlib
 import json
 import os
 import subprocess
@@ -22,17 +22,15 @@ from boopexp.engine.outcome import DRAW
 from boopexp.engine.rng import new_rng_state
 
 ROOT = Path(__file__).resolve().parents[1]
-TICTACTOE = ROOT / "examples" / "tictactoe" / "kernels.py"
+EXAMPLES = ROOT / "examples"
 
 
 def load_tictactoe():
-    """examples/tictactoe/kernels.py as the module ``tictactoe_kernels`` (once per process)."""
-    if "tictactoe_kernels" not in sys.modules:
-        spec = importlib.util.spec_from_file_location("tictactoe_kernels", TICTACTOE)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["tictactoe_kernels"] = module
-        spec.loader.exec_module(module)
-    return sys.modules["tictactoe_kernels"]
+    """examples/tictactoe/kernels.py as ``tictactoe.kernels``, the name examples/tictactoe.yaml imports
+    it by (numba's cache index names the module of a kernel's argument types: one name per file)."""
+    if str(EXAMPLES) not in sys.path:
+        sys.path.append(str(EXAMPLES))
+    return importlib.import_module("tictactoe.kernels")
 
 
 def position(ttt, cells):
@@ -93,9 +91,9 @@ def test_a_kernels_module_without_a_required_name_is_refused():
 
 
 PROBE = textwrap.dedent(f"""
-    import importlib.util, json, sys
-    spec = importlib.util.spec_from_file_location("tictactoe_kernels", {str(TICTACTOE)!r})
-    ttt = importlib.util.module_from_spec(spec); sys.modules["tictactoe_kernels"] = ttt; spec.loader.exec_module(ttt)
+    import importlib, json, sys
+    sys.path.append({str(EXAMPLES)!r})
+    ttt = importlib.import_module("tictactoe.kernels")
     from boopexp.agents.budget import Budget, device_costs
     from boopexp.agents.specs import resolve_agent
     from boopexp.engine import binding, mcts
@@ -130,7 +128,7 @@ def test_each_game_is_cached_apart_and_loaded_from_the_cache_in_a_new_process():
             "boop": search(mcts, initial_state(), "vanilla", 7, 50)[0]}
     for name in ("tictactoe", "boop"):
         assert first[name][0] == second[name][0] == here[name], name  # each game's own code, cached or not
-    assert Path(second["tictactoe"][1]).name == "game-tictactoe--tictactoe_kernels"
+    assert Path(second["tictactoe"][1]).name == "game-tictactoe--tictactoe.kernels"
     assert Path(second["tictactoe"][1]).parent == Path(second["boop"][1])
     for name in ("tictactoe", "boop"):
         assert second[name][2] >= 1 and second[name][3] == 0, (name, second[name])  # hits, no compile

@@ -8,6 +8,7 @@ import json
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -48,16 +49,20 @@ def test_a_tampered_connect_four_record_does_not_walk():
         walk(dict(record, game="chess"))
 
 
-def test_an_unknown_game_or_an_agent_that_does_not_play_it_is_one_line():
+def test_an_unknown_game_is_one_line_and_an_agent_that_does_not_play_it_is_refused():
     result = CliRunner().invoke(main, ["game", "--game", "chess", "--p1", "vanilla", "--p2", "random"])
     assert result.exit_code == 2
     assert result.output.strip().splitlines()[-1] == (
         "Error: --game chess: game = 'chess' is not allowed; allowed: boop, connect-four")
-    result = CliRunner().invoke(main, ["game", "--game", "connect-four", "--p1", "alphabeta", "--p2", "random",
-                                       "--budget", "iterations"])
-    assert result.exit_code == 2
-    assert "agent 'alphabeta' (alphabeta) does not play connect-four yet" in result.output
-    assert len(result.output.strip().splitlines()) == 1
+    from boopexp.agents.budget import Budget
+    from boopexp.agents.specs import AgentSpec
+    from boopexp.errors import ConfigError
+    from boopexp.play.match import make_player
+
+    plugin = AgentSpec(name="greedy", kind="plugin", plugin="greedy_agent:make", kwargs={})
+    with pytest.raises(ConfigError, match=r"^agent 'greedy' \(plugin\) does not play connect-four yet; the agents "
+                                          r"of mcts, heuristics, random, alphabeta kind play every game"):
+        make_player(plugin, Budget(), np.random.SeedSequence(0), game=registry.get("connect-four"))
 
 
 def test_every_built_in_game_serves_the_contract_values():
@@ -165,3 +170,30 @@ def test_a_game_that_breaks_the_contract_is_one_line_before_any_game(tmp_path, n
     assert len(line.splitlines()) == 1 and line.startswith(f"Error: {config}: game '{name}.game': "), line
     assert says in line, line
     assert not (tmp_path / "out").exists()  # nothing played, nothing written
+
+
+def test_alpha_beta_searches_another_game_to_its_value():
+    """The alpha-beta template bound to tic-tac-toe: the empty board is a draw (0), a position with a
+    win in one is worth WIN - 1, and a game against random is never lost."""
+    import sys
+
+    from boopexp.agents.budget import Budget, device_costs
+    from boopexp.agents.specs import resolve_agent
+    from boopexp.engine.rng import new_rng_state
+
+    sys.path.append(str(EXAMPLES))
+    game = registry.get("tictactoe.game")
+    ab = game.engine("alphabeta")
+    cfg = resolve_agent("alphabeta").alphabeta
+    budget = Budget(mode="iterations", iterations=10**6)
+    search = ab.new_search()
+    code, group, telemetry = ab.search(game.initial_state(), cfg, budget, device_costs("android-2023"),
+                                       new_rng_state(0), search)
+    assert float(search.value[0]) == 0.0 and telemetry["search_depth"] >= 9 and group == 0
+    x_wins = game.parse_position("xx./oo./... x")
+    code, _, _ = ab.search(x_wins, cfg, budget, device_costs("android-2023"), new_rng_state(0), search)
+    assert game.move_text(code) == "c3" and float(search.value[0]) == ab.WIN - 1
+    result = invoke("game", "--game", "tictactoe.game", "--p1", "random", "--p2", "alphabeta", "--seed", "4",
+                    "--budget", "iterations", "--iterations", "100000", "--json")
+    record = json.loads(result.stdout)
+    assert record["winner"] != "p1" and record["game"] == "tictactoe.game"

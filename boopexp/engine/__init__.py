@@ -9,8 +9,8 @@ vector), ``rules``, ``buffers``, ``heuristic`` (H), ``objective`` (the CO solver
 
 The game as a layer (docs/games.md): ``outcome`` (a kernel's outcome codes, the draw), ``boop_game``
 (boop.'s kernels under the game contract's names), ``defaults`` (the contract's optional kernels,
-generic) and ``binding`` (``bind``: ``mcts`` and ``defaults`` are templates, compiled once per
-game and cached apart; imported as modules, they play boop.). Kernels import nothing above
+generic) and ``binding`` (``bind``: ``mcts``, ``alphabeta`` and ``defaults`` are templates,
+compiled once per game and cached apart; imported as modules, they play boop.). Kernels import nothing above
 this folder (``boopexp.errors`` aside); importing this package compiles nothing: modules are
 imported by name.
 

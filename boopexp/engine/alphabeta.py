@@ -38,33 +38,26 @@ from collections import namedtuple
 import numpy as np
 from numba import njit, uint64
 
-from boopexp.engine.buffers import new_work
+from boopexp.engine.binding import game_of
 from boopexp.engine.costs import C_SOLVER_CALL, C_SOLVER_MOVE
-from boopexp.engine.heuristic import heuristic
 from boopexp.engine.jit import inner
-from boopexp.engine.objective import score_moves
-from boopexp.engine.rng import seeded_words
-from boopexp.engine.rules import (
-    MAX_GROUPS,
-    apply_group,
-    candidate_groups,
-    decode_move,
-    has_won,
-    may_have_groups,
-    own_mask,
-    place_and_push,
-    pool_index,
-)
-from boopexp.engine.state import (
-    L_BLUE,
-    L_RED,
-    MOVE_NUMBER,
-    N_MOVE_CODES,
-    N_SQUARES,
-    POOL_BASE_BLUE,
-    STATE_SIZE,
-    TO_MOVE,
-)
+from boopexp.engine.outcome import DRAW
+
+# The game this module's kernels play (a template, :mod:`boopexp.engine.binding`): boop.'s kernels
+# (:mod:`boopexp.engine.boop_game`) here, another game's in the copy ``bind`` makes for it.
+_game = game_of(__name__)
+STATE_SIZE = _game.STATE_SIZE
+STATE_DTYPE = _game.STATE_DTYPE
+TO_MOVE = _game.TO_MOVE
+N_MOVE_CODES = _game.N_MOVE_CODES
+MAX_FOLLOWUPS = _game.MAX_FOLLOWUPS
+new_work = _game.new_work
+heuristic = _game.heuristic
+score_moves = _game.score_moves
+hash_key = _game.hash_key
+is_legal = _game.is_legal
+place = _game.place
+follow_up = _game.follow_up
 
 #: the deepest iteration a search runs (plies); the per-ply buffers have one row more
 MAX_DEPTH = 40
@@ -79,24 +72,10 @@ TT_BITS = 18
 TT_MASK = (1 << TT_BITS) - 1
 #: flags of a table entry: the stored value is exact, a lower bound (a cutoff) or an upper bound
 EXACT, LOWER, UPPER = 0, 1, 2
-#: the seed of the Zobrist keys (a constant: the keys are part of the agent, not of a game)
-ZOBRIST_SEED = 20261124
 #: an ordering value below every f (f is in [-1, 1]): a move already tried
 _TRIED = -9.0
 _NO_MOVE = -1
 
-#: Zobrist keys: a board square's piece (value + 2; 0 for an empty square), a pool count (4 pools
-#: of 0..15), a large counter (Blue, Red: 0..15), Red to move, moveNumber modulo 64
-_WORDS = seeded_words(ZOBRIST_SEED, N_SQUARES * 5 + 4 * 16 + 2 * 16 + 1 + 64)
-Z_PIECE = _WORDS[: N_SQUARES * 5].reshape(N_SQUARES, 5).copy()
-Z_PIECE[:, 2] = 0
-_o = N_SQUARES * 5
-Z_POOL = _WORDS[_o: _o + 64].reshape(4, 16).copy()
-_o += 64
-Z_LARGE = _WORDS[_o: _o + 32].reshape(2, 16).copy()
-_o += 32
-Z_RED = _WORDS[_o: _o + 1].copy()
-Z_MOVE_NUMBER = _WORDS[_o + 1: _o + 65].copy()
 
 #: The counters of a search (``Search.acc``, int64): nodes entered, leaves evaluated by H, moves
 #: scored by f for the ordering, table probes, probes that found their position, probes that
@@ -123,11 +102,11 @@ N_F = 11
 W_ALPHA, W_BETA, W_ALPHA0, W_BEST = 0, 1, 2, 3
 N_W = 4
 #: The search state: every array a search uses, allocated once per player (:func:`new_search`).
-#:   states    int16[MAX_DEPTH + 1, STATE_SIZE]  the position at each ply (row 0: the root)
-#:   pushed    int16[MAX_DEPTH, STATE_SIZE]      a move placed and pushed, before its promotion
+#:   states    STATE_DTYPE[MAX_DEPTH + 1, STATE_SIZE]  the position at each ply (row 0: the root)
+#:   pushed    STATE_DTYPE[MAX_DEPTH, STATE_SIZE]  a move placed and pushed, before its promotion
 #:   codes     int64[MAX_DEPTH, N_MOVE_CODES]    a node's legal move codes (score_moves)
 #:   values    float64[MAX_DEPTH, N_MOVE_CODES]  their f (_TRIED once searched)
-#:   groups    int64[MAX_DEPTH, MAX_GROUPS, 3]   the candidate groups after the move being searched
+#:   groups    int64[MAX_DEPTH, MAX_FOLLOWUPS, 3]  boop.: the candidate groups after the move being searched
 #:   work      Work                              f's buffers (:mod:`boopexp.engine.buffers`: ctx, groups,
 #:                                               scores, ties; ``mask`` all False: no move is masked)
 #:   tt_key    uint64[2**TT_BITS]                an entry's full key (0: empty)
@@ -148,11 +127,11 @@ def new_search() -> Search:
     """A fresh search state (the table empty)."""
     size = 1 << TT_BITS
     return Search(
-        states=np.zeros((MAX_DEPTH + 1, STATE_SIZE), dtype=np.int16),
-        pushed=np.zeros((MAX_DEPTH, STATE_SIZE), dtype=np.int16),
+        states=np.zeros((MAX_DEPTH + 1, STATE_SIZE), dtype=STATE_DTYPE),
+        pushed=np.zeros((MAX_DEPTH, STATE_SIZE), dtype=STATE_DTYPE),
         codes=np.zeros((MAX_DEPTH, N_MOVE_CODES), dtype=np.int64),
         values=np.zeros((MAX_DEPTH, N_MOVE_CODES), dtype=np.float64),
-        groups=np.zeros((MAX_DEPTH, MAX_GROUPS, 3), dtype=np.int64),
+        groups=np.zeros((MAX_DEPTH, MAX_FOLLOWUPS, 3), dtype=np.int64),
         work=new_work(),
         tt_key=np.zeros(size, dtype=np.uint64),
         tt_value=np.zeros(size, dtype=np.float64),
@@ -170,33 +149,6 @@ def new_search() -> Search:
     )
 
 
-@inner(_nrt=False)
-def zobrist_key(st):
-    """The position's key: every field of the state (moveNumber modulo 64); never 0 (0 marks an
-    empty table entry)."""
-    key = uint64(0)
-    for sq in range(N_SQUARES):
-        v = st[sq]
-        if v != 0:
-            key ^= Z_PIECE[sq, v + 2]
-    for i in range(4):
-        key ^= Z_POOL[i, st[POOL_BASE_BLUE + i] & 15]
-    key ^= Z_LARGE[0, st[L_BLUE] & 15]
-    key ^= Z_LARGE[1, st[L_RED] & 15]
-    if st[TO_MOVE] > 0:
-        key ^= Z_RED[0]
-    key ^= Z_MOVE_NUMBER[st[MOVE_NUMBER] & 63]
-    return key | uint64(1)
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def _legal(st, code):
-    """Whether ``code`` is a legal move of ``st``'s side to move (a table move is checked: two
-    positions may share a slot)."""
-    size, sq = decode_move(code)
-    return st[pool_index(st[TO_MOVE]) + size - 1] > 0 and st[sq] == 0
-
-
 @njit(cache=True, _nrt=False, inline="always")
 def _charge_node(s):
     """Count and charge one node; True when the search must stop (a budget is spent)."""
@@ -208,8 +160,9 @@ def _charge_node(s):
     return False
 
 
-#: what :func:`_next_child` found: no child left, a child to search, a child that wins at once
-_NONE, _CHILD, _WIN_CHILD = 0, 1, 2
+#: what :func:`_next_child` found: no child left, a child to search, a child that ends the game:
+#: won by its mover, drawn, lost by its mover
+_NONE, _CHILD, _WIN_CHILD, _DRAW_CHILD, _LOSS_CHILD = 0, 1, 2, 3, 4
 
 
 @inner(_nrt=False)
@@ -226,7 +179,7 @@ def _enter(s, ply, depth, alpha, beta, rng):
         return True, heuristic(st, me)
     fr = s.frame[ply]
     first = _NO_MOVE
-    key = zobrist_key(st)
+    key = hash_key(st)
     slot = np.int64(key & uint64(TT_MASK))
     if s.limits[L_TT] != 0.0:
         s.acc[A_PROBES] += 1
@@ -242,13 +195,13 @@ def _enter(s, ply, depth, alpha, beta, rng):
     if ply == 0:
         first = s.result[R_FIRST]
     w = s.work
-    n = score_moves(st, w.mask, rng, w.ctx, w.groups, w.scores, w.ties, s.codes[ply], s.values[ply])
+    n = score_moves(st, w.mask, rng, w, s.codes[ply], s.values[ply])
     s.acc[A_SCORED] += n
     s.acc_us[0] += s.limits[L_UNIT] * n
     if n == 0:  # unreachable in boop. (a pool is never empty at its turn); H then
         return True, heuristic(st, me)
     first_code = first // GROUP_SLOTS if first >= 0 else _NO_MOVE
-    if first_code >= 0 and not _legal(st, first_code):
+    if first_code >= 0 and not is_legal(st, first_code, w):
         first_code = _NO_MOVE
     fr[F_DEPTH] = depth
     fr[F_N] = n
@@ -271,7 +224,7 @@ def _enter(s, ply, depth, alpha, beta, rng):
 
 
 @inner(_nrt=False)
-def _next_child(s, ply):
+def _next_child(s, ply, rng):
     """The next child of the node at ``ply`` in the search order: the first child (the table's
     or the last iteration's), then the moves by decreasing f, each move's groups in the rules'
     order. ``_CHILD``: its position is in ``s.states[ply + 1]``; ``_WIN_CHILD``: the move wins
@@ -297,7 +250,7 @@ def _next_child(s, ply):
                 for i in range(STATE_SIZE):
                     child[i] = pushed[i]
                 if fr[F_NGROUPS] > 0:
-                    apply_group(child, me, groups[g, 0], groups[g, 1], groups[g, 2])
+                    follow_up(child, me, groups, g)
                 child[TO_MOVE] = -me
                 fr[F_CHILD] = code * GROUP_SLOTS + g
                 return _CHILD
@@ -321,20 +274,19 @@ def _next_child(s, ply):
                 return _NONE
             values[j] = _TRIED
             code = codes[j]
-        size, sq = decode_move(code)
         for i in range(STATE_SIZE):
             pushed[i] = st[i]
-        place_and_push(pushed, size, sq)
-        if has_won(pushed, me):  # REAL: the mover's victory ends the game before any promotion
+        # boop.: placed and pushed; REAL: the mover's victory ends the game before any promotion
+        outcome, n_groups = place(pushed, code, rng, s.work, groups)
+        if outcome != 0:
             if step == 0:
-                fr[F_FIRST_GROUP] = 0  # a winning move has one child, group 0
+                fr[F_FIRST_GROUP] = 0  # a move that ends the game has one child, group 0
             elif code == first_code and fr[F_FIRST_GROUP] == 0:
                 continue
             fr[F_CHILD] = code * GROUP_SLOTS
-            return _WIN_CHILD
-        n_groups = 0
-        if may_have_groups(pushed, me, own_mask(pushed, me)):
-            n_groups = candidate_groups(pushed, me, False, groups)
+            if outcome == me:
+                return _WIN_CHILD
+            return _DRAW_CHILD if outcome == DRAW else _LOSS_CHILD
         fr[F_CODE] = code
         fr[F_NGROUPS] = n_groups
         fr[F_G] = 0
@@ -400,14 +352,17 @@ def search_depth(s, root, depth, rng, stop):
                 value = _finish(s, ply)
                 continue
             done = False
-        kind = _next_child(s, ply)
+        kind = _next_child(s, ply, rng)
         if kind == _NONE:
             value = _finish(s, ply)
             done = True
-        elif kind == _WIN_CHILD:
+        elif kind != _CHILD:  # the move ends the game: a win for its mover (boop.'s only end), a draw, a loss
             if _charge_node(s):
                 return False
-            if _update(s, ply, WIN - (ply + 1)):
+            v = WIN - (ply + 1)
+            if kind != _WIN_CHILD:
+                v = 0.0 if kind == _DRAW_CHILD else -v
+            if _update(s, ply, v):
                 value = _finish(s, ply)
                 done = True
         else:

@@ -31,18 +31,22 @@ from typing import Any
 
 from numba.core import caching
 
-__all__ = ["bind", "game_of", "CONTRACT", "TEMPLATES", "GameCacheLocator"]
+__all__ = ["bind", "game_of", "CONTRACT", "SEARCHES", "TEMPLATES", "GameCacheLocator"]
 
-#: the templates, in binding order (a template binds to the previous ones' copies through the game)
-TEMPLATES = ("defaults", "mcts")
+#: the templates: the contract's optional kernels, then the searches that call the game
+TEMPLATES = ("defaults", "mcts", "alphabeta")
+SEARCHES = TEMPLATES[1:]
 
 #: the names a template reads from a game (docs/games.md, "The contract"): constants, then kernels;
 #: a game's kernels module supplies the required ones, :mod:`boopexp.engine.defaults` the others
 REQUIRED = ("STATE_SIZE", "STATE_DTYPE", "TO_MOVE", "MOVE_NUMBER", "N_MOVE_CODES", "F_IS_H_AFTER", "new_work",
             "legal_move_codes", "legal_move_count", "apply_move", "has_won", "heuristic", "objective")
 OPTIONAL = ("random_move", "expansion_limit", "root_masked", "solve", "score_moves", "best_m_moves",
-            "context_value", "lookahead_mask")
+            "context_value", "lookahead_mask", "MAX_FOLLOWUPS", "hash_key", "is_legal", "place", "follow_up")
 CONTRACT = REQUIRED + OPTIONAL
+
+#: a bound game's name -> the game's contract (its kernels, the defaults where it has none)
+_CONTRACTS: dict[str, types.ModuleType] = {}
 
 #: numba's cache locators, tried in order for each function (this module puts its own first)
 _LOCATORS: list[Any] = caching.CacheImpl._locator_classes
@@ -61,27 +65,34 @@ def game_of(module_name: str) -> types.ModuleType:
     return importlib.import_module("boopexp.engine.boop_game")
 
 
-def bind(name: str, kernels: types.ModuleType) -> types.ModuleType:
-    """The MCTS template (:mod:`boopexp.engine.mcts`) bound to game ``name``'s ``kernels`` (a
-    module of the contract's names, docs/games.md); made once per process, then the same module.
+def bind(name: str, kernels: types.ModuleType, template: str = "mcts") -> types.ModuleType:
+    """The search template ``template`` (``mcts``: :mod:`boopexp.engine.mcts`; ``alphabeta``:
+    :mod:`boopexp.engine.alphabeta`) bound to game ``name``'s ``kernels`` (a module of the
+    contract's names, docs/games.md); made once per process, then the same module.
 
     Raises:
-        ValueError: ``name`` is not a plain identifier, or ``kernels`` lacks a required name.
+        ValueError: ``name`` is not a plain identifier, ``template`` not a search template, or
+            ``kernels`` lacks a required name.
     """
     if not name.isidentifier():
         raise ValueError(f"game {name!r}: a bound game's name is a Python identifier (letters, digits, _)")
-    done = sys.modules.get(f"boopexp.engine.mcts__{name}")
+    if template not in SEARCHES:
+        raise ValueError(f"template {template!r} is not a search template; allowed: {', '.join(SEARCHES)}")
+    done = sys.modules.get(f"boopexp.engine.{template}__{name}")
     if done is not None:
         return done
-    missing = [key for key in REQUIRED if not hasattr(kernels, key)]
-    if missing:
-        raise ValueError(f"game {name!r}: its kernels module {kernels.__name__} lacks {', '.join(missing)} "
-                         f"(docs/games.md, 'The contract')")
-    defaults = _load("defaults", name, kernels, kernels)
-    game = types.ModuleType(f"{kernels.__name__} (contract)")
-    for key in CONTRACT:
-        setattr(game, key, getattr(kernels, key) if hasattr(kernels, key) else getattr(defaults, key))
-    return _load("mcts", name, game, kernels)
+    game = _CONTRACTS.get(name)
+    if game is None:
+        missing = [key for key in REQUIRED if not hasattr(kernels, key)]
+        if missing:
+            raise ValueError(f"game {name!r}: its kernels module {kernels.__name__} lacks {', '.join(missing)} "
+                             f"(docs/games.md, 'The contract')")
+        defaults = _load("defaults", name, kernels, kernels)
+        game = types.ModuleType(f"{kernels.__name__} (contract)")
+        for key in CONTRACT:
+            setattr(game, key, getattr(kernels, key) if hasattr(kernels, key) else getattr(defaults, key))
+        _CONTRACTS[name] = game
+    return _load(template, name, game, kernels)
 
 
 def _load(template: str, name: str, game: types.ModuleType, kernels: types.ModuleType) -> types.ModuleType:

@@ -12,7 +12,7 @@ opponent has a reply that wins at once (:mod:`boopexp.engine.lookahead`'s defini
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, uint64
 
 from boopexp.engine.binding import game_of
 from boopexp.engine.jit import inner
@@ -54,16 +54,16 @@ def solve(st, mask, rng, work):
 
 
 @inner(_nrt=False)
-def score_moves(st, mask, rng, work):
-    """f of every legal move not in ``mask``, in ``work.codes[:n]``, ``work.values[:n]``; returns n."""
-    n_legal = legal_move_codes(st, work.codes)
+def score_moves(st, mask, rng, work, codes, values):
+    """f of every legal move not in ``mask``, in ``codes[:n]``, ``values[:n]``; returns n."""
+    n_legal = legal_move_codes(st, codes)
     n = 0
     for i in range(n_legal):
-        code = work.codes[i]
+        code = codes[i]
         if mask[code]:
             continue
-        work.codes[n] = code
-        work.values[n] = objective(st, code, rng, work)
+        codes[n] = code
+        values[n] = objective(st, code, rng, work)
         n += 1
     return n
 
@@ -72,7 +72,7 @@ def score_moves(st, mask, rng, work):
 def best_m_moves(st, mask, m, rng, work, out):
     """The m best moves not in ``mask`` into ``out[:k]`` (AGENTS.md §A.3: whole sets of equal f
     while they fit, then a shuffled part of the next); returns k."""
-    n = score_moves(st, mask, rng, work)
+    n = score_moves(st, mask, rng, work, work.codes, work.values)
     taken = np.zeros(n, dtype=np.bool_)
     k = 0
     while k < m:
@@ -179,3 +179,45 @@ def lookahead_mask(st, mask, rng, work):
             work.la_mask[c] = True
             added += 1
     return added
+
+
+# ------------------------------------------------------------------------------------------
+# Alpha-beta's (:mod:`boopexp.engine.alphabeta`)
+
+#: a move has no follow-up choice: one child
+MAX_FOLLOWUPS = 1
+
+
+@inner(_nrt=False)
+def hash_key(st):
+    """The transposition table's key of ``st``: every entry of the state mixed (splitmix64's
+    finaliser); never 0 (0 marks an empty entry)."""
+    key = uint64(0x9E3779B97F4A7C15)
+    for i in range(STATE_SIZE):
+        x = key ^ (uint64(st[i]) + uint64(i) * uint64(0xBF58476D1CE4E5B9))
+        x = (x ^ (x >> uint64(30))) * uint64(0xBF58476D1CE4E5B9)
+        x = (x ^ (x >> uint64(27))) * uint64(0x94D049BB133111EB)
+        key = x ^ (x >> uint64(31))
+    return key | uint64(1)
+
+
+@inner(_nrt=False)
+def is_legal(st, code, work):
+    """Whether ``code`` is a legal move of ``st``."""
+    n = legal_move_codes(st, work.la_codes)
+    for i in range(n):
+        if work.la_codes[i] == code:
+            return True
+    return False
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def place(st, code, rng, work, groups):
+    """Play ``code`` (``apply_move``): (its outcome, no follow-up)."""
+    outcome, _ = apply_move(st, code, rng, work)
+    return outcome, 0
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def follow_up(st, me, groups, g):
+    """Never called: a move has no follow-up choice."""

@@ -624,7 +624,7 @@ def root_priors(tree, root_state, params, rng, work, acc, acc_us, costs):
     moves (docs/budget.md). f: the solver's scores of every legal move (the children's order)."""
     n = 0
     if params[P_PRIOR] == PRIOR_F:
-        n = score_moves(root_state, work.mask, rng, work)
+        n = score_moves(root_state, work.mask, rng, work, work.codes, work.values)
     j = 0
     c = tree.first_child[ROOT]
     while c != NO_NODE:

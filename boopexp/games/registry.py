@@ -48,13 +48,14 @@ class Game:
         """The game's compiled kernels (imports numba)."""
         return importlib.import_module(self.values.KERNELS)
 
-    def engine(self) -> ModuleType:
-        """The search kernels bound to this game (:mod:`boopexp.engine.mcts` for boop.)."""
+    def engine(self, search: str = "mcts") -> ModuleType:
+        """The search kernels bound to this game: ``mcts`` (:mod:`boopexp.engine.mcts` for boop.)
+        or ``alphabeta`` (:mod:`boopexp.engine.alphabeta`)."""
         if self.name == DEFAULT_GAME:
-            return importlib.import_module("boopexp.engine.mcts")
+            return importlib.import_module(f"boopexp.engine.{search}")
         from boopexp.engine import binding
 
-        return binding.bind(self.values.NAME.replace("-", "_"), self.kernels())
+        return binding.bind(self.values.NAME.replace("-", "_"), self.kernels(), search)
 
     def paper_params(self) -> dict[str, Any]:
         """The game's defaults of the paper-level parameters ``k``, ``m``, ``d`` (its values'

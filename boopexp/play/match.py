@@ -134,14 +134,15 @@ class AlphaBetaPlayer(Player):
     it chooses its promotions too (the group its search found best)."""
 
     def __init__(self, spec: AgentSpec, budget: Budget, rng: np.ndarray, costs: np.ndarray, throttle: float,
-                 engine: ModuleType = mcts):
+                 engine: ModuleType = mcts, searcher: ModuleType = alphabeta):
         super().__init__(spec, budget, rng, costs, throttle, engine)
-        self.search = alphabeta.new_search()
+        self.searcher = searcher
+        self.search = searcher.new_search()
         self.promotion = 0
 
     def select(self, st):
-        code, group, tel = alphabeta.search(st, self.spec.alphabeta, self.budget, self.costs, self.rng, self.search,
-                                            self.throttle, stop=self.stop)
+        code, group, tel = self.searcher.search(st, self.spec.alphabeta, self.budget, self.costs, self.rng,
+                                                self.search, self.throttle, stop=self.stop)
         self.promotion = group  # an index among the move's candidate groups (0 when there are fewer than two)
         return code, tel
 
@@ -288,7 +289,7 @@ _PLAYERS = {"mcts": MCTSPlayer, "heuristics": HeuristicsPlayer, "random": Random
 
 
 #: the kinds of agent that play every game (docs/games.md); the others play boop. only, so far
-EVERY_GAME_KINDS = ("mcts", "heuristics", "random")
+EVERY_GAME_KINDS = ("mcts", "heuristics", "random", "alphabeta")
 
 
 def make_player(spec: AgentSpec, budget: Budget, seed_seq: np.random.SeedSequence, throttle: float = 1.0,
@@ -306,6 +307,9 @@ def make_player(spec: AgentSpec, budget: Budget, seed_seq: np.random.SeedSequenc
         return PluginPlayer(spec, budget, seed_seq, costs, throttle)
     if spec.kind == "engine":
         return EnginePlayer(spec, budget, seed_seq, costs, throttle)
+    if spec.kind == "alphabeta":
+        return AlphaBetaPlayer(spec, budget, new_rng_state(seed_seq), costs, throttle, game.engine(),
+                               game.engine("alphabeta"))
     return _PLAYERS[spec.kind](spec, budget, new_rng_state(seed_seq), costs, throttle, game.engine())
 
 
