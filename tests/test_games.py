@@ -99,6 +99,13 @@ def test_a_config_with_game_plays_that_game_with_its_defaults_and_resumes(tmp_pa
     assert "game: connect-four" in (out / "config.yaml").read_text()
     again = invoke("run", str(config), "--out", str(out), "-q")
     assert again.exit_code == 0 and "Played 0 game(s) in this run; 4 were already stored." in again.output
+    # export names the game in a header; import walks and plays each game again with the game's own rules
+    text = tmp_path / "c4.txt"
+    assert invoke("export", str(out), "--out", str(text), "--format", "text").exit_code == 0
+    assert text.read_text().splitlines()[1] == '[Game "connect-four"]'
+    imported = invoke("import", str(text), "--out", str(tmp_path / "imported"))
+    assert imported.exit_code == 0, imported.output
+    assert "4 games imported" in imported.output and "4 played again by search" in imported.output
 
 
 def test_a_config_naming_no_game_is_one_line(tmp_path):

@@ -40,12 +40,15 @@ from boopexp.experiments.store import (
     write_atomically,
 )
 from boopexp.game.notation import format_position, parse_move
+from boopexp.games import registry as games
 from boopexp.play.contract import first_mover, is_draw, pack_record, same_game, unpack_record
 from boopexp.play.identity import GameKey, check_seed, record_key
 
 #: The readable headers, in the order they are written (then ``Record``).
 HEADERS: tuple[str, ...] = ("Event", "Date", "Blue", "Red", "Result", "Termination", "StartPosition", "Seed",
                             "Settings", "Pairing", "GameIndex", "ConfigHash", "Budget")
+#: The header naming a game other than boop. (after ``Event``; boop.'s games have none).
+GAME_HEADER = "Game"
 #: The header holding the record itself (compact JSON, without its moves).
 RECORD_HEADER = "Record"
 #: PGN's unknown date: records hold no date (their games are a function of their settings).
@@ -84,16 +87,19 @@ def _compact(value: Any, sort_keys: bool = True) -> str:
 
 
 def headers(record: Mapping[str, Any]) -> dict[str, str]:
-    """The readable headers of a (decoded) record: what a reader of the text file sees."""
+    """The readable headers of a (decoded) record: what a reader of the text file sees; a game
+    other than boop. has a ``Game`` header after ``Event`` (boop.'s games are written as they were)."""
     settings = {k: record[k] for k in ("p1_spec", "p2_spec", "preset", "max_plies", "sweep") if k in record}
+    game = record.get("game")
     return {
         "Event": str(record.get("experiment", "?")),
+        **({GAME_HEADER: str(game)} if game is not None else {}),
         "Date": UNKNOWN_DATE,
         "Blue": str(record.get("p1", "?")),
         "Red": str(record.get("p2", "?")),
         "Result": DRAW_RESULT if is_draw(record) else RESULTS[_winner(record)],
         "Termination": str(record.get("termination", "?")),
-        "StartPosition": record.get("start") or format_position(initial_state()),
+        "StartPosition": record.get("start") or _initial_position(game),
         "Seed": str(record.get("seed", "?")),
         "Settings": _compact(settings),
         "Pairing": str(record["pairing"]),
@@ -101,6 +107,17 @@ def headers(record: Mapping[str, Any]) -> dict[str, str]:
         "ConfigHash": str(record["config_hash"]),
         "Budget": _compact(record.get("budget")),
     }
+
+
+def _initial_position(game: Any) -> str:
+    """The position string of a game's start (boop.'s empty board when ``game`` is None)."""
+    if game is None:
+        return format_position(initial_state())
+    try:
+        played = games.get(game)
+    except ConfigError:  # not a game boopexp plays: the record's check says so, with its line
+        return "?"
+    return played.position_string(played.initial_state())
 
 
 def _winner(record: Mapping[str, Any]) -> str | None:
@@ -301,13 +318,15 @@ def _record(path: Path, start: int, heads: list[tuple[int, str, str]], moves: li
         last = tokens[-1][0] if tokens else start
         raise ConfigError(f"{path}:{last}: the moves must end with the result ({', '.join(RESULT_TOKENS)})")
     played = []
+    boop = "game" not in stored  # another game's moves are read by its notation when the game is walked
     for number, token in tokens[:-1]:
         if _NUMBER_RE.match(token):
             continue
-        try:
-            parse_move(token)
-        except Exception as exc:  # InvalidMoveError: its message quotes the token
-            raise ConfigError(f"{path}:{number}: {exc}") from None
+        if boop:
+            try:
+                parse_move(token)
+            except Exception as exc:  # InvalidMoveError: its message quotes the token
+                raise ConfigError(f"{path}:{number}: {exc}") from None
         played.append(token)
     try:
         record = dict(unpack_record({**stored, "moves": played}))
