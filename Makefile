@@ -36,8 +36,11 @@ lint: $(STAMP) ## ruff (style, imports, likely bugs) and mypy (types, imports, a
 	$(BIN)/ruff check boopexp tests studies examples benchmarks
 	$(BIN)/mypy
 
-test: $(STAMP) ## Run the whole test suite (golden data: env BOOP_GOLDEN, default ../shared/golden)
-	$(BIN)/python -m pytest -q
+# The suite in TEST_JOBS pytest-xdist worker processes (0: all in one process), a test file's tests
+# on one worker (--dist loadfile: a module's fixtures built once, its tests in their order).
+TEST_JOBS ?= 2
+test: $(STAMP) ## Run the whole test suite on TEST_JOBS (2) cores (golden data: env BOOP_GOLDEN, default ../shared/golden)
+	$(BIN)/python -m pytest -q -n $(TEST_JOBS) --dist loadfile
 
 test-golden: $(STAMP) ## Only the golden-data tests
 	$(BIN)/python -m pytest -q -k golden
