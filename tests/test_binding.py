@@ -132,3 +132,23 @@ def test_each_game_is_cached_apart_and_loaded_from_the_cache_in_a_new_process():
     assert Path(second["tictactoe"][1]).parent == Path(second["boop"][1])
     for name in ("tictactoe", "boop"):
         assert second[name][2] >= 1 and second[name][3] == 0, (name, second[name])  # hits, no compile
+
+
+def test_the_two_stage_check_of_a_bound_game_masks_the_moves_that_let_the_opponent_win():
+    """engine/defaults.lookahead_mask on tic-tac-toe: x to move, o threatens c2 (its a2 b2): every
+    move but the block lets o win at once, so all but c2 are masked; where every move loses, none is."""
+    ttt = load_tictactoe()
+    bound = binding.bind("tictactoe", ttt)
+    work = ttt.new_work()
+    mask = np.zeros(ttt.N_MOVE_CODES, dtype=np.bool_)
+    # x: a3 (0), c1 (8); o: a2 (3), b2 (4); x to move. o's threat: c2 (5)
+    st = position(ttt, [0, 3, 8, 4])
+    added = bound.lookahead_mask(st, mask, new_rng_state(0), work)
+    free = [c for c in range(9) if st[c] == 0]
+    assert [c for c in free if not work.la_mask[c]] == [5] and added == len(free) - 1
+    assert list(work.la_counts) == [len(free), len(free) - 1, int(work.la_counts[2])] and work.la_counts[2] > 0
+    # x: a3 c3 a1, o: b3 a2 b2: o threatens c2 and b1, x wins nowhere: every x move lets o win, so
+    # the mask is left alone
+    st = position(ttt, [0, 1, 2, 3, 6, 4])
+    assert bound.lookahead_mask(st, mask, new_rng_state(0), work) == 0 and not work.la_mask.any()
+    assert work.la_counts[0] == work.la_counts[1] == 3

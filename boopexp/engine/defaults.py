@@ -16,7 +16,7 @@ from numba import njit, uint64
 
 from boopexp.engine.binding import game_of
 from boopexp.engine.jit import inner
-from boopexp.engine.lookahead import N_LEGAL, N_REPLIES, N_UNSAFE
+from boopexp.engine.lookahead import N_LEGAL, N_REPLIES, N_UNSAFE, mask_unsafe
 from boopexp.engine.rng import pick, shuffle_prefix
 
 _game = game_of(__name__)
@@ -171,14 +171,7 @@ def lookahead_mask(st, mask, rng, work):
     work.la_counts[N_LEGAL] = n_legal
     work.la_counts[N_UNSAFE] = n_unsafe
     work.la_counts[N_REPLIES] = n_replies
-    all_unsafe = n_unsafe == n_legal
-    added = 0
-    for c in range(N_MOVE_CODES):
-        work.la_mask[c] = mask[c]
-        if work.la_unsafe[c] and not all_unsafe:
-            work.la_mask[c] = True
-            added += 1
-    return added
+    return mask_unsafe(mask, work.la_unsafe, work.la_counts, work.la_mask)
 
 
 # ------------------------------------------------------------------------------------------

@@ -126,9 +126,17 @@ def lookahead_mask(st, mask, out, rng, after, reply, rng_copy, groups, scores, t
     ``out`` = ``mask``: the plain objective decides among them). Returns the number of moves
     it added to the mask (0 when it changed nothing)."""
     unsafe_moves(st, mask, rng, after, reply, rng_copy, groups, scores, ties, unsafe, counts)
+    return mask_unsafe(mask, unsafe, counts, out)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def mask_unsafe(mask, unsafe, counts, out):
+    """``out`` = ``mask`` plus every move of ``unsafe``, unless every examined move is unsafe
+    (``counts``: :func:`unsafe_moves`'); returns the number of moves added: **the** rule of the
+    two-stage check, boop.'s and every game's (:mod:`boopexp.engine.defaults`)."""
     all_unsafe = counts[N_UNSAFE] == counts[N_LEGAL]
     added = 0
-    for c in range(N_MOVE_CODES):
+    for c in range(out.shape[0]):
         out[c] = mask[c]
         if unsafe[c] and not all_unsafe:
             out[c] = True
