@@ -204,3 +204,24 @@ def test_alpha_beta_searches_another_game_to_its_value():
                     "--budget", "iterations", "--iterations", "100000", "--json")
     record = json.loads(result.stdout)
     assert record["winner"] != "p1" and record["game"] == "tictactoe.game"
+
+
+def test_replay_shows_another_games_boards_and_says_a_draw(tmp_path):
+    """``boopexp replay --show`` of a drawn tic-tac-toe game (alpha-beta against itself: perfect
+    play draws): the game's own boards, the outcome said as a draw."""
+    import sys
+
+    sys.path.append(str(EXAMPLES))
+    config = tmp_path / "ttt.yaml"
+    config.write_text("name: ttt\nseed: 2\ngames_per_side: 1\ngame: {module: tictactoe.game}\n"
+                      "budget: {mode: iterations, iterations: 2000}\npairings: [[alphabeta, alphabeta]]\n")
+    out = tmp_path / "out"
+    assert invoke("run", str(config), "--out", str(out), "-q").exit_code == 0
+    from boopexp.experiments.store import StoreReader
+
+    record = StoreReader(out).records().records[0]
+    assert record["termination"] == "draw"  # perfect play draws
+    shown = invoke("replay", str(out), "--pairing", "alphabeta vs alphabeta", "--game", "0", "--show")
+    assert shown.exit_code == 0, shown.output
+    assert shown.output.splitlines()[-1].endswith("legal moves replayed; a draw, as recorded.")
+    assert "  a b c" in shown.output  # the game's own board

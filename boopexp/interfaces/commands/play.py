@@ -421,6 +421,7 @@ def replay(results_dir, pairing, game_index, config_hash, show, search, root_at)
         check_searchable,
         find_game,
         first_difference,
+        game_of,
         moves_problem,
         root_search,
         start_position,
@@ -451,11 +452,16 @@ def replay(results_dir, pairing, game_index, config_hash, show, search, root_at)
             click.echo(position.render() + "\n")
 
     if show and record.get("start") is not None:
-        click.echo(f"start: {record['start']}\n" + notation.render(start_position(record).state) + "\n")
+        played = game_of(record)
+        board = (notation.render(start_position(record).state) if played.name == DEFAULT_GAME
+                 else played.board_text(played.parse_position(record["start"])))
+        click.echo(f"start: {record['start']}\n{board}\n")
     walk(record, on_ply)
     winner = record["winner_colour"]
     if "forfeit" in record:
         outcome = f"{record['winner']} ({record['winner_agent']}) wins{_forfeit_note(record)}"
+    elif is_draw(record):
+        outcome = "a draw"
     else:
         outcome = ("no winner (ply limit)" if winner is None
                    else f"{record['winner']} ({record['winner_agent']}, {winner}) wins")
