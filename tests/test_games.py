@@ -225,3 +225,26 @@ def test_replay_shows_another_games_boards_and_says_a_draw(tmp_path):
     assert shown.exit_code == 0, shown.output
     assert shown.output.splitlines()[-1].endswith("legal moves replayed; a draw, as recorded.")
     assert "  a b c" in shown.output  # the game's own board
+
+
+def test_random_plies_openings_of_another_game_start_paired_games_that_replay(tmp_path):
+    """``openings: {random_plies: 3, balanced: …}`` with ``game: connect-four``: each game pair starts
+    from the same Connect Four position (3 random plies, then judged by heuristics against itself),
+    o to move, so p2 moves first; every game walks and is played again by search."""
+    config = tmp_path / "c4.yaml"
+    config.write_text(C4_CONFIG.replace("games_per_side: 2", "games_per_side: 2\nopenings: {random_plies: 3, "
+                                                                "balanced: {games: 4, margin: 0.5}}"))
+    out = tmp_path / "out"
+    assert invoke("run", str(config), "--out", str(out), "-q").exit_code == 0
+    from boopexp.experiments.store import StoreReader
+    from boopexp.play.contract import first_mover
+
+    records = StoreReader(out).records().records
+    game = registry.get("connect-four")
+    starts = {r["game_index"]: r["start"] for r in records}
+    assert all(r["start"] == starts[r["game_index"]] for r in records)  # a pair shares its start
+    for record in records:
+        st = game.parse_position(record["start"])
+        assert int(st[3]) == 3 and game.to_move(st) == 1 and first_mover(record) == "p2"
+        walk(record)
+    assert first_difference(records[0]) is None

@@ -21,6 +21,7 @@ from boopexp.agents.budget import Budget
 from boopexp.agents.specs import AgentSpec
 from boopexp.errors import ConfigError
 from boopexp.game.sides import Colour, Side, TextEnum
+from boopexp.games import registry as games
 from boopexp.games.registry import DEFAULT_GAME
 from boopexp.play.identity import GameKey, game_key, game_seed, pairing_name
 from boopexp.play.openings import Draw
@@ -356,8 +357,12 @@ def cut_text(text: str, limit: int = RECORD_TEXT_LIMIT) -> str:
 def first_mover(record: Mapping[str, Any]) -> Side:
     """The side that made a record's first move: p1 (Blue), unless the game started from a
     position with Red to move (``start``, docs/openings.md). Read off the position string's
-    side field, so no engine is loaded."""
+    side field, so no engine is loaded (another game's: its values' ``parse_position``)."""
     start = record.get("start")
+    game = record.get("game")
+    if game is not None and isinstance(start, str):
+        played = games.get(game)
+        return Side.P2 if played.to_move(played.parse_position(start)) > 0 else Side.P1
     fields = start.split() if isinstance(start, str) else []
     return Side.P2 if len(fields) >= 4 and fields[3] == "r" else Side.P1
 

@@ -376,7 +376,7 @@ def play_game(task: GameTask, on_ply=None, on_tree: Callable[[mcts.Tree], None] 
             player.on_tree = on_tree
     # A config's openings (or --start) give the start: a suite line or a draw until resolved
     # here, a position string in the record. The seeds do not depend on it.
-    start = resolve_start(task.start, play_game)
+    start = resolve_start(task.start, play_game, task.game)
     if start != task.start:
         task = dataclasses.replace(task, start=start)
     st = game.initial_state() if start is None else game.parse_position(start)

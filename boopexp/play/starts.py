@@ -22,11 +22,13 @@ from boopexp.agents.specs import resolve_agent
 from boopexp.engine import rules
 from boopexp.engine.buffers import new_work
 from boopexp.engine.rng import new_rng_state
-from boopexp.engine.state import TO_MOVE, decode_move, initial_state
+from boopexp.engine.state import decode_move, initial_state
 from boopexp.errors import BoopError, ConfigError, InvalidPositionError
 from boopexp.game import notation
 from boopexp.game.position import Position
 from boopexp.game.sides import Colour
+from boopexp.games import registry
+from boopexp.games.registry import DEFAULT_GAME
 from boopexp.play.contract import GameRecord, GameTask
 from boopexp.play.openings import (
     BALANCE_PLY_CAP,
@@ -48,10 +50,11 @@ PlayGame = Callable[[GameTask], GameRecord]
 _DRAW_TAG = 0x6F70656E  # "open"
 
 
-def resolve_start(start: str | Draw | None, play: PlayGame) -> str | None:
-    """The position string a game starts from: None (the empty board), a suite line played
-    (:func:`play_line`), or a :class:`~boopexp.play.openings.Draw` drawn (:func:`draw_opening`,
-    its reference games played by ``play``).
+def resolve_start(start: str | Draw | None, play: PlayGame, game: str = DEFAULT_GAME) -> str | None:
+    """The position string a game of ``game`` starts from: None (the empty board), a suite line
+    played (:func:`play_line`; boop.'s, or another game's position string as it is), or a
+    :class:`~boopexp.play.openings.Draw` drawn (:func:`draw_opening`, its reference games played
+    by ``play``).
 
     Raises:
         BoopError: a line whose moves are illegal or whose game is already won.
@@ -59,11 +62,15 @@ def resolve_start(start: str | Draw | None, play: PlayGame) -> str | None:
     if start is None:
         return None
     if isinstance(start, Draw):
-        return draw_opening(start.seed, start.plies, start.index, start.balanced, play)
+        return draw_opening(start.seed, start.plies, start.index, start.balanced, play, game)
+    if game != DEFAULT_GAME:
+        played = registry.get(game)
+        return played.position_string(played.parse_position(start))
     return play_line(start)
 
 
-def checked_start(start: str | Draw | None, play: PlayGame, where: str = "--start") -> str | None:
+def checked_start(start: str | Draw | None, play: PlayGame, where: str = "--start",
+                  game: str = DEFAULT_GAME) -> str | None:
     """:func:`resolve_start` for a start a person typed (``game``/``play --start``): a start the
     rules refuse is a ConfigError (one line, exit 2) naming ``where``.
 
@@ -71,7 +78,7 @@ def checked_start(start: str | Draw | None, play: PlayGame, where: str = "--star
         ConfigError: ``<where>: <why>``.
     """
     try:
-        return resolve_start(start, play)
+        return resolve_start(start, play, game)
     except ConfigError:
         raise
     except BoopError as exc:
@@ -121,13 +128,15 @@ def check_suite(openings: Openings | None) -> None:
 
 @lru_cache(maxsize=4096)
 def draw_opening(seed: int, plies: int, index: int, balanced: Balance | None = None,
-                 play: PlayGame | None = None) -> str:
+                 play: PlayGame | None = None, game: str = DEFAULT_GAME) -> str:
     """Position ``index`` of the suite ``{random_plies: plies, balanced: …}`` under experiment
     ``seed``: from a generator of (seed, plies, index) alone, ``plies`` moves of the ``random``
     agent (its random move and random promotion) from the empty board, drawn again while a side
     wins within them or, with ``balanced``, while the reference evaluation (:func:`balance_score`)
     calls it uneven (its games played by ``play``, needed with ``balanced``). Cached: the
-    pairings of a config in one worker ask the same positions.
+    pairings of a config in one worker ask the same positions. Another ``game``'s: the random
+    agent's moves (its kernels' ``random_move`` and ``apply_move``), drawn again while the game
+    ends within them.
 
     Raises:
         ConfigError: no draw of :data:`~boopexp.play.openings.MAX_DRAWS` passes ``balanced``.
@@ -135,40 +144,57 @@ def draw_opening(seed: int, plies: int, index: int, balanced: Balance | None = N
     ss = np.random.SeedSequence([seed & 0xFFFF_FFFF, seed >> 32, _DRAW_TAG, plies, index])
     draw_ss, balance_ss = ss.spawn(2)
     rng = new_rng_state(draw_ss)
-    w = new_work()
     for _attempt in range(MAX_DRAWS):
+        text = _random_plies(game, plies, rng)
+        if text is None:
+            continue
+        if balanced is None:
+            return text
+        (games_ss,) = balance_ss.spawn(1)  # a fresh stream per candidate, in draw order
+        assert play is not None, "a balanced draw plays reference games: pass play_game"
+        if balanced.accepts(balance_score(text, balanced.games, int(games_ss.generate_state(1, np.uint64)[0]), play,
+                                          game)):
+            return text
+    raise ConfigError(f"openings: no position of {plies} random plies out of {MAX_DRAWS} draws (game pair {index}) "
+                      f"passes balanced {balanced.to_dict() if balanced else {}}: widen the margin")
+
+
+def _random_plies(game: str, plies: int, rng: np.ndarray) -> str | None:
+    """The position string after ``plies`` moves of the random agent from ``game``'s start, or
+    None when the game ends within them (boop.: its random move and random promotion, REAL)."""
+    if game == DEFAULT_GAME:
+        w = new_work()
         st = initial_state()
-        won = False
         for _ in range(plies):
             code = rules.random_move(st, w.mask, rng, w.squares)
             size, square = decode_move(code)
             winner, _, _ = rules.apply_move_inplace(st, size, square, rules.REAL, rules.PROMO_RANDOM, rng, w.groups,
                                                     w.scores, w.ties)
             if winner != 0:
-                won = True
-                break
-        if won:
-            continue
-        text = notation.format_position(st)
-        if balanced is None:
-            return text
-        (games_ss,) = balance_ss.spawn(1)  # a fresh stream per candidate, in draw order
-        assert play is not None, "a balanced draw plays reference games: pass play_game"
-        if balanced.accepts(balance_score(text, balanced.games, int(games_ss.generate_state(1, np.uint64)[0]), play)):
-            return text
-    raise ConfigError(f"openings: no position of {plies} random plies out of {MAX_DRAWS} draws (game pair {index}) "
-                      f"passes balanced {balanced.to_dict() if balanced else {}}: widen the margin")
+                return None
+        return notation.format_position(st)
+    played = registry.get(game)
+    engine = played.engine()
+    work = engine.new_work()
+    st = played.initial_state()
+    for _ in range(plies):
+        code = engine.random_move(st, work.mask, rng, work)
+        outcome, _ = engine.apply_move(st, code, rng, work)
+        if outcome != 0:
+            return None
+    return played.position_string(st)
 
 
-def balance_score(start: str, games: int, seed: int, play: PlayGame) -> float:
+def balance_score(start: str, games: int, seed: int, play: PlayGame, game: str = DEFAULT_GAME) -> float:
     """The reference evaluation of a start: the side to move's score (a win 1, a game stopped at
     :data:`BALANCE_PLY_CAP` ½) over ``games`` games of ``heuristics`` (the paper's greedy CO
     agent: one solver call a move, ties broken at random) against itself from ``start``, game
     ``g`` seeded by (``seed``, ``g``), played by ``play``. Deterministic, no budget to choose,
     a few ms a game."""
-    settings = GameSettings("openings-balance", max_plies=BALANCE_PLY_CAP)
+    settings = GameSettings("openings-balance", max_plies=BALANCE_PLY_CAP, game=game)
     agent = resolve_agent("heuristics", settings.preset)
-    me = Colour.of(int(notation.parse_position(start)[TO_MOVE])).side
+    played = registry.get(game)
+    me = Colour.of(played.to_move(played.parse_position(start))).side
     key = f"{seed & (2**64 - 1):016x}"  # the reference games' "settings hash": game g's seed derives from it
     total = 0.0
     for g in range(games):

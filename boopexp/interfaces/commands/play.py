@@ -116,7 +116,6 @@ def game(game_name, p1, p2, seed, mode, seconds, iterations, profile, throttle, 
          config_path, start, show, as_json):
     """Play one game between two agents (p1 = Blue moves first) and print the result."""
     from boopexp.experiments.interrupts import Interrupts
-    from boopexp.game import notation
     from boopexp.play.warmup import compile_engine
 
     played = _settings(
@@ -153,12 +152,13 @@ def game(game_name, p1, p2, seed, mode, seconds, iterations, profile, throttle, 
         if task.start is not None:  # resolved here: a --start the rules refuse is one line, before the game
             from boopexp.play.starts import checked_start
 
-            resolved = checked_start(task.start, play_game)
+            resolved = checked_start(task.start, play_game, game=task.game)
             assert resolved is not None  # a start resolves to a position
             task = dataclasses.replace(task, start=resolved)
-            opener[0] = first_mover({"start": resolved})
+            opener[0] = first_mover({"start": resolved, "game": task.game})
             if show:
-                click.echo(f"start: {resolved}\n{notation.render(notation.parse_position(resolved))}\n", err=as_json)
+                board = played_game.board_text(played_game.parse_position(resolved))
+                click.echo(f"start: {resolved}\n{board}\n", err=as_json)
         record = play_game(task, on_ply=counted)
     _relay_plugin_output(record)
     if as_json:
