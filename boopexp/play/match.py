@@ -23,7 +23,7 @@ import numpy as np
 from boopexp.agents.budget import Budget, device_costs
 from boopexp.agents.plugins import PluginFailure, PluginOutput, build_agent, call_plugin, timeout_error
 from boopexp.agents.specs import AGENT_KINDS, AgentSpec, MCTSConfig
-from boopexp.engine import alphabeta, mcts, rules
+from boopexp.engine import mcts, rules
 from boopexp.engine.buffers import Work, new_work
 from boopexp.engine.outcome import DRAW, ONGOING
 from boopexp.engine.rng import new_rng_state
@@ -60,18 +60,16 @@ class Player:
     #: the others answer at once anyway (a plugin's move is bounded by its ``move_timeout_s``)
     stop: np.ndarray | None = None
 
-    #: the search kernels bound to the game played (:meth:`boopexp.games.registry.Game.engine`)
-    kernels: ModuleType = mcts
-
     def __init__(self, spec: AgentSpec, budget: Budget, rng: np.ndarray, costs: np.ndarray, throttle: float,
-                 engine: ModuleType = mcts):
+                 game: Game):
         self.spec = spec
         self.budget = budget
         self.rng = rng
         self.costs = costs
         self.throttle = throttle
-        self.kernels = engine
-        self.work = engine.new_work()
+        #: the search kernels bound to the game played (:meth:`boopexp.games.registry.Game.engine`)
+        self.kernels: ModuleType = game.engine()
+        self.work = self.kernels.new_work()
 
     def select(self, st: np.ndarray) -> tuple[int, dict]:
         raise NotImplementedError
@@ -134,10 +132,10 @@ class AlphaBetaPlayer(Player):
     it chooses its promotions too (the group its search found best)."""
 
     def __init__(self, spec: AgentSpec, budget: Budget, rng: np.ndarray, costs: np.ndarray, throttle: float,
-                 engine: ModuleType = mcts, searcher: ModuleType = alphabeta):
-        super().__init__(spec, budget, rng, costs, throttle, engine)
-        self.searcher = searcher
-        self.search = searcher.new_search()
+                 game: Game):
+        super().__init__(spec, budget, rng, costs, throttle, game)
+        self.searcher = game.engine("alphabeta")
+        self.search = self.searcher.new_search()
         self.promotion = 0
 
     def select(self, st):
@@ -181,7 +179,7 @@ class PluginPlayer(Player):
                  throttle: float):
         # Two streams: the kernel's (the heuristic promotion's tie-breaks) and the agent's own.
         kernel_ss, agent_ss = seed_seq.spawn(2)
-        super().__init__(spec, budget, new_rng_state(kernel_ss), costs, throttle)
+        super().__init__(spec, budget, new_rng_state(kernel_ss), costs, throttle, BOOP)
         self.generator = np.random.default_rng(agent_ss)
         self.promotion = rules.PROMO_HEURISTIC
         self.agent, self.error = None, None
@@ -243,7 +241,7 @@ class EnginePlayer(Player):
                  throttle: float):
         from boopexp.play.btp_host import EngineProcess
 
-        super().__init__(spec, budget, new_rng_state(seed_seq), costs, throttle)
+        super().__init__(spec, budget, new_rng_state(seed_seq), costs, throttle, BOOP)
         # The seat's SeedSequence is SeedSequence(game seed).spawn(2)[seat] (play_game): the engine is
         # told that seed and seat, and seeds itself as the in-process agent would (docs/protocol.md).
         side = Side.P1 if tuple(seed_seq.spawn_key) == (0,) else Side.P2
@@ -307,10 +305,7 @@ def make_player(spec: AgentSpec, budget: Budget, seed_seq: np.random.SeedSequenc
         return PluginPlayer(spec, budget, seed_seq, costs, throttle)
     if spec.kind == "engine":
         return EnginePlayer(spec, budget, seed_seq, costs, throttle)
-    if spec.kind == "alphabeta":
-        return AlphaBetaPlayer(spec, budget, new_rng_state(seed_seq), costs, throttle, game.engine(),
-                               game.engine("alphabeta"))
-    return _PLAYERS[spec.kind](spec, budget, new_rng_state(seed_seq), costs, throttle, game.engine())
+    return _PLAYERS[spec.kind](spec, budget, new_rng_state(seed_seq), costs, throttle, game)
 
 
 def compile_kernels(kinds: Iterable[str] = AGENT_KINDS, searches: Iterable[MCTSConfig] = ()) -> None:
