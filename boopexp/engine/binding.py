@@ -65,6 +65,11 @@ def game_of(module_name: str) -> types.ModuleType:
     return importlib.import_module("boopexp.engine.boop_game")
 
 
+def missing_names(kernels: types.ModuleType) -> list[str]:
+    """The required names of the contract (:data:`REQUIRED`) that ``kernels`` lacks, in order."""
+    return [key for key in REQUIRED if not hasattr(kernels, key)]
+
+
 def bind(name: str, kernels: types.ModuleType, template: str = "mcts") -> types.ModuleType:
     """The search template ``template`` (``mcts``: :mod:`boopexp.engine.mcts`; ``alphabeta``:
     :mod:`boopexp.engine.alphabeta`) bound to game ``name``'s ``kernels`` (a module of the
@@ -83,7 +88,7 @@ def bind(name: str, kernels: types.ModuleType, template: str = "mcts") -> types.
         return done
     game = _CONTRACTS.get(name)
     if game is None:
-        missing = [key for key in REQUIRED if not hasattr(kernels, key)]
+        missing = missing_names(kernels)
         if missing:
             raise ValueError(f"game {name!r}: its kernels module {kernels.__name__} lacks {', '.join(missing)} "
                              f"(docs/games.md, 'The contract')")

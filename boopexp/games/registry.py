@@ -167,7 +167,7 @@ def check_game(game: Game) -> None:
     except BaseException as exc:  # noqa: BLE001 - the user's kernels failed to import: say why
         raise ConfigError(f"{where}: importing its kernels {game.values.KERNELS!r} raised "
                           f"{exception_line(exc)}") from None
-    missing = [key for key in binding.REQUIRED if not hasattr(kernels, key)]
+    missing = binding.missing_names(kernels)
     if missing:
         raise ConfigError(f"{where}: its kernels {kernels.__name__} lack {', '.join(missing)} "
                           "(docs/games.md, 'The contract')")
