@@ -17,7 +17,8 @@ from numba import njit, uint64
 from boopexp.engine.binding import game_of
 from boopexp.engine.jit import inner
 from boopexp.engine.lookahead import N_LEGAL, N_REPLIES, N_UNSAFE, mask_unsafe
-from boopexp.engine.rng import pick, shuffle_prefix
+from boopexp.engine.objective import take_m_best
+from boopexp.engine.rng import pick
 
 _game = game_of(__name__)
 STATE_SIZE = _game.STATE_SIZE
@@ -73,33 +74,7 @@ def best_m_moves(st, mask, m, rng, work, out):
     """The m best moves not in ``mask`` into ``out[:k]`` (AGENTS.md §A.3: whole sets of equal f
     while they fit, then a shuffled part of the next); returns k."""
     n = score_moves(st, mask, rng, work, work.codes, work.values)
-    taken = np.zeros(n, dtype=np.bool_)
-    k = 0
-    while k < m:
-        best = -np.inf
-        found = False
-        for i in range(n):
-            if not taken[i] and (not found or work.values[i] > best):
-                best = work.values[i]
-                found = True
-        if not found:
-            break
-        nt = 0
-        for i in range(n):
-            if not taken[i] and work.values[i] == best:
-                work.tie_moves[nt] = i
-                nt += 1
-                taken[i] = True
-        if k + nt <= m:
-            for j in range(nt):
-                out[k] = work.codes[work.tie_moves[j]]
-                k += 1
-        else:
-            shuffle_prefix(rng, work.tie_moves, nt)
-            for j in range(m - k):
-                out[k] = work.codes[work.tie_moves[j]]
-                k += 1
-    return k
+    return take_m_best(n, m, rng, work.codes, work.values, work.tie_moves, out)
 
 
 @njit(cache=True, _nrt=False, inline="always")

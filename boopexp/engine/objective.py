@@ -386,6 +386,15 @@ def best_m_moves_masked_ws(st, mask, m, rng, ctx, groups, scores, ties, codes, v
     has no mask (all False: the same moves scored, the same draws). The two-stage constraint
     (:mod:`boopexp.engine.lookahead`) masks the unsafe moves; k < m when fewer moves remain."""
     n = score_moves(st, mask, rng, ctx, groups, scores, ties, codes, values)
+    return take_m_best(n, m, rng, codes, values, tie_moves, out)
+
+
+@inner()
+def take_m_best(n, m, rng, codes, values, tie_moves, out):
+    """AGENTS.md §A.3's choice among ``n`` scored moves (``codes[:n]``, their f ``values[:n]``):
+    the sets of equal f from the best down, whole while they fit in ``m``, then a uniformly
+    shuffled prefix of the next; the moves into ``out[:k]``, returns k (< m when moves run out):
+    **the** m-best rule, boop.'s and every game's (:mod:`boopexp.engine.defaults`)."""
     taken = np.zeros(n, dtype=np.bool_)
     k = 0
     while k < m:
