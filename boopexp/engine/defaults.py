@@ -17,7 +17,7 @@ from numba import njit, uint64
 from boopexp.engine.binding import game_of
 from boopexp.engine.jit import inner
 from boopexp.engine.lookahead import N_LEGAL, N_REPLIES, N_UNSAFE, mask_unsafe
-from boopexp.engine.objective import take_m_best
+from boopexp.engine.objective import keep_best, take_m_best
 from boopexp.engine.rng import pick
 
 _game = game_of(__name__)
@@ -42,13 +42,7 @@ def solve(st, mask, rng, work):
         code = work.codes[i]
         if mask[code]:
             continue
-        value = objective(st, code, rng, work)
-        if value > best:
-            best = value
-            nt = 0
-        if value == best:
-            work.tie_moves[nt] = code
-            nt += 1
+        best, nt = keep_best(objective(st, code, rng, work), code, best, nt, work.tie_moves)
     if nt == 0:
         return -1, 0, n_legal, best
     return pick(rng, work.tie_moves, nt), nt, n_legal, best
