@@ -148,6 +148,37 @@ class MCTSConfig:
     prior_temp: float = param(
         0.1, 0.001, 100.0, tune=TuneRange(0.01, 1.0, log=True), late=True,
         help="the temperature of the prior's softmax over the children (prior 1 or 2)")
+    uct_rule: int = param(
+        0, 0, 1, tune=TuneRange(0, 1), late=True,
+        help="the exploration term of the selection: 0 = UCB1, c * sqrt(ln N / n), the paper; "
+             "1 = c * sqrt(N / (n + 1)) without the logarithm (the Pentago-Swap report, docs/agents.md "
+             "\"The reports' agents\")")
+    playout_value: int = param(
+        0, 0, 1, tune=TuneRange(0, 1), late=True,
+        help="a playout's value: 0 = the discounted mean of H over its plies, the paper; 1 = the game's result, "
+             "reward_win, reward_loss or reward_draw for the searching agent (a playout cut off by playout_depth: "
+             "H of its last position, scaled from [-1, 1] to [reward_loss, reward_win])")
+    reward_win: float = param(
+        1.0, -1000.0, 1000.0, tune=TuneRange(1.0, 100.0, log=True), late=True,
+        help="playout_value 1: the searching agent's value of a won game")
+    reward_loss: float = param(
+        -1.0, -1000.0, 1000.0, tune=TuneRange(-100.0, 0.0), late=True,
+        help="playout_value 1: the searching agent's value of a lost game")
+    reward_draw: float = param(
+        0.0, -1000.0, 1000.0, tune=TuneRange(-1.0, 1.0), late=True,
+        help="playout_value 1: the searching agent's value of a drawn game")
+    final_rule: int = param(
+        0, 0, 1, tune=TuneRange(0, 1), late=True,
+        help="the move played (after an immediate win): 0 = the root child of best mean value, the paper; "
+             "1 = of best selection value (the reports' \"highest UCT value\"), among the visited children")
+    reuse_tree: bool = param(
+        False, late=True,
+        help="keep the subtree of the position reached from the last move's search (its statistics count); "
+             "off = a new tree every move, the paper's Pobo")
+    textbook_backup: bool = param(
+        False, late=True,
+        help="correct QUIRK-A6, A7 and A8 together (textbook MCTS): a new node's playout value counts whole and as "
+             "its first visit, and a terminal node's value is added again each time it is selected; off = faithful")
 
     def __post_init__(self) -> None:
         for row in MCTS_PARAMS.values():

@@ -21,6 +21,7 @@ import math
 import time
 from collections import namedtuple
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
@@ -39,17 +40,25 @@ from boopexp.engine.params import (  # the vector's layout (the parameters' tabl
     P_DISCOUNT,
     P_DISCOUNT_OFFSET,
     P_EARLY_MASK_PLIES,
+    P_FINAL_RULE,
     P_FIX_A9,
     P_PLAYOUT_DEPTH,
+    P_PLAYOUT_VALUE,
     P_PRESELECT_M,
     P_PRIOR,
     P_PRIOR_C,
     P_PRIOR_TEMP,
+    P_REWARD_DRAW,
+    P_REWARD_LOSS,
+    P_REWARD_WIN,
     P_SOLVER,
+    P_TEXTBOOK_BACKUP,
     P_UCT_C,
+    P_UCT_RULE,
     PARAM_NAMES,
     PRIOR_F,
     PRIOR_OFF,
+    UCT_SQRT,
 )
 from boopexp.engine.rng import pick
 
@@ -354,6 +363,68 @@ def playout(tree, e_id, params, rng, work, acc, acc_us, costs, la_on):
 
 
 @njit(cache=True, _nrt=False, inline="always")
+def reward(tree, params, won, lost, who):
+    """``playout_value`` 1: the searching agent's reward (``reward_win``, ``reward_loss``,
+    ``reward_draw``) of a game the agent ``won``, ``lost`` or drew (neither), from the point of view
+    of the player ``who``: the agent's own, negated for the opponent. The rewards are the agent's
+    utility and the search is zero-sum in it (asymmetric rewards such as {1, -100} are the agent's,
+    not mirrored for the opponent; docs/agents.md "The reports' agents")."""
+    if won:
+        value = params[P_REWARD_WIN]
+    elif lost:
+        value = params[P_REWARD_LOSS]
+    else:
+        value = params[P_REWARD_DRAW]
+    return value if who == -tree.player[ROOT] else -value
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def outcome_reward(tree, node, sign, params):
+    """``playout_value`` 1: the value of ``node`` for its player when the game's value is known
+    there, ``sign`` for that player (+1 a win, -1 a loss, 0 a draw; a terminal node's rules, or a
+    proof), in the rewards: the unit value of the paper's tree (+-1, 0) in the agent's rewards."""
+    agent = -tree.player[ROOT]
+    mine = tree.player[node] == agent
+    return reward(tree, params, (sign > 0) == mine and sign != 0, (sign < 0) == mine and sign != 0, tree.player[node])
+
+
+@inner(_nrt=False)
+def playout_result(tree, e_id, params, rng, work, acc, acc_us, costs, la_on):
+    """``playout_value`` 1: the value of E's state from the point of view of S = E's parent (as
+    :func:`playout`), as the game's result in the agent's rewards (:func:`reward`). The plies are
+    :func:`playout`'s (the solver's for the first ``co_playout_plies``, then random); no H is summed. A
+    playout that ``playout_depth`` cuts off is worth H of its last position for the agent, scaled
+    linearly from [-1, 1] to [reward_loss, reward_win] (the Colosseum report's early termination)."""
+    first_n = params[P_CO_PLAYOUT_PLIES]
+    depth = params[P_PLAYOUT_DEPTH]
+    st = work.playout
+    src = tree.states[e_id]
+    for i in range(STATE_SIZE):
+        st[i] = src[i]
+    persp = tree.player[tree.parent[e_id]]
+    agent = -tree.player[ROOT]
+    no_mask = work.mask
+    n = 0
+    winner = 0
+    while winner == 0 and (depth == 0 or n < depth):
+        code = -1
+        if n < first_n:
+            code, _ = co_solver_call(st, no_mask, params, rng, work, acc, acc_us, costs, la_on)
+        if code < 0:
+            code = random_move(st, no_mask, rng, work)
+        winner, _ = apply_move(st, code, rng, work)
+        n += 1
+        acc[ACC_PLIES] += 1
+        acc_us[0] += costs[C_RANDOM_PLY]
+    if winner == 0:
+        h = heuristic(st, agent)
+        win, loss = params[P_REWARD_WIN], params[P_REWARD_LOSS]
+        value = loss + (win - loss) * (h + 1.0) / 2.0
+        return value if persp == agent else -value
+    return reward(tree, params, winner == agent, winner != agent and winner != DRAW, persp)
+
+
+@njit(cache=True, _nrt=False, inline="always")
 def eligible(tree, c, m, early):
     """Whether ``c`` may be selected: masks only exist on root children; QUIRK-A5: the m = 0
     border mask lapses once the child's moveNumber exceeds the horizon."""
@@ -383,6 +454,16 @@ def prior_weights(tree, node, m, early, temp, weights):
     return total
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def uct_value(tree, node, c, c_uct, log_n, sqrt_rule):
+    """The selection value of the visited child ``c`` of ``node``: its mean plus the exploration
+    term, UCB1's c * sqrt(ln N / n) (the paper; ``log_n`` = ln N) or, ``sqrt_rule``,
+    c * sqrt(N / (n + 1)) (``uct_rule`` 1)."""
+    if sqrt_rule:
+        return tree.score[c] / tree.visits[c] + c_uct * math.sqrt(tree.visits[node] / (tree.visits[c] + 1.0))
+    return tree.score[c] / tree.visits[c] + c_uct * math.sqrt(log_n / tree.visits[c])
+
+
 @inner(_nrt=False)
 def descend(tree, params, rng, work, prior_on, solver_on):
     """AGENTS.md §B.5 (``uct_descend``); with ``prior`` on, PUCT (the prior's softmax P:
@@ -392,6 +473,7 @@ def descend(tree, params, rng, work, prior_on, solver_on):
     m = params[P_PRESELECT_M]
     early = params[P_EARLY_MASK_PLIES]
     c_uct = params[P_UCT_C]
+    sqrt_rule = params[P_UCT_RULE] == UCT_SQRT
     solver = len(solver_on) > 0 and params[P_SOLVER] != 0.0
     puct = len(prior_on) > 0 and params[P_PRIOR] != PRIOR_OFF
     node = ROOT
@@ -428,7 +510,7 @@ def descend(tree, params, rng, work, prior_on, solver_on):
                 elif tree.visits[c] == 0:
                     u = UNVISITED_UCT
                 else:
-                    u = tree.score[c] / tree.visits[c] + c_uct * math.sqrt(log_n / tree.visits[c])
+                    u = uct_value(tree, node, c, c_uct, log_n, sqrt_rule)
                 best, nb = keep_best(u, c, best, nb, work.best)
             j += 1
             c = tree.next_sibling[c]
@@ -514,7 +596,14 @@ def iterate(tree, params, rng, work, acc, acc_us, costs, la_on, prior_on, solver
     acc_us[0] += costs[C_ITERATION]
     solver = params[P_SOLVER] != 0.0
     s_id = descend(tree, params, rng, work, prior_on, solver_on)
+    textbook = params[P_TEXTBOOK_BACKUP] != 0.0
     if tree.terminal[s_id]:
+        if textbook:  # its value (its mean: one value added per visit) added again
+            value = tree.score[s_id] / tree.visits[s_id]
+            tree.score[s_id] += value
+            tree.visits[s_id] += 1
+            backpropagate(tree, tree.parent[s_id], value)
+            return
         # QUIRK-A6: the terminal node keeps its +-1 score while its visits grow.
         tree.visits[s_id] += 1
         backpropagate(tree, tree.parent[s_id], tree.score[s_id])
@@ -522,7 +611,10 @@ def iterate(tree, params, rng, work, acc, acc_us, costs, la_on, prior_on, solver
     if solver and tree.proven[s_id] != 0 and s_id != ROOT:
         # as a terminal node: its proven value backed up, its own score left alone
         tree.visits[s_id] += 1
-        backpropagate(tree, tree.parent[s_id], float(tree.proven[s_id]))
+        proven = float(tree.proven[s_id])
+        if params[P_PLAYOUT_VALUE] != 0.0:
+            proven = outcome_reward(tree, s_id, tree.proven[s_id], params)
+        backpropagate(tree, tree.parent[s_id], proven)
         return
     banned = work.mask
     c = tree.first_child[s_id]
@@ -543,14 +635,23 @@ def iterate(tree, params, rng, work, acc, acc_us, costs, la_on, prior_on, solver
         banned[tree.move[c]] = False
         c = tree.next_sibling[c]
     e_id = create_node(tree, s_id, code, rng, work, acc, acc_us, costs)
+    result = params[P_PLAYOUT_VALUE] != 0.0
+    if result and tree.terminal[e_id]:
+        tree.score[e_id] = outcome_reward(tree, e_id, np.sign(tree.score[e_id]), params)
     if len(prior_on) and params[P_PRIOR] != PRIOR_OFF:
         tree.prior[e_id] = move_prior(tree, e_id, f, params, rng, work, acc, acc_us, costs)
     if len(solver_on) and solver and tree.proven[e_id] != 0:
         prove(tree, e_id, acc)
     if not tree.terminal[e_id]:
-        # QUIRK-A7: divided by the number of S's children (E included).
-        tree.score[e_id] = -playout(tree, e_id, params, rng, work, acc, acc_us, costs, la_on) / tree.n_children[s_id]
-    # QUIRK-A8: E's own visit count stays 0.
+        if result:
+            value = playout_result(tree, e_id, params, rng, work, acc, acc_us, costs, la_on)
+        else:
+            value = playout(tree, e_id, params, rng, work, acc, acc_us, costs, la_on)
+        # QUIRK-A7: divided by the number of S's children (E included); textbook: whole
+        tree.score[e_id] = -value if textbook else -value / tree.n_children[s_id]
+    if textbook:
+        tree.visits[e_id] = 1
+    # QUIRK-A8: E's own visit count stays 0 (textbook: its first playout is its first visit).
     backpropagate(tree, s_id, tree.score[e_id])
 
 
@@ -576,16 +677,64 @@ def install_root(tree, root_state):
     tree.prior[ROOT] = 0.0
 
 
+@inner(_nrt=False)
+def create_root_child(tree, code, params, rng, work, acc, acc_us, costs):
+    """A child of the ROOT for ``code`` (:func:`create_node`), a terminal one valued in the agent's
+    rewards under ``playout_value`` 1 (:func:`outcome_reward`)."""
+    c = create_node(tree, ROOT, code, rng, work, acc, acc_us, costs)
+    if params[P_PLAYOUT_VALUE] != 0.0 and tree.terminal[c]:
+        tree.score[c] = outcome_reward(tree, c, np.sign(tree.score[c]), params)
+    if params[P_TEXTBOOK_BACKUP] != 0.0 and tree.terminal[c]:
+        tree.visits[c] = 1  # its value is its first visit's (textbook_backup)
+
+
 @njit(cache=True)
 def init_root(tree, root_state, params, rng, work, acc, acc_us, costs, la_on, prior_on, solver_on):
     """AGENTS.md §B.4 steps 1–2: the root, ALL its children up front, and the root mask
     (``la_on``, ``prior_on``, ``solver_on``: the features' switches, :func:`feature_flags`)."""
-    m = np.int64(params[P_PRESELECT_M])
     install_root(tree, root_state)
     # work.codes is free until the solver call below
     n_root = legal_move_codes(root_state, work.codes)
     for j in range(n_root):
-        create_node(tree, ROOT, work.codes[j], rng, work, acc, acc_us, costs)
+        create_root_child(tree, work.codes[j], params, rng, work, acc, acc_us, costs)
+    setup_root(tree, root_state, n_root, params, rng, work, acc, acc_us, costs, la_on, prior_on, solver_on)
+
+
+@njit(cache=True)
+def adopt_root(tree, root_state, params, rng, work, acc, acc_us, costs, la_on, prior_on, solver_on):
+    """``reuse_tree``: the ROOT of a kept subtree (:func:`extract_subtree`) made a search's root as
+    :func:`init_root` makes a new one: its children relinked in the legal moves' order, the kept ones
+    with their statistics and subtrees, the missing ones created; then the root mask, the priors and
+    the proofs (:func:`setup_root`)."""
+    n_root = legal_move_codes(root_state, work.codes)
+    child_of = np.full(N_MOVE_CODES, NO_NODE, dtype=np.int64)
+    c = tree.first_child[ROOT]
+    while c != NO_NODE:
+        child_of[tree.move[c]] = c
+        c = tree.next_sibling[c]
+    tree.first_child[ROOT] = NO_NODE
+    tree.last_child[ROOT] = NO_NODE
+    tree.n_children[ROOT] = 0
+    for j in range(n_root):
+        c = child_of[work.codes[j]]
+        if c == NO_NODE:
+            create_root_child(tree, work.codes[j], params, rng, work, acc, acc_us, costs)
+            continue
+        tree.next_sibling[c] = NO_NODE
+        if tree.last_child[ROOT] == NO_NODE:
+            tree.first_child[ROOT] = c
+        else:
+            tree.next_sibling[tree.last_child[ROOT]] = c
+        tree.last_child[ROOT] = c
+        tree.n_children[ROOT] += 1
+    setup_root(tree, root_state, n_root, params, rng, work, acc, acc_us, costs, la_on, prior_on, solver_on)
+
+
+@inner()
+def setup_root(tree, root_state, n_root, params, rng, work, acc, acc_us, costs, la_on, prior_on, solver_on):
+    """AGENTS.md §B.4 step 2 on a root with all its ``n_root`` children: the root mask (the
+    Selection injection's m best, or QUIRK-A5's border mask), the priors, MCTS-Solver's proofs."""
+    m = np.int64(params[P_PRESELECT_M])
     if m > 0:
         keep = np.zeros(N_MOVE_CODES, dtype=np.bool_)
         allowed = work.mask  # all False here: best_m_moves_ws' empty mask, without allocating one
@@ -656,12 +805,15 @@ def run_iterations(tree, params, rng, work, acc, acc_us, costs, max_iters, budge
 
 
 @njit(cache=True, _nrt=False)
-def final_choice(tree, ai_colour, rng, work, solver=False):
+def final_choice(tree, ai_colour, rng, work, solver=False, selection=False, c_uct=0.0, sqrt_rule=False):
     """AGENTS.md §B.10: an immediate win among ALL root children, else the best mean value.
 
     With ``solver``: after the immediate win, a child proven a win (the best mean among them),
     else the best mean among the children not proven a loss (among all when every one is).
+    With ``selection`` (``final_rule`` 1): the best selection value (:func:`uct_value` with
+    ``c_uct``, ``sqrt_rule``) instead of the best mean.
     """
+    log_n = math.log(tree.visits[ROOT])
     c = tree.first_child[ROOT]
     while c != NO_NODE:
         if has_won(tree.states[c], ai_colour):
@@ -684,15 +836,106 @@ def final_choice(tree, ai_colour, rng, work, solver=False):
     c = tree.first_child[ROOT]
     while c != NO_NODE:
         if tree.visits[c] > 0:
-            best, nb = keep_best(tree.score[c] / tree.visits[c], c, best, nb, work.best)
+            value = tree.score[c] / tree.visits[c]
+            if selection:
+                value = uct_value(tree, ROOT, c, c_uct, log_n, sqrt_rule)
+            best, nb = keep_best(value, c, best, nb, work.best)
         c = tree.next_sibling[c]
     if nb == 0:
         return NO_MOVE
     return tree.move[pick(rng, work.best, nb)]
 
 
+@njit(cache=True, _nrt=False)
+def find_reusable(tree, root_state):
+    """``reuse_tree``: the node of ``tree`` (a search's tree of the agent's last move) one or two
+    plies below its ROOT whose position is ``root_state`` (the agent's move, then the reply), the
+    first in creation order; NO_NODE when none is (the game went another way: a move the tree did
+    not expand, or a position the tree's model of the game did not reach)."""
+    c = tree.first_child[ROOT]
+    while c != NO_NODE:
+        if same_state(tree.states[c], root_state):
+            return c
+        g = tree.first_child[c]
+        while g != NO_NODE:
+            if same_state(tree.states[g], root_state):
+                return g
+            g = tree.next_sibling[g]
+        c = tree.next_sibling[c]
+    return NO_NODE
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def same_state(a, b):
+    for i in range(STATE_SIZE):
+        if a[i] != b[i]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def extract_subtree(tree, node, out):
+    """Copy the subtree of ``tree`` under ``node`` into the empty tree ``out`` (room for
+    ``tree.count`` nodes), ``node`` as its ROOT and the rest breadth first, each node's children in
+    their order; returns the number of nodes copied."""
+    n = tree.count[0]
+    new_id = np.full(n, NO_NODE, dtype=np.int64)
+    order = np.empty(n, dtype=np.int64)
+    order[0] = node
+    new_id[node] = ROOT
+    head, tail = 0, 1
+    while head < tail:
+        c = tree.first_child[order[head]]
+        head += 1
+        while c != NO_NODE:
+            new_id[c] = tail
+            order[tail] = c
+            tail += 1
+            c = tree.next_sibling[c]
+    for i in range(tail):
+        old = order[i]
+        out.states[i, :] = tree.states[old]
+        out.move[i] = tree.move[old]
+        out.player[i] = tree.player[old]
+        out.score[i] = tree.score[old]
+        out.visits[i] = tree.visits[old]
+        out.terminal[i] = tree.terminal[old]
+        out.n_children[i] = tree.n_children[old]
+        out.masked[i] = False
+        out.proven[i] = tree.proven[old]
+        out.prior[i] = tree.prior[old]
+        out.parent[i] = new_id[tree.parent[old]] if i > 0 else NO_PARENT
+        out.first_child[i] = new_id[tree.first_child[old]] if tree.first_child[old] != NO_NODE else NO_NODE
+        out.last_child[i] = new_id[tree.last_child[old]] if tree.last_child[old] != NO_NODE else NO_NODE
+        nxt = tree.next_sibling[old]
+        out.next_sibling[i] = new_id[nxt] if i > 0 and nxt != NO_NODE else NO_NODE
+    out.move[ROOT] = NO_MOVE
+    out.count[0] = tail
+    return tail
+
+
 # ------------------------------------------------------------------------------------------
 # Python driver
+
+
+@dataclass
+class KeptTree:
+    """``reuse_tree``: the tree of an agent's last search, kept for its next move (:func:`search`'s
+    ``kept``; one per agent and game)."""
+
+    tree: Tree | None = None
+
+
+def reused_tree(kept: KeptTree | None, root_state: np.ndarray) -> tuple[Tree | None, int]:
+    """The subtree of ``kept``'s tree whose root is ``root_state`` (:func:`find_reusable`) as a
+    tree of its own, and its number of nodes; (None, 0) when there is none."""
+    if kept is None or kept.tree is None:
+        return None, 0
+    node = find_reusable(kept.tree, root_state)
+    if node == NO_NODE:
+        return None, 0
+    tree = new_tree(max(INITIAL_CAPACITY, int(kept.tree.count[0]) + 1))
+    return tree, int(extract_subtree(kept.tree, node, tree))
 
 
 def feature_flags(params: np.ndarray) -> tuple[tuple, tuple, tuple]:
@@ -741,7 +984,7 @@ def _stopped(stop: np.ndarray | None) -> bool:
 
 def search(root_state: np.ndarray, cfg, budget, costs: np.ndarray, rng: np.ndarray, work=None,
            throttle: float = 1.0, on_tree: Callable[[Tree], None] | None = None,
-           stop: np.ndarray | None = None) -> tuple[int, dict]:
+           stop: np.ndarray | None = None, kept: KeptTree | None = None) -> tuple[int, dict]:
     """select_move (AGENTS.md §B.4): the chosen move code and this move's telemetry.
 
     Args:
@@ -756,6 +999,9 @@ def search(root_state: np.ndarray, cfg, budget, costs: np.ndarray, rng: np.ndarr
             :mod:`boopexp.play.btp`): the search then ends before its next kernel call (at most
             about :data:`RESPONSIVE_S` on), with the move it prefers so far. A stopped search is
             not the one its budget gives: it is not reproducible.
+        kept: ``reuse_tree``: the agent's tree of its last move, where this search starts when it
+            holds this position one or two plies down (:func:`find_reusable`), and where this
+            search's tree is kept for the next; a new tree otherwise.
     """
     work = work or new_work()
     params = params_vector(cfg)
@@ -768,8 +1014,14 @@ def search(root_state: np.ndarray, cfg, budget, costs: np.ndarray, rng: np.ndarr
     # The tree starts small and grows on demand (a device budget's worst case, every iteration
     # creating a node at the cheapest cost, would pre-allocate far more than a search uses).
     # Capacity never changes which nodes are created, so it never changes a game.
-    tree = new_tree(INITIAL_CAPACITY)
-    init_root(tree, root_state, params, rng, work, acc, acc_us, costs, *flags)
+    reusing = bool(cfg.reuse_tree) and kept is not None
+    kept_tree, reused = reused_tree(kept, root_state) if reusing else (None, 0)
+    if kept_tree is not None:
+        tree = kept_tree
+        adopt_root(tree, root_state, params, rng, work, acc, acc_us, costs, *flags)
+    else:
+        tree = new_tree(INITIAL_CAPACITY)
+        init_root(tree, root_state, params, rng, work, acc, acc_us, costs, *flags)
     # every mode stops at the budget's iteration cap (iterations mode: its count; the others:
     # boopexp.agents.budget.MAX_ITERATIONS, so that no clock, however its costs are set, runs for ever)
     max_iters = int(budget.iteration_cap)
@@ -799,11 +1051,17 @@ def search(root_state: np.ndarray, cfg, budget, costs: np.ndarray, rng: np.ndarr
         # iteration is always run instead (documented in docs/agents.md).
         tree = _with_room(tree)
         run_iterations(tree, params, rng, work, acc, acc_us, costs, 1, np.inf, *flags)
-    code = final_choice(tree, int(root_state[TO_MOVE]), rng, work, bool(cfg.solver))
+    code = final_choice(tree, int(root_state[TO_MOVE]), rng, work, bool(cfg.solver), params[P_FINAL_RULE] != 0.0,
+                        params[P_UCT_C], params[P_UCT_RULE] == UCT_SQRT)
     if on_tree is not None:
         on_tree(tree)
-    return int(code), move_telemetry(acc, float(acc_us[0]), int(tree.count[0]), cpu0, cfg.co_lookahead != 0,
-                                     bool(cfg.solver), cfg.prior != PRIOR_OFF)
+    if reusing:
+        kept.tree = tree  # type: ignore[union-attr]
+    telemetry = move_telemetry(acc, float(acc_us[0]), int(tree.count[0]), cpu0, cfg.co_lookahead != 0,
+                               bool(cfg.solver), cfg.prior != PRIOR_OFF)
+    if cfg.reuse_tree:
+        telemetry["reused_nodes"] = reused
+    return int(code), telemetry
 
 
 def root_children(tree: Tree, cfg) -> list[tuple[int, int, float, bool, int, bool]]:

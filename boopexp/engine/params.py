@@ -33,6 +33,14 @@ P_SOLVER = 10  # 1.0: MCTS-Solver: proven wins and losses are backed up (Winands
 P_PRIOR = 11  # the selection prior's source: 0 off (UCT), 1 H, 2 f (PUCT)
 P_PRIOR_C = 12  # the PUCT weight of the prior
 P_PRIOR_TEMP = 13  # the softmax temperature of the prior
+P_UCT_RULE = 14  # the exploration term: 0 UCB1 c*sqrt(ln N / n) (the paper), 1 c*sqrt(N / (n + 1))
+P_PLAYOUT_VALUE = 15  # a playout's value: 0 the discounted mean of H (the paper), 1 the game's result
+P_REWARD_WIN = 16  # playout_value 1: the searching agent's value of a win
+P_REWARD_LOSS = 17  # ... of a loss
+P_REWARD_DRAW = 18  # ... of a draw
+P_FINAL_RULE = 19  # the move played: 0 the best mean (the paper), 1 the best selection value
+P_REUSE_TREE = 20  # 1.0: the subtree of the position reached is kept from the last move's search
+P_TEXTBOOK_BACKUP = 21  # 1.0: QUIRK-A6, A7 and A8 corrected (a new node's value whole, one visit)
 
 #: The parameters' names (the fields of ``MCTSConfig``) in vector order: ``P_<NAME>`` is the
 #: index of ``name``.
@@ -51,9 +59,28 @@ PARAM_NAMES: tuple[str, ...] = (
     "prior",
     "prior_c",
     "prior_temp",
+    "uct_rule",
+    "playout_value",
+    "reward_win",
+    "reward_loss",
+    "reward_draw",
+    "final_rule",
+    "reuse_tree",
+    "textbook_backup",
 )
 N_PARAMS = len(PARAM_NAMES)
 
 #: The values of ``prior`` (``P_PRIOR``): no prior (UCT, the paper), the heuristic H of the child's
 #: position from its mover's side, or the CO objective f of the child's move.
 PRIOR_OFF, PRIOR_H, PRIOR_F = 0, 1, 2
+
+#: The values of ``uct_rule`` (``P_UCT_RULE``): UCB1's exploration term c * sqrt(ln N / n) (the
+#: paper's, AGENTS.md §B.5), or c * sqrt(N / (n + 1)) without the logarithm (the Pentago-Swap
+#: report's, spec/games/PENTAGO-SWAP.md §12.1).
+UCT_UCB1, UCT_SQRT = 0, 1
+#: The values of ``playout_value`` (``P_PLAYOUT_VALUE``): the paper's discounted mean of H over the
+#: playout (AGENTS.md §B.8), or the game's result in the rewards ``reward_win``/``_loss``/``_draw``.
+VALUE_H, VALUE_RESULT = 0, 1
+#: The values of ``final_rule`` (``P_FINAL_RULE``): the root child of best mean value (AGENTS.md
+#: §B.10), or of best selection value (the reports': "the highest UCT value").
+FINAL_MEAN, FINAL_SELECTION = 0, 1

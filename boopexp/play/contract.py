@@ -168,6 +168,8 @@ class _MoveExtras(TypedDict, total=False):
     search_depth: int  # the deepest iteration the search completed (plies)
     search_nodes: int  # the positions it entered (its node count, each charged on the device clock)
     tt_hits: int  # transposition-table probes that found their position
+    # Only in a game with an MCTS agent that has reuse_tree (its opponent's moves: 0; docs/agents.md).
+    reused_nodes: int  # the nodes of the last search's tree the move's search started from
 
 
 #: The telemetry fields only some agents report (:func:`boopexp.play.match.play_game` gives the

@@ -96,9 +96,15 @@ class MCTSPlayer(Player):
     #: called with each search's tree once its move is chosen (:func:`play_game`'s ``on_tree``)
     on_tree: Callable[[mcts.Tree], None] | None = None
 
+    def __init__(self, spec: AgentSpec, budget: Budget, rng: np.ndarray, costs: np.ndarray, throttle: float,
+                 game: Game):
+        super().__init__(spec, budget, rng, costs, throttle, game)
+        #: ``reuse_tree``: the last search's tree, kept for the next move (one per game: a player is)
+        self.kept = self.kernels.KeptTree() if spec.mcts is not None and spec.mcts.reuse_tree else None
+
     def select(self, st):
         return self.kernels.search(st, self.spec.mcts, self.budget, self.costs, self.rng, self.work, self.throttle,
-                                  self.on_tree, self.stop)
+                                  self.on_tree, self.stop, self.kept)
 
 
 class HeuristicsPlayer(Player):
