@@ -37,8 +37,8 @@ class Game:
         name: the name configs, records and commands give (``boop``, ``connect-four``; a user's
             game: the module of its values, ``pkg.mod`` or ``pkg.mod:ATTR``).
         values: the module of its Python values (``initial_state``, ``position_string``,
-            ``parse_position``, ``move_text``, ``board_text``, ``KERNELS`` the dotted name of its
-            kernels module, ``TO_MOVE``).
+            ``parse_position``, ``move_text``, ``parse_move``, ``board_text``, ``KERNELS`` the
+            dotted name of its kernels module, ``TO_MOVE``; optionally ``svg``).
     """
 
     name: str
@@ -86,6 +86,24 @@ class Game:
 
     def board_text(self, st: np.ndarray, winner: int = 0) -> str:
         return self.values.board_text(st, winner)
+
+    def parse_move(self, text: str, st: np.ndarray) -> int:
+        """The code of the move ``text`` in ``st``; InvalidMoveError or IllegalMoveError naming it."""
+        return self.values.parse_move(text, st)
+
+    def svg(self, st: np.ndarray) -> str | None:
+        """The position as an SVG picture (its values' optional ``svg``, docs/games.md "Values"), or
+        None: the game draws none (the web viewer shows :meth:`board_text` instead)."""
+        draw = getattr(self.values, "svg", None)
+        return None if draw is None else draw(st)
+
+    def legal_moves(self, st: np.ndarray) -> list[int]:
+        """The codes of the legal moves in ``st``, in the game's order (its kernels'
+        ``legal_move_codes``: imports numba)."""
+        kernels = self.kernels()
+        codes = np.zeros(kernels.N_MOVE_CODES, dtype=np.int64)
+        n = int(kernels.legal_move_codes(np.asarray(st, dtype=kernels.STATE_DTYPE), codes))
+        return [int(c) for c in codes[:n]]
 
 
 _LOADED: dict[str, Game] = {}

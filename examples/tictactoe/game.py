@@ -73,3 +73,32 @@ def board_text(st: np.ndarray, winner: int = 0) -> str:
     lines.append("  a b c")
     lines.append(f"{_MARK[winner]} has won" if winner in (-1, 1) else f"{_MARK[int(st[TO_MOVE])]} to move")
     return "\n".join(lines)
+
+
+#: the SVG board's cell size (user units)
+_CELL = 60
+
+
+def svg(st: np.ndarray) -> str:
+    """The board as an SVG picture (optional, docs/games.md "Values"): the web viewer draws it, and
+    in ``boopexp serve``'s /play a click on a cell plays the move its ``data-move`` names."""
+    size = 3 * _CELL
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {size} {size + 20}" class="board tictactoe">']
+    for i in range(9):
+        x, y = (i % 3) * _CELL, (i // 3) * _CELL
+        parts.append(f'<rect x="{x}" y="{y}" width="{_CELL}" height="{_CELL}" fill="#fafaf5" stroke="#333" '
+                     f'data-move="{move_text(i)}"/>')
+        mark, centre = int(st[i]), (x + _CELL // 2, y + _CELL // 2)
+        if mark == -1:
+            d = _CELL // 3
+            parts.append(f'<path d="M{centre[0] - d} {centre[1] - d}L{centre[0] + d} {centre[1] + d}M{centre[0] + d} '
+                         f'{centre[1] - d}L{centre[0] - d} {centre[1] + d}" stroke="#c1121f" stroke-width="6" '
+                         f'pointer-events="none" data-mark="x"/>')
+        elif mark == 1:
+            parts.append(f'<circle cx="{centre[0]}" cy="{centre[1]}" r="{_CELL // 3}" fill="none" stroke="#1d4ed8" '
+                         f'stroke-width="6" pointer-events="none" data-mark="o"/>')
+    for c in range(3):
+        parts.append(f'<text x="{c * _CELL + _CELL // 2}" y="{size + 15}" text-anchor="middle" font-size="14">'
+                     f'{"abc"[c]}</text>')
+    parts.append("</svg>")
+    return "".join(parts)

@@ -148,7 +148,9 @@ _FILL = {FIRST: "#d62828", SECOND: "#f6c90e", 0: "#ffffff"}
 
 def svg(st: np.ndarray) -> str:
     """The board as an SVG picture for the web viewer: a blue frame with a disc per cell (red ``x``,
-    yellow ``o``, white empty), the column letters below."""
+    yellow ``o``, white empty), the column letters below. Each disc is named by its cell
+    (``data-cell="d1"``) and by the move that drops into its column (``data-move="d"``: a click on
+    it plays that column in ``boopexp serve``'s /play, docs/games.md "Values")."""
     width, height = COLUMNS * _CELL, ROWS * _CELL + _CELL // 2
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" class="board connect-four">',
              f'<rect width="{width}" height="{ROWS * _CELL}" rx="6" fill="#1d4ed8"/>']
@@ -158,7 +160,7 @@ def svg(st: np.ndarray) -> str:
             colour = cell(st, r, c)
             name = f"{FILES[c]}{r + 1}"
             parts.append(f'<circle cx="{c * _CELL + _CELL // 2}" cy="{y}" r="{_CELL * 2 // 5}" '
-                         f'fill="{_FILL[colour]}" data-cell="{name}"/>')
+                         f'fill="{_FILL[colour]}" data-cell="{name}" data-move="{FILES[c]}"/>')
     for c in range(COLUMNS):
         parts.append(f'<text x="{c * _CELL + _CELL // 2}" y="{ROWS * _CELL + _CELL // 3 + 2}" '
                      f'text-anchor="middle" font-size="14">{FILES[c]}</text>')
