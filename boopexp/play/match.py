@@ -314,7 +314,8 @@ def make_player(spec: AgentSpec, budget: Budget, seed_seq: np.random.SeedSequenc
     return _PLAYERS[spec.kind](spec, budget, new_rng_state(seed_seq), costs, throttle, game)
 
 
-def compile_kernels(kinds: Iterable[str] = AGENT_KINDS, searches: Iterable[MCTSConfig] = ()) -> None:
+def compile_kernels(kinds: Iterable[str] = AGENT_KINDS, searches: Iterable[MCTSConfig] = (),
+                    game: Game = BOOP) -> None:
     """Call, in this process, every kernel the games of these kinds of agent call from Python
     (:data:`boopexp.play.warmup.KERNELS`): ``mcts`` a search's move on the first position (with
     two iterations: any parameters and budget run the same kernels), ``heuristics`` the solver's,
@@ -327,15 +328,20 @@ def compile_kernels(kinds: Iterable[str] = AGENT_KINDS, searches: Iterable[MCTSC
     A search is compiled for the features its parameters switch on (:func:`boopexp.engine.mcts.feature_flags`):
     ``mcts`` compiles mcts-co's, and ``searches`` (the MCTS configurations of the games' agents) adds
     the others these need, each set of features once.
+
+    ``game``: the game whose kernels (its bound search, :meth:`Game.engine`) are compiled; a game
+    other than boop. also has its random agent's move compiled this way, and plays its moves with
+    its kernels' ``apply_move`` (compiled with them, docs/games.md).
     """
     from boopexp.agents.specs import resolve_agent
 
     kinds = set(kinds)
     budget = Budget(mode="iterations", iterations=2)
-    for name in ("mcts-co", "heuristics", "alphabeta"):
+    other = game.name != DEFAULT_GAME
+    for name in ("mcts-co", "heuristics", "alphabeta", *(("random",) if other else ())):
         spec = resolve_agent(name)
         if spec.kind in kinds:
-            make_player(spec, budget, np.random.SeedSequence(0)).select(initial_state())
+            make_player(spec, budget, np.random.SeedSequence(0), game=game).select(game.initial_state())
     if "mcts" in kinds:
         co = resolve_agent("mcts-co")
         compiled = {mcts.feature_flags(mcts.params_vector(co.mcts))}
@@ -343,8 +349,10 @@ def compile_kernels(kinds: Iterable[str] = AGENT_KINDS, searches: Iterable[MCTSC
             flags = mcts.feature_flags(mcts.params_vector(cfg))
             if flags not in compiled:
                 compiled.add(flags)
-                player = make_player(dataclasses.replace(co, mcts=cfg), budget, np.random.SeedSequence(0))
-                player.select(initial_state())
+                player = make_player(dataclasses.replace(co, mcts=cfg), budget, np.random.SeedSequence(0), game=game)
+                player.select(game.initial_state())
+    if other:
+        return
     w = new_work()
     if kinds & {"heuristics", "random"}:  # the random agent's move, the heuristics' fallback
         rules.random_move(initial_state(), w.mask, new_rng_state(0), w.squares)

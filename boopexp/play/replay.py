@@ -388,6 +388,10 @@ def check_root_search(record: Mapping, ply: int) -> tuple[Side, str]:
     """The side and agent that chose move ``ply`` of a stored game, if :func:`root_search` can
     show its search (else its ConfigError): before any move is walked or played."""
     check_searchable(record)
+    game = record.get("game", DEFAULT_GAME)
+    if game != DEFAULT_GAME:
+        raise ConfigError(f"{_name(record)}: a game of {game}: the search that chose a move is re-run for boop.'s "
+                          "games only, so far")
     moves = list(record.get("moves") or ())
     if not isinstance(ply, int) or not 1 <= ply <= len(moves):
         raise ConfigError(f"{_name(record)}: ply {show_value(ply)} is not a move of the game "

@@ -30,11 +30,14 @@ from boopexp.agents.specs import AgentSpec, resolve_agent
 from boopexp.engine import mcts, rules
 from boopexp.engine.buffers import new_work
 from boopexp.engine.luts import PUSH_T, PUSH_V
-from boopexp.engine.state import TO_MOVE, decode_move, initial_state
+from boopexp.engine.outcome import DRAW
+from boopexp.engine.state import decode_move
 from boopexp.errors import BoopError, IllegalMoveError
 from boopexp.game import notation
 from boopexp.game.position import Move, Position
 from boopexp.game.sides import Colour
+from boopexp.games import registry
+from boopexp.games.registry import DEFAULT_GAME
 from boopexp.play.contract import ForfeitNotice, GameRecord, build_record
 from boopexp.play.match import Forfeit, make_player, play_game, plugin_output
 from boopexp.play.settings import GameSettings
@@ -136,12 +139,15 @@ class PlaySession:
         self.human = Colour(human)  # ValueError: not a colour
         self.settings = settings.replace(experiment=EXPERIMENT)
         self.agent = agent
-        position = checked_start(self.settings.start(game_index) if start is None else start, play_game)
+        #: the game played (the settings' ``game``; boop. unless they name another)
+        self.game = registry.get(settings.game)
+        position = checked_start(self.settings.start(game_index) if start is None else start, play_game,
+                                 game=settings.game)
         self.task = self.settings.task(*session_players(agent, self.human), game_index, start=position)
-        self._start = _initial() if position is None else _frozen(notation.parse_position(position))
+        self._start = _frozen(self.game.initial_state() if position is None else self.game.parse_position(position))
         # Children 0 and 1 are the ones play_game gives p1 and p2.
         ss = np.random.SeedSequence(self.task.seed).spawn(2)
-        self._player = make_player(agent, settings.budget, ss[self.human.side.opponent.seat], throttle)
+        self._player = make_player(agent, settings.budget, ss[self.human.side.opponent.seat], throttle, self.game)
         self._hints: dict[tuple[str, ...], tuple[Move, dict]] = {}
         self._throttle = throttle
         self._plies: list[_Ply] = []
@@ -167,13 +173,18 @@ class PlaySession:
         return self._plies[-1].view.winner if self._plies else None
 
     @property
+    def drawn(self) -> bool:
+        """True once the game ended drawn (boop. has no draw; :class:`GameSession`'s games may)."""
+        return False
+
+    @property
     def over(self) -> bool:
-        """True once someone has won or the ply cap (``task.ply_cap``) is reached."""
-        return self.winner is not None or len(self._plies) >= self.task.ply_cap
+        """True once someone has won, the game is drawn or the ply cap (``task.ply_cap``) is reached."""
+        return self.winner is not None or self.drawn or len(self._plies) >= self.task.ply_cap
 
     @property
     def human_to_move(self) -> bool:
-        return not self.over and Colour.of(int(self.state[TO_MOVE])) is self.human
+        return not self.over and Colour.of(self.game.to_move(self.state)) is self.human
 
     @property
     def last(self) -> PlyView | None:
@@ -263,11 +274,18 @@ class PlaySession:
         self.hints += 1
         key = tuple(self.moves)
         if key not in self._hints:
-            spec = resolve_agent(HINT_AGENT, self.settings.preset)
+            spec = resolve_agent(HINT_AGENT, self.settings.preset, params=self.game.paper_params())
             seed = np.random.SeedSequence(self.task.seed, spawn_key=(_HINT_CHILD, len(self._plies)))
-            code, tel = make_player(spec, self.settings.budget, seed, self._throttle).select(self.state)
-            self._hints = {key: (Move.from_code(code), tel)}  # only the position on the board
+            code, tel = make_player(spec, self.settings.budget, seed, self._throttle, self.game).select(self.state)
+            self._hints = {key: (self._hinted(code), tel)}  # only the position on the board
         return self._hints[key]
+
+    def _hinted(self, code: int) -> Move:
+        return Move.from_code(code)
+
+    def legal_moves(self) -> list[str]:
+        """The legal moves of the side to move, as the human types them (``c3``, ``C3``)."""
+        return [str(m) for m in Position(self.state).legal_moves()]
 
     def undo(self) -> int:
         """Take back the last full move: plies back to the human's previous turn. Returns how many
@@ -283,7 +301,7 @@ class PlaySession:
 
     def _apply(self, size: int, square: int, promo: int, rng: np.ndarray, who: str) -> PlyView:
         before = self.state
-        mover = Colour.of(int(before[TO_MOVE]))
+        mover = Colour.of(self.game.to_move(before))
         _, pushes = pushes_of(before, size, square)
         after = before.copy()
         winner, n, chosen = rules.apply_move_inplace(after, size, square, rules.REAL, promo, rng,
@@ -305,11 +323,98 @@ class PlaySession:
         telemetry = [dict(p.view.telemetry) for p in self._plies]
         players = (None, self._player) if self.human is Colour.BLUE else (self._player, None)
         return build_record(self.task, side, self.moves, telemetry, time.process_time() - self._cpu0,
-                            forfeit=self.forfeit, plugin_output=plugin_output(players))
+                            forfeit=self.forfeit, plugin_output=plugin_output(players), draw=self.drawn)
 
 
-def _initial() -> np.ndarray:
-    return _frozen(initial_state())
+class GameSession(PlaySession):
+    """A human against an agent in a game other than boop. (the settings' ``game``, docs/games.md):
+    a move is a code of the game's kernels, typed in its notation (``parse_move``) and played with
+    its ``apply_move``; no follow-up choice is asked (a game's follow-ups are its kernels'), and a
+    full board may end the game drawn. The agents are those that play every game
+    (:data:`boopexp.play.match.EVERY_GAME_KINDS`).
+    """
+
+    def __init__(self, settings: GameSettings, agent: AgentSpec, human: Colour = Colour.BLUE, game_index: int = 0,
+                 throttle: float = 1.0, start: str | None = None):
+        super().__init__(settings, agent, human, game_index, throttle, start)
+        self._work = self._player.kernels.new_work()
+        self._outcome = 0
+
+    @property
+    def drawn(self) -> bool:
+        return bool(self._plies) and self._outcome == DRAW
+
+    def parse(self, text: str) -> tuple[int, None]:  # type: ignore[override]
+        """The code of the human's move typed in the game's notation (no follow-up choice).
+
+        Raises:
+            InvalidMoveError, IllegalMoveError: as the game's ``parse_move`` says.
+        """
+        return self.game.parse_move(text, self.state), None
+
+    def promotion_choices(self, move: int) -> list[tuple[int, ...]]:  # type: ignore[override]
+        return []
+
+    def legal_moves(self) -> list[str]:
+        return [self.game.move_text(code) for code in self.game.legal_moves(self.state)]
+
+    def play_human(self, move: int, choice: int | None = None) -> PlyView:  # type: ignore[override]
+        """Play the human's move (a code of the game's moves).
+
+        Raises:
+            IllegalMoveError: not the human's turn, or not a legal move here.
+        """
+        if not self.human_to_move:
+            raise IllegalMoveError("it is not your turn" if not self.over else "the game is over")
+        if move not in self.game.legal_moves(self.state):
+            raise IllegalMoveError(f"{self.game.move_text(move)!r} is not legal here; legal moves: "
+                                   f"{', '.join(self.legal_moves())}")
+        cpu0 = time.process_time()
+        view = self._play(move, "you")
+        view.telemetry.update(mcts.move_telemetry(np.zeros(mcts.N_ACC, dtype=np.int64), 0.0, 0, cpu0))
+        return view
+
+    def play_agent(self) -> PlyView | None:
+        if self.over or self.human_to_move:
+            raise IllegalMoveError("it is not the agent's turn" if not self.over else "the game is over")
+        code, tel = self._player.select(self.state)
+        if code < 0:
+            raise BoopError(f"agent {self.agent.name} found no move in {self.game.position_string(self.state)!r}")
+        view = self._play(int(code), self.agent.name)
+        view.telemetry.update(tel)
+        return view
+
+    def _hinted(self, code: int) -> str:  # type: ignore[override]
+        return self.game.move_text(code)
+
+    def _play(self, code: int, who: str) -> PlyView:
+        """Play ``code`` with the game's kernels (the player's generator, as ``play_game`` does)."""
+        before = self.state
+        mover = Colour.of(self.game.to_move(before))
+        after = before.copy()
+        outcome, _ = self._player.kernels.apply_move(after, code, self._player.rng, self._work)
+        self._outcome = int(outcome)
+        after.setflags(write=False)
+        ply = len(self._plies) + 1
+        name = HUMAN.name if who == "you" else self.agent.name
+        winner = Colour.of(self._outcome) if self._outcome in (-1, 1) else None
+        view = PlyView(ply, mover, who, self.game.move_text(code), -1, (), (), winner,
+                       {"ply": ply, "player": mover.side, "agent": name})
+        self._plies.append(_Ply(view, before, after))
+        return view
+
+    def undo(self) -> int:
+        n = super().undo()
+        self._outcome = 0  # the game goes on at the human's turn (an ended game is never taken back)
+        return n
+
+
+def new_play_session(settings: GameSettings, agent: AgentSpec, human: Colour = Colour.BLUE, game_index: int = 0,
+                     throttle: float = 1.0, start: str | None = None) -> PlaySession:
+    """The session of the settings' game: a :class:`PlaySession` for boop., a :class:`GameSession`
+    for another game."""
+    kind = PlaySession if settings.game == DEFAULT_GAME else GameSession
+    return kind(settings, agent, human, game_index, throttle, start)
 
 
 def _frozen(st: np.ndarray) -> np.ndarray:
