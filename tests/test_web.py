@@ -537,7 +537,13 @@ def test_two_games_ending_together_are_both_saved_in_the_play_folder(root: Path,
     ({"seed": True}, "seed = True must be an integer from 0 to 2^64-1"),
     ({"seed": 1.5}, "seed = 1.5 must be an integer"),
     ('{"seed": 1e400}', "seed = inf must be an integer from 0 to 2^64-1"),
-    ({"speed": 3}, "unknown key speed (value 3); allowed: agent, colour, config, budget, seconds, iterations, seed"),
+    ({"speed": 3}, "unknown key speed (value 3); allowed: agent, colour, config, budget, seconds, iterations, seed, "
+                   "game"),
+    # a request names a built-in game only: never a module to import (a config's own game is its config's)
+    ({"game": "chess"}, "game = 'chess' is not allowed; allowed: boop, connect-four"),
+    ({"game": "tictactoe.game"}, "game = 'tictactoe.game' is not allowed; allowed: boop, connect-four"),
+    ({"game": {"module": "os"}}, "game = {'module': 'os'} is not allowed; allowed: boop, connect-four"),
+    ({"game": "connect-four", "agent": "nobody"}, "nobody"),
 ])
 def test_a_bad_new_game_is_a_400_with_one_line(client: TestClient, root: Path, options, needle):
     if isinstance(options, str):  # a JSON text Python's json cannot write (1e400 reads as infinity)
@@ -725,6 +731,8 @@ def test_a_game_against_a_configs_agent_is_the_game_boopexp_play_config_saves(ro
     ({"config": "lab", "agent": "nobody"}, "unknown agent 'nobody'"),
     ({"config": "lab", "agent": "greedy", "seed": 3}, "seed: an agent of config 'lab' plays with the config's budget"),
     ({"config": "lab", "agent": "co-c", "budget": "device", "seconds": 1}, "budget, seconds: an agent of config"),
+    ({"config": "lab", "agent": "co-c", "game": "connect-four"}, "game: an agent of config 'lab' plays with the "
+                                                                  "config's budget, seed and game; leave them out"),
     ({"config": 3, "agent": "greedy"}, "config 3 is not one"),
     ({"config": "lab", "agent": ["greedy"]}, "give the agent's name"),
 ])
@@ -808,3 +816,138 @@ def test_a_dashboard_listening_to_events_does_not_hold_the_server_when_it_stops(
     finally:
         proc.kill()
         proc.wait()
+
+
+# ---------------------------------------------------------------------------------------------
+# games other than boop.: the viewer draws each game's own board, /play plays every built-in game
+
+C4_RUN = """name: c4
+seed: 1
+games_per_side: 1
+game: connect-four
+budget: {mode: iterations, iterations: 10}
+pairings: [[vanilla, random]]
+"""
+#: a Connect Four position one move from a draw: ``b`` fills the board with no four in a row
+C4_BEFORE_DRAW = "o.xoxxo/xxoxooo/oxooxxx/ooxxxox/oxoooxo/xxoxoxx o"
+
+
+def test_a_connect_four_game_stored_by_a_run_is_viewed_with_the_games_own_board(root: Path, client: TestClient):
+    from boopexp.games import registry
+    from boopexp.play.replay import walk
+
+    (root / "c4.yaml").write_text(C4_RUN)
+    result = CliRunner().invoke(main, ["run", str(root / "c4.yaml"), "--out", str(root / "c4"), "-q", "--jobs", "1"])
+    assert result.exit_code == 0, result.output
+    record = next(r for r in StoreReader(root / "c4").records().records if r["termination"] == "victory")
+    params = {"store": "c4", "pairing": record["pairing"], "index": record["game_index"]}
+    body = client.get("/api/game/plies", params=params).json()
+    game = registry.get("connect-four")
+    states = [game.initial_state()]
+    walk(record, lambda ply, text, position: states.append(position.state))
+    assert body["game"] == "connect-four" and len(body["positions"]) == len(states) == len(record["moves"]) + 1
+    for shown, st in zip(body["positions"], states):
+        assert shown["position"] == game.position_string(st) and shown["svg"] == game.svg(st)
+    assert [(p["ply"], p["move"], p["side"]) for p in body["plies"]] == [
+        (i, m, "p1" if i % 2 else "p2") for i, m in enumerate(record["moves"], start=1)]
+    winner = {"p1": "x", "p2": "o"}[record["winner"]]
+    assert body["positions"][-1]["text"].endswith(f"{winner} has won")  # the last board says who won
+    assert body["positions"][0]["to_move"] == "p1" and 'data-move="d"' in body["positions"][0]["svg"]
+    page = client.get("/game", params=params)
+    assert page.status_code == 200 and '"game": "connect-four"' in page.text
+    search = client.get("/api/game/search", params={**params, "ply": 1})
+    assert search.status_code == 400 and "re-run for boop.'s games only" in search.json()["error"], search.json()
+    boop = client.get("/api/game/plies", params={"store": "a9-fixed", "pairing": PAIRING, "index": 0}).json()
+    boop_game = registry.get("boop")
+    assert boop["game"] == "boop" and boop["positions"][0]["position"] == boop_game.position_string(
+        boop_game.initial_state())  # boop.'s own view, with its position string
+
+
+def test_a_game_that_draws_no_svg_is_shown_as_its_text_board():
+    """The contract's ``svg`` is optional: a game without it is drawn as its ``board_text``."""
+    import importlib
+    import sys
+    import types
+
+    from boopexp.games.registry import Game
+    from boopexp.interfaces.web.game import game_view
+
+    sys.path.insert(0, str(EXAMPLES))
+    try:
+        values = importlib.import_module("tictactoe.game")
+    finally:
+        sys.path.remove(str(EXAMPLES))
+    plain = types.SimpleNamespace(**{k: v for k, v in vars(values).items() if k != "svg"})
+    st = values.parse_position("x../.o./... x")
+    assert Game("plain", plain).svg(st) is None  # type: ignore[arg-type]
+    view = game_view(Game("plain", plain), st)  # type: ignore[arg-type]
+    assert view == {"svg": None, "text": values.board_text(st), "position": "x../.o./... x", "to_move": "p1"}
+    drawn = Game("tictactoe", values).svg(st)  # the example's svg: a cell per move, the marks drawn
+    assert drawn is not None and drawn.count("data-move=") == 9 and 'data-move="a3"' in drawn
+    assert drawn.count('data-mark="x"') == 1 and drawn.count('data-mark="o"') == 1
+
+
+def test_a_connect_four_game_is_played_to_the_end_in_the_browser_api_and_saved(root: Path, client: TestClient):
+    from boopexp.play.replay import walk
+
+    options = {"game": "connect-four", "agent": "vanilla", "colour": "red", "budget": "iterations", "iterations": 5,
+               "seed": 3}
+    game = client.post("/api/play", json=options).json()
+    assert game["game"] == "connect-four" and game["human"] == "red"
+    game = _play_out(client, game)  # the first legal column each time: a..g, as the kernels list them
+    assert game["result"] in ("you win", "vanilla wins") and game["position"]["svg"].startswith("<svg")
+    (record,) = StoreReader(root / "play").records().records
+    assert record["game"] == "connect-four" and record["p2"] == "human" and record["moves"] == game["moves"]
+    walk(record)  # the saved game replays with the game's own rules, its outcome as recorded
+    saved = game["saved"]
+    shown = client.get("/api/game/plies", params={"store": "play", "pairing": saved["pairing"], "index": 0}).json()
+    assert shown["game"] == "connect-four" and [p["move"] for p in shown["plies"]] == record["moves"]
+
+    again = client.post("/api/play", json={**options, "colour": "blue", "agent": "random"}).json()
+    assert again["human_to_move"] and again["legal"] == list("abcdefg") and again["position"]["to_move"] == "p1"
+    for body, needle in [({"move": "h"}, "'h' is not a Connect Four move: a move is a column letter a..g"),
+                         ({"move": "c3"}, "'c3' is not a Connect Four move")]:
+        response = client.post(f"/api/play/{again['id']}/move", json=body)
+        assert response.status_code == 400 and response.json()["error"].startswith(needle), response.json()
+    hint = client.post(f"/api/play/{again['id']}/hint").json()
+    _wait_until(lambda: client.get(f"/api/play/{again['id']}").json()["hint"] is not None, "the hint")
+    assert client.get(f"/api/play/{again['id']}").json()["hint"]["move"] in "abcdefg" and hint["thinking"]
+
+
+def test_a_drawn_connect_four_game_is_said_drawn_saved_and_viewed_as_a_draw(root: Path, client: TestClient):
+    from boopexp.agents.specs import resolve_agent
+    from boopexp.game.sides import Colour
+    from boopexp.interfaces import play_store
+    from boopexp.interfaces.web.play import WebGame
+    from boopexp.play.replay import walk
+    from boopexp.play.session import GameSession
+    from boopexp.play.settings import GameSettings
+
+    settings = GameSettings("play", game="connect-four")
+    session = play_store.new_session(settings, resolve_agent("random"), Colour.RED, root / "play", start=C4_BEFORE_DRAW)
+    assert isinstance(session, GameSession) and session.human_to_move and session.legal_moves() == ["b"]
+    games = client.app.state.games
+    web = WebGame("drawn", session, games.out)
+    games._keep(web)
+    state = client.post("/api/play/drawn/move", json={"move": "B"}).json()  # either case
+    assert state["over"] and state["result"] == "a draw" and state["position"]["text"].endswith("a draw")
+    (record,) = StoreReader(root / "play").records().records
+    assert (record["termination"], record["winner"], record["start"]) == ("draw", None, C4_BEFORE_DRAW)
+    walk(record)
+    body = client.get("/api/game/plies", params={"store": "play", "pairing": record["pairing"], "index": 0}).json()
+    assert body["positions"][0]["position"] == C4_BEFORE_DRAW and body["positions"][-1]["text"].endswith("a draw")
+
+
+def test_the_play_page_offers_every_built_in_game_and_refuses_an_unknown_one(client: TestClient):
+    from boopexp.games.registry import GAMES
+
+    body = client.get("/api/opponents").json()
+    assert [g["name"] for g in body["games"]] == list(GAMES)
+    c4 = {a["name"]: a["settings"] for a in next(g for g in body["games"] if g["name"] == "connect-four")["agents"]}
+    assert c4["mcts-co"]["params"]["preselect_m"] == 3 and c4["mcts-co"]["params"]["co_playout_plies"] == 10
+    page = client.get("/play/connect-four")
+    assert page.status_code == 200 and '<option value="connect-four" selected>' in page.text
+    assert '<option value="boop" selected>' in client.get("/play").text
+    bad = client.get("/play/chess")
+    assert bad.status_code == 404 and "no page /play/chess: game = &#39;chess&#39; is not allowed; allowed: boop, " \
+                                       "connect-four" in bad.text and "Traceback" not in bad.text

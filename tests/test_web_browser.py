@@ -238,9 +238,10 @@ def test_the_dashboard_shows_a_run_as_it_plays(server, browser, root: Path):
         run.join()
 
 
-def _click_to_the_end(browser) -> int:
-    """Play the game on the page by clicking a legal square at each turn (the first group when
-    several can be promoted) until it is over; the number of moves clicked."""
+def _click_to_the_end(browser, legal: str = "#board rect.legal") -> int:
+    """Play the game on the page by clicking a legal square (``legal``: another game's board, the
+    first part of it that names a legal move) at each turn (the first group when several can be
+    promoted) until it is over; the number of moves clicked."""
     from selenium.webdriver.common.by import By
 
     state = "return document.body.dataset.state || ''"
@@ -251,7 +252,7 @@ def _click_to_the_end(browser) -> int:
         if now == "over":
             break
         plies = browser.execute_script("return document.body.dataset.plies")
-        browser.find_element(By.CSS_SELECTOR, "#board rect.legal").click()
+        browser.find_element(By.CSS_SELECTOR, legal).click()
         clicks += 1
         # the move is played, or the groups to promote are offered: take the first
         _wait(browser, lambda d, before=plies: d.execute_script("return document.body.dataset.plies") != before
@@ -333,3 +334,83 @@ def test_a_game_whose_agent_thinks_is_abandoned_from_the_page(server, browser):
     with pytest.raises(urllib.error.HTTPError) as gone:
         urllib.request.urlopen(f"{server}/api/play/{game}", timeout=WAIT)
     assert gone.value.code == 404
+
+
+C4_RUN = """name: c4
+seed: 1
+games_per_side: 1
+game: connect-four
+budget: {mode: iterations, iterations: 10}
+pairings: [[vanilla, random]]
+"""
+
+
+def _discs(driver) -> dict[str, str]:
+    """The Connect Four board the page shows: cell -> its disc's fill (white: empty)."""
+    return driver.execute_script(
+        "const out = {}; for (const c of document.querySelectorAll('#board circle[data-cell]'))"
+        " out[c.dataset.cell] = c.getAttribute('fill'); return out;")
+
+
+def test_a_connect_four_game_of_a_run_is_stepped_through_on_its_own_board(server, browser, root: Path):
+    from click.testing import CliRunner
+    from selenium.webdriver.common.by import By
+
+    from boopexp.experiments.store import StoreReader
+    from boopexp.games import registry
+    from boopexp.interfaces.cli import main
+    from boopexp.play.replay import walk
+
+    (root / "c4.yaml").write_text(C4_RUN)
+    result = CliRunner().invoke(main, ["run", str(root / "c4.yaml"), "--out", str(root / "c4"), "-q", "--jobs", "1"])
+    assert result.exit_code == 0, result.output
+    record = StoreReader(root / "c4").records().records[0]
+    game = registry.get("connect-four")
+    states = [game.initial_state()]
+    walk(record, lambda ply, text, position: states.append(position.state))
+    last = len(record["moves"])
+    browser.get(f"{server}/game?store=c4&pairing={record['pairing'].replace(' ', '%20')}&index={record['game_index']}")
+    _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#board circle[data-cell='a1']"), "the board")
+    assert len(_discs(browser)) == 42 and set(_discs(browser).values()) == {"#ffffff"}  # ply 0: empty
+    browser.find_element(By.ID, "last").click()
+    assert browser.current_url.endswith(f"ply={last}")
+    want = {c.get("data-cell"): c.get("fill") for c in _circles(game.svg(states[-1]))}
+    assert _discs(browser) == want
+    assert browser.find_element(By.ID, "position").text == game.position_string(states[-1])
+    assert browser.find_element(By.ID, "move-title").text.endswith(f"plays {record['moves'][-1]}")
+    moves = [a.text for a in browser.find_elements(By.CSS_SELECTOR, "#moves a")]
+    assert moves == record["moves"]
+    assert browser.find_element(By.ID, "pools").text in ("p1 has won", "p2 has won", "a draw")
+
+
+def _circles(svg: str | None) -> list:
+    import xml.etree.ElementTree as ET
+
+    assert svg is not None
+    return [e for e in ET.fromstring(svg).iter() if e.tag.endswith("circle")]
+
+
+def test_a_connect_four_game_against_random_is_played_by_clicking_columns(server, browser, root: Path):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    from boopexp.experiments.store import StoreReader
+    from boopexp.play.replay import walk
+
+    browser.get(server + "/play/connect-four")
+    assert Select(browser.find_element(By.ID, "game")).first_selected_option.get_attribute("value") == "connect-four"
+    assert browser.find_element(By.CSS_SELECTOR, ".colour-name").text == "p1"
+    Select(browser.find_element(By.ID, "agent")).select_by_value("random")
+    Select(browser.find_element(By.ID, "budget")).select_by_value("iterations")
+    browser.find_element(By.ID, "start").click()
+    _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#board [data-move].legal"), "the legal columns")
+    assert not browser.find_element(By.ID, "sizes").is_displayed()  # boop.'s piece sizes: not this game's
+    assert browser.find_element(By.ID, "move-list").is_displayed()
+    clicks = _click_to_the_end(browser, "#board [data-move].legal")
+    _wait(browser, lambda d: d.find_elements(By.ID, "open-viewer"), "the saved game's link")
+    (record,) = StoreReader(root / "play").records().records
+    assert record["game"] == "connect-four" and record["p1"] == "human" and record["p2"] == "random"
+    assert clicks == (len(record["moves"]) + 1) // 2
+    walk(record)
+    browser.find_element(By.ID, "open-viewer").click()
+    _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#board circle[data-cell='a1']"), "the viewer")

@@ -5,7 +5,8 @@ when it changes); a refused request is a 4xx with one line of JSON.
 
 Pages: ``/`` every store under the root and its progress (server-sent events, so a run in
 progress shows live), ``/store?store=`` one store's pairings, SPRT, forfeits, report files and
-games, ``/game?store=&pairing=&index=`` the game viewer, ``/play`` a game against an agent. API:
+games, ``/game?store=&pairing=&index=`` the game viewer (any game's, drawn by the game's own SVG,
+docs/games.md), ``/play`` a game against an agent (``/play/<game>``: a built-in game chosen). API:
 ``/api/stores`` (``/api/stores/events``: the same, sent again whenever it changes), ``/api/store``
 (``offset``, ``limit``: a page of its games),
 ``/api/game`` (the record as ``build_record`` returns it), ``/api/game/plies`` (its positions),
@@ -102,8 +103,9 @@ def create_app(root: str | Path, warm: bool = True, play_out: str | Path | None 
         max_searches: the agents' searches /play runs at once (None: one per core); one more is
             refused (503).
     """
+    from boopexp.games.registry import DEFAULT_GAME
     from boopexp.interfaces.web.game import SearchCache
-    from boopexp.interfaces.web.play import MAX_SEARCHES, ChoiceNeeded, Games
+    from boopexp.interfaces.web.play import MAX_SEARCHES, ChoiceNeeded, Games, check_game
 
     base = Root.of(root)
     cache = StatusCache(root=base)
@@ -265,32 +267,49 @@ def create_app(root: str | Path, warm: bool = True, play_out: str | Path | None 
     def play_page(request: Request, game: str | None = Query(None)) -> Response:
         if game is not None:
             games.get(game)
-        return templates.TemplateResponse(request, "play.html", {"root": base.path.name, "game_id": game,
-                                                                 "opponents": games.opponents(),
+        return play_form(request, game, DEFAULT_GAME)
+
+    @app.get("/play/{name}", response_class=HTMLResponse, include_in_schema=False)
+    def play_game_page(request: Request, name: str) -> Response:
+        """The form with the built-in game ``name`` chosen (``/play/connect-four``)."""
+        try:
+            check_game(name)
+        except ConfigError as exc:
+            raise RequestError(404, f"no page /play/{name}: {exc}") from None
+        return play_form(request, None, name)
+
+    def play_form(request: Request, game_id: str | None, chosen: str) -> Response:
+        return templates.TemplateResponse(request, "play.html", {"root": base.path.name, "game_id": game_id,
+                                                                 "opponents": games.opponents(), "chosen": chosen,
                                                                  "out": str(games.out)})
 
-    @app.get("/api/opponents", summary="The agents to play against: the built-in ones and those of each --config")
+    @app.get("/api/opponents", summary="The games and agents to play: the built-in ones and those of each --config")
     def opponents() -> Response:
-        """``builtin``: each built-in agent and its settings (default preset); ``configs``: each
-        config given to ``serve --config`` with its budget, preset, seed, ply cap and openings, and
-        its agents (variants, plugins, built-ins under its params) with their settings."""
+        """``builtin``: each built-in agent and its settings (default preset); ``games``: each
+        built-in game (``name``) with the built-in agents' settings under its own parameters;
+        ``configs``: each config given to ``serve --config`` with its budget, preset, seed, ply
+        cap, openings and game, and its agents (variants, plugins, built-ins under its params)
+        with their settings."""
         return _json(games.opponents())
 
-    @app.post("/api/play", summary="Start a game against an agent (the agent moves at once if it is Blue)")
+    @app.post("/api/play", summary="Start a game against an agent (the agent moves at once if it moves first)")
     def play_new(options: dict[str, Any] = Body(default={}, examples=[{  # noqa: B008 - FastAPI's idiom
             "agent": "mcts-co", "colour": "blue", "budget": "device", "seconds": 1.0, "iterations": 80, "seed": 0},
+            {"game": "connect-four", "agent": "vanilla", "colour": "red", "budget": "iterations", "iterations": 200},
             {"config": "greedy-example", "agent": "greedy-noisy", "colour": "red"}])
     ) -> Response:
-        """A built-in agent under the budget and seed given; or, with ``config`` (a config's name,
-        as /api/opponents lists them), an agent of that config played with the config's settings
-        (budget, preset, seed, ply cap, openings: no budget or seed given)."""
+        """A built-in agent in a built-in ``game`` (default boop.; ``colour`` blue: the human moves
+        first) under the budget and seed given; or, with ``config`` (a config's name, as
+        /api/opponents lists them), an agent of that config played with the config's settings
+        (budget, preset, seed, ply cap, openings, game: no budget, seed or game given)."""
         return _json(games.state(games.new(options)))
 
     @app.get("/api/play/{game_id}", summary="A game being played: position, whose turn, legal moves, result")
     def play_state(game_id: str) -> Response:
         return _json(games.state(games.get(game_id)))
 
-    @app.post("/api/play/{game_id}/move", summary="Play your move (c3 small, C3 large; choice: the group to promote)")
+    @app.post("/api/play/{game_id}/move", summary="Play your move in the game's notation (boop.: c3 small, C3 large; "
+                                                  "choice: the group to promote; Connect Four: a column, a..g)")
     def play_move(game_id: str, body: dict[str, Any] = Body(..., examples=[{"move": "c3"}])) -> Response:  # noqa: B008
         game = games.get(game_id)
         try:

@@ -20,6 +20,8 @@ from boopexp.errors import BoopError
 from boopexp.interfaces.web.stores import RequestError
 
 if TYPE_CHECKING:
+    from boopexp.game.sides import Colour
+    from boopexp.games.registry import Game
     from boopexp.play.replay import RootSearch
     from boopexp.play.session import PlyView
 
@@ -51,12 +53,30 @@ def ply_view(view: PlyView) -> dict[str, Any]:
             "promoted": [square_name(q) for q in view.promoted]}
 
 
+def game_view(game: Game, st: Any, winner: int = 0) -> dict[str, Any]:
+    """A position of a game other than boop. as the page draws it: ``{"svg": the game's picture
+    or None, "text": its board_text (the page's fallback), "position": the position string,
+    "to_move": "p1"|"p2"}``."""
+    from boopexp.game.sides import Colour
+
+    return {"svg": game.svg(st), "text": game.board_text(st, winner), "position": game.position_string(st),
+            "to_move": Colour.of(game.to_move(st)).side.value}
+
+
+def move_view(ply: int, text: str, colour: Colour) -> dict[str, Any]:
+    """A ply of a game other than boop. as the page lists it: ``{"ply", "move", "colour", "side"}``
+    (the move in the game's notation; the colour and side of its mover, p1 moving first)."""
+    return {"ply": ply, "move": text, "colour": colour.value, "side": colour.side.value}
+
+
 def game_plies(record: Mapping[str, Any]) -> dict[str, Any]:
     """The positions of ``record``'s game and what each ply did (``/api/game/plies``).
 
     Returns:
-        ``{"positions": [...], "plies": [...]}``: ``positions[i]`` after ply ``i`` (0: the initial
-        position) as :func:`position_view`; ``plies[i - 1]`` for ply ``i`` as :func:`ply_view`.
+        ``{"game": its name, "positions": [...], "plies": [...]}``: ``positions[i]`` after ply
+        ``i`` (0: the initial position) as :func:`position_view` (boop.) or :func:`game_view`
+        (another game), each with its ``position`` string; ``plies[i - 1]`` for ply ``i`` as
+        :func:`ply_view` (boop.) or ``{"ply", "move", "colour", "side"}``.
 
     Raises:
         RequestError: 422 the record's moves do not replay (the walk's one line).
@@ -64,10 +84,14 @@ def game_plies(record: Mapping[str, Any]) -> dict[str, Any]:
     from boopexp.engine.state import N_SQUARES, TO_MOVE
     from boopexp.game import notation
     from boopexp.game.sides import Colour
-    from boopexp.play.replay import start_position, walk
+    from boopexp.games.registry import DEFAULT_GAME
+    from boopexp.play.replay import game_of, start_position, walk
     from boopexp.play.session import PlyView, pushes_of
 
     try:
+        game = game_of(record)
+        if game.name != DEFAULT_GAME:
+            return _other_game_plies(record, game)
         states = [start_position(record).state]  # the empty board, or the record's start (docs/openings.md)
         walk(record, lambda ply, text, position: states.append(position.state))
     except BoopError as exc:
@@ -81,7 +105,27 @@ def game_plies(record: Mapping[str, Any]) -> dict[str, Any]:
         # the mover's pieces on the board once pushed that the promotion then took off
         promoted = tuple(q for q in range(N_SQUARES) if pushed[q] * mover > 0 and after[q] == 0)
         plies.append(ply_view(PlyView(ply, Colour.of(mover), "", text, square, pushes, promoted, None, {})))
-    return {"positions": [position_view(st) for st in states], "plies": plies}
+    positions = [{**position_view(st), "position": notation.format_position(st)} for st in states]
+    return {"game": DEFAULT_GAME, "positions": positions, "plies": plies}
+
+
+def _other_game_plies(record: Mapping[str, Any], game: Game) -> dict[str, Any]:
+    """:func:`game_plies` of a game other than boop.: each position drawn by the game itself
+    (:func:`game_view`), the last one with the record's outcome (a win, a draw)."""
+    from boopexp.engine.outcome import DRAW
+    from boopexp.game.sides import Colour
+    from boopexp.play.replay import walk
+
+    start = record.get("start")
+    states = [game.initial_state() if start is None else game.parse_position(start)]
+    walk(record, lambda ply, text, position: states.append(position.state))
+    plies = [move_view(ply, text, Colour.of(game.to_move(states[ply - 1])))
+             for ply, text in enumerate(record["moves"], start=1)]
+    last = len(states) - 1
+    termination, colour = record.get("termination"), record.get("winner_colour")
+    outcome = DRAW if termination == "draw" else Colour(colour).code if termination == "victory" and colour else 0
+    positions = [game_view(game, st, outcome if i == last else 0) for i, st in enumerate(states)]
+    return {"game": game.name, "positions": positions, "plies": plies}
 
 
 class SearchCache:

@@ -56,7 +56,7 @@ MODES = ("device", "iterations")
 #: Seconds a finished game's save waits for the play folder while another process holds its lock.
 SAVE_WAIT_S = 5.0
 #: The keys of ``POST /api/play``'s body.
-NEW_GAME_KEYS = ("agent", "colour", "config", "budget", "seconds", "iterations", "seed")
+NEW_GAME_KEYS = ("agent", "colour", "config", "budget", "seconds", "iterations", "seed", "game")
 #: The body's keys of a built-in agent's budget, by the key of a config's ``budget:`` each is.
 BUDGET_BODY_KEYS = {"mode": "budget", "seconds": "seconds", "iterations": "iterations"}
 
@@ -111,9 +111,12 @@ class Games:
 
     def opponents(self) -> dict[str, Any]:
         """The agents a game can be played against (``/api/opponents``): ``builtin``, each
-        built-in agent with its settings under the default preset; ``configs``, each config with
-        its settings (budget, preset, seed, ply cap, openings) and its agents with theirs."""
+        built-in agent with its settings under the default preset; ``games``, each built-in game
+        (:data:`boopexp.games.registry.GAMES`) with the built-in agents' settings under its own
+        parameters (docs/games.md); ``configs``, each config with its settings (budget, preset,
+        seed, ply cap, openings, game) and its agents with theirs."""
         from boopexp.agents.specs import AGENT_NAMES, DEFAULT_PRESET, resolve_agent
+        from boopexp.games import registry
 
         configs = []
         for config in self.configs.values():
@@ -121,20 +124,26 @@ class Games:
                 "name": config.name, "source": config.source, **config.settings.to_dict(),
                 "agents": [{"name": name, "settings": config.agent(name).to_dict()} for name in config.agent_names()],
             })
+        games = []
+        for game in registry.GAMES:
+            params = registry.get(game).paper_params()
+            games.append({"name": game, "agents": [
+                {"name": name, "settings": resolve_agent(name, DEFAULT_PRESET, params=params).to_dict()}
+                for name in AGENT_NAMES]})
         return {"builtin": [{"name": name, "settings": resolve_agent(name, DEFAULT_PRESET).to_dict()}
                             for name in AGENT_NAMES],
-                "configs": configs}
+                "games": games, "configs": configs}
 
     def new(self, options: Mapping[str, Any]) -> WebGame:
         """A new game from the page's form: ``agent``, ``colour`` (blue: the human moves first),
-        and either ``budget`` (device or iterations), ``seconds``, ``iterations``, ``seed`` for a
-        built-in agent, or ``config`` (its name) for an agent of that config, which plays with
-        the config's settings.
+        and either ``game`` (a built-in game, default boop.), ``budget`` (device or iterations),
+        ``seconds``, ``iterations``, ``seed`` for a built-in agent, or ``config`` (its name) for
+        an agent of that config, which plays with the config's settings (its game among them).
 
         Raises:
-            RequestError: 400 an unknown agent or config, a bad budget (the config check's line),
-                budget options beside a config, a plugin that cannot be built; 422 the play folder
-                cannot be written.
+            RequestError: 400 an unknown game, agent or config, a bad budget (the config check's
+                line), budget options or a game beside a config, a plugin that cannot be built or
+                does not play the game; 422 the play folder cannot be written.
         """
         from boopexp.game.sides import Colour
         from boopexp.interfaces import play_store
@@ -149,6 +158,8 @@ class Games:
             with self._writing:  # its probe makes and removes the folder: one at a time, as the saves
                 play_store.check_out(self.out)
             session = play_store.new_session(played.settings, played.agents[0], colour, self.out)
+        except ConfigError as exc:  # an agent that does not play the game, a start its rules refuse
+            raise RequestError(400, str(exc)) from None
         except BoopError as exc:
             raise RequestError(422, str(exc)) from None
         game = WebGame(secrets.token_hex(8), session, self.out, config=options.get("config"), seen=self.clock())
@@ -193,6 +204,8 @@ class Games:
             RequestError: 400 as :meth:`new` says.
         """
         from boopexp.agents.specs import resolve_agent
+        from boopexp.games import registry
+        from boopexp.games.registry import DEFAULT_GAME
         from boopexp.interfaces.play_store import PlaySettings
         from boopexp.play.identity import check_seed
         from boopexp.play.settings import GameSettings
@@ -206,17 +219,18 @@ class Games:
             if config is None:
                 known = ", ".join(self.configs) or "none (start serve with --config FILE)"
                 raise RequestError(400, f"config {name!r} is not one of this server's configs; its configs: {known}")
-            typed = [key for key in ("budget", "seconds", "iterations", "seed") if key in options]
+            typed = [key for key in ("budget", "seconds", "iterations", "seed", "game") if key in options]
             if typed:
                 raise RequestError(400, f"{', '.join(typed)}: an agent of config {name!r} plays with the config's "
-                                        "budget and seed; leave them out")
+                                        "budget, seed and game; leave them out")
             try:
                 return PlaySettings.of_config(config, [("agent", agent, "agent", {})])
             except ConfigError as exc:
                 raise RequestError(400, str(exc)) from None
         try:
-            settings = GameSettings("play", check_seed(options.get("seed", 0)), _budget(options))
-            spec = resolve_agent(agent, settings.preset)
+            game = check_game(options.get("game", DEFAULT_GAME))
+            settings = GameSettings("play", check_seed(options.get("seed", 0)), _budget(options), game=game)
+            spec = resolve_agent(agent, settings.preset, params=registry.get(game).paper_params())
         except ConfigError as exc:
             raise RequestError(400, str(exc)) from None
         return PlaySettings(settings, (spec,))
@@ -376,8 +390,10 @@ class Games:
         from boopexp.play.session import HINT_AGENT
 
         if not game.compiled:
-            agent, hint = game.session.agent, resolve_agent(HINT_AGENT, game.session.settings.preset)
-            compile_kernels({agent.kind, hint.kind}, [c for c in (agent.mcts, hint.mcts) if c is not None])
+            session = game.session
+            hint = resolve_agent(HINT_AGENT, session.settings.preset, params=session.game.paper_params())
+            searches = [c for c in (session.agent.mcts, hint.mcts) if c is not None]
+            compile_kernels({session.agent.kind, hint.kind}, searches, session.game)
             game.compiled = True
 
     def _save(self, game: WebGame) -> None:
@@ -397,26 +413,33 @@ class Games:
     def state(self, game: WebGame) -> dict[str, Any]:
         """The game as the page draws it: the position and the last ply (as the viewer's), whose
         turn, the legal moves, the plies so far, the hint, the result and where it was saved."""
-        from boopexp.game.position import Position
-        from boopexp.interfaces.web.game import ply_view, position_view
+        from boopexp.engine.outcome import DRAW
+        from boopexp.games.registry import DEFAULT_GAME
+        from boopexp.interfaces.web.game import game_view, move_view, ply_view, position_view
 
         with game.lock:
             session = game.session
             last = session.last
             state = session.state
             over, human = session.over, session.human_to_move and not game.thinking
+            if session.game.name == DEFAULT_GAME:
+                position, shown = position_view(state), None if last is None else ply_view(last)
+            else:
+                outcome = DRAW if session.drawn else 0 if session.winner is None else session.winner.code
+                position = game_view(session.game, state, outcome)
+                shown = None if last is None else move_view(last.ply, last.text, last.colour)
             out: dict[str, Any] = {
-                "id": game.id, "agent": session.agent.name, "config": game.config,
+                "id": game.id, "game": session.game.name, "agent": session.agent.name, "config": game.config,
                 "human": session.human.value,
-                "moves": list(session.moves), "position": position_view(state), "thinking": game.thinking,
+                "moves": list(session.moves), "position": position, "thinking": game.thinking,
                 "human_to_move": human, "over": over, "error": game.error, "hint": game.hint,
-                "last": ply_view(last) if last is not None else None,
+                "last": shown,
                 "telemetry": dict(last.telemetry) if last is not None else None,
-                "legal": [str(m) for m in Position(state).legal_moves()] if human else [],
+                "legal": session.legal_moves() if human else [],
             }
             if over:
                 winner = session.winner
-                out["result"] = ("no winner (ply limit)" if winner is None
+                out["result"] = ("a draw" if session.drawn else "no winner (ply limit)" if winner is None
                                  else "you win" if winner is session.human else f"{session.agent.name} wins")
             saved = game.saved
         if saved is not None:
@@ -467,3 +490,15 @@ class ChoiceNeeded(RequestError):
         self.choices = [[notation.square_name(q) for q in group] for group in choices]
         named = "; ".join(" ".join(g) for g in self.choices)
         super().__init__(409, f"this move lines up {len(choices)} groups: choose the one to promote ({named})")
+
+
+def check_game(name: Any) -> str:
+    """The built-in game a request names (a form's, a URL's): only those
+    (:data:`boopexp.games.registry.GAMES`; a request never imports a module of its own).
+
+    Raises:
+        ConfigError: ``game = 'chess' is not allowed; allowed: boop, connect-four``.
+    """
+    from boopexp.games.registry import GAMES
+
+    return schema.choice(name, "game", tuple(GAMES))

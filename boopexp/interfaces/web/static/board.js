@@ -1,5 +1,6 @@
 // The boop. board as SVG: one <rect data-square="a1"> per square, one <g data-piece="b|B|r|R"> per
 // piece (data-at = its square); the last move, the pieces it pushed and the group it promoted marked.
+// Another game's board (drawGame): the SVG its values draw (docs/games.md "Values"), else its text board.
 "use strict";
 
 const FILES = "abcdef";
@@ -76,4 +77,14 @@ function poolsText(position) {
   const p = position.pools;
   return "Blue pool: " + p.blue[0] + " small, " + p.blue[1] + " large · Red pool: " + p.red[0] + " small, " +
     p.red[1] + " large";
+}
+
+// Draw a position of a game other than boop. ({svg, text}) into ``container``: the game's own SVG
+// picture (drawn by its Python values on the server), or its text board in a <pre> when it draws none.
+function drawGame(container, position) {
+  if (position.svg) {
+    container.innerHTML = position.svg;
+  } else {
+    container.replaceChildren(el("pre", {class: "board-text", text: position.text}));
+  }
 }

@@ -1,5 +1,7 @@
-// Playing against an agent: click an empty square to place a small or large piece, choose the
-// group to promote when several line up, undo, hint. The agent thinks on the server; the page
+// Playing against an agent: choose the game (boop., Connect Four, …) and the opponent; in boop. click
+// an empty square to place a small or large piece, choose the group to promote when several line up;
+// in another game click a part of its board that names a legal move (its SVG's data-move: a Connect
+// Four column) or choose the move from the list; undo, hint. The agent thinks on the server; the page
 // polls the game's state until it has moved.
 "use strict";
 
@@ -8,17 +10,24 @@
   if (form) {  // the form: choose the opponent (a built-in agent, or a config's with its settings), start
     const opponents = JSON.parse(document.getElementById("opponents-data").textContent);
     const select = document.getElementById("agent"), own = document.getElementById("own-budget");
+    const gameSelect = document.getElementById("game"), ownGame = document.getElementById("own-game");
     const chosen = () => {
       const option = select.selectedOptions[0];
       const config = option.dataset.config ? opponents.configs.find(c => c.name === option.dataset.config) : null;
-      const agent = (config ? config.agents : opponents.builtin).find(a => a.name === option.value);
+      const builtin = (opponents.games.find(g => g.name === gameSelect.value) || {agents: opponents.builtin}).agents;
+      const agent = (config ? config.agents : builtin).find(a => a.name === option.value);
       return {config: config, agent: agent};
     };
     const describe = () => {
       const {config, agent} = chosen();
-      // a config's agent plays with the config's budget and seed: the form's are not sent (disabled)
+      // a config's agent plays with the config's budget, seed and game: the form's are not sent (disabled)
       for (const input of own.querySelectorAll("input, select")) input.disabled = Boolean(config);
       own.hidden = Boolean(config);
+      gameSelect.disabled = ownGame.hidden = Boolean(config);
+      const game = config ? config.game || "boop" : gameSelect.value;
+      for (const name of document.querySelectorAll(".colour-name")) {
+        name.textContent = game === "boop" ? name.dataset.boop : name.dataset.other;
+      }
       const rows = {agent: agent.settings};
       if (config) {
         Object.assign(rows, {config: config.name + " (" + config.source + ")", budget: config.budget,
@@ -28,6 +37,7 @@
       document.querySelector("#opponent-settings tbody").replaceChildren(...keyValueRows(rows));
     };
     select.addEventListener("change", describe);
+    gameSelect.addEventListener("change", describe);
     describe();
     form.addEventListener("submit", async ev => {
       ev.preventDefault();
@@ -38,6 +48,7 @@
       if (config) {
         body.config = config.name;
       } else {
+        if (fields.game !== "boop") body.game = fields.game;
         body.budget = fields.budget;
         body[fields.budget === "device" ? "seconds" : "iterations"] = Number(fields[fields.budget === "device" ?
                                                                                      "seconds" : "iterations"]);
@@ -61,24 +72,31 @@
 
   function render(s) {
     state = s;
-    drawBoard($("board"), s.position, s.last);
+    const boop = s.game === "boop";
+    if (boop) drawBoard($("board"), s.position, s.last); else drawGame($("board"), s.position);
     document.body.dataset.plies = String(s.moves.length);
     document.body.dataset.state = s.over ? "over" : s.thinking ? "thinking" : s.human_to_move ? "your-move" : "waiting";
-    $("pools").textContent = poolsText(s.position);
+    document.body.dataset.game = s.game;
+    $("pools").textContent = boop ? poolsText(s.position) : s.over ? "" : s.position.to_move + " to move";
     $("abandon").hidden = s.over;
+    const you = boop ? s.human : s.human === "blue" ? "p1" : "p2";
     $("status").textContent = s.over ? "Game over: " + s.result :
       s.thinking ? (s.human_to_move ? "Searching a hint…" : s.agent + (s.config ? " (" + s.config + ")" : "") +
         " is thinking…") :
-      "Your move (" + s.human + ")" + (s.hint ? " · hint: " + s.hint.move : "");
+      "Your move (" + you + ")" + (s.hint ? " · hint: " + s.hint.move : "");
     $("moves").replaceChildren(...s.moves.map((m, i) => el("li", {class: i % 2 ? "red" : "blue", text: m})));
     $("telemetry").tBodies[0].replaceChildren(...keyValueRows(s.telemetry));
     $("message").textContent = s.error || "";
-    for (const rect of document.querySelectorAll("#board rect[data-square]")) {
+    $("sizes").hidden = !boop;
+    $("move-list").hidden = boop;
+    if (!boop) {
+      renderMoves(s);
+    } else for (const rect of document.querySelectorAll("#board rect[data-square]")) {
       const sq = rect.dataset.square;
       if (s.human_to_move && (s.legal.includes(sq) || s.legal.includes(sq.toUpperCase()))) rect.classList.add("legal");
       rect.addEventListener("click", () => clicked(sq));
     }
-    if (s.hint) {
+    if (s.hint && boop) {
       const h = document.querySelector("#board rect[data-square='" + s.hint.move.slice(0, 2).toLowerCase() + "']");
       if (h) h.classList.add("hinted");
     }
@@ -120,6 +138,20 @@
       }
     }
   }
+
+  // Another game's moves: the parts of its SVG that name a legal move (data-move) are clicked to play
+  // it; the list offers every legal move (the only way for a game that draws no SVG).
+  function renderMoves(s) {
+    for (const part of document.querySelectorAll("#board [data-move]")) {
+      const move = part.dataset.move;
+      if (s.human_to_move && s.legal.includes(move)) part.classList.add("legal");
+      if (s.hint && s.hint.move === move) part.classList.add("hinted");
+      part.addEventListener("click", () => { if (state && state.human_to_move && state.legal.includes(move)) play(move, null); });
+    }
+    $("legal-moves").replaceChildren(...s.legal.map(m => el("option", {value: m, text: m})));
+    $("play-move").disabled = !s.human_to_move || !s.legal.length;
+  }
+  $("play-move").onclick = () => { const move = $("legal-moves").value; if (move) play(move, null); };
 
   function clicked(square) {
     if (!state || !state.human_to_move) return;

@@ -1,6 +1,7 @@
 // The game viewer: step through the plies of a stored game (buttons, slider, ←/→, Home/End, a ply
 // number); the URL keeps the ply (?ply=N). "The search": the root of the MCTS search that chose the
-// shown move, re-run by the server from the record (/api/game/search; device and iterations games).
+// shown move, re-run by the server from the record (/api/game/search; device and iterations games of
+// boop.). A game other than boop. is drawn by its own SVG (or its text board: drawGame).
 "use strict";
 
 (function () {
@@ -11,8 +12,10 @@
   slider.max = input.max = String(last);
   $("plies").textContent = String(last);
 
+  const boop = data.game === "boop", drawn = record.termination === "draw";
   const winner = record.winner;
-  let result = winner ? record[winner] + " (" + winner + ", " + record.winner_colour + ") wins" : "no winner";
+  let result = winner ? record[winner] + " (" + winner + (boop ? ", " + record.winner_colour : "") + ") wins" :
+    drawn ? "a draw" : "no winner";
   result += " · " + record.termination + " · " + record.plies + " plies";
   if (record.forfeit) {
     const f = record.forfeit;
@@ -21,9 +24,11 @@
   }
   $("result").textContent = result;
 
-  const facts = [["p1 (Blue)", record.p1], ["p2 (Red)", record.p2], ["settings hash", record.config_hash],
+  const facts = [[boop ? "p1 (Blue)" : "p1 (moves first)", record.p1], [boop ? "p2 (Red)" : "p2", record.p2]];
+  if (!boop) facts.push(["game", data.game]);
+  facts.push(["settings hash", record.config_hash],
     ["seed", record.seed], ["budget", JSON.stringify(record.budget)], ["preset", record.preset],
-    ["experiment", record.experiment], ["host seconds", record.host_seconds], ["version", record.version]];
+    ["experiment", record.experiment], ["host seconds", record.host_seconds], ["version", record.version]);
   if (record.sweep) facts.push(["sweep point", JSON.stringify(record.sweep)]);
   if (record.plugin_output) facts.push(["plugin output", JSON.stringify(record.plugin_output)]);
   for (const [k, v] of facts) $("facts").tBodies[0].append(el("tr", {}, el("th", {text: k}), el("td", {text: String(v)})));
@@ -46,6 +51,7 @@
     table.hidden = true;
     button.hidden = true;
     if (ply === 0) { note.textContent = "Step to a move to see the search that chose it."; return; }
+    if (!boop) { note.textContent = "The search is re-run for boop.'s games only (so far)."; return; }
     const side = data.plies[ply - 1].colour === "blue" ? "p1" : "p2";
     const spec = record[side + "_spec"] || {};
     if (spec.kind !== "mcts") {
@@ -91,15 +97,17 @@
     if (ply === current) return;
     current = ply;
     const p = ply ? data.plies[ply - 1] : null;
-    drawBoard($("board"), data.positions[ply], p);
-    slider.value = input.value = String(ply);
     const pos = data.positions[ply];
+    if (boop) drawBoard($("board"), pos, p); else drawGame($("board"), pos);
+    slider.value = input.value = String(ply);
     // the board after the winning move: who has won, not whose turn it would be
-    const won = ply === last && record.termination === "victory" ? record.winner_colour : null;
-    $("pools").textContent = poolsText(pos) + " · " + (won ? won + " has won" : pos.to_move + " to move");
-    $("move-title").textContent = p ? "Ply " + ply + ": " + p.colour + " plays " + p.move +
+    const won = ply === last && record.termination === "victory" ? (boop ? record.winner_colour : record.winner) : null;
+    const turn = won ? won + " has won" : ply === last && drawn ? "a draw" : pos.to_move + " to move";
+    $("pools").textContent = boop ? poolsText(pos) + " · " + turn : turn;
+    $("position").textContent = pos.position;
+    $("move-title").textContent = !p ? "Start" : boop ? "Ply " + ply + ": " + p.colour + " plays " + p.move +
       (p.pushes.length ? " (pushes " + p.pushes.map(x => x[0] + "→" + (x[1] || "off")).join(", ") + ")" : "") +
-      (p.promoted.length ? " · promotes " + p.promoted.join(" ") : "") : "Start";
+      (p.promoted.length ? " · promotes " + p.promoted.join(" ") : "") : "Ply " + ply + ": " + p.side + " plays " + p.move;
     telemetryRows(ply);
     searchPanel(ply);
     for (const a of list.querySelectorAll("a.current")) a.classList.remove("current");
