@@ -1,7 +1,7 @@
 """A human against an agent (``PlaySession(settings, agent, human: Colour)``, ``boopexp play``'s
 rules): whose move, the human's and the agent's moves, undo, the hint (seeded by the game and the
-ply), when it is over, the record; ``next_game_index`` (a played game's number is unique per pairing
-in its store).
+ply), when it is over, the record; ``GameSession``, the same in a game other than boop.;
+``next_game_index`` (a played game's number is unique per pairing in its store).
 
 :class:`PlaySession` holds the game (any built-in, variant or plugin agent that
 :func:`boopexp.play.match.make_player` builds): whose move it is, the human's moves checked and

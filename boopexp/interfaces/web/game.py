@@ -1,6 +1,7 @@
 """The viewer's positions: a record walked ply by ply (``replay.walk``, ``session.pushes_of``) with
-its pushes and promotions, as ``session.PlyView`` holds them; ``SearchCache``, the searches a
-re-play passed (``replay.root_searches``), kept per game.
+its pushes and promotions, as ``session.PlyView`` holds them, or a game other than boop.'s drawn
+by its own ``svg`` (``game_view``); ``SearchCache``, the searches a re-play passed
+(``replay.root_searches``), kept per game.
 
 Each position is the one :func:`boopexp.play.replay.walk` reaches (the REAL rules, every move
 checked, the outcome compared with the record's); each ply says where its piece went, which pieces

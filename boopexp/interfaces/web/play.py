@@ -1,10 +1,10 @@
-"""Games in the browser: a ``PlaySession`` per game made and saved by ``play_store.py`` (the play
-folder: the one place ``serve`` writes) against a built-in agent or an agent of a ``serve --config``
-config, with that config's settings (``PlaySettings.of_config``), the body checked by the CLI's
-checks (``Budget``, ``check_seed``), the agent thinking in an interruptible thread of its own
-(``plugins.interruptible``: an abandoned game's search is stopped) while the page polls, at most
-``--max-searches`` searches at once, games forgotten by idleness, saves one at a time; with
-``web/game.py``, the only part of ``serve`` that loads the engine.
+"""Games in the browser: a ``PlaySession`` per game (of any built-in game) made and saved by
+``play_store.py`` (the play folder: the one place ``serve`` writes) against a built-in agent or an
+agent of a ``serve --config`` config, with that config's settings (``PlaySettings.of_config``), the
+body checked by the CLI's checks (``Budget``, ``check_seed``), the agent thinking in an
+interruptible thread of its own (``plugins.interruptible``: an abandoned game's search is stopped)
+while the page polls, at most ``--max-searches`` searches at once, games forgotten by idleness,
+saves one at a time; with ``web/game.py``, the only part of ``serve`` that loads the engine.
 
 Each game is a :class:`boopexp.play.session.PlaySession` (its rules, the agent's moves, undo,
 hint: the same session ``boopexp play`` runs in the terminal) made and saved by
