@@ -26,7 +26,8 @@ __all__ = ["DEFAULT_GAME", "GAMES", "Game", "get"]
 #: the game of a config, a record or a command that names none
 DEFAULT_GAME = "boop"
 #: the built-in games: name -> the module of its Python values
-GAMES = {"boop": "boopexp.games.boop", "connect-four": "boopexp.games.connect_four"}
+GAMES = {"boop": "boopexp.games.boop", "connect-four": "boopexp.games.connect_four",
+         "pentago-swap": "boopexp.games.pentago_swap"}
 
 
 @dataclass(frozen=True)
