@@ -448,3 +448,26 @@ def test_random_move_draws_what_the_templates_default_draws():
         assert ours.tobytes() == theirs.tobytes()
     full = np.ones(N_MOVE_CODES, np.bool_)
     assert k.random_move(initial_state(), full, seeded_words(0, 4), work) == -1
+
+
+def test_a_pentago_swap_config_runs_exports_and_imports(tmp_path):
+    """A config with ``game: pentago-swap`` plays with the game's defaults; its games export with
+    moves like ``23:TL-BR`` in the text format and import again, each played again by search."""
+    config = tmp_path / "ps.yaml"
+    config.write_text("name: ps-smoke\nseed: 1\ngames_per_side: 1\ngame: pentago-swap\n"
+                      "budget: {mode: iterations, iterations: 20}\npairings: [[mcts-co, random]]\n")
+    out = tmp_path / "out"
+    result = invoke("run", str(config), "--out", str(out), "-q")
+    assert result.exit_code == 0, result.output
+    from boopexp.experiments.store import StoreReader
+
+    records = StoreReader(out).records().records
+    assert len(records) == 2 and all(r["game"] == "pentago-swap" for r in records)
+    spec = records[0]["p1_spec"] if records[0]["p1"] == "mcts-co" else records[0]["p2_spec"]
+    assert spec["params"]["preselect_m"] == 10 and spec["params"]["co_playout_plies"] == 10  # the game's m, k
+    text = tmp_path / "ps.txt"
+    assert invoke("export", str(out), "--out", str(text), "--format", "text").exit_code == 0
+    assert '[Game "pentago-swap"]' in text.read_text()
+    imported = invoke("import", str(text), "--out", str(tmp_path / "imported"))
+    assert imported.exit_code == 0, imported.output
+    assert "2 games imported" in imported.output and "2 played again by search" in imported.output

@@ -21,9 +21,11 @@ DEFAULT_PARAMS: dict[str, int | float] = {"k": 10, "m": 10, "d": 0.9, "uct_c": 0
 #: device-µs per primitive, from boop.'s android-2023 profile (node 60, random_ply 381.2,
 #: solver_call 100, solver_move 7.4, iteration 40). The game-independent overheads are kept (a
 #: tree node's allocation, an iteration's descent and backpropagation, a solver call's crossing);
-#: the two that are the game's own work are scaled by the host cost of the Pentago-Swap kernel over
-#: boop.'s (1.18 µs a random ply with its H, 0.30 µs an f: docs/games.md, "Connect Four"), each
-#: timed in a numba loop of seeded random games on one host (2026-11-29, docs/games.md,
-#: "Pentago-Swap"). First values; a calibration replaces them.
-DEVICE_COSTS: dict[str, float] = {"node": 60.0, "random_ply": 0.0, "solver_call": 100.0, "solver_move": 0.0,
+#: the two that are the game's own work are scaled by the host cost of the Pentago-Swap kernels
+#: over boop.'s, both timed in the same process by one numba loop of seeded random games through
+#: each game's contract kernels (2026-11-29, two runs): a random ply with its H (random_move,
+#: apply_move, heuristic) 0.65 / 0.79 µs against 2.28 / 2.37 µs (x 0.31: 381.2 -> 118), and one
+#: f 0.23 / 0.37 µs against 1.28 / 1.11 µs (x 0.25: 7.4 -> 2) (docs/pentago-swap.md). First
+#: values; a calibration replaces them.
+DEVICE_COSTS: dict[str, float] = {"node": 60.0, "random_ply": 118.0, "solver_call": 100.0, "solver_move": 2.0,
                                   "iteration": 40.0}
