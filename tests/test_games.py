@@ -24,6 +24,8 @@ def invoke(*args):
     return CliRunner().invoke(main, list(args), catch_exceptions=False)
 
 
+#: the built-in games as an unknown game's error lists them
+ALLOWED = ", ".join(registry.GAMES)
 CONNECT_FOUR_GAME = ("game", "--game", "connect-four", "--p1", "mcts-co", "--p2", "vanilla", "--seed", "3",
                      "--budget", "iterations", "--iterations", "60", "--json")
 

@@ -27,7 +27,7 @@ __all__ = ["DEFAULT_GAME", "GAMES", "Game", "get"]
 DEFAULT_GAME = "boop"
 #: the built-in games: name -> the module of its Python values
 GAMES = {"boop": "boopexp.games.boop", "connect-four": "boopexp.games.connect_four",
-         "pentago-swap": "boopexp.games.pentago_swap"}
+         "pentago-swap": "boopexp.games.pentago_swap", "colosseum": "boopexp.games.colosseum"}
 
 
 @dataclass(frozen=True)

@@ -19,8 +19,10 @@ DEFAULT_PARAMS: dict[str, int | float] = {"k": 10, "m": 5, "d": 0.9, "uct_c": 0.
 
 #: device-µs per primitive, from boop.'s android-2023 profile (node 60, random_ply 381.2,
 #: solver_call 100, solver_move 7.4, iteration 40). The game-independent overheads are kept. The
-#: game's own work is scaled by the host cost of the Colosseum kernels over boop.'s, timed in a
-#: numba loop of seeded random games on one host (2026-11-29, docs/games.md): a random ply with
-#: its H and end check against boop.'s 1.18 µs, one f against boop.'s 0.30 µs. First estimates.
-DEVICE_COSTS: dict[str, float] = {"node": 60.0, "random_ply": 381.2, "solver_call": 100.0, "solver_move": 7.4,
+#: game's own work is scaled by the host cost of the Colosseum kernels over boop.'s, each timed in
+#: a numba loop of seeded random games (400 starts, M = 6..11) on one shared host (2026-11-29,
+#: best of 3): a random ply with its H and end check, 2.0 µs against boop.'s 1.18 µs (x 1.70:
+#: 381.2 -> 647), and one f, 0.69 µs against 0.30 µs (x 2.3: 7.4 -> 17). First estimates; a
+#: calibration replaces them.
+DEVICE_COSTS: dict[str, float] = {"node": 60.0, "random_ply": 647.0, "solver_call": 100.0, "solver_move": 17.0,
                                   "iteration": 40.0}
