@@ -178,14 +178,9 @@ def board_text(st: np.ndarray, winner: int = 0) -> str:
             row += "|" if has_wall(st, cell, 1) else " "
         lines.append(row)
     lines.append("   +" + "".join(("-" if has_wall(st, GRID * (size - 1) + c, 2) else " ") + "+" for c in range(size)))
-    ply = int(st[MOVE_NUMBER])
-    if winner in (FIRST, SECOND):
-        lines.append(f"  ply {ply}, {PLAYER[winner]} has won")
-    elif winner:
-        lines.append(f"  ply {ply}, a tie")
-    else:
-        lines.append(f"  ply {ply}, {PLAYER[int(st[TO_MOVE])]} to move")
-    return "\n".join(lines)
+    status = (f"{PLAYER[winner]} has won" if winner in (FIRST, SECOND) else "a tie" if winner
+              else f"{PLAYER[int(st[TO_MOVE])]} to move")
+    return "\n".join([*lines, f"  ply {int(st[MOVE_NUMBER])}, {status}"])
 
 
 #: the SVG board's geometry (user units) and colours (the framework draws A blue, B brown)
