@@ -432,3 +432,78 @@ def test_the_suite_summary_counts_the_side_to_move_of_each_position():
     summary = suite_summary([blue, red, red], [0.5, 0.4, 0.9], Balance(games=8, margin=0.1))
     assert summary.splitlines()[-1] == "Side to move: Blue in 1, Red in 2"
     assert "Judged even (0.5 +- 0.1): 2 of 3 (67 %)" in summary
+
+
+# ---------------------------------------------------------------------------------------------
+# another game's suites (docs/games.md)
+
+C4_BASE = {**BASE, "game": "connect-four", "pairings": [["heuristics", "random"]]}
+
+
+def c4_starts(config):
+    from boopexp.play.match import play_game
+    from boopexp.play.starts import resolve_start
+
+    return {(t.pairing, t.game_index): resolve_start(t.start, play_game, t.game) for t in config.tasks(config.plan())}
+
+
+def test_openings_command_writes_another_games_suite_a_config_plays(tmp_path):
+    """``openings --game connect-four``: Connect Four position strings, line i the position i of a
+    config with ``game: connect-four`` and the same seed and plies; the file plays as a suite."""
+    out = tmp_path / "c4.txt"
+    result = CliRunner().invoke(main, ["openings", "--game", "connect-four", "--plies", "5", "--count", "3",
+                                       "--games", "2", "--seed", "7", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "Wrote 3 positions of 5 random plies of connect-four" in result.output
+    assert "Side to move: p1 in 0, p2 in 3" in result.output  # 5 plies: the second player moves
+    text = out.read_text()
+    assert "# config: game: connect-four, seed: 7, openings: {random_plies: 5}" in text
+    lines = [line for line in text.splitlines() if not line.startswith("#")]
+    assert all(line.count("/") == 5 and line.endswith(" o") for line in lines) and len(set(lines)) == 3
+    drawn = parse_config({**C4_BASE, "seed": 7, "games_per_side": 3, "openings": {"random_plies": 5}}, "t.yaml")
+    starts = c4_starts(drawn)
+    assert [starts[("heuristics vs random", i)] for i in range(3)] == lines
+    assert [starts[("random vs heuristics", i)] for i in range(3)] == lines
+    suite = parse_config({**C4_BASE, "seed": 7, "games_per_side": 3, "openings": {"file": str(out)}}, "t.yaml")
+    assert c4_starts(suite) == c4_starts(drawn)
+
+
+def test_a_suite_of_another_game_is_one_line_naming_file_line_and_game(tmp_path):
+    """A boop. suite in a Connect Four config, and a Connect Four suite in a boop. config."""
+    (tmp_path / "boop.txt").write_text("# boop.\n" + Position.initial().to_string() + "\nc3 d4\n")
+    (tmp_path / "c4.txt").write_text("......./......./......./......./......./...x... o\n")
+    with pytest.raises(ConfigError) as err:
+        parse_config({**C4_BASE, "openings": {"file": "boop.txt"}}, "t.yaml", directory=str(tmp_path))
+    line = str(err.value)
+    assert line.startswith("t.yaml: boop.txt:2: '....../") and "\n" not in line
+    assert "(it is a position of boop, not of connect-four: a suite of another game)" in line
+    assert line.endswith("a line of a connect-four suite is one connect-four position string (docs/games.md); "
+                         "'#' starts a comment")
+    with pytest.raises(ConfigError) as err:
+        config_with({"file": "c4.txt"}, directory=str(tmp_path))
+    line = str(err.value)
+    assert line.startswith("t.yaml: c4.txt:1: ") and "\n" not in line
+    assert "(it is a position of connect-four, not of boop: a suite of another game); a line of a boop suite" in line
+
+
+def test_a_finished_position_of_another_game_stops_the_run_before_any_game(tmp_path):
+    (tmp_path / "s.txt").write_text("......./......./......./......./......./...x... o\n"
+                                    "......./......./......./......./ooo..../xxxx... o\n")
+    (tmp_path / "c4.yaml").write_text(yaml.safe_dump({**C4_BASE, "openings": {"file": "s.txt"}}))
+    result = CliRunner().invoke(main, ["run", str(tmp_path / "c4.yaml"), "--out", str(tmp_path / "out")])
+    assert one_line(result, 2).startswith("Error: s.txt:2: '......./......./......./......./ooo..../xxxx... o': p1 "
+                                          "has already won there: a start must be a game in progress; a line of a "
+                                          "connect-four suite")
+    assert not (tmp_path / "out").exists()
+
+
+def test_game_starts_another_game_from_its_position_string():
+    start = "......./......./......./......./......./xx..o.o x"
+    result = CliRunner().invoke(main, ["game", "--game", "connect-four", "--p1", "random", "--p2", "random",
+                                       "--start", start])
+    assert result.exit_code == 0, result.output
+    line = one_line(CliRunner().invoke(main, ["game", "--game", "connect-four", "--p1", "random", "--p2", "random",
+                                              "--start", "c3 d4"]), 2)
+    assert line.startswith("Error: --start 'c3 d4': ") and line.endswith("a line of a connect-four suite is one "
+                                                                         "connect-four position string "
+                                                                         "(docs/games.md); '#' starts a comment")

@@ -526,7 +526,7 @@ def _parse(data: Any, source: str, directory: str | None, settings_only: bool) -
         game = games.get(data.get("game", DEFAULT_GAME), directory)
         params = _parse_params(data.get("params"), preset, game.paper_params())
         agents = roster.parse_agents(data.get("agents"), preset, params, directory)
-        openings = parse_openings(data.get("openings"), directory)
+        openings = parse_openings(data.get("openings"), directory, game)
         tournament = None
         if settings_only:
             pairings: tuple[tuple[str, str], ...] = ()

@@ -41,6 +41,8 @@ from boopexp import schema
 from boopexp.engine.state import MOVE_NUMBER
 from boopexp.errors import BoopError, ConfigError, InvalidPositionError
 from boopexp.game import notation
+from boopexp.games import registry
+from boopexp.games.registry import DEFAULT_GAME, Game
 
 #: The keys of ``openings:`` and of its ``balanced:``.
 OPENINGS_KEYS: tuple[str, ...] = ("random_plies", "file", "balanced")
@@ -65,9 +67,16 @@ MAX_BALANCE_GAMES = 1000
 BALANCE_PLY_CAP = 200
 #: Draws tried for one balanced position before giving up (a margin nothing passes).
 MAX_DRAWS = 1000
-#: What a line of an openings file may be (messages).
+#: What a line of a boop. openings file may be (messages; another game's: :func:`line_forms`).
 LINE_FORMS = ("a one-line position string (ROWS BLUE_POOL RED_POOL SIDE [L MOVE_NUMBER], see docs/openings.md) "
               "or a move list from the empty board like 'c3 D4 a1'; '#' starts a comment")
+
+
+def line_forms(game: str = DEFAULT_GAME) -> str:
+    """What a line of ``game``'s suite may be, naming the game (messages)."""
+    if game == DEFAULT_GAME:
+        return f"a line of a {game} suite is {LINE_FORMS}"
+    return f"a line of a {game} suite is one {game} position string (docs/games.md); '#' starts a comment"
 
 
 @dataclass(frozen=True)
@@ -167,9 +176,10 @@ def suite_digest(positions: Iterable[str]) -> str:
     return hashlib.sha256("\n".join(positions).encode("ascii")).hexdigest()[:16]
 
 
-def parse_openings(data: Any, directory: str | None = None) -> Openings | None:
+def parse_openings(data: Any, directory: str | None = None, game: Game | None = None) -> Openings | None:
     """The config's ``openings:`` (None when absent); a file is read at once (:func:`read_suite`),
-    relative to ``directory`` (the config's folder) when its path is relative.
+    relative to ``directory`` (the config's folder) when its path is relative, its lines
+    positions of ``game`` (None: boop.).
 
     Raises:
         ConfigError: one line naming the key, the bad value and what is allowed.
@@ -196,7 +206,7 @@ def parse_openings(data: Any, directory: str | None = None) -> Openings | None:
     path = Path(name).expanduser()
     if not path.is_absolute() and directory is not None:
         path = Path(directory) / path
-    lines, positions = read_suite(path, name)
+    lines, positions = read_suite(path, name, game)
     return Openings(positions=positions, file=name, path=str(path), lines=lines)
 
 
@@ -219,15 +229,18 @@ def parse_balance(data: Any, key: str = "balanced") -> Balance:
     return balance
 
 
-def read_suite(path: str | os.PathLike, name: str | None = None) -> tuple[tuple[int, ...], tuple[str, ...]]:
-    """The line numbers and the lines of a suite file's positions, normalised (:func:`normalise_line`):
-    comments (from ``#``) and blank lines skipped.
+def read_suite(path: str | os.PathLike, name: str | None = None,
+               game: Game | None = None) -> tuple[tuple[int, ...], tuple[str, ...]]:
+    """The line numbers and the lines of a suite file's positions of ``game`` (None: boop.),
+    normalised (:func:`normalise_line`): comments (from ``#``) and blank lines skipped.
 
     Raises:
-        ConfigError: the file cannot be read, holds no position, or a line is not a position or
-            move list (``<file>:<line>: …; a line is …``).
+        ConfigError: the file cannot be read, holds no position, or a line is not a position (or
+            boop.'s move list) of the game (``<file>:<line>: …; a line of a <game> suite is …``,
+            and which built-in game's position it is when it is another's).
     """
     shown = str(path) if name is None else name
+    game_name = DEFAULT_GAME if game is None else game.name
     text = schema.read_text(path, "openings file", shown)
     numbers, out = [], []
     for number, line in enumerate(text.splitlines(), start=1):
@@ -235,13 +248,28 @@ def read_suite(path: str | os.PathLike, name: str | None = None) -> tuple[tuple[
         if not content:
             continue
         try:
-            out.append(normalise_line(content))
-        except BoopError as exc:
-            raise ConfigError(f"{shown}:{number}: {exc}; a line is {LINE_FORMS}") from None
+            out.append(normalise_line(content, game))
+        except (BoopError, ValueError) as exc:  # ValueError: a user's game's parse_position
+            raise ConfigError(f"{shown}:{number}: {exc}{_other_game(content, game_name)}; "
+                              f"{line_forms(game_name)}") from None
         numbers.append(number)
     if not out:
-        raise ConfigError(f"openings file {shown} holds no position; a line is {LINE_FORMS}")
+        raise ConfigError(f"openings file {shown} holds no position; {line_forms(game_name)}")
     return tuple(numbers), tuple(out)
+
+
+def _other_game(line: str, game: str) -> str:
+    """`` (a position of <other>, not of <game>)`` when ``line`` is a built-in game's position
+    other than ``game``'s, else nothing: a suite of the wrong game said so."""
+    for other in registry.GAMES:
+        if other == game:
+            continue
+        try:
+            registry.get(other).parse_position(line)
+        except (BoopError, ValueError):
+            continue
+        return f" (it is a position of {other}, not of {game}: a suite of another game)"
+    return ""
 
 
 def is_position(line: str) -> bool:
@@ -249,15 +277,19 @@ def is_position(line: str) -> bool:
     return "/" in line
 
 
-def normalise_line(text: str) -> str:
+def normalise_line(text: str, game: Game | None = None) -> str:
     """A suite line in its one form, checked as text: a position string with its optional fields
-    filled in, or a move list as its moves separated by one space (commas allowed in the file).
+    filled in, or (boop.) a move list as its moves separated by one space (commas allowed in the
+    file); another ``game``'s line is its position string, written as the game writes it.
     Whether the moves are legal, and that nobody has won, the rules tell
     (:func:`boopexp.play.starts.check_suite`).
 
     Raises:
-        InvalidPositionError, InvalidMoveError: the line, and why.
+        InvalidPositionError, InvalidMoveError: the line, and why (a user's game: what its
+            ``parse_position`` raises).
     """
+    if game is not None and game.name != DEFAULT_GAME:
+        return game.position_string(game.parse_position(text))
     if is_position(text):
         st = notation.parse_position(text)
         if st[MOVE_NUMBER] > MAX_START_MOVE_NUMBER:

@@ -32,12 +32,12 @@ from boopexp.games.registry import DEFAULT_GAME
 from boopexp.play.contract import GameRecord, GameTask
 from boopexp.play.openings import (
     BALANCE_PLY_CAP,
-    LINE_FORMS,
     MAX_DRAWS,
     Balance,
     Draw,
     Openings,
     is_position,
+    line_forms,
 )
 from boopexp.play.settings import GameSettings
 
@@ -110,20 +110,41 @@ def play_line(text: str) -> str:
     return position.to_string()
 
 
-def check_suite(openings: Openings | None) -> None:
-    """Check every line of a file suite against the rules (legal moves, a game in progress), so
-    that a bad line is one line before any game and not a failed game mid-run.
+def check_suite(openings: Openings | None, game: str = DEFAULT_GAME) -> None:
+    """Check every line of a file suite of ``game`` against the rules (boop.: legal moves; every
+    game: a game in progress), so that a bad line is one line before any game and not a failed
+    game mid-run.
 
     Raises:
-        ConfigError: ``<file>:<line>: <why>; a line is …``.
+        ConfigError: ``<file>:<line>: <why>; a line of a <game> suite is …``.
     """
     if openings is None or openings.random_plies is not None:
         return
     for number, line in zip(openings.lines, openings.positions):
         try:
-            play_line(line)
+            if game == DEFAULT_GAME:
+                play_line(line)
+            else:
+                _in_progress(line, game)
         except BoopError as exc:
-            raise ConfigError(f"{openings.file}:{number}: {exc}; a line is {LINE_FORMS}") from None
+            raise ConfigError(f"{openings.file}:{number}: {exc}; {line_forms(game)}") from None
+
+
+def _in_progress(text: str, game: str) -> None:
+    """Refuse a position of ``game`` that is over: a side has won, or no move is left (a draw).
+
+    Raises:
+        InvalidPositionError: the position, and why.
+    """
+    played = registry.get(game)
+    kernels = played.kernels()
+    st = np.asarray(played.parse_position(text), dtype=kernels.STATE_DTYPE)
+    for colour in (-1, 1):
+        if kernels.has_won(st, colour):
+            raise InvalidPositionError(f"{text!r}: {Colour.of(colour).side.value} has already won there: a start "
+                                       "must be a game in progress")
+    if kernels.legal_move_count(st) == 0:
+        raise InvalidPositionError(f"{text!r}: no move is left (the game is over): a start must be a game in progress")
 
 
 @lru_cache(maxsize=4096)
@@ -155,8 +176,11 @@ def draw_opening(seed: int, plies: int, index: int, balanced: Balance | None = N
         if balanced.accepts(balance_score(text, balanced.games, int(games_ss.generate_state(1, np.uint64)[0]), play,
                                           game)):
             return text
+    if balanced is None:  # a game whose random games end sooner than boop.'s (Connect Four's: ~21 plies)
+        raise ConfigError(f"openings: {plies} random plies of {game} ended the game in all {MAX_DRAWS} draws "
+                          f"(game pair {index}): draw fewer plies")
     raise ConfigError(f"openings: no position of {plies} random plies out of {MAX_DRAWS} draws (game pair {index}) "
-                      f"passes balanced {balanced.to_dict() if balanced else {}}: widen the margin")
+                      f"passes balanced {balanced.to_dict()}: widen the margin")
 
 
 def _random_plies(game: str, plies: int, rng: np.ndarray) -> str | None:
@@ -214,17 +238,20 @@ def summary_seed(seed: int, index: int) -> int:
     return int(ss.generate_state(1, np.uint64)[0])
 
 
-def suite_summary(positions: list[str], scores: list[float], balance: Balance) -> str:
+def suite_summary(positions: list[str], scores: list[float], balance: Balance, game: str = DEFAULT_GAME) -> str:
     """What ``boopexp openings`` says of a suite's balance: the distribution of the side to move's
-    reference score, the share within the margin, and who moves first."""
+    reference score, the share within the margin, and who moves first (boop.: Blue or Red; another
+    game: p1, the first player, or p2)."""
     values = np.array(scores, dtype=float)
     q1, median, q3 = np.percentile(values, [25, 50, 75])
     even = sum(balance.accepts(s) for s in scores)
-    red = sum(1 for p in positions if Position.from_string(p).to_move is Colour.RED)
+    played = registry.get(game)
+    second = sum(1 for p in positions if played.to_move(played.parse_position(p)) == Colour.RED.code)
+    first_name, second_name = ("Blue", "Red") if game == DEFAULT_GAME else ("p1", "p2")
     return "\n".join([
         f"Reference evaluation (the side to move's score over {balance.games} games of heuristics against itself, "
         f"fresh seeds): mean {values.mean():.3f}, quartiles {q1:.3f} / {median:.3f} / {q3:.3f}, "
         f"min {values.min():.3f}, max {values.max():.3f}",
         f"Judged even (0.5 +- {balance.margin:g}): {even} of {len(scores)} ({100 * even / len(scores):.0f} %)",
-        f"Side to move: Blue in {len(positions) - red}, Red in {red}",
+        f"Side to move: {first_name} in {len(positions) - second}, {second_name} in {second}",
     ])

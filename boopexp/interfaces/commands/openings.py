@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from boopexp.errors import ConfigError
+from boopexp.games.registry import DEFAULT_GAME, GAMES
 from boopexp.interfaces.commands import FiniteFloat
 from boopexp.play.identity import check_seed
 from boopexp.play.openings import (
@@ -21,6 +22,9 @@ from boopexp.play.openings import (
 
 
 @click.command("openings")
+@click.option("--game", "game_name", default=DEFAULT_GAME, show_default=True, metavar="GAME",
+              help="The game whose positions the suite holds: " + ", ".join(GAMES) + ", or a module of your own "
+                   "game's values (docs/games.md); a config with game: GAME plays the suite.")
 @click.option("--plies", type=click.IntRange(0, MAX_RANDOM_PLIES), required=True,
               help="Random plies from the empty board per position (the random agent's moves).")
 @click.option("--count", type=click.IntRange(1, MAX_SUITE_POSITIONS), required=True, help="Positions in the suite.")
@@ -38,18 +42,21 @@ from boopexp.play.openings import (
               help="The suite file to write (one position a line); an existing file is not overwritten; a link is "
                    "written through; - is standard output.")
 @click.option("--force", is_flag=True, help="Overwrite --out if it exists.")
-def openings(plies: int, count: int, balanced: bool, games: int, margin: float, seed: str, out: Path,
+def openings(game_name: str, plies: int, count: int, balanced: bool, games: int, margin: float, seed: str, out: Path,
              force: bool) -> None:
-    """Write a suite of COUNT start positions of PLIES random plies, deterministic from the seed,
-    and print a summary of its balance (a config's ``openings: {file: OUT}`` plays it).
+    """Write a suite of COUNT start positions of PLIES random plies of a game, deterministic from
+    the seed, and print a summary of its balance (a config's ``openings: {file: OUT}`` plays it).
 
     Position i is the position i of a config with ``seed: SEED`` and ``openings: {random_plies:
-    PLIES}`` (with ``balanced:`` under --balanced). The summary judges every position again with
-    fresh reference games (another seed than the draw's): the share called even, and the
-    distribution of the side to move's score.
+    PLIES}`` (with ``balanced:`` under --balanced; ``game: GAME`` with --game). The summary judges
+    every position again with fresh reference games (another seed than the draw's): the share
+    called even, and the distribution of the side to move's score.
     """
     from boopexp import schema
+    from boopexp.games import registry
 
+    with schema.within(f"--game {game_name}"):
+        game = registry.get(game_name, os.getcwd()).name  # a user's game: from PYTHONPATH, then here
     with schema.within(f"--seed {seed}"):
         try:
             value: object = int(seed)
@@ -71,12 +78,16 @@ def openings(plies: int, count: int, balanced: bool, games: int, margin: float, 
     from boopexp.play.match import play_game
     from boopexp.play.starts import balance_score, draw_opening, suite_summary, summary_seed
 
-    positions = [draw_opening(seed_value, plies, i, balance if balanced else None, play_game) for i in range(count)]
-    scores = [balance_score(p, balance.games, summary_seed(seed_value, i), play_game) for i, p in enumerate(positions)]
+    positions = [draw_opening(seed_value, plies, i, balance if balanced else None, play_game, game)
+                 for i in range(count)]
+    scores = [balance_score(p, balance.games, summary_seed(seed_value, i), play_game, game)
+              for i, p in enumerate(positions)]
+    other = game != DEFAULT_GAME  # boop.'s header as it always was
     header = {
-        "boopexp openings": f"--plies {plies} --count {count} --seed {seed_value}"
+        "boopexp openings": (f"--game {game} " if other else "")
+                            + f"--plies {plies} --count {count} --seed {seed_value}"
                             + (f" --balanced --games {balance.games} --margin {balance.margin:g}" if balanced else ""),
-        "config": f"seed: {seed_value}, openings: {{random_plies: {plies}"
+        "config": (f"game: {game}, " if other else "") + f"seed: {seed_value}, openings: {{random_plies: {plies}"
                   + (f", balanced: {{games: {balance.games}, margin: {balance.margin:g}}}" if balanced else "") + "}",
     }
     try:
@@ -84,6 +95,7 @@ def openings(plies: int, count: int, balanced: bool, games: int, margin: float, 
     except OSError as exc:
         raise ConfigError(f"--out {out}: cannot write it: {exc.strerror or exc}") from None
     err = writes_standard_output(out)  # the suite went to standard output: what is said of it, to stderr
-    click.echo(f"Wrote {count} positions of {plies} random plies to {out} (seed {seed_value}"
+    click.echo(f"Wrote {count} positions of {plies} random plies" + (f" of {game}" if other else "")
+               + f" to {out} (seed {seed_value}"
                + (f", balanced: {balance.games} games, margin {balance.margin:g}" if balanced else "") + ").", err=err)
-    click.echo(suite_summary(positions, scores, balance), err=err)
+    click.echo(suite_summary(positions, scores, balance, game), err=err)

@@ -33,7 +33,7 @@ from boopexp.games.registry import DEFAULT_GAME, GAMES
 from boopexp.interfaces.commands import FOLDER, MEASUREMENTS, POSITIVE_SECONDS
 from boopexp.play.contract import check_max_plies, first_mover, is_draw, mover
 from boopexp.play.identity import check_seed
-from boopexp.play.openings import LINE_FORMS, Openings, normalise_line
+from boopexp.play.openings import Openings, line_forms, normalise_line
 
 if TYPE_CHECKING:
     from boopexp.experiments.interrupts import Interrupts
@@ -282,7 +282,8 @@ def _settings(agents: list[tuple[str, str, str, dict]]) -> PlaySettings:
         specs = tuple(agent_spec(from_registry, name, flag, over) for _, name, flag, over in agents)
         assert ctx.command.name is not None  # a command of the group always has its name
         settings = GameSettings(ctx.command.name, preset=option["preset"],
-                                openings=_start_openings(option.get("start")), **typed)
+                                openings=_start_openings(option.get("start"), typed.get("game", DEFAULT_GAME)),
+                                **typed)
         return PlaySettings(settings, specs, build=from_registry)
     from boopexp.experiments.config import load_config
 
@@ -295,7 +296,7 @@ def _settings(agents: list[tuple[str, str, str, dict]]) -> PlaySettings:
     played = PlaySettings.of_config(config, agents)  # the agents as the config declares them
     typed = {key: value for key, value in typed.items() if key == "budget" or given(key)}
     if option.get("start") is not None:
-        typed["openings"] = _start_openings(option["start"])
+        typed["openings"] = _start_openings(option["start"], typed.get("game", config.settings.game))
     return dataclasses.replace(played, settings=played.settings.replace(**typed))
 
 
@@ -367,18 +368,19 @@ def calibrate(seconds, fit_device, games, lookahead_only):
 __all__ = ["game", "calibrate", "replay", "play"]
 
 
-def _start_openings(start: str | None) -> Openings | None:
-    """``--start`` as a suite of one position (its identity is what the settings hash covers).
+def _start_openings(start: str | None, game: str = DEFAULT_GAME) -> Openings | None:
+    """``--start`` as a suite of one position of ``game`` (its identity is what the settings hash covers).
 
     Raises:
-        ConfigError: ``--start <text>: <why>; a line is …`` when it is not a position or move list.
+        ConfigError: ``--start <text>: <why>; a line of a <game> suite is …`` when it is not a
+            position (or boop.'s move list).
     """
     if start is None:
         return None
     try:
-        line = normalise_line(start)
-    except BoopError as exc:
-        raise ConfigError(f"--start {start!r}: {exc}; {LINE_FORMS}") from None
+        line = normalise_line(start, games.get(game))
+    except (BoopError, ValueError) as exc:  # ValueError: a user's game's parse_position
+        raise ConfigError(f"--start {start!r}: {exc}; {line_forms(game)}") from None
     return Openings(positions=(line,), file="--start", lines=(1,))
 
 

@@ -222,7 +222,7 @@ def _execute(config: ExperimentConfig, plan: Sequence[PlannedPairing], only: Seq
     if config.settings.openings is not None:  # a suite's moves checked against the rules before any game
         from boopexp.play.starts import check_suite
 
-        check_suite(config.settings.openings)
+        check_suite(config.settings.openings, config.settings.game)
     progress = new_progress(quiet)
     # One handler from before the store is opened to the exit code: run_plan counts a signal
     # during the games and settles it after them, so that a Ctrl-C while the pool shuts down or

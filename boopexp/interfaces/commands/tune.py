@@ -55,7 +55,8 @@ def tune(config_path: Path, out: Path | None, jobs: int | None, backend: str, sc
     from boopexp.experiments.pool import release_pool
     from boopexp.play.starts import check_suite
 
-    check_suite(config.experiment.settings.openings)  # a suite's moves checked against the rules before any game
+    settings = config.experiment.settings
+    check_suite(settings.openings, settings.game)  # a suite's moves checked against the rules before any game
     progress = new_progress(quiet, _QuietTune, _BarTune, _LineTune)
     try:
         with resumable(scheduler):
