@@ -93,3 +93,30 @@ def test_committed_baseline_is_a_bench_report():
     # --compare lists them with a dash; every other metric must be in it
     newer = {"mcts_solver_iterations_per_s", "mcts_prior_iterations_per_s", "alphabeta_nodes_per_s"}
     assert set(METRICS) - newer <= set(report) and not newer & set(report)
+
+
+def test_bench_of_another_game_reports_boops_metrics_through_its_kernels(tmp_path):
+    """``bench --game connect-four``: every metric of boop.'s bench under its name, measured on
+    Connect Four positions (the report says which game); a saved run of another game is refused."""
+    from boopexp.games import registry
+    from boopexp.interfaces.bench import GAME_METRICS, game_positions
+
+    result = CliRunner().invoke(main, ["bench", "--game", "connect-four", "--json", "--seconds", "0.01",
+                                       "--repeats", "1"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert set(GAME_METRICS) == set(METRICS) and all(report[key] > 0 for key in METRICS)
+    assert report["settings"]["game"] == "connect-four" and report["settings"]["positions"] == 200
+    game = registry.get("connect-four")
+    states = game_positions(game, 20)
+    assert (states == game_positions(game, 20)).all() and states.shape == (20, 4)
+    assert ((states[:, 3] >= 4) & (states[:, 3] <= 40)).all()  # plies 4..40, every one a game in progress
+    kernels = game.kernels()
+    assert all(kernels.legal_move_count(st) > 0 and not kernels.has_won(st, -1) and not kernels.has_won(st, 1)
+               for st in states)
+    saved = tmp_path / "boop.json"
+    saved.write_text(json.dumps({"heuristic_per_s": 1.0, "runs": {}}))
+    result = CliRunner().invoke(main, ["bench", "--game", "connect-four", "--compare", str(saved)])
+    assert result.exit_code == 1
+    assert result.output == (f"Error: {str(saved)!r} is a bench of boop, this one of connect-four: compare runs "
+                             "of one game\n")

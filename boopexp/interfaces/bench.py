@@ -14,6 +14,11 @@ Adding a measurement (e.g. the MCTS iteration rates) is one decorated function::
         return timed_rate(lambda reps: <run reps iterations, return the count>, seconds)
 
 and it appears in the CLI output and the JSON object with no other change.
+
+Another game (``boopexp bench --game G``, docs/games.md "Speed") is measured by the same metrics,
+under the same names, through its kernels (:data:`GAME_METRICS`, :class:`GameBenchContext`): the
+loops take the game's compiled kernels as arguments, so one loop serves every game, and boop.'s
+own loops above are untouched by them.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numba
 import numpy as np
@@ -41,7 +47,8 @@ from boopexp.engine.rng import new_rng_state
 from boopexp.engine.rules import PROMO_HEURISTIC, TREE, apply_move_inplace, decode_move, legal_move_codes, random_move
 from boopexp.engine.state import N_MOVE_CODES, STATE_SIZE, TO_MOVE
 from boopexp.errors import BoopError, ConfigError
-from boopexp.game.positions import PLY_RANGE, SAMPLE_SEED, sample_positions
+from boopexp.game.positions import N_POSITIONS, PLY_RANGE, SAMPLE_SEED, SOLVER_PROB, sample_positions
+from boopexp.games.registry import DEFAULT_GAME, Game
 from boopexp.play.throttle import host_iteration_rate
 
 #: the fraction of ``seconds`` a calibration run should last before the timed run is sized
@@ -273,24 +280,234 @@ ALPHABETA_BENCH_DEPTH = 4
 
 @metric("alphabeta_nodes_per_s")
 def _alphabeta_nodes(ctx: BenchContext, seconds: float) -> float:
-    """Nodes per CPU second of whole alpha-beta moves (the driver, the table cleared per move):
-    fixed-depth searches on the positions in turn."""
-    cfg = AlphaBetaConfig(max_depth=ALPHABETA_BENCH_DEPTH)
+    return alphabeta_rate(alphabeta, ctx.states, ctx.rng, ALPHABETA_BENCH_DEPTH, seconds)
+
+
+def alphabeta_rate(searcher: Any, states: np.ndarray, rng: np.ndarray, depth: int, seconds: float) -> float:
+    """Nodes per CPU second of whole alpha-beta moves of ``searcher`` (:mod:`boopexp.engine.alphabeta`
+    or another game's bound copy; the driver, the table cleared per move): fixed-depth searches on
+    the positions in turn."""
+    cfg = AlphaBetaConfig(max_depth=depth)
     budget = Budget(mode="iterations", iterations=MAX_ITERATIONS)  # no node limit short of the cap: depth-bound
     costs = device_costs("android-2023")
-    search = alphabeta.new_search()
-    n = ctx.states.shape[0]
+    search = searcher.new_search()
+    n = states.shape[0]
     at = [0]
 
     def run(reps: int) -> int:
         nodes = 0
         for _ in range(reps):
-            _, _, tel = alphabeta.search(ctx.states[at[0] % n], cfg, budget, costs, ctx.rng, search)
+            _, _, tel = searcher.search(states[at[0] % n], cfg, budget, costs, rng, search)
             at[0] += 1
             nodes += tel["search_nodes"]
         return nodes
 
     return timed_rate(run, seconds)
+
+
+# ------------------------------------------------------------------------------------------
+# Another game: the same metrics through its kernels (``boopexp bench --game G``)
+#
+# The loops take the game's kernels (numba dispatchers) as arguments: numba compiles a loop once
+# per kernel it is given, a direct call as in the game's own search. Not cached, as boop.'s loops
+# are not (and a dispatcher argument is not cached anyway).
+
+@njit(cache=False)
+def game_heuristic_loop(states, reps, heuristic):
+    """``reps`` passes of H from both sides on every position: 2 * reps * n evaluations."""
+    acc = 0.0
+    for _ in range(reps):
+        for i in range(states.shape[0]):
+            acc += heuristic(states[i], -1)
+            acc += heuristic(states[i], 1)
+    return acc
+
+
+@njit(cache=False)
+def game_objective_loop(states, pidx, codes, reps, rng, work, objective):
+    """``reps`` passes of f over every (position, legal move): reps * len(pidx) evaluations."""
+    acc = 0.0
+    for _ in range(reps):
+        for j in range(pidx.shape[0]):
+            acc += objective(states[pidx[j]], codes[j], rng, work)
+    return acc
+
+
+@njit(cache=False)
+def game_solver_loop(states, reps, rng, mask, work, solve):
+    """``reps`` passes of the solver (every legal move scored by f, a draw among the optima) on
+    every position."""
+    acc = 0
+    for _ in range(reps):
+        for i in range(states.shape[0]):
+            code, nt, _, _ = solve(states[i], mask, rng, work)
+            acc += code + nt
+    return acc
+
+
+@njit(cache=False)
+def game_random_plies_loop(states, n_plies, rng, work, random_move, apply_move, heuristic, to_move):
+    """``n_plies`` random plies as in a vanilla playout (:func:`boopexp.engine.mcts.playout`): the
+    random move, the move played, and the ply's reward H(state, persp) while the game goes on. A
+    finished game restarts from the next sample position."""
+    n = states.shape[0]
+    st = work.playout
+    idx = 0
+    for k in range(states.shape[1]):
+        st[k] = states[0, k]
+    persp = st[to_move]
+    acc = 0.0
+    for _ in range(n_plies):
+        code = random_move(st, work.mask, rng, work)
+        outcome, _ = apply_move(st, code, rng, work)
+        if outcome != 0:
+            acc += outcome
+            idx = (idx + 1) % n
+            for k in range(states.shape[1]):
+                st[k] = states[idx, k]
+            persp = st[to_move]
+        else:
+            acc += heuristic(st, persp)
+    return acc
+
+
+def game_positions(game: Game, n: int = N_POSITIONS, seed: int = SAMPLE_SEED) -> np.ndarray:
+    """``n`` positions of ``game`` in play (an ``(n, STATE_SIZE)`` array), drawn as boop.'s
+    :func:`boopexp.game.positions.sample_positions` are: seeded games in which each side plays the
+    solver's best move (f, ties drawn) with probability 1/2, else a random legal move, up to five
+    positions kept per game at plies of :data:`PLY_RANGE` it reached before its end.
+
+    Raises:
+        ConfigError: the game's seeded games did not reach those plies (a game shorter than 5 plies).
+    """
+    kernels = game.kernels()
+    gen = np.random.default_rng(seed)
+    words = new_rng_state(seed)
+    work = kernels.new_work()
+    codes = np.zeros(kernels.N_MOVE_CODES, dtype=np.int64)
+    lo, hi = PLY_RANGE
+    out: list[np.ndarray] = []
+    for _attempt in range(100 * n):
+        st = np.asarray(game.initial_state(int(gen.integers(2**31))), dtype=kernels.STATE_DTYPE).copy()
+        reached: list[np.ndarray] = []
+        for ply in range(hi + 1):
+            if ply >= lo:
+                reached.append(st.copy())
+            legal = codes[:kernels.legal_move_codes(st, codes)]
+            if gen.random() < SOLVER_PROB:
+                values = np.array([kernels.objective(st, int(c), words, work) for c in legal])
+                legal = legal[values == values.max()]
+            outcome, _ = kernels.apply_move(st, int(legal[gen.integers(len(legal))]), words, work)
+            if outcome != 0:
+                break
+        keep = sorted(gen.choice(len(reached), size=min(5, len(reached)), replace=False)) if reached else []
+        out += [reached[i] for i in keep]
+        if len(out) >= n:
+            return np.ascontiguousarray(np.stack(out[:n]))
+    raise ConfigError(f"game {game.name!r}: {100 * n} seeded games gave {len(out)} positions of plies {lo}-{hi}, "
+                      f"fewer than the bench's {n}")
+
+
+@dataclass
+class GameBenchContext:
+    """Another game's position sample, its kernels (the contract's, defaults included: the bound
+    search's globals) and work buffers."""
+
+    game: Game
+    seed: int = SAMPLE_SEED
+
+    def __post_init__(self) -> None:
+        self.engine = self.game.engine()  # the search bound to the game: its globals are the contract's kernels
+        self.states = game_positions(self.game, seed=self.seed)
+        self.rng = new_rng_state(self.seed)
+        self.work = self.engine.new_work()
+        codes = np.zeros(self.engine.N_MOVE_CODES, dtype=np.int64)
+        pidx: list[int] = []
+        moves: list[int] = []
+        for i, st in enumerate(self.states):
+            n = int(self.engine.legal_move_codes(st, codes))
+            pidx += [i] * n
+            moves += [int(c) for c in codes[:n]]
+        self.pidx, self.codes = np.array(pidx, dtype=np.int64), np.array(moves, dtype=np.int64)
+
+
+GameMetricFn = Callable[[GameBenchContext, float], float]
+#: another game's measurements, under boop.'s names (the same quantity, through the game's kernels)
+GAME_METRICS: dict[str, GameMetricFn] = {}
+
+
+def game_metric(name: str) -> Callable[[GameMetricFn], GameMetricFn]:
+    """Register another game's measurement under ``name`` (boop.'s name of the same quantity)."""
+
+    def deco(fn: GameMetricFn) -> GameMetricFn:
+        GAME_METRICS[name] = fn
+        return fn
+
+    return deco
+
+
+@game_metric("heuristic_per_s")
+def _game_heuristic(ctx: GameBenchContext, seconds: float) -> float:
+    n = ctx.states.shape[0]
+
+    def run(reps: int) -> int:
+        game_heuristic_loop(ctx.states, reps, ctx.engine.heuristic)
+        return 2 * reps * n
+
+    return timed_rate(run, seconds)
+
+
+@game_metric("objective_per_s")
+def _game_objective(ctx: GameBenchContext, seconds: float) -> float:
+    def run(reps: int) -> int:
+        game_objective_loop(ctx.states, ctx.pidx, ctx.codes, reps, ctx.rng, ctx.work, ctx.engine.objective)
+        return reps * ctx.pidx.shape[0]
+
+    return timed_rate(run, seconds)
+
+
+@game_metric("solver_calls_per_s")
+def _game_solver(ctx: GameBenchContext, seconds: float) -> float:
+    def run(reps: int) -> int:
+        game_solver_loop(ctx.states, reps, ctx.rng, ctx.work.mask, ctx.work, ctx.engine.solve)
+        return reps * ctx.states.shape[0]
+
+    return timed_rate(run, seconds)
+
+
+@game_metric("random_plies_per_s")
+def _game_random_plies(ctx: GameBenchContext, seconds: float) -> float:
+    e = ctx.engine
+
+    def run(reps: int) -> int:
+        plies = 1000 * reps
+        game_random_plies_loop(ctx.states, plies, ctx.rng, ctx.work, e.random_move, e.apply_move, e.heuristic,
+                               e.TO_MOVE)
+        return plies
+
+    return timed_rate(run, seconds)
+
+
+def _game_iterations_metric(agent: str) -> GameMetricFn:
+    """Another game's ``agent`` iterations per CPU second (:func:`host_iteration_rate`)."""
+
+    def measure(ctx: GameBenchContext, seconds: float) -> float:
+        return host_iteration_rate(agent, seconds, positions=ctx.states, game=ctx.game)
+
+    return measure
+
+
+for _name, _agent in ITERATION_AGENTS.items():
+    game_metric(_name)(_game_iterations_metric(_agent))
+
+#: the depth of another game's bench searches (boop.'s: :data:`ALPHABETA_BENCH_DEPTH`): searches of
+#: thousands of nodes (Connect Four: ~6,000 at depth 8; its agent reaches depth 10-13 in a device-second)
+GAME_ALPHABETA_BENCH_DEPTH = 8
+
+
+@game_metric("alphabeta_nodes_per_s")
+def _game_alphabeta_nodes(ctx: GameBenchContext, seconds: float) -> float:
+    return alphabeta_rate(ctx.game.engine("alphabeta"), ctx.states, ctx.rng, GAME_ALPHABETA_BENCH_DEPTH, seconds)
 
 
 def _cpu_model() -> str | None:
@@ -330,21 +547,27 @@ def versions() -> dict:
 
 
 def run_bench(seconds: float = 1.0, repeats: int = 5, names: list[str] | None = None,
-              ctx: BenchContext | None = None, progress: Callable[[str], None] | None = None) -> dict:
-    """Run the registered measurements; return the report (medians, runs, machine, versions)."""
+              ctx: BenchContext | GameBenchContext | None = None, progress: Callable[[str], None] | None = None,
+              game: Game | None = None) -> dict:
+    """Run the registered measurements of ``game`` (None or boop.: :data:`METRICS`; another game:
+    :data:`GAME_METRICS`, its name under ``settings.game``); return the report (medians, runs,
+    machine, versions)."""
     if seconds <= 0 or repeats < 1:
         raise ConfigError(f"seconds must be > 0 and repeats >= 1, got {seconds!r} and {repeats!r}")
-    names = list(METRICS) if names is None else names
-    unknown = [n for n in names if n not in METRICS]
+    other = game is not None and game.name != DEFAULT_GAME
+    metrics: dict[str, Any] = dict(GAME_METRICS if other else METRICS)
+    names = list(metrics) if names is None else names
+    unknown = [n for n in names if n not in metrics]
     if unknown:
-        raise ConfigError(f"unknown benchmark(s) {', '.join(unknown)}; known: {', '.join(METRICS)}")
-    ctx = ctx or BenchContext()
+        raise ConfigError(f"unknown benchmark(s) {', '.join(unknown)}; known: {', '.join(metrics)}")
+    if ctx is None:
+        ctx = GameBenchContext(game) if other and game is not None else BenchContext()
     report: dict = {}
     runs: dict[str, list[float]] = {}
     for name in names:
         if progress:
             progress(name)
-        runs[name] = [float(METRICS[name](ctx, seconds)) for _ in range(repeats)]
+        runs[name] = [float(metrics[name](ctx, seconds)) for _ in range(repeats)]
         report[name] = statistics.median(runs[name])
     report["runs"] = runs
     report["settings"] = {
@@ -355,9 +578,28 @@ def run_bench(seconds: float = 1.0, repeats: int = 5, names: list[str] | None = 
         "sample_seed": ctx.seed,
         "ply_range": list(PLY_RANGE),
     }
+    if other and game is not None:  # boop.'s report as it always was: saved ones compare
+        report["settings"]["game"] = game.name
     report["machine"] = machine_info()
     report["versions"] = versions()
     return report
+
+
+def report_game(report: dict) -> str:
+    """The game a report measured (a report without one: boop.'s)."""
+    settings = report.get("settings")
+    return str(settings.get("game", DEFAULT_GAME)) if isinstance(settings, dict) else DEFAULT_GAME
+
+
+def check_same_game(saved: dict, game: str, path: object) -> None:
+    """Refuse to compare a bench of ``game`` with a saved bench of another game.
+
+    Raises:
+        BoopError: one line naming the file and both games.
+    """
+    if report_game(saved) != game:
+        raise BoopError(f"{str(path)!r} is a bench of {report_game(saved)}, this one of {game}: compare runs of "
+                        "one game")
 
 
 def format_report(report: dict) -> str:
@@ -372,7 +614,8 @@ def format_report(report: dict) -> str:
     s, m, v = report["settings"], report["machine"], report["versions"]
     lines.append("")
     lo, hi = s["ply_range"]
-    lines.append(f"medians of {s['repeats']} runs of ~{s['seconds']} s on one core; {s['positions']} positions "
+    of = f" of {s['game']}" if "game" in s else ""
+    lines.append(f"medians of {s['repeats']} runs of ~{s['seconds']} s on one core; {s['positions']} positions{of} "
                  f"({s['moves']} legal moves) from plies {lo}-{hi}, seed {s['sample_seed']}")
     lines.append(f"{m['cpu_model']} ({m['cpu_count']} CPUs), {m['platform']}")
     lines.append(f"python {v['python']}, numpy {v['numpy']}, numba {v['numba']}, boopexp {v['boopexp']}")

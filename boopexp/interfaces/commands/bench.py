@@ -8,10 +8,14 @@ import json
 import click
 
 from boopexp.agents.specs import AGENT_KINDS, AGENT_NAMES
+from boopexp.games.registry import DEFAULT_GAME, GAMES
 from boopexp.interfaces.commands import MEASUREMENTS, POSITIVE_SECONDS
 
 
 @click.command("bench")
+@click.option("--game", "game_name", default=DEFAULT_GAME, show_default=True, metavar="GAME",
+              help="The game measured: " + ", ".join(GAMES) + ", or a module of your own game's values "
+                   "(docs/games.md): the same metrics through its kernels.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
 @click.option("--seconds", type=POSITIVE_SECONDS, default=1.0, show_default=True,
               help="Approximate duration of each timed run.")
@@ -19,16 +23,26 @@ from boopexp.interfaces.commands import MEASUREMENTS, POSITIVE_SECONDS
               help="Timed runs per measurement; the median is reported.")
 @click.option("--compare", "compare", type=click.Path(dir_okay=False), default=None, metavar="FILE.json",
               help="Also print each metric's ratio to a saved 'bench --json' run (e.g. benchmarks/baseline.json).")
-def bench(as_json: bool, seconds: float, repeats: int, compare: str | None) -> None:
+def bench(game_name: str, as_json: bool, seconds: float, repeats: int, compare: str | None) -> None:
     """Measure engine throughput (medians over several runs, one core).
 
     Heuristic evaluations/s, objective evaluations/s (a SIM move + the heuristic), solver
-    calls/s (every legal move scored + argmax) and random plies/s (as in vanilla playouts), on a
-    fixed, seeded set of 200 positions from plies 4-40 of solver/random games.
-    With --compare FILE.json, the ratio of each metric to that saved run (after the table;
-    with --json, under the key "compare").
+    calls/s (every legal move scored + argmax), random plies/s (as in vanilla playouts), the
+    MCTS iterations/s of vanilla, mcts-co, mcts-solver and mcts-prior, and alpha-beta nodes/s, on
+    a fixed, seeded set of 200 positions from plies 4-40 of solver/random games. With --game,
+    those of another game, through its kernels (docs/games.md "Speed").
+    With --compare FILE.json, the ratio of each metric to that saved run of the same game
+    (after the table; with --json, under the key "compare").
     """
+    import os
+
+    from boopexp import schema
+    from boopexp.games import registry
+
+    with schema.within(f"--game {game_name}"):
+        game = registry.get(game_name, os.getcwd())  # a user's game: from PYTHONPATH, then here
     from boopexp.interfaces.bench import (  # compiles
+        check_same_game,
         compare_ratios,
         format_comparison,
         format_report,
@@ -37,12 +51,14 @@ def bench(as_json: bool, seconds: float, repeats: int, compare: str | None) -> N
     )
 
     saved = load_report(compare) if compare else None  # a bad file fails before the long run
+    if saved is not None:
+        check_same_game(saved, game.name, compare)
 
     def progress(name: str) -> None:
         if not as_json:
             click.echo(f"measuring {name} ...", err=True)
 
-    report = run_bench(seconds=seconds, repeats=repeats, progress=progress)
+    report = run_bench(seconds=seconds, repeats=repeats, progress=progress, game=game)
     if as_json:
         if saved is not None:
             report["compare"] = {"file": compare, "ratios": compare_ratios(report, saved)}
