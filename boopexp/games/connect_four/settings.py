@@ -3,9 +3,9 @@
 
 Both are the game contract's Python values (docs/games.md). The costs have the keys of
 ``boopexp.agents.budget.COST_FIELDS`` and are in the device-µs of boop.'s ``android-2023``
-profile: the game's own work (a random ply, a solver move) is boop.'s cost scaled by how much
-cheaper the Connect Four kernel is on the host, the game-independent overheads are boop.'s
-(docs/games.md, "Connect Four"); a calibration on a device replaces them.
+profile: the game's own work (a random ply, a solver move) is boop.'s cost scaled by the host
+cost of the Connect Four kernels over boop.'s (``benchmarks/game_costs.py``), the
+game-independent overheads are boop.'s (docs/games.md, "Connect Four").
 """
 
 from __future__ import annotations
@@ -20,9 +20,11 @@ DEFAULT_PARAMS: dict[str, int | float] = {"k": 10, "m": 3, "d": 0.9, "uct_c": 0.
 #: device-µs per primitive, from boop.'s android-2023 profile (node 60, random_ply 381.2,
 #: solver_call 100, solver_move 7.4, iteration 40). The game-independent overheads are kept: a
 #: tree node's allocation, an iteration's descent and backpropagation, a solver call's crossing
-#: into the solver. The two that are the game's own work are scaled by the host cost of the
-#: Connect Four kernel over boop.'s, each timed in a numba loop of seeded random games on one
-#: host (2026-11-28): a random ply with its H, 0.115 µs against 1.18 µs (x 0.097: 381.2 -> 37),
-#: and one f, 0.12 µs against 0.30 µs (x 0.4: 7.4 -> 3). First values; a calibration replaces them.
-DEVICE_COSTS: dict[str, float] = {"node": 60.0, "random_ply": 37.0, "solver_call": 100.0, "solver_move": 3.0,
+#: into the solver. The two that are the game's own work are boop.'s scaled by the host cost of
+#: Connect Four's kernels over boop.'s, measured by ``benchmarks/game_costs.py`` (the bench's
+#: loops on each game's 200 sample positions, 5 interleaved rounds, medians of the ratios;
+#: 2026-11-29, one core of the shared 2-core machine): a random ply with its H, 74.2 ns against
+#: 836.7 ns (x 0.089: 381.2 -> 33.8), and a candidate move of a solver call, 117.9 ns against
+#: 114.6 ns (x 1.032: 7.4 -> 7.6). docs/games.md, "Defaults and device costs".
+DEVICE_COSTS: dict[str, float] = {"node": 60.0, "random_ply": 33.8, "solver_call": 100.0, "solver_move": 7.6,
                                   "iteration": 40.0}
