@@ -3,8 +3,9 @@ the package compiles nothing).
 
 boopexp: reproduce Richoux's MCTS + combinatorial-optimisation agents for boop.
 
-``boopexp.Position`` and ``boopexp.Move`` (the game API a plugin agent plays with, docs/agents.md)
-are loaded on first use: importing the package, or running ``boopexp --help``, compiles nothing.
+``boopexp.Position`` and ``boopexp.Move`` (the game API a plugin agent plays boop. with, docs/agents.md)
+and ``boopexp.GamePosition`` (any other game's) are loaded on first use: importing the package, or
+running ``boopexp --help``, compiles nothing.
 """
 
 __version__ = "0.1.0"
@@ -18,12 +19,15 @@ from boopexp.errors import (
     StoreError,
 )
 
-#: names served lazily from :mod:`boopexp.game.position` (it loads the compiled engine)
-_GAME_NAMES = ("Move", "MoveResult", "Position")
+#: names served lazily from :mod:`boopexp.game.position` (it loads the compiled engine) and
+#: :mod:`boopexp.games.position` (another game's position API)
+_GAME_NAMES = {"Move": "boopexp.game.position", "MoveResult": "boopexp.game.position",
+               "Position": "boopexp.game.position", "GamePosition": "boopexp.games.position",
+               "GameMoveResult": "boopexp.games.position"}
 
 __all__ = [
-    "BoopError", "ConfigError", "IllegalMoveError", "InvalidMoveError", "InvalidPositionError", "Move", "MoveResult",
-    "Position", "StoreError", "__version__",
+    "BoopError", "ConfigError", "GameMoveResult", "GamePosition", "IllegalMoveError", "InvalidMoveError",
+    "InvalidPositionError", "Move", "MoveResult", "Position", "StoreError", "__version__",
 ]
 
 
@@ -37,5 +41,5 @@ def __getattr__(name: str):
     if name in _GAME_NAMES:
         import importlib
 
-        return getattr(importlib.import_module("boopexp.game.position"), name)
+        return getattr(importlib.import_module(_GAME_NAMES[name]), name)
     raise AttributeError(f"module 'boopexp' has no attribute {name!r}")

@@ -33,6 +33,15 @@ def new_rng_state(seed_or_gen) -> np.ndarray:
     return words
 
 
+def rng_state(rng) -> np.ndarray:
+    """A kernel generator state from what a caller of the Python position APIs may hand in: a
+    state array (used as it is), None (fresh entropy), an int seed, a SeedSequence or a numpy
+    Generator (:func:`new_rng_state`)."""
+    if isinstance(rng, np.ndarray) and rng.dtype == np.uint64 and rng.shape == (4,):
+        return rng
+    return new_rng_state(rng if rng is not None else np.random.SeedSequence())
+
+
 def seeded_words(seed: int, n: int) -> np.ndarray:
     """``n`` random 64-bit words drawn from ``seed`` (numpy's SeedSequence, as :func:`new_rng_state`
     seeds a generator): constant tables a kernel needs, e.g. alpha-beta's Zobrist keys."""

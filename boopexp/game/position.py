@@ -15,7 +15,7 @@ import numpy as np
 from boopexp.engine import heuristic as _h
 from boopexp.engine import objective, rules
 from boopexp.engine.buffers import new_work, solver_buffers
-from boopexp.engine.rng import new_rng_state
+from boopexp.engine.rng import rng_state as _rng
 from boopexp.engine.state import (
     BLUE,
     L_BLUE,
@@ -48,13 +48,6 @@ def _colour(value) -> int:
     if isinstance(value, str) and value.lower() in (Colour.RED, "r", Side.P2):
         return RED
     raise ConfigError(f"{value!r} is not a colour; use 'blue' or 'red' (or -1 / +1)")
-
-
-def _rng(rng) -> np.ndarray:
-    """A kernel RNG state from None (fresh entropy), an int, a Generator or a state array."""
-    if isinstance(rng, np.ndarray) and rng.dtype == np.uint64 and rng.shape == (4,):
-        return rng
-    return new_rng_state(rng if rng is not None else np.random.SeedSequence())
 
 
 def _candidate_groups(st: np.ndarray, colour: int, exclude_all_large: bool) -> list[tuple[int, ...]]:

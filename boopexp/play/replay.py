@@ -18,6 +18,7 @@ from boopexp.errors import BoopError, ConfigError, StoreError, show_value
 from boopexp.game.position import Position
 from boopexp.game.sides import Colour, Side
 from boopexp.games import registry as games
+from boopexp.games.position import GamePosition
 from boopexp.games.registry import DEFAULT_GAME, Game
 from boopexp.play.contract import (
     FORFEITS,
@@ -80,24 +81,6 @@ def moves_problem(record: Mapping) -> str | None:
     if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
         return f"has 'moves' = {show_value(moves)}, not a list of move strings"
     return None
-
-
-@dataclass(frozen=True, eq=False)
-class GamePosition:
-    """A position of a game other than boop. as :func:`walk` gives it: the game and its state
-    (equal, and hashed alike, when the states are: :func:`first_repeat`)."""
-
-    game: Game
-    state: Any
-
-    def render(self) -> str:
-        return self.game.board_text(self.state)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, GamePosition) and self.state.tobytes() == other.state.tobytes()
-
-    def __hash__(self) -> int:
-        return hash(self.state.tobytes())
 
 
 def game_of(record: Mapping) -> Game:
@@ -183,11 +166,11 @@ def _walk_game(record: Mapping, game: Game, moves: list[str], on_ply) -> GamePos
         st = st.copy()
         outcome, _ = kernels.apply_move(st, code, rng, work)
         if on_ply is not None:
-            on_ply(ply, text, GamePosition(game, st))
+            on_ply(ply, text, GamePosition(game, st, int(outcome)))
         if outcome != 0 and ply != len(moves):
             raise StoreError(f"{_name(record)}: the game ended at ply {ply} of {len(moves)}")
     check_counted_fields(record, Colour.of(int(outcome)) if outcome in (-1, 1) else None, draw=outcome == DRAW)
-    return GamePosition(game, st)
+    return GamePosition(game, st, int(outcome))
 
 
 def first_repeat(record: Mapping) -> tuple[int, int] | None:
