@@ -541,3 +541,99 @@ def test_a_plugin_raising_keyboard_interrupt_is_not_ctrl_c(deaf):
     assert ("random vs ctrlc: p1 (random, blue) wins in 1 plies by forfeit: ctrlc (p2) agent_error: "
             "KeyboardInterrupt") in result.stdout
     assert "Interrupted" not in result.stderr
+
+
+# -- games other than boop.: the game-neutral position (docs/agents.md, "Plugins in other games") ---
+
+
+def test_the_game_neutral_position_plays_connect_four_and_your_own_game(monkeypatch):
+    """``boopexp.GamePosition``: the legal moves in the game's notation, a move played on a copy,
+    the outcome (a win, a draw), H, f, and a bad move refused with a few legal moves named."""
+    from boopexp.errors import IllegalMoveError, InvalidMoveError
+    from boopexp.games import registry
+
+    game = registry.get("connect-four")
+    c4 = boopexp.GamePosition(game)
+    assert c4.legal_moves() == list("abcdefg") and c4.legal_codes() == list(range(7)) and c4.to_move == "blue"
+    after = c4.play("d").position
+    assert c4.legal_moves() == list("abcdefg") and after.to_move == "red" and after.move_number == 1  # c4 unchanged
+    assert after.heuristic("red") == -after.heuristic("blue") and -1 <= after.objective("d") <= 1
+    won = boopexp.GamePosition.from_string(game, "......./......./......./x....../x.o..../xoo.... x")
+    result = won.play("a")
+    assert result.winner == "blue" and result.position.over and result.position.legal_moves() == []
+    assert result.position.over_text() == "p1 has won" and "x has won" in result.position.render()
+    assert won.objective("a") == 1.0
+    with pytest.raises(IllegalMoveError, match=r"^'a': the game is over \(p1 has won\)$"):
+        result.position.check_legal("a")
+    full = boopexp.GamePosition.from_string(game, "x....../o....../x....../o....../x....../o...... x")
+    with pytest.raises(IllegalMoveError, match="column a is full; legal moves: b, c, d, e, f, g"):
+        full.check_legal("a")
+    with pytest.raises(IllegalMoveError, match=r"^move code 9 is illegal in '.*'; legal moves: a b c d e f g$"):
+        c4.check_legal(9)
+    with pytest.raises(InvalidMoveError, match="is not a move"):
+        c4.check_legal(None)  # type: ignore[arg-type]
+    monkeypatch.syspath_prepend(str(EXAMPLES))
+    ttt = boopexp.GamePosition.from_string(registry.get("tictactoe.game"), "xox/xoo/ox. x")
+    draw = ttt.play("c1")
+    assert draw.draw and draw.winner is None and draw.position.over_text() == "a draw" and draw.move == "c1"
+    assert boopexp.GamePosition.from_string(registry.get("tictactoe.game"), "xox/xoo/oxx o").outcome == 2
+
+
+C4_PLUGIN_CONFIG = """name: c4p
+seed: 3
+games_per_side: {games}
+game: connect-four
+budget: {{mode: iterations, iterations: 2}}
+agents:
+  {agents}
+pairings: [[{first}, random]]
+"""
+
+
+def test_the_example_plugin_plays_connect_four_unchanged_and_its_games_replay(tmp_path, monkeypatch):
+    """examples/greedy_agent.py, written for boop., plays Connect Four as it is: the game-neutral
+    position answers the same calls (``legal_moves``, ``to_move``, ``play(move, rng=…)`` and its
+    ``winner``, ``heuristic``). Every game ends on the board, walks and is played again exactly."""
+    from boopexp.play.replay import first_difference, walk
+
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(EXAMPLES / "greedy_agent.py", tmp_path / "greedy_agent.py")
+    (tmp_path / "c4.yaml").write_text(C4_PLUGIN_CONFIG.format(
+        games=2, agents="greedy: {plugin: 'greedy_agent:make_greedy'}", first="greedy"))
+    result = CliRunner().invoke(main, ["run", "c4.yaml", "--jobs", "1", "--out", "out", "-q"])
+    assert result.exit_code == 0, result.output
+    records = records_of(tmp_path / "out")
+    assert len(records) == 4 and all(r.get("forfeit") is None and r["game"] == "connect-four" for r in records)
+    assert sum(r["winner_agent"] == "greedy" for r in records) >= 3  # one ply of H beats random moves
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for record in records:
+        walk(record)
+        assert first_difference(record) is None
+
+
+@pytest.mark.parametrize(("value", "message"), [
+    ("h", "'h' is not a Connect Four move: a move is a column letter a..g"),
+    (42, "'; legal moves: a b c d e f g"),  # "move code 42 is illegal in '<the position>'; …"
+    ("[1]", "is not a move: expected a move as connect-four writes it"),
+])
+def test_a_connect_four_plugins_bad_move_forfeits_naming_why(workdir, value, message):
+    answer = "[1]" if value == "[1]" else repr(value)
+    (workdir / "c4.yaml").write_text(C4_PLUGIN_CONFIG.format(
+        games=1, agents=f"bot: {{plugin: 'my_agents:make', kind: return, value: {answer}}}", first="bot"))
+    result = CliRunner().invoke(main, ["run", "c4.yaml", "--jobs", "1", "--out", "out", "-q"])
+    assert result.exit_code == 0, result.output
+    for record in records_of(workdir / "out"):
+        assert record["termination"] == "illegal_move" and record["winner_agent"] == "random"
+        assert message in record["forfeit"]["error"], record["forfeit"]
+
+
+def test_a_connect_four_plugin_may_answer_a_move_code(workdir):
+    """A move code (an int from ``legal_codes``) is a move as good as its text."""
+    (workdir / "codes.py").write_text("def make():\n    class A:\n        def choose(self, position, rng):\n"
+                                      "            return position.legal_codes()[-1]\n    return A()\n")
+    (workdir / "c4.yaml").write_text(C4_PLUGIN_CONFIG.format(games=1, agents="bot: {plugin: 'codes:make'}",
+                                                             first="bot"))
+    result = CliRunner().invoke(main, ["run", "c4.yaml", "--jobs", "1", "--out", "out", "-q"])
+    assert result.exit_code == 0, result.output
+    record = next(r for r in records_of(workdir / "out") if r["p1"] == "bot")
+    assert record.get("forfeit") is None and record["moves"][0] == "g"

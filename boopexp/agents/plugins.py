@@ -1,11 +1,12 @@
-"""Plugin agents: any Python object with ``choose(position, rng)`` plays boop. (docs/agents.md).
+"""Plugin agents: any Python object with ``choose(position, rng)`` plays boop., or any game (docs/agents.md).
 
 A config declares ``greedy: {plugin: "my_agents:make_greedy", depth: 1}``: the module
 ``my_agents`` is imported from ``PYTHONPATH`` or, failing that, from the config file's folder;
 ``make_greedy(depth=1)`` is called once per game and returns the agent. The protocol:
 
 * ``choose(position: boopexp.Position, rng: numpy.random.Generator) -> boopexp.Move | str``
-  (required): the move of the side to move;
+  (required): the move of the side to move (in a game other than boop. the position is a
+  ``boopexp.GamePosition`` and the move its text in the game's notation, or its code);
 * ``promote(position, groups, rng) -> int`` (optional): when a move lines up several candidate
   groups, the index of the group to promote among ``groups`` (the position is the one before the
   move); without it the paper's promotion heuristic chooses.

@@ -33,6 +33,7 @@ from boopexp.game import notation
 from boopexp.game.position import Move, Position, compile_position_api
 from boopexp.game.sides import Colour, Side
 from boopexp.games import registry as games
+from boopexp.games.position import GamePosition, compile_game_position_api
 from boopexp.games.registry import DEFAULT_GAME, Game
 from boopexp.play.contract import (
     MAX_PLIES,
@@ -174,24 +175,30 @@ class Forfeit(Exception):
 class PluginPlayer(Player):
     """A Python agent (docs/agents.md): ``choose(position, rng)`` and optionally ``promote``.
 
-    The agent gets an immutable :class:`~boopexp.game.position.Position` and its own numpy Generator; what
-    it returns is checked here, and anything but a legal move ends the game as a :class:`Forfeit`.
+    The agent gets an immutable position — boop.'s :class:`~boopexp.game.position.Position`, another
+    game's :class:`~boopexp.games.position.GamePosition` — and its own numpy Generator; what it
+    returns is checked here, and anything but a legal move ends the game as a :class:`Forfeit`.
+    ``promote`` is boop.'s (a choice of promoted group); another game's follow-ups are its kernels'.
     Every call into the agent goes through :func:`boopexp.agents.plugins.call_plugin`: an exception of
     any kind (``sys.exit()`` too) or a move slower than the agent's ``move_timeout_s`` forfeits
     (``agent_error``), and what it prints is kept in :attr:`output`, not printed.
     """
 
     def __init__(self, spec: AgentSpec, budget: Budget, seed_seq: np.random.SeedSequence, costs: np.ndarray,
-                 throttle: float):
+                 throttle: float, game: Game = BOOP):
         # Two streams: the kernel's (the heuristic promotion's tie-breaks) and the agent's own.
         kernel_ss, agent_ss = seed_seq.spawn(2)
-        super().__init__(spec, budget, new_rng_state(kernel_ss), costs, throttle, BOOP)
+        super().__init__(spec, budget, new_rng_state(kernel_ss), costs, throttle, game)
+        self.game = game
         self.generator = np.random.default_rng(agent_ss)
         self.promotion = rules.PROMO_HEURISTIC
         self.agent, self.error = None, None
         #: What the agent printed in this game (its factory's prints included).
         self.output = PluginOutput()
-        compile_position_api()  # numba's first compilation is not the agent's thinking time
+        if game.name == DEFAULT_GAME:  # numba's first compilation is not the agent's thinking time
+            compile_position_api()
+        else:
+            compile_game_position_api(game)
         try:
             self.agent = build_agent(spec, self.output)
         except ConfigError:
@@ -212,6 +219,8 @@ class PluginPlayer(Player):
         if self.agent is None:
             raise Forfeit(Termination.AGENT_ERROR, self.error or "the agent could not be built")
         deadline = time.monotonic() + self.spec.move_timeout  # choose and promote: one move, one limit
+        if self.game.name != DEFAULT_GAME:
+            return self._select_game(st, deadline, cpu0)
         position = Position(st)
         answer = self._call(self.agent.choose, position, self.generator, deadline=deadline)
         shown = answer if isinstance(answer, str) else (str(answer) if isinstance(answer, Move) else repr(answer))
@@ -237,6 +246,25 @@ class PluginPlayer(Player):
         code = encode_move(int(move.size), int(move.square))
         return code, mcts.move_telemetry(np.zeros(mcts.N_ACC, dtype=np.int64), 0.0, 0, cpu0)
 
+    def _select_game(self, st: np.ndarray, deadline: float, cpu0: float) -> tuple[int, dict]:
+        """:meth:`select` in a game other than boop.: the agent gets a :class:`GamePosition` and
+        answers a move as the game writes it, or a move code."""
+        assert self.agent is not None  # select forfeits first without one
+        position = GamePosition(self.game, st, ONGOING)
+        answer = self._call(self.agent.choose, position, self.generator, deadline=deadline)
+        code = _checked(position, answer, "")
+        return code, mcts.move_telemetry(np.zeros(mcts.N_ACC, dtype=np.int64), 0.0, 0, cpu0)
+
+
+def _checked(position: GamePosition, answer: object, tail: str) -> int:
+    """The code of an agent's ``answer`` if it is a legal move in ``position`` (a game other than
+    boop.), else the :class:`Forfeit` (``illegal_move``, what it answered; ``tail`` ends the error)."""
+    try:
+        return position.check_legal(answer)  # type: ignore[arg-type]  # checked: anything else is refused
+    except (InvalidMoveError, IllegalMoveError) as exc:
+        shown = answer if isinstance(answer, str) else repr(answer)
+        raise Forfeit(Termination.ILLEGAL_MOVE, exception_line(exc) + tail, shown) from None
+
 
 class EnginePlayer(Player):
     """An engine agent: a program speaking btp (docs/protocol.md), one process per game
@@ -244,14 +272,15 @@ class EnginePlayer(Player):
     here forfeit; the group it names is the promotion played."""
 
     def __init__(self, spec: AgentSpec, budget: Budget, seed_seq: np.random.SeedSequence, costs: np.ndarray,
-                 throttle: float):
+                 throttle: float, game: Game = BOOP):
         from boopexp.play.btp_host import EngineProcess
 
-        super().__init__(spec, budget, new_rng_state(seed_seq), costs, throttle, BOOP)
+        super().__init__(spec, budget, new_rng_state(seed_seq), costs, throttle, game)
+        self.game = game
         # The seat's SeedSequence is SeedSequence(game seed).spawn(2)[seat] (play_game): the engine is
         # told that seed and seat, and seeds itself as the in-process agent would (docs/protocol.md).
         side = Side.P1 if tuple(seed_seq.spawn_key) == (0,) else Side.P2
-        self.engine = EngineProcess(spec, int(cast(int, seed_seq.entropy)), side, budget)
+        self.engine = EngineProcess(spec, int(cast(int, seed_seq.entropy)), side, budget, game.name)
         self.moves: list[str] = []
         self.start: str | None = None
 
@@ -272,6 +301,9 @@ class EnginePlayer(Player):
             text = self.engine.bestmove(self.start, self.moves)
         except EngineFailure as exc:
             raise Forfeit(Termination.AGENT_ERROR, str(exc)) from None
+        if self.game.name != DEFAULT_GAME:
+            code = _checked(GamePosition(self.game, st, ONGOING), text, self.engine.stderr_tail())
+            return code, mcts.move_telemetry(np.zeros(mcts.N_ACC, dtype=np.int64), 0.0, 0, cpu0)
         position = Position(st)
         try:
             move = position.check_legal(text)
@@ -292,25 +324,15 @@ class EnginePlayer(Player):
 _PLAYERS = {"mcts": MCTSPlayer, "heuristics": HeuristicsPlayer, "random": RandomPlayer, "alphabeta": AlphaBetaPlayer}
 
 
-#: the kinds of agent that play every game (docs/games.md); the others play boop. only, so far
-EVERY_GAME_KINDS = ("mcts", "heuristics", "random", "alphabeta")
-
-
 def make_player(spec: AgentSpec, budget: Budget, seed_seq: np.random.SeedSequence, throttle: float = 1.0,
                 game: Game = BOOP) -> Player:
-    """A Player for ``spec`` drawing from its own generator seeded by ``seed_seq``, playing ``game``.
-
-    Raises:
-        ConfigError: ``spec``'s kind of agent does not play ``game`` (:data:`EVERY_GAME_KINDS`).
-    """
+    """A Player for ``spec`` drawing from its own generator seeded by ``seed_seq``, playing ``game``
+    (every kind of agent plays every game: docs/games.md)."""
     costs = device_costs(budget.device_profile(game.device_costs()))
-    if game.name != DEFAULT_GAME and spec.kind not in EVERY_GAME_KINDS:
-        raise ConfigError(f"agent {spec.name!r} ({spec.kind}) does not play {game.name} yet; the agents of "
-                          f"{', '.join(EVERY_GAME_KINDS)} kind play every game (docs/games.md)")
     if spec.kind == "plugin":
-        return PluginPlayer(spec, budget, seed_seq, costs, throttle)
+        return PluginPlayer(spec, budget, seed_seq, costs, throttle, game)
     if spec.kind == "engine":
-        return EnginePlayer(spec, budget, seed_seq, costs, throttle)
+        return EnginePlayer(spec, budget, seed_seq, costs, throttle, game)
     return _PLAYERS[spec.kind](spec, budget, new_rng_state(seed_seq), costs, throttle, game)
 
 
