@@ -17,6 +17,8 @@ from boopexp.agents.budget import Budget
 from boopexp.agents.specs import resolve_agent
 from boopexp.experiments.config import load_yaml
 from boopexp.game.position import Position
+from boopexp.games import registry
+from boopexp.games.position import GamePosition
 from boopexp.play.btp import EngineSession
 from boopexp.play.contract import GameTask
 from boopexp.play.match import play_game
@@ -24,11 +26,13 @@ from boopexp.play.match import play_game
 ITERATIONS = 6
 
 
-def _session(agent: str) -> EngineSession:
-    def build(options):  # the values read as boopexp engine reads them
-        return resolve_agent(agent, overrides={k: load_yaml(v) for k, v in options.items()})
+def _session(agent: str, game: str = "boop") -> EngineSession:
+    params = registry.get(game).paper_params()
 
-    return EngineSession(build, Budget(mode="iterations", iterations=3))
+    def build(options):  # the values read as boopexp engine reads them
+        return resolve_agent(agent, params=params, overrides={k: load_yaml(v) for k, v in options.items()})
+
+    return EngineSession(build, Budget(mode="iterations", iterations=3), game=registry.get(game))
 
 
 def _bestmove(lines: list[str]) -> str:
@@ -104,6 +108,8 @@ def test_handshake_and_unknown_commands():
     answer = s.handle("btp")
     assert answer[0] == "id name boopexp mcts-co" and answer[-1] == "btpok"
     assert "option name uct_c" in answer and "option name seed" in answer
+    assert "id game boop" in answer and "option name game" in answer
+    assert s.handle("setoption name game value boop") == []  # a host tells it the game it named
     assert s.handle("frobnicate a b c") == [] and s.handle("") == [] and s.handle("isready") == ["readyok"]
 
 
@@ -490,3 +496,76 @@ def test_read_lines_bounds_every_line_however_it_arrives():
         assert lines[5].head.startswith("c")
 
 
+
+
+# -- games other than boop. (docs/protocol.md, "Games") -------------------------------------------
+
+
+def _relay_game(game: str, ask, seed: int, cap: int) -> list[str]:
+    """:func:`_relay` for a game other than boop.: the host tells each engine the game first."""
+    for seat, side in ((0, "p1"), (1, "p2")):
+        assert f"id game {game}" in ask(seat, "btp")
+        assert ask(seat, f"setoption name game value {game}") == []
+        ask(seat, f"newgame seed {seed} side {side}")
+    position, moves = GamePosition(registry.get(game)), []
+    while len(moves) < cap and not position.over:
+        seat = len(moves) % 2
+        ask(seat, "position startpos" + (" moves " + " ".join(moves) if moves else ""))
+        move = _bestmove(ask(seat, f"go iterations {ITERATIONS}"))
+        position = position.play(move).position
+        moves.append(move)
+    return moves
+
+
+@pytest.mark.parametrize(("p1", "p2", "seed"), [("mcts-co", "random", 3), ("heuristics", "alphabeta", 4)])
+def test_conformance_connect_four_sessions_equal_in_process_games(p1, p2, seed):
+    """Two engine sessions of ``connect-four`` relayed in the game's notation play the in-process
+    game move for move (the agents resolved with the game's parameters, as a config's are)."""
+    sessions = (_session(p1, "connect-four"), _session(p2, "connect-four"))
+    moves = _relay_game("connect-four", lambda seat, line: sessions[seat].handle(line), seed, 42)
+    params = registry.get("connect-four").paper_params()
+    task = GameTask("t", "ab" * 8, f"{p1} vs {p2}", 0, resolve_agent(p1, params=params),
+                    resolve_agent(p2, params=params), Budget(mode="iterations", iterations=ITERATIONS), "code-0.6.2",
+                    seed, game="connect-four")
+    record = play_game(task)
+    assert moves == record["moves"] and len(moves) >= 7 and all(m in "abcdefg" for m in moves)
+
+
+@pytest.mark.parametrize(("line", "says"), [
+    ("position startpos moves d h", "move 2 'h': 'h' is not a Connect Four move"),
+    ("position startpos moves " + "a " * 7, "move 7 'a': 'a': column a is full; legal moves: b, c, d"),
+    ("position fen ......./......./......./......./..x..../....... o", "the piece on c2 floats above an empty cell"),
+    ("position fen ....../....../....../....../....../...... 8,0 8,0 b 0,0 0", "is not a Connect Four position"),
+    ("setoption name game value boop", "game 'boop': this engine plays connect-four only"),
+])
+def test_a_connect_four_engine_refuses_another_games_moves_and_positions(line, says):
+    s = _session("random", "connect-four")
+    error, *rest = s.handle(line)
+    assert error.startswith("info error ") and says in error, error
+    if line.startswith("position"):
+        assert s.handle("go")[-1] == "bestmove (none)"
+    s.handle("position startpos moves d")
+    assert _bestmove(s.handle("go")) in "abcdefg"
+
+
+def test_a_connect_four_engine_answers_none_once_a_side_has_four():
+    s = _session("random", "connect-four")
+    assert s.handle("position startpos moves a b a b a b a") == []  # x has four in column a
+    assert s.handle("go") == ["info error the game is over in this position", "bestmove (none)"]
+    (error,) = s.handle("position startpos moves a b a b a b a b")
+    assert error == "info error move 8 'b': the game is over (p1 has won)", error
+
+
+def test_boopexp_engine_plays_your_own_game(monkeypatch):
+    """``boopexp engine --game tictactoe.game``: the user's game (examples/tictactoe) named in the
+    handshake, positions and moves in its notation, from its start and from a position string."""
+    monkeypatch.setenv("PYTHONPATH", str(Path(__file__).resolve().parent.parent / "examples"))
+    proc = subprocess.run([sys.executable, "-m", "boopexp", "engine", "--game", "tictactoe.game", "--agent",
+                           "alphabeta", "--budget", "iterations", "--iterations", "100000"],
+                          input="btp\nsetoption name game value tictactoe.game\nposition fen xx./oo./... x\ngo\n"
+                                "position startpos moves a1 b2 z9\n",
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    out = proc.stdout.splitlines()
+    assert "id game tictactoe.game" in out and "bestmove c3" in out  # x completes its top rank
+    assert out[-1].startswith("info error move 3 'z9': 'z9' is not a cell"), out[-1]

@@ -327,3 +327,44 @@ def test_a_hung_engine_is_killed_without_the_quit_grace(tmp_path, monkeypatch):
     record = _game(spec, resolve_agent("random"))
     assert time.monotonic() - start < 20  # not 1 + 30
     assert record["termination"] == "agent_error" and "within 1 s" in record["forfeit"]["error"]
+
+
+# -- games other than boop. (docs/protocol.md, "Games") -------------------------------------------
+
+
+def _c4_game(p1: AgentSpec, p2: AgentSpec, seed: int = 0) -> dict:
+    task = GameTask("t", "ab" * 8, f"{p1.name} vs {p2.name}", 0, p1, p2,
+                    Budget(mode="iterations", iterations=ITERATIONS), "code-0.6.2", seed, game="connect-four")
+    return dict(play_game(task))
+
+
+def test_boopexp_engine_of_connect_four_through_the_host_is_the_in_process_game():
+    """``boopexp engine --game connect-four`` hosted in a Connect Four game: the host tells it the
+    game it names, and it plays the in-process game move for move, in the game's notation."""
+    from boopexp.games import registry
+
+    params = registry.get("connect-four").paper_params()
+    hosted = _engine([sys.executable, "-m", "boopexp", "engine", "--game", "connect-four", "--agent", "mcts-co"],
+                     name="mcts-co")
+    local = resolve_agent("mcts-co", params=params)
+    through = _c4_game(hosted, resolve_agent("random"), seed=7)
+    direct = _c4_game(local, resolve_agent("random"), seed=7)
+    assert through.get("forfeit") is None and through["game"] == "connect-four"
+    assert through["moves"] == direct["moves"] and through["winner"] == direct["winner"]
+
+
+def test_an_engine_that_does_not_play_the_game_forfeits_saying_so(tmp_path):
+    """An engine that names no game (the example engine: boop. only) in a Connect Four game, and a
+    Connect Four engine in a boop. game: each forfeits its game at its first move, the reason one line."""
+    record = _c4_game(_engine([sys.executable, str(RANDOM_ENGINE)], "randpy"), resolve_agent("random"))
+    assert record["termination"] == "agent_error" and record["plies"] == 0 and record["winner"] == "p2"
+    assert record["forfeit"]["error"] == (
+        f"engine {sys.executable} {RANDOM_ENGINE} does not play connect-four: its btp answer names no game "
+        "('id game G'), so it plays boop only (docs/protocol.md, 'Games')")
+    c4 = _engine(_script(tmp_path, "print('bestmove d', flush=True)"), "c4bot")
+    path = tmp_path / "bot.py"
+    path.write_text(path.read_text().replace("print('btpok', flush=True)",
+                                             "print('id game connect-four'); print('btpok', flush=True)"))
+    record = _game(resolve_agent("random"), c4, max_plies=10)
+    assert record["termination"] == "agent_error" and record["winner"] == "p1"
+    assert "does not play boop: its btp answer names the games connect-four" in record["forfeit"]["error"]

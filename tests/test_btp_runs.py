@@ -121,3 +121,23 @@ def test_ratings_of_a_store_mixing_built_in_plugin_and_engine_agents(tmp_path):
         rows = {row["agent"]: row for row in csv.DictReader(f)}
     assert set(rows) == set(kinds)
     assert {a: int(rows[a]["games"]) for a in rows} == {a: 12 for a in kinds}  # 3 opponents x 2 seats x 2
+
+
+def test_a_run_of_connect_four_with_an_engine_agent(tmp_path):
+    """``game: connect-four`` with an engine agent (``boopexp engine --game connect-four``) in a
+    tiny run: every game played to its end through btp, in the game's notation, and it walks."""
+    from boopexp.play.replay import walk
+
+    config = tmp_path / "c4.yaml"
+    config.write_text("name: c4-engine\nseed: 5\ngames_per_side: 1\ngame: connect-four\n"
+                      "budget: {mode: iterations, iterations: 4}\n"
+                      f"agents: {{c4-ext: {{engine: [{sys.executable}, -m, boopexp, engine, --game, connect-four, "
+                      "--agent, heuristics], move_timeout_s: 120}}\npairings: [[c4-ext, random]]\n")
+    store = tmp_path / "store"
+    run = CliRunner().invoke(main, ["run", str(config), "--out", str(store), "--jobs", "1", "-q"])
+    assert run.exit_code == 0, run.output
+    records = _records(store)
+    assert len(records) == 2 and all(r.get("forfeit") is None and r["game"] == "connect-four" for r in records)
+    assert all(r["termination"] in ("victory", "draw") and set(r["moves"]) <= set("abcdefg") for r in records)
+    for record in records:
+        walk(record)

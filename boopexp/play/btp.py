@@ -1,6 +1,6 @@
 """The engine side of btp, the boop. text protocol (docs/protocol.md): ``EngineSession`` answers a
-host's lines for any agent (its board, its seeded player kept across ``go``s, its promotion choice
-named in ``bestmove``), ``serve`` runs it on stdin/stdout (``boopexp engine``: a thread reads the
+host's lines for any agent in any game (its board, its seeded player kept across ``go``s, boop.'s
+promotion choice named in ``bestmove``), ``serve`` runs it on stdin/stdout (``boopexp engine``: a thread reads the
 host's lines, so ``stop``, ``quit`` and the end of input end a running search).
 
 :class:`EngineSession` turns the host's lines into the engine's answers for one agent; it keeps
@@ -11,7 +11,9 @@ same game played in-process draws (``newgame seed S side p1|p2`` seeds it as
 :func:`~boopexp.play.match.play_game` seeds that seat). ``boopexp engine`` runs
 :func:`serve` on stdin/stdout: a thread reads the host's lines while a search runs, so that
 ``stop`` (or ``quit``, or the end of input) ends the search at once with its best move so far,
-whatever is queued before it, and ``isready`` is answered at once.
+whatever is queued before it, and ``isready`` is answered at once. The session plays one game
+(``id game G``; boop. by default): another game's positions and moves are its own notation's,
+played through :class:`~boopexp.games.position.GamePosition`.
 A malformed line never ends the engine: it answers ``info error …`` and waits for the next one;
 unknown commands are ignored. Lines are read to :data:`~boopexp.play.btp_lines.MAX_LINE` bytes
 (:func:`~boopexp.play.btp_lines.read_lines`, the host's reader too): a longer one is skipped
@@ -24,7 +26,7 @@ import json
 import queue
 import threading
 from collections.abc import Callable, Iterable, Mapping
-from typing import IO
+from typing import IO, Any
 
 import numpy as np
 
@@ -32,16 +34,17 @@ from boopexp import schema
 from boopexp.agents.budget import MAX_ITERATIONS, Budget, device_costs
 from boopexp.agents.specs import MAX_OPTION_CHARS, AgentSpec
 from boopexp.engine import rules
-from boopexp.engine.buffers import new_work
 from boopexp.engine.state import BLUE, RED, initial_state
 from boopexp.errors import BoopError, ConfigError, exception_line
 from boopexp.game import notation
 from boopexp.game.position import Position
 from boopexp.game.sides import Colour, Side
+from boopexp.games.position import GamePosition
+from boopexp.games.registry import DEFAULT_GAME, Game
 from boopexp.play.btp_lines import MAX_LINE, LineTooLong, read_lines
 from boopexp.play.contract import cut_text
 from boopexp.play.identity import check_seed
-from boopexp.play.match import Forfeit, Player, apply_selected, make_player
+from boopexp.play.match import BOOP, Forfeit, Player, apply_selected, make_player
 
 #: The protocol version this module speaks (docs/protocol.md): ``btp 1``.
 PROTOCOL_VERSION = 1
@@ -61,10 +64,13 @@ class EngineSession:
         budget: the budget of a ``go`` without limits.
         seed: the game seed of a ``newgame`` without ``seed``.
         name: what ``id name`` says.
+        game: the game it plays (``id game``; docs/protocol.md, "Games"): positions and moves in
+            its notation.
     """
 
     def __init__(self, build: Callable[[Mapping[str, str]], AgentSpec], budget: Budget, seed: int = 0,
-                 name: str | None = None):
+                 name: str | None = None, game: Game = BOOP):
+        self.game = game
         self.build = build
         self.overrides: dict[str, str] = {}
         self.spec = build({})
@@ -73,8 +79,9 @@ class EngineSession:
         self.side: Side | None = None
         self.name = name or self.spec.name
         self.player: Player | None = None
-        self.work = new_work()
-        self.state: np.ndarray | None = initial_state()
+        self.work: Any = None  # the buffers a bestmove is played with (its player's kernels'), made at the first
+        #: the current position (boop.'s :class:`Position`, another game's :class:`GamePosition`), None: none to move in
+        self.board: Board | None = _start(game, "startpos")
         self._position_key: tuple[str, tuple[str, ...]] = ("startpos", ())
         self._budgets: dict[tuple[str, ...], Budget] = {}
         #: set non-zero by :func:`serve`'s reader on ``stop``: the running search ends (:class:`Player`'s ``stop``)
@@ -96,7 +103,7 @@ class EngineSession:
         try:
             if isinstance(line, LineTooLong):
                 if command == "position":
-                    self.state = None  # not the game's board any more
+                    self.board = None  # not the game's board any more
                 raise BoopError(f"a line of {line.size} bytes starting {line.head[:40]!r}: at most {MAX_LINE} "
                                 "bytes are read; the line was skipped")
             assert method is not None
@@ -110,9 +117,9 @@ class EngineSession:
         return [f"info error {cut_text(error)}"] + ([f"bestmove {NO_MOVE}"] if command == "go" else [])
 
     def _btp(self, args: list[str]) -> list[str]:
-        options = sorted({"seed", "side", *self._parameters()})
+        options = sorted({"game", "seed", "side", *self._parameters()})
         return [f"id name boopexp {self.name}", "id author boopexp", f"id protocol {PROTOCOL_VERSION}",
-                *(f"option name {o}" for o in options), "btpok"]
+                f"id game {self.game.name}", *(f"option name {o}" for o in options), "btpok"]
 
     def _isready(self, args: list[str]) -> list[str]:
         return ["readyok"]
@@ -125,6 +132,11 @@ class EngineSession:
         if len(value) > MAX_OPTION_CHARS:  # as a host's config bounds them; nor is a longer number read
             raise BoopError(f"setoption name {cut_text(name, 40)}: a value of {len(value)} characters; at most "
                             f"{MAX_OPTION_CHARS} are read ({cut_text(name, 40)}: {self._takes(name)})")
+        if name == "game":
+            if value != self.game.name:
+                raise BoopError(f"game {cut_text(value, 40)!r}: this engine plays {self.game.name} only "
+                                f"('boopexp engine --game {cut_text(value, 40)}' plays that one)")
+            return []
         if name == "seed":
             self.seed = _seed(value)
         elif name == "side":
@@ -142,7 +154,7 @@ class EngineSession:
             self.seed = _seed(pairs["seed"])
         self.side = _side(pairs["side"]) if "side" in pairs else None
         self.player = None
-        self._set_position(("startpos", ()), initial_state())
+        self._set_position(("startpos", ()), _start(self.game, "startpos"))
         return []
 
     def _position(self, args: list[str]) -> list[str]:
@@ -156,45 +168,40 @@ class EngineSession:
         elif head[:1] == ["fen"] and len(head) > 1:
             start = " ".join(head[1:])
         else:
-            self.state = None
+            self.board = None
             raise BoopError(f"position {' '.join(args)!r}: expected 'startpos' or 'fen <position string>', "
                             "then optionally 'moves m1 m2 ...'")
         old_start, old_moves = self._position_key
-        if self.state is not None and start == old_start and moves[:len(old_moves)] == old_moves:
-            base, todo = self.state, moves[len(old_moves):]  # the same game, a few plies on
+        board, self.board = self.board, None  # none until every move is played: a failure leaves no position
+        if board is not None and start == old_start and moves[:len(old_moves)] == old_moves:
+            todo = moves[len(old_moves):]  # the same game, a few plies on
         else:
-            try:
-                base = initial_state() if start == "startpos" else notation.parse_position(start)
-            except BoopError:
-                self.state = None
-                raise
-            todo = moves
-        self.state = None  # until every move is played
-        position = Position(base)
+            board, todo = _start(self.game, start), moves
         for ply, text in enumerate(todo, start=len(moves) - len(todo) + 1):
-            position = _play(position, text, ply)
-        self._set_position((start, moves), position.state)
+            board = _play(board, text, ply)
+        self._set_position((start, moves), board)
         return []
 
     def _go(self, args: list[str]) -> list[str]:
-        if self.state is None:
+        if self.board is None:
             raise BoopError("no position: send 'position startpos [moves ...]' first")
-        st = self.state
-        mover = Position(st).to_move
-        if _game_over(st):
+        st = np.array(self.board.state, copy=True)  # writable, as in play_game (numba compiles per array flavour)
+        if _game_over(self.board):
             raise BoopError("the game is over in this position")
         budget = self._go_budget(tuple(args))
-        player = self._player(mover.side)
+        player = self._player(self.board.to_move.side)
         player.stop = self.stop
         if budget != player.budget:
-            player.budget, player.costs = budget, device_costs(budget.device_profile())
+            player.budget, player.costs = budget, device_costs(budget.device_profile(self.game.device_costs()))
         try:
             code, telemetry = player.select(st)
         except Forfeit as exc:  # a plugin agent that failed: the host sees why
             raise BoopError(exc.error) from None
-        # The promotion is the mover's choice, drawn from its generator as in play_game: the
-        # same call on a copy, whose chosen group the move names.
-        _, text = apply_selected(st.copy(), code, player, self.work)
+        # boop.'s promotion is the mover's choice, drawn from its generator as in play_game: the
+        # same call on a copy, whose chosen group the move names (another game: its kernels' move).
+        if self.work is None:
+            self.work = player.kernels.new_work()
+        _, text = apply_selected(st.copy(), code, player, self.work, self.game)
         return [f"info telemetry {json.dumps(telemetry, separators=(',', ':'))}", f"bestmove {text}"]
 
     def _stop(self, args: list[str]) -> list[str]:
@@ -205,8 +212,8 @@ class EngineSession:
 
     # -- helpers --------------------------------------------------------------------------------
 
-    def _set_position(self, key: tuple[str, tuple[str, ...]], st: np.ndarray) -> None:
-        self._position_key, self.state = key, st
+    def _set_position(self, key: tuple[str, tuple[str, ...]], board: Board) -> None:
+        self._position_key, self.board = key, board
 
     def _player(self, to_move: Side) -> Player:
         """The game's player, made at its first move: seeded as seat ``side`` (or the side to
@@ -214,7 +221,7 @@ class EngineSession:
         if self.player is None:
             side = self.side or to_move
             seat_ss = np.random.SeedSequence(self.seed).spawn(2)[side.seat]
-            self.player = make_player(self.spec, self.budget, seat_ss)
+            self.player = make_player(self.spec, self.budget, seat_ss, game=self.game)
         return self.player
 
     def _go_budget(self, args: tuple[str, ...]) -> Budget:
@@ -249,7 +256,8 @@ class EngineSession:
         from boopexp.agents.specs import ALPHABETA_PARAMS, MCTS_PARAMS
 
         row = {"mcts": MCTS_PARAMS, "alphabeta": ALPHABETA_PARAMS}.get(self.spec.kind, {}).get(option)
-        words = {"seed": _SEED_WORDS, "side": _SIDE_WORDS}.get(option) or (row.allowed if row else None)
+        words = ({"seed": _SEED_WORDS, "side": _SIDE_WORDS, "game": f"the game it plays, {self.game.name}"}.get(option)
+                 or (row.allowed if row else None))
         return words or f"not an option of {self.name}"
 
     def _parameters(self) -> Iterable[str]:
@@ -373,21 +381,43 @@ def serve(session: EngineSession, stdin: IO[bytes], stdout: IO[str]) -> None:
         host.answered(line)
 
 
-def _game_over(st: np.ndarray) -> str | None:
-    """Why the game is over in ``st`` (a side has won, or the side to move has no move), or None."""
+#: a position btp plays in: boop.'s (pushes, promotion groups) or another game's (its contract)
+Board = Position | GamePosition
+
+
+def _start(game: Game, start: str) -> Board:
+    """The position ``position <start>`` names: ``startpos`` (the game's start) or a position
+    string of the game."""
+    if game.name != DEFAULT_GAME:
+        return GamePosition(game) if start == "startpos" else GamePosition.from_string(game, start)
+    return Position(initial_state() if start == "startpos" else notation.parse_position(start))
+
+
+def _game_over(board: Board) -> str | None:
+    """Why the game is over on ``board`` (a side has won, a draw, or the side to move has no move), or None."""
+    if isinstance(board, GamePosition):
+        return board.over_text()
+    st = board.state
     for code in (BLUE, RED):
         if rules.has_won(st, code):
             return f"{Colour.of(code).value.capitalize()} has won"
     return "no legal move" if rules.legal_move_count(st) == 0 else None
 
 
-def _play(position: Position, text: str, ply: int) -> Position:
-    """``position`` after the move ``text`` (REAL rules); a move that leaves a choice of promoted
-    group (two or more lines, or a piece to take back) must name it (``c4:a4b4c4``, ``d6:d6``): the
-    mover chose it, the engine cannot. No move is played once the game is over."""
-    over = _game_over(position.state)
+def _play(board: Board, text: str, ply: int) -> Board:
+    """``board`` after the move ``text`` (boop.: REAL rules; a move that leaves a choice of
+    promoted group, two or more lines or a piece to take back, must name it, ``c4:a4b4c4``,
+    ``d6:d6``: the mover chose it, the engine cannot; another game: its notation and kernels). No
+    move is played once the game is over."""
+    over = _game_over(board)
     if over:
         raise BoopError(f"move {ply} {cut_text(text, 40)!r}: the game is over ({over})")
+    if isinstance(board, GamePosition):
+        try:
+            return board.play(text, rng=0).position  # the contract's moves draw nothing a move text leaves open
+        except BoopError as exc:
+            raise BoopError(f"move {ply} {cut_text(text, 40)!r}: {exc}") from None
+    position = board
     try:
         _, _, group = notation.parse_move(text)
         choices = position.promotion_choices(text) if group is None else []

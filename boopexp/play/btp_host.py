@@ -40,6 +40,7 @@ from typing import IO
 from boopexp.agents.budget import Budget
 from boopexp.agents.specs import AgentSpec, option_text
 from boopexp.game.sides import Side
+from boopexp.games.registry import DEFAULT_GAME
 from boopexp.play.btp_lines import MAX_LINE, LineTooLong, read_lines
 
 #: stderr lines kept for a forfeit's message, and the characters kept of each.
@@ -51,6 +52,8 @@ QUIT_GRACE_S = 0.5
 KILL_WAIT_S = 0.2
 #: How often a host waiting for an answer checks that the engine still runs (seconds).
 POLL_S = 0.25
+#: The ``id`` lines of an engine's ``btp`` answer the host keeps (to read ``id game``): a flood keeps no more.
+_IDS_KEPT = 256
 #: The lines an engine may write besides ``btpok`` and ``bestmove``.
 _CHATTER = ("id", "option", "info", "readyok")
 _EOF = None
@@ -73,10 +76,13 @@ class EngineProcess:
         spec: the engine agent (its command, options, move time and memory limit).
         game_seed, side: what ``newgame`` tells it (the game's seed, the seat it plays).
         budget: the game's budget, sent with every ``go``.
+        game: the game's name (``boop``, ``connect-four``, a user's module): an engine that names
+            the games it plays (``id game G``) must name it and is told it (``setoption name game
+            value G``); one that names none plays boop. only (docs/protocol.md, "Games").
     """
 
-    def __init__(self, spec: AgentSpec, game_seed: int, side: Side, budget: Budget):
-        self.spec, self.game_seed, self.side = spec, game_seed, side
+    def __init__(self, spec: AgentSpec, game_seed: int, side: Side, budget: Budget, game: str = DEFAULT_GAME):
+        self.spec, self.game_seed, self.side, self.game = spec, game_seed, side, game
         self.proc: subprocess.Popen | None = None
         self.lines: queue.Queue[str | LineTooLong | None] = queue.Queue()
         self.token = secrets.token_hex(8)
@@ -105,10 +111,25 @@ class EngineProcess:
         self.drain = threading.Thread(target=_drain, args=(self.proc.stderr, self.stderr), daemon=True)
         self.drain.start()
         self._send("btp")
-        self._until("btpok", "'btp'")
+        said: list[str] = []
+        self._until("btpok", "'btp'", said)
+        self._choose_game(said)
         for key, value in (self.spec.options or {}).items():
             self._send(f"setoption name {key} value {option_text(value)}")
         self._send(f"newgame seed {self.game_seed} side {self.side.value}")
+
+    def _choose_game(self, said: list[str]) -> None:
+        """Tell the engine the game (``setoption name game value G``) if its ``btp`` answer named
+        the games it plays (``id game G`` lines); refuse an engine that does not play it."""
+        named = [words[2] for words in (line.split() for line in said)
+                 if len(words) == 3 and words[:2] == ["id", "game"]]
+        if self.game not in (named or [DEFAULT_GAME]):
+            plays = (f"its btp answer names the games {', '.join(named)}" if named else
+                     f"its btp answer names no game ('id game G'), so it plays {DEFAULT_GAME} only")
+            raise EngineFailure(f"engine {self._command()} does not play {self.game}: {plays} "
+                                f"(docs/protocol.md, 'Games'){self.stderr_tail()}")
+        if named:
+            self._send(f"setoption name game value {self.game}")
 
     def close(self) -> None:
         """End the engine: ``quit`` and a short grace (not for an engine that failed: a hung one
@@ -170,9 +191,9 @@ class EngineProcess:
         except (OSError, ValueError):
             raise self._lost(f"closed its input before {line.split()[0]!r}") from None
 
-    def _until(self, word: str, after: str) -> str:
+    def _until(self, word: str, after: str, said: list[str] | None = None) -> str:
         """The engine's first line starting with ``word``, within the move time; the chatter
-        before it is skipped; anything else forfeits."""
+        before it is skipped (kept in ``said`` when given); anything else forfeits."""
         deadline = _now() + self.spec.move_timeout
         while True:
             left = deadline - _now()
@@ -196,6 +217,8 @@ class EngineProcess:
             if words and words[0] == word:
                 return line
             if words and words[0] in _CHATTER:
+                if said is not None and words[0] == "id" and len(said) < _IDS_KEPT:
+                    said.append(line)
                 continue
             raise EngineFailure(f"engine {self._command()} answered {after} with {line[:80]!r}, "
                           f"not btp (expected '{word}'){self.stderr_tail()}")

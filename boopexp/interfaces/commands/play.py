@@ -93,10 +93,15 @@ _start_option = click.option(
          "openings (docs/openings.md). Part of the settings hash and of the record.")
 
 
+#: ``--game`` of ``game``, ``play`` and ``engine``: None (boop., or ``--config``'s game) unless typed
+_game_option = click.option(
+    "--game", "game_name", default=None, metavar="GAME",
+    help="The game played: " + ", ".join(GAMES) + ", or your own game's module (docs/games.md); default: boop., or "
+         "--config's game. Part of the settings hash and of the record when not boop.")
+
+
 @click.command("game")
-@click.option("--game", "game_name", default=DEFAULT_GAME, show_default=True, metavar="GAME",
-              help="The game played: " + ", ".join(GAMES) + " (docs/games.md). Part of the settings hash and of "
-                   "the record when not boop.")
+@_game_option
 @click.option("--p1", required=True, metavar="AGENT", help="Blue, moves first: " + ", ".join(AGENT_NAMES))
 @click.option("--p2", required=True, metavar="AGENT", help="Red, moves second.")
 @_settings_options
@@ -290,6 +295,9 @@ def _settings(agents: list[tuple[str, str, str, dict]]) -> PlaySettings:
     config = load_config(config_path)
     if given("preset"):
         raise ConfigError(f"--preset cannot be combined with --config (the config {config_path} sets the preset)")
+    if typed.get("game", config.settings.game) != config.settings.game:  # its agents are resolved for its game
+        raise ConfigError(f"--game {option['game_name']} cannot be combined with --config {config_path}, whose game is "
+                          f"{config.settings.game}: leave out --game, or name a config of that game")
     if not given("mode"):  # the config's budget, with the options typed on top
         budget = config.settings.budget
         typed["budget"] = _budget_from_options(budget.mode, typed_budget, budget.to_dict())
@@ -498,6 +506,7 @@ def _echo_root(found) -> None:
 
 
 @click.command("play")
+@_game_option
 @click.option("--agent", "agent_name", default="mcts-co", show_default=True, metavar="AGENT",
               help="Your opponent: " + ", ".join(AGENT_NAMES) + ", or an agent of --config.")
 @click.option("--first/--second", "human_first", default=True, show_default=True,
@@ -515,12 +524,12 @@ def _echo_root(found) -> None:
 @click.option("--out", type=FOLDER, default=Path("results/play"),
               show_default=True, help="The store the finished game is saved in (boopexp replay reads it); checked "
                              "before the first move.")
-def play(agent_name, human_first, seed, mode, seconds, iterations, profile, throttle, preset, max_plies, param,
-         config_path, start, hint_every_move, out):
+def play(game_name, agent_name, human_first, seed, mode, seconds, iterations, profile, throttle, preset, max_plies,
+         param, config_path, start, hint_every_move, out):
     """Play against an agent in the terminal; the finished game is saved as a game record.
 
-    Type moves as c3 (a small piece) or C3 (a large one); undo, hint, moves, help and quit are
-    commands.
+    Type moves in the game's notation (boop.: c3 a small piece, C3 a large one; Connect Four: a
+    column, a..g); undo, hint, moves, help and quit are commands.
     """
     from boopexp.experiments.interrupts import Interrupts
     from boopexp.interfaces import play_store
@@ -562,7 +571,8 @@ def play(agent_name, human_first, seed, mode, seconds, iterations, profile, thro
                 "new game.")
 
     with _stopping(stop, stopped):
-        compile_engine(_notice, (spec.kind,), (spec.mcts,))  # not counted as the agent's first move
+        if played.settings.game == DEFAULT_GAME:  # another game's kernels compile in its first move (docs/games.md)
+            compile_engine(_notice, (spec.kind,), (spec.mcts,))  # not counted as the agent's first move
         from boopexp.interfaces import interactive
 
         openings = played.settings.openings  # --start's suite of one: its line starts every game
@@ -600,6 +610,7 @@ def _game_name(record: Mapping[str, Any]) -> str:
 
 
 @click.command("engine")
+@_game_option
 @click.option("--agent", "agent_name", required=True, metavar="AGENT",
               help="The agent that plays: " + ", ".join(AGENT_NAMES) + ", or an agent of --config.")
 @_settings_options
@@ -607,8 +618,8 @@ def _game_name(record: Mapping[str, Any]) -> str:
               help="Override a parameter of the agent (repeatable; also 'setoption name KEY value VALUE').")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Take the agent (variants, plugins), seed, budget and preset from this experiment config.")
-def engine(agent_name, seed, mode, seconds, iterations, profile, throttle, preset, param, config_path):
-    """Speak btp, the boop. text protocol (docs/protocol.md), on stdin/stdout for one agent.
+def engine(game_name, agent_name, seed, mode, seconds, iterations, profile, throttle, preset, param, config_path):
+    """Speak btp, the boop. text protocol (docs/protocol.md), on stdin/stdout for one agent and one game.
 
     The seed and budget options are the defaults of 'newgame' and 'go' without arguments; a host
     sends 'newgame seed S side p1|p2' and 'go iterations N' (or devicetime/movetime MS); 'stop',
@@ -625,8 +636,9 @@ def engine(agent_name, seed, mode, seconds, iterations, profile, throttle, prese
     def build(options: Mapping[str, str]) -> AgentSpec:  # setoption values read as --param's
         typed = _parse_overrides(tuple(f"{key}={value}" for key, value in options.items()), "setoption")
         return agent(agent_name, {**overrides, **typed})
-    # before the host's first line: the first move is then not the compilation's minute
-    compile_engine(lambda line: click.echo(line, err=True), kinds=[played.agents[0].kind],
-                   searches=[played.agents[0].mcts])
-    session = EngineSession(build, played.settings.budget, played.settings.seed)
+    played_game = games.get(played.settings.game)
+    if played_game.name == DEFAULT_GAME:  # before the host's first line: the first move is not the compilation's
+        compile_engine(lambda line: click.echo(line, err=True), kinds=[played.agents[0].kind],
+                       searches=[played.agents[0].mcts])
+    session = EngineSession(build, played.settings.budget, played.settings.seed, game=played_game)
     serve(session, sys.stdin.buffer, sys.stdout)
