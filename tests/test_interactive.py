@@ -7,6 +7,7 @@ import select
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -438,3 +439,98 @@ def test_the_readmes_replay_of_a_played_game_works_in_a_folder_holding_two_setti
     assert result.exit_code == 0, result.output
     assert "2 legal moves replayed" in result.output and "as recorded" in result.output
     assert sorted(r["game_index"] for r in records) == [0, 1]  # a played game's number is unique per pairing
+
+
+# -- games other than boop. (docs/games.md: play --game) --------------------------------------
+
+
+def _game_session(tmp_path, game, agent="random", colour=Colour.BLUE, seed=0, start=None):
+    from boopexp.games import registry
+
+    spec = resolve_agent(agent, params=registry.get(game).paper_params())
+    return play_session.PlaySession(GameSettings("play", seed, BUDGET, game=game), spec, colour, start=start)
+
+
+def connect_four_inputs(tmp_path, seed=0):
+    """What a human types to beat the random agent at Connect Four: a move of best f each turn
+    (the game is deterministic given the seed and the human's moves). Returns (lines, session)."""
+    session = _game_session(tmp_path, "connect-four", seed=seed)
+    lines = []
+    while not session.over:
+        if not session.human_to_move:
+            session.play_agent()
+            continue
+        position = session.position()
+        move = max(position.legal_moves(), key=lambda m: position.objective(m, rng=0))
+        lines.append(move)
+        session.play_human(*session.parse(move))
+    return lines, session
+
+
+def test_a_connect_four_session_plays_undoes_hints_and_records(tmp_path):
+    from boopexp.errors import InvalidMoveError
+
+    s = _game_session(tmp_path, "connect-four")
+    assert s.human_to_move and s.ply == 1 and not s.boop
+    assert s.parse("D") == (3, None) and s.promotion_choices(3) == []
+    with pytest.raises(InvalidMoveError, match="'h' is not a Connect Four move"):
+        s.parse("h")
+    hint, telemetry = s.hint()
+    assert hint in "abcdefg" and telemetry["iterations"] == 3
+    view = s.play_human(3)
+    assert view.text == "d" and view.square == 3 and view.pushes == () and not s.human_to_move
+    reply = s.play_agent()
+    assert reply.colour is Colour.RED and reply.text in "abcdefg" and s.ply == 3
+    assert s.undo() == 2 and s.moves == [] and s.ply == 1
+    s.play_human(*s.parse("a"))
+    s.play_agent()
+    record = s.record()
+    assert record["game"] == "connect-four" and record["moves"][0] == "a" and record["winner"] is None
+
+
+def test_a_drawn_game_of_your_own_is_over_and_recorded_as_a_draw(tmp_path, monkeypatch):
+    """Tic-tac-toe (examples/tictactoe) from a start one move from a full board: the human's last
+    move draws; the session is over, its record a draw."""
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "examples"))
+    s = _game_session(tmp_path, "tictactoe.game", start="xox/xoo/ox. x")
+    view = s.play_human(*s.parse("c1"))
+    assert view.draw and s.draw and s.over and s.winner is None
+    record = s.record()
+    assert record["termination"] == "draw" and record["winner"] is None and record["start"] == "xox/xoo/ox. x"
+
+
+def test_play_connect_four_through_the_terminal_dialogue(tmp_path):
+    """``boopexp play --game connect-four``: the game's board, moves typed in its notation, a bad
+    line answered with one line naming the legal moves, and the finished game saved and walked."""
+    from boopexp.play.replay import walk
+
+    lines, session = connect_four_inputs(tmp_path)
+    assert session.winner is Colour.BLUE  # best f beats random moves
+    typed = ["help", "z", "moves", *lines]
+    result, out = play(tmp_path, typed, "--game", "connect-four", "--agent", "random")
+    assert result.exit_code == 0, result.output
+    output = result.output
+    assert "You are p1 (first), against random at connect-four." in output
+    assert "Type a move as connect-four writes it" in output
+    assert ("Not a move here: 'z' is not a Connect Four move: a move is a column letter a..g; legal moves: "
+            "a b c d e f g. Type help for the commands.") in output
+    assert "Legal moves: a b c d e f g" in output and "  a b c d e f g" in output  # the game's own board
+    assert f"ply 2: p2 (random) plays {session.moves[1]}" in output
+    assert f"You win in {len(session.moves)} plies." in output and "Traceback" not in output
+    (record,) = StoreReader(out).records().records
+    assert record["game"] == "connect-four" and record["moves"] == session.moves and record["winner"] == "p1"
+    walk(record)
+
+
+def test_a_full_column_is_one_line_naming_the_legal_moves(tmp_path):
+    """The dialogue on a Connect Four session started with column a full: typing ``a`` is one line
+    (the game's reason and the legal moves), then a new prompt; quitting abandons the game."""
+    from boopexp.interfaces import interactive
+
+    s = _game_session(tmp_path, "connect-four", start="x....../o....../x....../o....../x....../o...... x")
+    typed, written = iter(["a", "quit"]), []
+    outcome = interactive.run_dialogue(s, lambda prompt: next(typed), written.append)
+    assert not outcome.finished and s.moves == []
+    assert "Not a move here: 'a': column a is full; legal moves: b, c, d, e, f, g. Type help for the commands." \
+        in written
+    assert written[1].splitlines()[0] == "  x . . . . . ."  # the game's board, the start's top row

@@ -1,11 +1,13 @@
 """The terminal dialogue of ``boopexp play``: prompts, typed commands, the board after every ply
-(``notation.render_marked``), the spinner.
+(boop.: ``notation.render_marked``; another game: its ``board_text``), the spinner.
 
 :func:`run_dialogue` plays a :class:`boopexp.play.session.PlaySession` (the game's rules, tested
 without a terminal) through ``read(prompt)`` and ``write(text)``: it draws the board after every
-ply with the last move and its pushes marked (``notation.render_marked``), reads commands (a move,
-``undo``, ``hint``, ``quit``, ``help``), lists numbered promotion choices, shows a spinner and the
-telemetry line while the agent thinks, and answers a bad input with one line and a new prompt.
+ply with the last move and its pushes marked (``notation.render_marked``; another game's board is
+its ``board_text``, its moves typed in its notation), reads commands (a move, ``undo``, ``hint``,
+``quit``, ``help``), lists numbered promotion choices, shows a spinner and the telemetry line while
+the agent thinks, and answers a bad input with one line and a new prompt (in another game, naming
+a few of the legal moves).
 Saving the finished game is ``play_store``'s.
 """
 
@@ -21,14 +23,17 @@ from typing import TextIO
 
 import numpy as np
 
-from boopexp.engine.state import MOVE_NUMBER
 from boopexp.errors import IllegalMoveError, InvalidMoveError, show_value
 from boopexp.game import notation
-from boopexp.game.position import Move, Position
+from boopexp.game.position import Move
 from boopexp.game.sides import Colour
 from boopexp.play.session import HINT_AGENT, PlaySession, PlyView
 
 COLOUR_WORDS = {Colour.BLUE: "Blue", Colour.RED: "Red"}
+#: the sides' words in a game other than boop. (its board names its pieces its own way)
+SIDE_WORDS = {Colour.BLUE: "p1", Colour.RED: "p2"}
+#: How many characters of a game's own message about a bad move are shown.
+REASON_LIMIT = 200
 #: How many characters of a line that is neither a move nor a command are quoted back (a pasted
 #: megabyte is not: errors.show_value shortens it).
 ECHO_LIMIT = 40
@@ -42,10 +47,16 @@ def render_board(st: np.ndarray, last: PlyView | None = None) -> str:
     return notation.render_marked(st, last.square, (to for _, to in last.pushes if to is not None))
 
 
-def describe(view: PlyView) -> str:
+def show_board(session: PlaySession, last: PlyView | None = None) -> str:
+    """The session's board: boop.'s with the last move marked (:func:`render_board`), another
+    game's ``board_text`` (who is to move, or who has won)."""
+    return render_board(session.state, last) if session.boop else session.position().render()
+
+
+def describe(view: PlyView, words: dict[Colour, str] = COLOUR_WORDS) -> str:
     """``ply 3: Red (mcts-co) plays d4; pushed c3->b2, e5 off the board; promoted a4 b4 c4``."""
     who = "you" if view.who == "you" else view.who
-    parts = [f"ply {view.ply}: {COLOUR_WORDS[view.colour]} ({who}) plays {view.text.split(':')[0]}"]
+    parts = [f"ply {view.ply}: {words[view.colour]} ({who}) plays {view.text.split(':')[0]}"]
     if view.pushes:
         parts.append("pushed " + ", ".join(
             f"{notation.square_name(a)}->{notation.square_name(b)}" if b is not None
@@ -123,6 +134,11 @@ HELP = (
     "promote). Commands: undo (take back your last move and the reply), hint (what mcts-co would "
     "play), moves (your legal moves), quit."
 )
+#: :data:`HELP` in a game other than boop.
+GAME_HELP = (
+    "Type a move as {game} writes it (moves lists your legal moves). Commands: undo (take back your last move "
+    "and the reply), hint (what mcts-co would play), moves, quit."
+)
 
 
 @dataclass(frozen=True)
@@ -142,11 +158,14 @@ def run_dialogue(session: PlaySession, read: Callable[[str], str], write: Callab
     SIGTERM by ``boopexp play``) is left to the caller, which says what is kept and exits 130/143.
     """
     agent = session.agent.name
-    you = COLOUR_WORDS[session.human]
-    write(f"You are {you} ({'first' if session.human is Colour.BLUE else 'second'}), against {agent}. "
+    words = COLOUR_WORDS if session.boop else SIDE_WORDS
+    you = words[session.human]
+    game = "" if session.boop else f" at {session.game.name}"
+    write(f"You are {you} ({'first' if session.human is Colour.BLUE else 'second'}), against {agent}{game}. "
           "Type help for the commands.")
-    write("On the board, [b] is the piece just placed and b* a piece it pushed.")
-    write(render_board(session.state))
+    if session.boop:
+        write("On the board, [b] is the piece just placed and b* a piece it pushed.")
+    write(show_board(session))
     hinted: list[str] | None = None  # the moves of the position whose hint --hint has shown
     while not session.over:
         if not session.human_to_move:
@@ -156,14 +175,14 @@ def run_dialogue(session: PlaySession, read: Callable[[str], str], write: Callab
                 assert session.forfeit is not None  # play_agent returns None only after setting it
                 write(f"{agent} forfeits ({session.forfeit['termination']}): {session.forfeit['error']}")
                 break
-            _show_ply(session, view, write)
+            _show_ply(session, view, write, words)
             write(telemetry_line(agent, view.telemetry))
             continue
         if hint_every_move and hinted != session.moves:  # once per position, not at every prompt
             hinted = session.moves
             _hint(session, write, spinner_stream)
         try:
-            line = read(f"{you} to move (ply {int(session.state[MOVE_NUMBER]) + 1}) > ").strip()
+            line = read(f"{you} to move (ply {session.ply}) > ").strip()
         except EOFError:
             write("")
             return Outcome(False, plies=len(session.moves))
@@ -173,7 +192,7 @@ def run_dialogue(session: PlaySession, read: Callable[[str], str], write: Callab
         if command in ("quit", "exit", "q"):
             return Outcome(False, plies=len(session.moves))
         if command in ("help", "?"):
-            write(HELP)
+            write(HELP if session.boop else GAME_HELP.format(game=session.game.name))
             continue
         if command == "undo":
             n = session.undo()
@@ -181,35 +200,38 @@ def run_dialogue(session: PlaySession, read: Callable[[str], str], write: Callab
                 write("Nothing to undo: you have not moved yet.")
             else:
                 write(f"Took back {n} pl{'y' if n == 1 else 'ies'}.")
-                write(render_board(session.state, session.last))
+                write(show_board(session, session.last))
             continue
         if command == "hint":
             _hint(session, write, spinner_stream)
             continue
         if command == "moves":
-            write("Legal moves: " + " ".join(str(m) for m in Position(session.state).legal_moves()))
+            write("Legal moves: " + " ".join(str(m) for m in session.position().legal_moves()))
             continue
         try:
             move, group = session.parse(line)
-        except InvalidMoveError:
+        except InvalidMoveError as exc:
             write(f"{show_value(line, ECHO_LIMIT)} is neither a move nor a command: type c3 (a small piece), "
-                  "C3 (a large one) or help.")
+                  "C3 (a large one) or help." if session.boop else _not_a_move(session, exc))
             continue
         except IllegalMoveError as exc:
-            write(f"Not a legal move: {_short(exc)}.")
+            write(f"Not a legal move: {_short(exc)}." if session.boop else _not_a_move(session, exc))
             continue
         choices = session.promotion_choices(move)
         choice = None
         if choices:
+            assert isinstance(move, Move)  # boop.'s: only its moves have promotion choices
             choice = choices.index(group) if group is not None else _ask_group(move, choices, read, write)
             if choice is None:
                 return Outcome(False, plies=len(session.moves))
             if choice < 0:  # the human went back to the move prompt
                 continue
         view = session.play_human(move, choice)
-        _show_ply(session, view, write)
+        _show_ply(session, view, write, words)
     winner = session.winner
-    if winner is None:
+    if session.draw:
+        write(f"A draw after {len(session.moves)} plies.")
+    elif winner is None:
         write(f"No winner after {len(session.moves)} plies (the ply cap).")
     elif winner is session.human:
         write(f"You win in {len(session.moves)} plies.")
@@ -218,9 +240,21 @@ def run_dialogue(session: PlaySession, read: Callable[[str], str], write: Callab
     return Outcome(True, winner=winner, plies=len(session.moves))
 
 
-def _show_ply(session: PlaySession, view: PlyView, write: Callable[[str], None]) -> None:
-    write(describe(view))
-    write(render_board(session.state, view))
+def _show_ply(session: PlaySession, view: PlyView, write: Callable[[str], None],
+              words: dict[Colour, str] = COLOUR_WORDS) -> None:
+    write(describe(view, words))
+    write(show_board(session, view))
+
+
+def _not_a_move(session: PlaySession, exc: BaseException) -> str:
+    """One line for a typed line that is no legal move of a game other than boop.: the game's
+    reason (the position string it may quote left out), and a few legal moves."""
+    reason = _short(exc)
+    if len(reason) > REASON_LIMIT:
+        reason = reason[:REASON_LIMIT] + "…"
+    if "legal moves" not in reason:
+        reason += f"; legal moves: {session.game_position().legal_text()}"
+    return f"Not a move here: {reason}. Type help for the commands."
 
 
 def _hint(session: PlaySession, write: Callable[[str], None], spinner_stream: TextIO | None) -> None:

@@ -138,14 +138,14 @@ def new_session(settings: GameSettings, agent: AgentSpec, human: Colour, out: st
         ConfigError: a start the rules refuse, or an index the openings have no position for.
     """
     from boopexp.play.identity import pairing_name
-    from boopexp.play.session import new_play_session, next_game_index, session_players
+    from boopexp.play.session import PlaySession, next_game_index, session_players
     from boopexp.play.throttle import resolve_throttle
 
     budget = settings.budget
     throttle = resolve_throttle(budget.throttle) if budget.mode == "cpu" else 1.0
     pairing = pairing_name(*(player.name for player in session_players(agent, human)))
     index = next_game_index(StoreReader(out).outcomes().records(), pairing)
-    return new_play_session(settings, agent, human, index, throttle, start)
+    return PlaySession(settings, agent, human, index, throttle, start)
 
 
 def save(session: PlaySession, out: str | Path) -> GameRecord:

@@ -1,7 +1,7 @@
 """A human against an agent (``PlaySession(settings, agent, human: Colour)``, ``boopexp play``'s
 rules): whose move, the human's and the agent's moves, undo, the hint (seeded by the game and the
-ply), when it is over, the record; ``GameSession``, the same in a game other than boop.;
-``next_game_index`` (a played game's number is unique per pairing in its store).
+ply), when it is over, the record; ``next_game_index`` (a played game's number is unique per pairing
+in its store).
 
 :class:`PlaySession` holds the game (any built-in, variant or plugin agent that
 :func:`boopexp.play.match.make_player` builds): whose move it is, the human's moves checked and
@@ -28,15 +28,16 @@ import numpy as np
 
 from boopexp.agents.specs import AgentSpec, resolve_agent
 from boopexp.engine import mcts, rules
-from boopexp.engine.buffers import new_work
 from boopexp.engine.luts import PUSH_T, PUSH_V
 from boopexp.engine.outcome import DRAW
-from boopexp.engine.state import decode_move
+from boopexp.engine.rng import new_rng_state
+from boopexp.engine.state import MOVE_NUMBER, TO_MOVE, decode_move
 from boopexp.errors import BoopError, IllegalMoveError
 from boopexp.game import notation
 from boopexp.game.position import Move, Position
 from boopexp.game.sides import Colour
-from boopexp.games import registry
+from boopexp.games import registry as games
+from boopexp.games.position import GamePosition
 from boopexp.games.registry import DEFAULT_GAME
 from boopexp.play.contract import ForfeitNotice, GameRecord, build_record
 from boopexp.play.match import Forfeit, make_player, play_game, plugin_output
@@ -52,6 +53,8 @@ EXPERIMENT = "play"
 #: The child of the game's SeedSequence whose children (one per ply) seed the hints: children 0
 #: and 1 are the ones play_game gives p1 and p2.
 _HINT_CHILD = 2
+#: The child that seeds the human's moves' own draws in a game other than boop.
+_HUMAN_CHILD = 3
 
 
 @dataclass(frozen=True)
@@ -66,6 +69,10 @@ class PlyView:
         promoted: the squares of the group removed and promoted (empty when none).
         winner: the colour that has won after this ply, or None.
         telemetry: the ply's telemetry entry (docs/architecture.md).
+        draw: the game ended drawn with this ply (a game with draws: Connect Four's full board).
+
+    In a game other than boop. ``square`` is the move's code and ``pushes`` and ``promoted`` are
+    empty (the board is the game's ``board_text``).
     """
 
     ply: int
@@ -77,6 +84,7 @@ class PlyView:
     promoted: tuple[int, ...]
     winner: Colour | None
     telemetry: dict
+    draw: bool = False
 
 
 @dataclass
@@ -139,19 +147,22 @@ class PlaySession:
         self.human = Colour(human)  # ValueError: not a colour
         self.settings = settings.replace(experiment=EXPERIMENT)
         self.agent = agent
-        #: the game played (the settings' ``game``; boop. unless they name another)
-        self.game = registry.get(settings.game)
+        #: the game played (:attr:`GameSettings.game`): boop.'s rules here, another's through its contract
+        self.game = games.get(self.settings.game)
         position = checked_start(self.settings.start(game_index) if start is None else start, play_game,
-                                 game=settings.game)
+                                 game=self.game.name)
         self.task = self.settings.task(*session_players(agent, self.human), game_index, start=position)
         self._start = _frozen(self.game.initial_state() if position is None else self.game.parse_position(position))
         # Children 0 and 1 are the ones play_game gives p1 and p2.
         ss = np.random.SeedSequence(self.task.seed).spawn(2)
         self._player = make_player(agent, settings.budget, ss[self.human.side.opponent.seat], throttle, self.game)
-        self._hints: dict[tuple[str, ...], tuple[Move, dict]] = {}
+        # Another game's move may draw (its apply_move's follow-ups): the human's from a generator
+        # of their own (child 3; 2 seeds the hints), so they never change the agent's random choices.
+        self._human_rng = new_rng_state(np.random.SeedSequence(self.task.seed, spawn_key=(_HUMAN_CHILD,)))
+        self._hints: dict[tuple[str, ...], tuple[Move | str, dict]] = {}
         self._throttle = throttle
         self._plies: list[_Ply] = []
-        self._work = new_work()
+        self._work = self._player.kernels.new_work()
         self._cpu0 = time.process_time()
         #: why the plugin agent forfeited (the record's ``forfeit``), or None
         self.forfeit: ForfeitNotice | None = None
@@ -165,6 +176,30 @@ class PlaySession:
         return self._plies[-1].after if self._plies else self._start
 
     @property
+    def boop(self) -> bool:
+        """The game is boop. (pushes, pools, promotion groups), not another game of the layer."""
+        return self.game.name == DEFAULT_GAME
+
+    def position(self) -> Position | GamePosition:
+        """The current position as its game's position API: boop.'s :class:`Position`, another game's
+        :class:`GamePosition` (its legal moves, its board)."""
+        if self.boop:
+            return Position(self.state)
+        last = self.last  # its outcome is the last move's; a start's is read off its state
+        outcome = None if last is None else DRAW if last.draw else 0 if last.winner is None else last.winner.code
+        return GamePosition(self.game, self.state, outcome)
+
+    @property
+    def ply(self) -> int:
+        """The number of the next ply (the position's plies played + 1: a start's count included)."""
+        return int(self.state[MOVE_NUMBER]) + 1 if self.boop else self.position().move_number + 1
+
+    @property
+    def draw(self) -> bool:
+        """The game's rules ended it drawn (never in boop.)."""
+        return self.forfeit is None and bool(self._plies) and self._plies[-1].view.draw
+
+    @property
     def winner(self) -> Colour | None:
         """None while the game goes on (or ended at the ply cap), else the winner's colour (the
         human's, when a plugin agent forfeited)."""
@@ -173,14 +208,9 @@ class PlaySession:
         return self._plies[-1].view.winner if self._plies else None
 
     @property
-    def drawn(self) -> bool:
-        """True once the game ended drawn (boop. has no draw; :class:`GameSession`'s games may)."""
-        return False
-
-    @property
     def over(self) -> bool:
         """True once someone has won, the game is drawn or the ply cap (``task.ply_cap``) is reached."""
-        return self.winner is not None or self.drawn or len(self._plies) >= self.task.ply_cap
+        return self.winner is not None or self.draw or len(self._plies) >= self.task.ply_cap
 
     @property
     def human_to_move(self) -> bool:
@@ -194,14 +224,22 @@ class PlaySession:
     def moves(self) -> list[str]:
         return [p.view.text for p in self._plies]
 
+    def legal_moves(self) -> list[str]:
+        """The legal moves of the side to move, as the human types them (boop.: ``c3``, ``C3``;
+        another game: its notation)."""
+        return [str(m) for m in self.position().legal_moves()]
+
     # the human's moves ----------------------------------------------------------------------
-    def parse(self, text: str) -> tuple[Move, tuple[int, ...] | None]:
-        """The human's move (and a ``:group`` suffix, if given), checked against the rules.
+    def parse(self, text: str) -> tuple[Move | int, tuple[int, ...] | None]:
+        """The human's move (and a ``:group`` suffix, if given), checked against the rules; in
+        another game, its code (read in the game's notation) and None.
 
         Raises:
             InvalidMoveError: not a move string. IllegalMoveError: the rules forbid it here, or
             the suffix names a group that is not a candidate.
         """
+        if not self.boop:
+            return self.game_position().check_legal(text), None
         size, square, group = notation.parse_move(text)
         move = Position(self.state).check_legal(Move(size, square))
         if group is not None:
@@ -212,19 +250,30 @@ class PlaySession:
                                        f"candidates: {named}")
         return move, group
 
-    def promotion_choices(self, move: Move) -> list[tuple[int, ...]]:
-        """The groups the human must choose among after ``move`` (:meth:`Position.promotion_choices`)."""
+    def promotion_choices(self, move: Move | int) -> list[tuple[int, ...]]:
+        """The groups the human must choose among after ``move`` (:meth:`Position.promotion_choices`;
+        none in another game: its follow-ups are its kernels')."""
+        if not self.boop:
+            return []
+        assert isinstance(move, Move)
         return Position(self.state).promotion_choices(move)
 
-    def play_human(self, move: Move, choice: int | None = None) -> PlyView:
+    def play_human(self, move: Move | int | str, choice: int | None = None) -> PlyView:
         """Play the human's move; ``choice`` indexes :meth:`promotion_choices` (needed when it is
-        not empty).
+        not empty). In another game, a move code or its text.
 
         Raises:
             IllegalMoveError: not the human's turn, an illegal move, or a missing or bad choice.
         """
         if not self.human_to_move:
             raise IllegalMoveError("it is not your turn" if not self.over else "the game is over")
+        if not self.boop:
+            assert not isinstance(move, Move)  # boop.'s
+            cpu0 = time.process_time()
+            view = self._apply_code(self.game_position().check_legal(move), self._human_rng, "you")
+            view.telemetry.update(mcts.move_telemetry(np.zeros(mcts.N_ACC, dtype=np.int64), 0.0, 0, cpu0))
+            return view
+        assert not isinstance(move, int)  # another game's
         move = Position(self.state).check_legal(move)
         choices = self.promotion_choices(move)
         if choices and (choice is None or not 0 <= choice < len(choices)):
@@ -254,14 +303,17 @@ class PlaySession:
             self.forfeit = exc.notice(self.human.side.opponent, self.agent.name)
             return None
         if code < 0:
-            raise BoopError(f"agent {self.agent.name} found no move in {notation.format_position(st)!r}")
-        view = self._apply(*decode_move(code), self._player.promotion, self._player.rng,
-                           self.agent.name)
+            raise BoopError(f"agent {self.agent.name} found no move in {self.game.position_string(st)!r}")
+        if not self.boop:
+            view = self._apply_code(code, self._player.rng, self.agent.name)
+        else:
+            view = self._apply(*decode_move(code), self._player.promotion, self._player.rng, self.agent.name)
         view.telemetry.update(tel)
         return view
 
-    def hint(self) -> tuple[Move, dict]:
-        """What mcts-co (this session's preset and budget) would play here, and its telemetry.
+    def hint(self) -> tuple[Move | str, dict]:
+        """What mcts-co (this session's preset and budget) would play here, and its telemetry (in
+        another game, the move as the game writes it).
 
         The hint searches with a generator of its own, seeded from the game's seed and the ply
         (the SeedSequence child ``(2, ply)``; 0 and 1 are the players'): asking for one never
@@ -276,16 +328,11 @@ class PlaySession:
         if key not in self._hints:
             spec = resolve_agent(HINT_AGENT, self.settings.preset, params=self.game.paper_params())
             seed = np.random.SeedSequence(self.task.seed, spawn_key=(_HINT_CHILD, len(self._plies)))
-            code, tel = make_player(spec, self.settings.budget, seed, self._throttle, self.game).select(self.state)
-            self._hints = {key: (self._hinted(code), tel)}  # only the position on the board
+            player = make_player(spec, self.settings.budget, seed, self._throttle, self.game)
+            code, tel = player.select(self.state.copy())
+            move = Move.from_code(code) if self.boop else self.game.move_text(code)
+            self._hints = {key: (move, tel)}  # only the position on the board
         return self._hints[key]
-
-    def _hinted(self, code: int) -> Move:
-        return Move.from_code(code)
-
-    def legal_moves(self) -> list[str]:
-        """The legal moves of the side to move, as the human types them (``c3``, ``C3``)."""
-        return [str(m) for m in Position(self.state).legal_moves()]
 
     def undo(self) -> int:
         """Take back the last full move: plies back to the human's previous turn. Returns how many
@@ -301,7 +348,7 @@ class PlaySession:
 
     def _apply(self, size: int, square: int, promo: int, rng: np.ndarray, who: str) -> PlyView:
         before = self.state
-        mover = Colour.of(self.game.to_move(before))
+        mover = Colour.of(int(before[TO_MOVE]))
         _, pushes = pushes_of(before, size, square)
         after = before.copy()
         winner, n, chosen = rules.apply_move_inplace(after, size, square, rules.REAL, promo, rng,
@@ -316,6 +363,28 @@ class PlaySession:
         self._plies.append(_Ply(view, before, after))
         return view
 
+    def game_position(self) -> GamePosition:
+        """:meth:`position` in a game other than boop."""
+        position = self.position()
+        assert isinstance(position, GamePosition)  # a game other than boop.
+        return position
+
+    def _apply_code(self, code: int, rng: np.ndarray, who: str) -> PlyView:
+        """Play move ``code`` of a game other than boop. with its kernels (:func:`apply_selected`'s
+        way), drawing from ``rng``."""
+        before = self.state
+        mover = Colour.of(self.game.to_move(before))
+        after = before.copy()
+        outcome, _ = self._player.kernels.apply_move(after, code, rng, self._work)
+        after.setflags(write=False)
+        ply = len(self._plies) + 1
+        name = HUMAN.name if who == "you" else self.agent.name
+        view = PlyView(ply, mover, who, self.game.move_text(code), code, (), (),
+                       Colour.of(int(outcome)) if outcome in (-1, 1) else None,
+                       {"ply": ply, "player": mover.side, "agent": name}, draw=outcome == DRAW)
+        self._plies.append(_Ply(view, before, after))
+        return view
+
     # the record -----------------------------------------------------------------------------
     def record(self) -> GameRecord:
         """The finished game's record (docs/architecture.md), the human as agent ``human``."""
@@ -323,98 +392,7 @@ class PlaySession:
         telemetry = [dict(p.view.telemetry) for p in self._plies]
         players = (None, self._player) if self.human is Colour.BLUE else (self._player, None)
         return build_record(self.task, side, self.moves, telemetry, time.process_time() - self._cpu0,
-                            forfeit=self.forfeit, plugin_output=plugin_output(players), draw=self.drawn)
-
-
-class GameSession(PlaySession):
-    """A human against an agent in a game other than boop. (the settings' ``game``, docs/games.md):
-    a move is a code of the game's kernels, typed in its notation (``parse_move``) and played with
-    its ``apply_move``; no follow-up choice is asked (a game's follow-ups are its kernels'), and a
-    full board may end the game drawn. The agents are those that play every game
-    (:data:`boopexp.play.match.EVERY_GAME_KINDS`).
-    """
-
-    def __init__(self, settings: GameSettings, agent: AgentSpec, human: Colour = Colour.BLUE, game_index: int = 0,
-                 throttle: float = 1.0, start: str | None = None):
-        super().__init__(settings, agent, human, game_index, throttle, start)
-        self._work = self._player.kernels.new_work()
-        self._outcome = 0
-
-    @property
-    def drawn(self) -> bool:
-        return bool(self._plies) and self._outcome == DRAW
-
-    def parse(self, text: str) -> tuple[int, None]:  # type: ignore[override]
-        """The code of the human's move typed in the game's notation (no follow-up choice).
-
-        Raises:
-            InvalidMoveError, IllegalMoveError: as the game's ``parse_move`` says.
-        """
-        return self.game.parse_move(text, self.state), None
-
-    def promotion_choices(self, move: int) -> list[tuple[int, ...]]:  # type: ignore[override]
-        return []
-
-    def legal_moves(self) -> list[str]:
-        return [self.game.move_text(code) for code in self.game.legal_moves(self.state)]
-
-    def play_human(self, move: int, choice: int | None = None) -> PlyView:  # type: ignore[override]
-        """Play the human's move (a code of the game's moves).
-
-        Raises:
-            IllegalMoveError: not the human's turn, or not a legal move here.
-        """
-        if not self.human_to_move:
-            raise IllegalMoveError("it is not your turn" if not self.over else "the game is over")
-        if move not in self.game.legal_moves(self.state):
-            raise IllegalMoveError(f"{self.game.move_text(move)!r} is not legal here; legal moves: "
-                                   f"{', '.join(self.legal_moves())}")
-        cpu0 = time.process_time()
-        view = self._play(move, "you")
-        view.telemetry.update(mcts.move_telemetry(np.zeros(mcts.N_ACC, dtype=np.int64), 0.0, 0, cpu0))
-        return view
-
-    def play_agent(self) -> PlyView | None:
-        if self.over or self.human_to_move:
-            raise IllegalMoveError("it is not the agent's turn" if not self.over else "the game is over")
-        code, tel = self._player.select(self.state)
-        if code < 0:
-            raise BoopError(f"agent {self.agent.name} found no move in {self.game.position_string(self.state)!r}")
-        view = self._play(int(code), self.agent.name)
-        view.telemetry.update(tel)
-        return view
-
-    def _hinted(self, code: int) -> str:  # type: ignore[override]
-        return self.game.move_text(code)
-
-    def _play(self, code: int, who: str) -> PlyView:
-        """Play ``code`` with the game's kernels (the player's generator, as ``play_game`` does)."""
-        before = self.state
-        mover = Colour.of(self.game.to_move(before))
-        after = before.copy()
-        outcome, _ = self._player.kernels.apply_move(after, code, self._player.rng, self._work)
-        self._outcome = int(outcome)
-        after.setflags(write=False)
-        ply = len(self._plies) + 1
-        name = HUMAN.name if who == "you" else self.agent.name
-        winner = Colour.of(self._outcome) if self._outcome in (-1, 1) else None
-        view = PlyView(ply, mover, who, self.game.move_text(code), -1, (), (), winner,
-                       {"ply": ply, "player": mover.side, "agent": name})
-        self._plies.append(_Ply(view, before, after))
-        return view
-
-    def undo(self) -> int:
-        n = super().undo()
-        self._outcome = 0  # the game goes on at the human's turn (an ended game is never taken back)
-        return n
-
-
-def new_play_session(settings: GameSettings, agent: AgentSpec, human: Colour = Colour.BLUE, game_index: int = 0,
-                     throttle: float = 1.0, start: str | None = None) -> PlaySession:
-    """The session of the settings' game: a :class:`PlaySession` for boop., a :class:`GameSession`
-    for another game."""
-    kind = PlaySession if settings.game == DEFAULT_GAME else GameSession
-    return kind(settings, agent, human, game_index, throttle, start)
+                            forfeit=self.forfeit, plugin_output=plugin_output(players), draw=self.draw)
 
 
 def _frozen(st: np.ndarray) -> np.ndarray:

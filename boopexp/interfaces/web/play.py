@@ -425,7 +425,7 @@ class Games:
             if session.game.name == DEFAULT_GAME:
                 position, shown = position_view(state), None if last is None else ply_view(last)
             else:
-                outcome = DRAW if session.drawn else 0 if session.winner is None else session.winner.code
+                outcome = DRAW if session.draw else 0 if session.winner is None else session.winner.code
                 position = game_view(session.game, state, outcome)
                 shown = None if last is None else move_view(last.ply, last.text, last.colour)
             out: dict[str, Any] = {
@@ -439,7 +439,7 @@ class Games:
             }
             if over:
                 winner = session.winner
-                out["result"] = ("a draw" if session.drawn else "no winner (ply limit)" if winner is None
+                out["result"] = ("a draw" if session.draw else "no winner (ply limit)" if winner is None
                                  else "you win" if winner is session.human else f"{session.agent.name} wins")
             saved = game.saved
         if saved is not None:
