@@ -38,6 +38,15 @@ def _records(folder: Path) -> list[dict]:
     return list(StoreReader(folder).records().records)
 
 
+def _run(tmp_path: Path, text: str) -> tuple[Path, list[dict]]:
+    """``boopexp run`` of the config ``text`` (one worker): its store and its records."""
+    config, store = tmp_path / "run.yaml", tmp_path / "store"
+    config.write_text(text)
+    run = CliRunner().invoke(main, ["run", str(config), "--out", str(store), "--jobs", "1", "-q"])
+    assert run.exit_code == 0, run.output
+    return store, _records(store)
+
+
 def test_sweep_of_an_engine_option_gives_each_point_its_settings_and_records(tmp_path):
     """``agents.NAME.options.OPTION`` sweeps an engine's option: each point's games have their own
     settings hashes, and their records carry the option (the agent's spec) and the point."""
@@ -102,14 +111,10 @@ def test_ratings_of_a_store_mixing_built_in_plugin_and_engine_agents(tmp_path):
     """A round robin of a built-in (heuristics, random), a plugin (examples/greedy_agent.py) and an
     engine agent (the example engine): one store, and ``boopexp ratings`` rates all four."""
     shutil.copy(ROOT / "examples" / "greedy_agent.py", tmp_path / "greedy_agent.py")
-    config = tmp_path / "mixed.yaml"
-    config.write_text(f"name: mixed\nseed: 2\ngames_per_side: 2\nbudget: {{mode: iterations, iterations: 1}}\n"
-                      f"agents:\n  randpy: {RANDPY}\n  greedy: {{plugin: 'greedy_agent:make_greedy', noise: 0.5}}\n"
-                      "tournament: {format: round-robin, agents: [heuristics, greedy, randpy, random]}\n")
-    store = tmp_path / "store"
-    run = CliRunner().invoke(main, ["run", str(config), "--out", str(store), "--jobs", "1", "-q"])
-    assert run.exit_code == 0, run.output
-    records = _records(store)
+    store, records = _run(tmp_path, f"name: mixed\nseed: 2\ngames_per_side: 2\nbudget: {{mode: iterations, "
+                                    f"iterations: 1}}\nagents:\n  randpy: {RANDPY}\n  greedy: {{plugin: "
+                                    "'greedy_agent:make_greedy', noise: 0.5}\n"
+                                    "tournament: {format: round-robin, agents: [heuristics, greedy, randpy, random]}\n")
     assert len(records) == 24 and all(r.get("forfeit") is None for r in records)
     kinds = {r[f"{seat}_spec"]["name"]: r[f"{seat}_spec"]["kind"] for r in records for seat in ("p1", "p2")}
     assert kinds == {"heuristics": "heuristics", "random": "random", "greedy": "plugin", "randpy": "engine"}
@@ -128,15 +133,11 @@ def test_a_run_of_connect_four_with_an_engine_agent(tmp_path):
     tiny run: every game played to its end through btp, in the game's notation, and it walks."""
     from boopexp.play.replay import walk
 
-    config = tmp_path / "c4.yaml"
-    config.write_text("name: c4-engine\nseed: 5\ngames_per_side: 1\ngame: connect-four\n"
-                      "budget: {mode: iterations, iterations: 4}\n"
-                      f"agents: {{c4-ext: {{engine: [{sys.executable}, -m, boopexp, engine, --game, connect-four, "
-                      "--agent, heuristics], move_timeout_s: 120}}\npairings: [[c4-ext, random]]\n")
-    store = tmp_path / "store"
-    run = CliRunner().invoke(main, ["run", str(config), "--out", str(store), "--jobs", "1", "-q"])
-    assert run.exit_code == 0, run.output
-    records = _records(store)
+    _, records = _run(tmp_path, "name: c4-engine\nseed: 5\ngames_per_side: 1\ngame: connect-four\n"
+                                "budget: {mode: iterations, iterations: 4}\n"
+                                f"agents: {{c4-ext: {{engine: [{sys.executable}, -m, boopexp, engine, --game, "
+                                "connect-four, --agent, heuristics], move_timeout_s: 120}}\n"
+                                "pairings: [[c4-ext, random]]\n")
     assert len(records) == 2 and all(r.get("forfeit") is None and r["game"] == "connect-four" for r in records)
     assert all(r["termination"] in ("victory", "draw") and set(r["moves"]) <= set("abcdefg") for r in records)
     for record in records:
