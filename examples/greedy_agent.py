@@ -9,6 +9,10 @@ The module is found on ``PYTHONPATH`` or beside the config file. ``make_greedy(*
 called once per game; the object it returns answers ``choose`` (required) and ``promote``
 (optional). Every random choice draws from the generator it is handed, so a game is a pure
 function of its identity, like the built-in agents' games (docs/agents.md, "Plugin agents").
+
+It calls only what every game's position answers (``legal_moves``, ``to_move``, ``play(...).winner``,
+``heuristic``), so it plays Connect Four and your own games too (``game: connect-four``: it is then
+handed a ``boopexp.GamePosition``, and ``promote``, boop.'s, is never called).
 """
 
 from __future__ import annotations
