@@ -920,12 +920,11 @@ def test_a_drawn_connect_four_game_is_said_drawn_saved_and_viewed_as_a_draw(root
     from boopexp.interfaces import play_store
     from boopexp.interfaces.web.play import WebGame
     from boopexp.play.replay import walk
-    from boopexp.play.session import GameSession
     from boopexp.play.settings import GameSettings
 
     settings = GameSettings("play", game="connect-four")
     session = play_store.new_session(settings, resolve_agent("random"), Colour.RED, root / "play", start=C4_BEFORE_DRAW)
-    assert isinstance(session, GameSession) and session.human_to_move and session.legal_moves() == ["b"]
+    assert session.game.name == "connect-four" and session.human_to_move and session.legal_moves() == ["b"]
     games = client.app.state.games
     web = WebGame("drawn", session, games.out)
     games._keep(web)

@@ -29,9 +29,10 @@ import types
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from numba.core import caching
 
-__all__ = ["bind", "game_of", "CONTRACT", "SEARCHES", "TEMPLATES", "GameCacheLocator"]
+__all__ = ["bind", "game_of", "CONTRACT", "SEARCHES", "TEMPLATES", "GameCacheLocator", "work_fields", "zero_work"]
 
 #: the templates: the contract's optional kernels, then the searches that call the game
 TEMPLATES = ("defaults", "mcts", "alphabeta")
@@ -44,6 +45,40 @@ REQUIRED = ("STATE_SIZE", "STATE_DTYPE", "TO_MOVE", "MOVE_NUMBER", "N_MOVE_CODES
 OPTIONAL = ("random_move", "expansion_limit", "root_masked", "solve", "score_moves", "best_m_moves",
             "context_value", "lookahead_mask", "MAX_FOLLOWUPS", "hash_key", "is_legal", "place", "follow_up")
 CONTRACT = REQUIRED + OPTIONAL
+
+
+
+def work_fields(state_size: int, state_dtype: Any, n_move_codes: int) -> tuple[tuple[str, int, Any], ...]:
+    """**The** work buffers the search templates read from a game's ``Work`` (docs/games.md, "The
+    contract"), each ``(name, length, dtype)``, for a game of ``state_size`` cells of
+    ``state_dtype`` and ``n_move_codes`` move codes. A game's kernels module makes its own named
+    tuple of them (numba's cache names the module a type is defined in), and may add fields of its
+    own: ``Work = namedtuple("Work", [name for name, _, _ in FIELDS])``, ``new_work = lambda:
+    zero_work(Work, FIELDS)``."""
+    return (
+        ("playout", state_size, state_dtype),  # the state a playout is played on
+        ("mask", n_move_codes, np.bool_),  # banned move codes (all False between uses)
+        ("la_mask", n_move_codes, np.bool_),  # the caller's mask plus the unsafe moves (two-stage check)
+        ("codes", n_move_codes, np.int64),  # legal move codes
+        ("values", n_move_codes, np.float64),  # f of each of those moves
+        ("best", n_move_codes, np.int64),  # tied nodes of an argmax
+        ("tie_moves", n_move_codes, np.int64),  # the optimal moves of a solver call
+        ("path", n_move_codes, np.int64),  # the m best moves at the root
+        ("la_after", state_size, state_dtype),  # the position after one of our moves (two-stage check)
+        ("la_reply", state_size, state_dtype),  # after our move and one reply
+        ("la_rng", 4, np.uint64),  # the generator copy of the check
+        ("la_unsafe", n_move_codes, np.bool_),  # the moves that allow a winning reply
+        ("la_counts", 3, np.int64),  # moves examined, unsafe moves, replies tested
+        ("la_codes", n_move_codes, np.int64),  # our legal moves
+        ("la_replies", n_move_codes, np.int64),  # the replies to one of them
+    )
+
+
+def zero_work(work_type: Any, fields: tuple[tuple[str, int, Any], ...]) -> Any:
+    """A fresh ``work_type`` (a game's ``Work``) of ``fields`` (:func:`work_fields` and the game's
+    own), every buffer zero (``mask`` and ``la_mask`` all False)."""
+    return work_type(*(np.zeros(length, dtype=dtype) for _, length, dtype in fields))
+
 
 #: a bound game's name -> the game's contract (its kernels, the defaults where it has none)
 _CONTRACTS: dict[str, types.ModuleType] = {}

@@ -11,6 +11,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
+from boopexp.engine.binding import work_fields, zero_work
 from boopexp.engine.outcome import DRAW
 
 STATE_SIZE = 11
@@ -24,19 +25,14 @@ F_IS_H_AFTER = False
 LINES = np.array([[0, 1, 2], [3, 4, 5], [6, 7, 8], [0, 3, 6], [1, 4, 7], [2, 5, 8], [0, 4, 8], [2, 4, 6]],
                  dtype=np.int64)
 
-Work = namedtuple("Work", ["playout", "mask", "la_mask", "codes", "values", "best", "tie_moves", "path",
-                           "la_after", "la_reply", "la_rng", "la_unsafe", "la_counts", "la_codes", "la_replies"])
+#: the work buffers the search templates use (boopexp.engine.binding.work_fields; a game may add its own)
+WORK_FIELDS = work_fields(STATE_SIZE, STATE_DTYPE, N_MOVE_CODES)
+Work = namedtuple("Work", [name for name, _, _ in WORK_FIELDS])  # type: ignore[misc]
 
 
 def new_work() -> Work:
     """The scratch buffers the search and these kernels use (``mask`` all False)."""
-    n = N_MOVE_CODES
-    return Work(playout=np.zeros(STATE_SIZE, STATE_DTYPE), mask=np.zeros(n, np.bool_), la_mask=np.zeros(n, np.bool_),
-                codes=np.zeros(n, np.int64), values=np.zeros(n, np.float64), best=np.zeros(n, np.int64),
-                tie_moves=np.zeros(n, np.int64), path=np.zeros(n, np.int64), la_after=np.zeros(STATE_SIZE, STATE_DTYPE),
-                la_reply=np.zeros(STATE_SIZE, STATE_DTYPE), la_rng=np.zeros(4, np.uint64),
-                la_unsafe=np.zeros(n, np.bool_), la_counts=np.zeros(3, np.int64), la_codes=np.zeros(n, np.int64),
-                la_replies=np.zeros(n, np.int64))
+    return zero_work(Work, WORK_FIELDS)
 
 
 def initial_state(seed: int | None = None) -> np.ndarray:

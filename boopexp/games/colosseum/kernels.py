@@ -29,9 +29,9 @@ from __future__ import annotations
 
 from collections import namedtuple
 
-import numpy as np
 from numba import njit
 
+from boopexp.engine.binding import work_fields, zero_work
 from boopexp.engine.bits import popcount, trailing_zeros
 from boopexp.engine.outcome import DRAW
 from boopexp.games.colosseum import state
@@ -61,33 +61,16 @@ F_IS_H_AFTER = True
 #: H of a position that goes on: the reach balance scaled into (-REACH_SCALE, REACH_SCALE)
 REACH_SCALE = 0.9
 
-#: the work buffers: the template's fields (docs/games.md), each (name, length, dtype) and its
-#: use, then the game's own
-WORK_FIELDS = (
-    ("playout", STATE_SIZE, STATE_DTYPE),  # the state a playout is played on
-    ("mask", N_MOVE_CODES, np.bool_),  # banned move codes (all False between uses)
-    ("la_mask", N_MOVE_CODES, np.bool_),  # the caller's mask plus the unsafe moves (two-stage check)
-    ("codes", N_MOVE_CODES, np.int64),  # legal move codes
-    ("values", N_MOVE_CODES, np.float64),  # f of each of those moves
-    ("best", N_MOVE_CODES, np.int64),  # tied nodes of an argmax
-    ("tie_moves", N_MOVE_CODES, np.int64),  # the optimal moves of a solver call
-    ("path", N_MOVE_CODES, np.int64),  # the m best moves at the root
-    ("la_after", STATE_SIZE, STATE_DTYPE),  # the position after one of our moves (two-stage check)
-    ("la_reply", STATE_SIZE, STATE_DTYPE),  # after our move and one reply
-    ("la_rng", 4, np.uint64),  # the generator copy of the check
-    ("la_unsafe", N_MOVE_CODES, np.bool_),  # the moves that allow a winning reply
-    ("la_counts", 3, np.int64),  # moves examined, unsafe moves, replies tested
-    ("la_codes", N_MOVE_CODES, np.int64),  # our legal moves
-    ("la_replies", N_MOVE_CODES, np.int64),  # the replies to one of them
+#: the work buffers: the template's fields (engine.binding.work_fields), then the game's own
+WORK_FIELDS = work_fields(STATE_SIZE, STATE_DTYPE, N_MOVE_CODES) + (
     ("after", STATE_SIZE, STATE_DTYPE),  # the game's own: the position after a move f scores
 )
-# mypy wants the field names spelled out; WORK_FIELDS is the one list of them
 Work = namedtuple("Work", [name for name, _, _ in WORK_FIELDS])  # type: ignore[misc]
 
 
 def new_work() -> Work:
     """A fresh set of work buffers, all zero (``mask`` and ``la_mask`` all False)."""
-    return Work(*(np.zeros(length, dtype=dtype) for _, length, dtype in WORK_FIELDS))
+    return zero_work(Work, WORK_FIELDS)
 
 
 _inline = njit(cache=True, _nrt=False, inline="always")
