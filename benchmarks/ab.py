@@ -1,6 +1,6 @@
 """A before/after A/B of the engine's throughput: two checkouts' ``bench_engine.py``, interleaved.
 
-    python benchmarks/ab.py BEFORE_CHECKOUT AFTER_CHECKOUT [--rounds 5] [--seconds 1] [--repeats 3]
+    python benchmarks/ab.py BEFORE_CHECKOUT AFTER_CHECKOUT [--rounds 5] [--seconds 1] [--repeats 3] [--only NAME ...]
 
 Each checkout runs its own ``benchmarks/bench_engine.py --json`` with its own ``.venv`` (so each
 measures its own code), A then B then A … for ``--rounds`` rounds, so that the machine's drift
@@ -19,11 +19,12 @@ import sys
 from pathlib import Path
 
 
-def bench(checkout: Path, seconds: float, repeats: int) -> dict[str, float]:
-    """One ``bench_engine.py --json`` run of ``checkout`` with its own venv: metric -> rate."""
+def bench(checkout: Path, seconds: float, repeats: int, only: list[str] | None = None) -> dict[str, float]:
+    """One ``bench_engine.py --json`` run of ``checkout`` with its own venv: metric -> rate
+    (``only``: those metrics, ``bench_engine.py --only``)."""
     python = checkout / ".venv" / "bin" / "python"
     done = subprocess.run([str(python), str(checkout / "benchmarks" / "bench_engine.py"), "--json",
-                           "--seconds", str(seconds), "--repeats", str(repeats)],
+                           "--seconds", str(seconds), "--repeats", str(repeats), *(["--only", *only] if only else [])],
                           capture_output=True, text=True, cwd=checkout, check=True)
     report = json.loads(done.stdout)
     return {key: value for key, value in report.items() if key.endswith("_per_s")}
@@ -36,12 +37,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=5, help="A/B rounds (default 5)")
     ap.add_argument("--seconds", type=float, default=1.0, help="each timed run's duration (default 1.0)")
     ap.add_argument("--repeats", type=int, default=3, help="timed runs per metric and bench run (default 3)")
+    ap.add_argument("--only", nargs="+", help="only these measurements (bench_engine.py --only; e.g. to rerun the "
+                                              "metrics a first A/B left in doubt)")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     args = ap.parse_args(argv)
     runs: dict[str, list[dict[str, float]]] = {"before": [], "after": []}
     for r in range(args.rounds):
         for side in ("before", "after"):
-            runs[side].append(bench(getattr(args, side).resolve(), args.seconds, args.repeats))
+            runs[side].append(bench(getattr(args, side).resolve(), args.seconds, args.repeats, args.only))
             print(f"round {r + 1}/{args.rounds}: {side} done", file=sys.stderr)
     table = {}
     for metric in runs["before"][0]:
