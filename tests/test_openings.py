@@ -407,8 +407,9 @@ def test_the_web_viewer_walks_a_game_from_its_start(op_runs):
     record = runs["1"][("heuristics vs random", 0)]
     plies = game_plies(record)
     assert len(plies["positions"]) == len(record["moves"]) + 1
-    assert plies["positions"][0] == position_view(Position.from_string(record["start"]).state)
-    assert plies["positions"][0] != position_view(Position.initial().state)
+    start = Position.from_string(record["start"]).state
+    assert plies["positions"][0] == {**position_view(start), "position": record["start"]}
+    assert plies["positions"][0]["board"] != position_view(Position.initial().state)["board"]
 
 
 def test_tune_checks_a_suite_against_the_rules_before_any_game(tmp_path):
