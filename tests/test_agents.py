@@ -141,6 +141,7 @@ OVERRIDES = {
     "final_rule": 1,
     "reuse_tree": True,
     "textbook_backup": True,
+    "terminal_check": 2,
 }
 
 
@@ -296,9 +297,9 @@ def test_the_table_and_the_kernel_vector_agree():
             assert list(vector) == [float(getattr(cfg, name)) for name in names]
     every = mcts.params_vector(resolve_agent("mcts-co", overrides=OVERRIDES).mcts)
     assert list(every) == [7.0, 0.0, 3.0, 9.0, 4.0, 0.5, 0.0, 1.4, 1.0, 1.0, 1.0, 1.0, 2.0, 0.5,
-                           1.0, 1.0, 100.0, -100.0, 0.5, 1.0, 1.0, 1.0]
+                           1.0, 1.0, 100.0, -100.0, 0.5, 1.0, 1.0, 1.0, 2.0]
     assert list(mcts.params_vector(MCTSConfig())) == [5.0, 1.0, 21.0, 21.0, 6.0, 0.9, 1.0, 0.3, 0.0, 0.0, 0.0, 0.0,
-                                                      0.3, 0.1, 0.0, 0.0, 1.0, -1.0, 0.0, 0.0, 0.0, 0.0]
+                                                      0.3, 0.1, 0.0, 0.0, 1.0, -1.0, 0.0, 0.0, 0.0, 0.0, 1.0]
 
 
 def _field_type(name):
@@ -341,7 +342,7 @@ def test_late_parameters_are_the_rows_marked_late_and_leave_the_description_at_t
     assert LATE_PARAMETERS == {row.name: row.default for row in MCTS_PARAMS.values() if row.late} == {
         "co_lookahead": 0, "solver": False, "prior": 0, "prior_c": 0.3, "prior_temp": 0.1, "uct_rule": 0,
         "playout_value": 0, "reward_win": 1.0, "reward_loss": -1.0, "reward_draw": 0.0, "final_rule": 0,
-        "reuse_tree": False, "textbook_backup": False}
+        "reuse_tree": False, "textbook_backup": False, "terminal_check": 1}
     assert "co_lookahead" not in resolve_agent("mcts-co").to_dict()["params"]
     assert resolve_agent("mcts-co2").to_dict()["params"]["co_lookahead"] == 1
     assert PAPER_PARAMS["m"].default == MCTSConfig().preselect_m and PAPER_PARAMS["d"].default == MCTSConfig().discount

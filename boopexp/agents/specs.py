@@ -179,6 +179,11 @@ class MCTSConfig:
         False, late=True,
         help="correct QUIRK-A6, A7 and A8 together (textbook MCTS): a new node's playout value counts whole and as "
              "its first visit, and a terminal node's value is added again each time it is selected; off = faithful")
+    terminal_check: int = param(
+        1, 1, 2, tune=TuneRange(1, 2), late=True,
+        help="a playout's end test: 1 = after every ply, the paper; 2 = only after its even plies, once both "
+             "players have moved (the Colosseum report's Experiment 1: the odd plies are played by the game's "
+             "apply_move_unchecked, docs/games.md)")
 
     def __post_init__(self) -> None:
         for row in MCTS_PARAMS.values():

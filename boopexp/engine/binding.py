@@ -43,7 +43,8 @@ SEARCHES = TEMPLATES[1:]
 REQUIRED = ("STATE_SIZE", "STATE_DTYPE", "TO_MOVE", "MOVE_NUMBER", "N_MOVE_CODES", "F_IS_H_AFTER", "new_work",
             "legal_move_codes", "legal_move_count", "apply_move", "has_won", "heuristic", "objective")
 OPTIONAL = ("random_move", "expansion_limit", "root_masked", "solve", "score_moves", "best_m_moves",
-            "context_value", "lookahead_mask", "MAX_FOLLOWUPS", "hash_key", "is_legal", "place", "follow_up")
+            "context_value", "lookahead_mask", "MAX_FOLLOWUPS", "hash_key", "is_legal", "place", "follow_up",
+            "apply_move_unchecked")
 CONTRACT = REQUIRED + OPTIONAL
 
 

@@ -39,7 +39,8 @@ from boopexp.engine.state import (
 __all__ = ["STATE_SIZE", "STATE_DTYPE", "TO_MOVE", "MOVE_NUMBER", "N_MOVE_CODES", "F_IS_H_AFTER", "new_work",
            "legal_move_codes", "legal_move_count", "apply_move", "has_won", "heuristic", "objective",
            "random_move", "expansion_limit", "root_masked", "solve", "score_moves", "best_m_moves",
-           "context_value", "lookahead_mask", "MAX_FOLLOWUPS", "hash_key", "is_legal", "place", "follow_up"]
+           "context_value", "lookahead_mask", "MAX_FOLLOWUPS", "hash_key", "is_legal", "place", "follow_up",
+           "apply_move_unchecked"]
 
 #: f of a move without a promotion is H of the position after it, from the mover's side
 #: (HEURISTIC.md §7): a playout reads the solver's f instead of computing H again
@@ -54,6 +55,10 @@ def apply_move(st, code, rng, work):
     winner, n_groups, _ = _rules.apply_move_inplace(st, size, sq, _rules.TREE, _rules.PROMO_HEURISTIC, rng,
                                                     work.groups, work.scores, work.ties)
     return winner, n_groups
+
+
+#: boop.'s end test is part of its push step: a move without it is the move itself
+apply_move_unchecked = apply_move
 
 
 @njit(cache=True, _nrt=False, inline="always")

@@ -5,7 +5,8 @@ Each is the plain reading of its name on the required kernels: the solver scores
 unmasked move with ``objective`` and draws uniformly among the exact optima (boop.'s
 :func:`boopexp.engine.objective.solve`, without its incremental context); the random move is
 uniform among the legal, unbanned moves; a node is fully expanded with every legal move as a
-child; no root move is masked early; the two-stage check marks the moves after which the
+child; no root move is masked early; a move without its end test (``apply_move_unchecked``) is
+the move; the two-stage check marks the moves after which the
 opponent has a reply that wins at once (:mod:`boopexp.engine.lookahead`'s definition).
 """
 
@@ -89,6 +90,12 @@ def random_move(st, banned, rng, work):
     if n == 0:
         return -1
     return pick(rng, work.codes, n)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def apply_move_unchecked(st, code, rng, work):
+    """``apply_move`` (a game whose end test costs nothing apart from its move)."""
+    return apply_move(st, code, rng, work)
 
 
 @njit(cache=True, _nrt=False, inline="always")

@@ -52,6 +52,7 @@ from boopexp.engine.params import (  # the vector's layout (the parameters' tabl
     P_REWARD_LOSS,
     P_REWARD_WIN,
     P_SOLVER,
+    P_TERMINAL_CHECK,
     P_TEXTBOOK_BACKUP,
     P_UCT_C,
     P_UCT_RULE,
@@ -75,6 +76,7 @@ new_work = _game.new_work
 legal_move_codes = _game.legal_move_codes
 legal_move_count = _game.legal_move_count
 apply_move = _game.apply_move
+apply_move_unchecked = _game.apply_move_unchecked
 has_won = _game.has_won
 heuristic = _game.heuristic
 objective = _game.objective
@@ -301,6 +303,27 @@ def backpropagate(tree, node_id, value):
         v = -v
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def playout_ply(st, code, n, check, rng, work):
+    """Play ply ``n`` (1-based) of a playout: ``apply_move``, or with ``terminal_check`` 2 (``check``)
+    on an odd ply ``apply_move_unchecked``, which skips the end test (outcome 0; the Colosseum
+    report's Experiment 1: the test once both players have moved). Returns apply_move's pair."""
+    if check > 1.0 and n % 2 == 1:
+        return apply_move_unchecked(st, code, rng, work)
+    return apply_move(st, code, rng, work)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def settled_outcome(st):
+    """The outcome of a position whose mover has no legal move (an unchecked ply ended the game;
+    ``terminal_check`` 2): the colour that has won, else a draw."""
+    if has_won(st, -1):
+        return -1
+    if has_won(st, 1):
+        return 1
+    return DRAW
+
+
 @inner(_nrt=False)
 def playout(tree, e_id, params, rng, work, acc, acc_us, costs, la_on):
     """AGENTS.md §B.8: the value of E's state from the point of view of S = E's parent
@@ -310,6 +333,7 @@ def playout(tree, e_id, params, rng, work, acc, acc_us, costs, la_on):
     discount = params[P_DISCOUNT]
     offset = params[P_DISCOUNT_OFFSET]
     fix_a9 = params[P_FIX_A9] != 0.0
+    check = params[P_TERMINAL_CHECK]
     st = work.playout
     src = tree.states[e_id]
     for i in range(STATE_SIZE):
@@ -337,8 +361,11 @@ def playout(tree, e_id, params, rng, work, acc, acc_us, costs, la_on):
         if code < 0:
             code = random_move(st, no_mask, rng, work)
             solver = False
+        if code < 0:  # terminal_check 2: the last, unchecked ply ended the game
+            winner = settled_outcome(st)
+            break
         mover = st[TO_MOVE]
-        winner, n_groups = apply_move(st, code, rng, work)
+        winner, n_groups = playout_ply(st, code, n + 1, check, rng, work)
         n += 1
         acc[ACC_PLIES] += 1
         acc_us[0] += costs[C_RANDOM_PLY]
@@ -397,6 +424,7 @@ def playout_result(tree, e_id, params, rng, work, acc, acc_us, costs, la_on):
     linearly from [-1, 1] to [reward_loss, reward_win] (the Colosseum report's early termination)."""
     first_n = params[P_CO_PLAYOUT_PLIES]
     depth = params[P_PLAYOUT_DEPTH]
+    check = params[P_TERMINAL_CHECK]
     st = work.playout
     src = tree.states[e_id]
     for i in range(STATE_SIZE):
@@ -412,7 +440,10 @@ def playout_result(tree, e_id, params, rng, work, acc, acc_us, costs, la_on):
             code, _ = co_solver_call(st, no_mask, params, rng, work, acc, acc_us, costs, la_on)
         if code < 0:
             code = random_move(st, no_mask, rng, work)
-        winner, _ = apply_move(st, code, rng, work)
+        if code < 0:  # terminal_check 2: the last, unchecked ply ended the game
+            winner = settled_outcome(st)
+            break
+        winner, _ = playout_ply(st, code, n + 1, check, rng, work)
         n += 1
         acc[ACC_PLIES] += 1
         acc_us[0] += costs[C_RANDOM_PLY]

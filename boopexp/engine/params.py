@@ -41,6 +41,7 @@ P_REWARD_DRAW = 18  # ... of a draw
 P_FINAL_RULE = 19  # the move played: 0 the best mean (the paper), 1 the best selection value
 P_REUSE_TREE = 20  # 1.0: the subtree of the position reached is kept from the last move's search
 P_TEXTBOOK_BACKUP = 21  # 1.0: QUIRK-A6, A7 and A8 corrected (a new node's value whole, one visit)
+P_TERMINAL_CHECK = 22  # a playout's end test every ply (1, the paper) or after its even plies only (2)
 
 #: The parameters' names (the fields of ``MCTSConfig``) in vector order: ``P_<NAME>`` is the
 #: index of ``name``.
@@ -67,6 +68,7 @@ PARAM_NAMES: tuple[str, ...] = (
     "final_rule",
     "reuse_tree",
     "textbook_backup",
+    "terminal_check",
 )
 N_PARAMS = len(PARAM_NAMES)
 
