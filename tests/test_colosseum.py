@@ -40,6 +40,8 @@ from boopexp.games.colosseum.state import (
     POS_A,
     POS_B,
     SECOND,
+    SEPARATION,
+    SEPARATIONS,
     SIZE,
     TO_MOVE,
     WORLD_SIZES,
@@ -47,6 +49,7 @@ from boopexp.games.colosseum.state import (
     has_wall,
     max_step,
     start_draws,
+    with_options,
     world_board,
 )
 
@@ -140,6 +143,54 @@ def test_golden_colosseum_region_probes():
         if got != want or tuple(end_check(st)) != want:
             bad.append(f"probe {i}: got {got}, golden {want}")
     assert GOLDEN["region_probes"] and not bad, bad[:5]
+
+
+@pytest.mark.golden
+@pytest.mark.parametrize("separation", SEPARATIONS[1:])
+def test_golden_colosseum_separation_tests_agree_with_the_original(separation):
+    """The game option ``separation``: the union-find and bidirectional end tests give the
+    original's outcome after every move of the golden games (``apply_move`` on a state carrying the
+    option) and the original's (is_end, scores) on every region probe (the bidirectional search
+    returns no sizes while the players share a region: only is_end then)."""
+    _need_golden()
+    rng, work = new_rng_state(0), k.new_work()
+    check = {"union-find": k.union_find_check, "bidirectional": k.bidirectional_check}[separation]
+    bad = []
+    for g, game in enumerate(GOLDEN["games"]):
+        st = with_options(start_draws(game["seed"], board_size=game["size"])[0], separation=separation)
+        outcomes = []
+        for ply in game["plies"]:
+            outcome, _ = k.apply_move(st, parse_move(ply["move"], st), rng, work)
+            outcomes.append(int(outcome))
+        if outcomes != [0] * (len(outcomes) - 1) + [RESULT[game["result"]]]:
+            bad.append(f"game {g}: {outcomes[-3:]}, golden {game['result']}")
+    for i, probe in enumerate(GOLDEN["region_probes"]):
+        got = tuple(check(parse_position(probe["pos"]), work))
+        want = (probe["is_end"], *probe["scores"])
+        if got != want and (want[0] or got[0]):
+            bad.append(f"probe {i}: got {got}, golden {want}")
+    assert not bad, bad[:5]
+    assert not work.sep_marks.any()  # the search leaves its marks cleared for the next call
+
+
+def test_a_move_without_its_end_test_is_the_move():
+    """``apply_move_unchecked`` (terminal_check 2's odd plies): the same position as ``apply_move``,
+    outcome 0 even when the move ends the game (Example 7: A walls itself in)."""
+    st = parse_position("5 b9113/80002/80002/80002/c4446 1,1 3,3 A")
+    checked, unchecked = st.copy(), st.copy()
+    rng, work = new_rng_state(0), k.new_work()
+    code = parse_move("0,0,D", st)
+    assert k.apply_move(checked, code, rng, work) == (SECOND, 0)
+    assert k.apply_move_unchecked(unchecked, code, rng, work) == (0, 0)
+    assert np.array_equal(checked, unchecked)
+
+
+def test_the_separation_option_is_a_state_field_the_position_string_leaves_out():
+    st = initial_state(7, separation="bidirectional")
+    assert int(st[SEPARATION]) == SEPARATIONS.index("bidirectional")
+    assert position_string(st) == position_string(initial_state(7))
+    with pytest.raises(ConfigError, match="separation = 'bfs' is not allowed; allowed: bitboard, union-find"):
+        initial_state(7, separation="bfs")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -232,7 +232,7 @@ def test_a_balanced_draw_keeps_only_positions_the_reference_calls_even(monkeypat
 
     judged = []
 
-    def fake_score(text, games, seed, play, game="boop"):
+    def fake_score(text, games, seed, play, game="boop", options=()):
         judged.append(text)
         return 0.0 if len(judged) == 1 else 0.5  # the first candidate is lost for the side to move
 

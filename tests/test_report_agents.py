@@ -249,3 +249,36 @@ def test_textbook_backup_counts_a_new_nodes_playout_whole_and_as_one_visit():
     assert tree.visits[0] == 1 + 300
     paper = _kit().init_root(pos(MID).state).iterate(300)
     assert any(paper.tree.visits[c] == 0 for c in range(1, paper.count) if paper.tree.parent[c] != 0)
+
+
+def test_terminal_check_2_skips_the_end_test_after_a_playouts_odd_plies():
+    """terminal_check 2 (the Colosseum report's Experiment 1): ply n of a playout is played by the
+    game's apply_move_unchecked when n is odd (outcome 0 even when the move ended the game), by
+    apply_move when even; 1 (the default) tests after every ply. A mover an unchecked ply left
+    without a move ends the playout with the outcome has_won reads."""
+    from boopexp.engine.rng import new_rng_state
+    from boopexp.games.colosseum import parse_move, parse_position
+
+    assert MCTSConfig().terminal_check == 1 and LATE_PARAMETERS["terminal_check"] == 1
+    engine = registry.get("colosseum").engine()
+    start = parse_position("5 b9113/80002/80002/80002/c4446 1,1 3,3 A")  # Example 7: A walls itself in
+    code = parse_move("0,0,D", start)
+    rng, work = new_rng_state(0), engine.new_work()
+    for n, check, outcome in ((1, 2.0, 0), (2, 2.0, 1), (1, 1.0, 1), (3, 2.0, 0)):
+        st = start.copy()
+        assert engine.playout_ply(st, code, n, check, rng, work) == (outcome, 0), (n, check)
+    st = start.copy()
+    engine.apply_move_unchecked(st, code, rng, work)
+    assert engine.settled_outcome(st) == 1  # B's region is the larger
+    assert mcts.playout_ply is not engine.playout_ply  # boop.'s own template: its unchecked move is the move
+
+
+def test_a_colosseum_game_with_terminal_check_2_plays_and_replays():
+    """The option reaches the bound template: the agent's playouts differ (they run on past an
+    unchecked end), and the game replays move for move."""
+    checked = _game("colosseum", "playout_value=1", "reward_loss=0")
+    record = _game("colosseum", "playout_value=1", "reward_loss=0", "terminal_check=2")
+    assert record["p1_spec"]["params"]["terminal_check"] == 2 and "terminal_check" not in checked["p1_spec"]["params"]
+    plies = [[m["playout_plies"] for m in r["telemetry"] if m["player"] == "p1"] for r in (checked, record)]
+    assert plies[0] != plies[1]
+    assert first_difference(record) is None

@@ -41,6 +41,7 @@ def test_the_game_at_its_default_leaves_every_hash_as_it_was():
     for settings, p1, p2, pinned in PINNED:
         assert settings.game == "boop" and "game" not in settings.identity()
         assert settings.replace(game="boop").pairing_hash(p1, p2) == pinned
+        assert settings.game_options == () and "game_options" not in settings.identity()  # options: only when set
         other = settings.replace(game="connect-four")
         assert other.pairing_hash(p1, p2) != pinned and other.identity()["game"] == "connect-four"
         task = other.task(p1, p2, 3)
@@ -63,7 +64,7 @@ def test_the_settings_as_json():
     settings = GameSettings("e", 5, ITERATIONS, openings=THREE)
     assert settings.to_dict() == {"seed": 5, "budget": {"mode": "iterations", "iterations": 7},
                                   "preset": DEFAULT_PRESET, "max_plies": None, "openings": {"random_plies": 3},
-                                  "game": "boop"}
+                                  "game": "boop", "game_options": {}}
     assert settings.identity() == {"seed": 5, "budget": {"mode": "iterations", "iterations": 7},
                                    "preset": DEFAULT_PRESET, "openings": {"random_plies": 3}}
 

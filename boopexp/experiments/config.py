@@ -353,7 +353,9 @@ class ExperimentConfig:
             out["shard"] = self.shard.to_dict()
         if settings.openings is not None:  # likewise
             out["openings"] = settings.openings.to_dict()
-        if settings.game != DEFAULT_GAME:  # likewise
+        if settings.game_options:  # likewise: the game's name and its options
+            out["game"] = {"name": settings.game, **games.options_json(settings.game_options)}
+        elif settings.game != DEFAULT_GAME:  # likewise
             out["game"] = settings.game
         return out
 
@@ -523,7 +525,7 @@ def _parse(data: Any, source: str, directory: str | None, settings_only: bool) -
         budget = Budget.from_mapping(data.get("budget"))
         preset = schema.choice(data.get("preset", DEFAULT_PRESET), "preset", PRESETS)
         max_plies = check_max_plies(data.get("max_plies"))
-        game = games.get(data.get("game", DEFAULT_GAME), directory)
+        game, game_options = games.parse_game(data.get("game", DEFAULT_GAME), directory)
         params = _parse_params(data.get("params"), preset, game.paper_params())
         agents = roster.parse_agents(data.get("agents"), preset, params, directory)
         openings = parse_openings(data.get("openings"), directory, game)
@@ -538,7 +540,7 @@ def _parse(data: Any, source: str, directory: str | None, settings_only: bool) -
     sprt = parse_sprt(src, data.get("sprt"))
 
     return ExperimentConfig(
-        settings=GameSettings(name, seed, budget, preset, max_plies, openings, game.name),
+        settings=GameSettings(name, seed, budget, preset, max_plies, openings, game.name, game_options),
         games_per_side=games_per_side,
         params=params,
         agents=agents,

@@ -21,13 +21,53 @@ import numpy as np
 from boopexp import schema
 from boopexp.errors import ConfigError, exception_line
 
-__all__ = ["DEFAULT_GAME", "GAMES", "Game", "get"]
+__all__ = ["DEFAULT_GAME", "GAMES", "Game", "get", "parse_game", "GameOptions", "PAIRED_BOARDS", "options_json",
+           "options_of_json", "board_seed"]
 
 #: the game of a config, a record or a command that names none
 DEFAULT_GAME = "boop"
 #: the built-in games: name -> the module of its Python values
 GAMES = {"boop": "boopexp.games.boop", "connect-four": "boopexp.games.connect_four",
          "pentago-swap": "boopexp.games.pentago_swap", "colosseum": "boopexp.games.colosseum"}
+
+
+#: A game's options as a task, a setting and a record hold them: ``(key, value)`` pairs sorted by
+#: key, each value as the game's check returned it (a list as a tuple: hashable); () = none set.
+GameOptions = tuple[tuple[str, Any], ...]
+
+#: The option of every game with a random start (``RANDOM_START``): ``true`` draws game pair ``i``'s
+#: board from a seed of (experiment seed, ``i``) alone, not from the game's own seed, so the two
+#: seatings of a pair (game ``i`` of "A vs B" and of "B vs A", docs/openings.md) and every other
+#: pairing's game ``i`` play the same board and seat advantage cancels. Off by default: the
+#: original's autoplay draws a fresh board every game.
+PAIRED_BOARDS = "paired_boards"
+_PAIRED_HELP = "true or false: game pair i's board drawn from (experiment seed, i), the same in both seatings"
+
+#: Mixed into the seed of a paired board (:func:`board_seed`): a stream no game's or opening's seed is.
+_BOARD_TAG = 0x626F6172  # "boar"
+
+
+def board_seed(seed: int, index: int) -> int:
+    """The 63-bit seed of game pair ``index``'s board under experiment ``seed`` (``paired_boards``
+    and the random-plies openings of a game with a random start), from SeedSequence of (the seed's
+    two words, a tag, ``index``) alone."""
+    ss = np.random.SeedSequence([seed & 0xFFFF_FFFF, seed >> 32, _BOARD_TAG, int(index)])
+    lo, hi = ss.generate_state(2, dtype=np.uint32)
+    return int((int(hi) << 32 | int(lo)) & 0x7FFF_FFFF_FFFF_FFFF)
+
+
+def _hashable(value: Any) -> Any:
+    return tuple(_hashable(v) for v in value) if isinstance(value, (list, tuple)) else value
+
+
+def options_json(options: GameOptions) -> dict[str, Any]:
+    """The options as a JSON mapping (a record's and a config's ``game_options``; tuples as lists)."""
+    return {key: list(value) if isinstance(value, tuple) else value for key, value in options}
+
+
+def options_of_json(data: Mapping[str, Any] | None) -> GameOptions:
+    """:func:`options_json`'s mapping (a record's ``game_options``) back as :data:`GameOptions`."""
+    return tuple(sorted((key, _hashable(value)) for key, value in (data or {}).items()))
 
 
 @dataclass(frozen=True)
@@ -69,8 +109,62 @@ class Game:
         :data:`boopexp.agents.budget.COST_FIELDS`; boop.: none, the profile's are boop.'s)."""
         return dict(getattr(self.values, "DEVICE_COSTS", {}))
 
-    def initial_state(self, seed: int | None = None) -> np.ndarray:
-        return self.values.initial_state(seed)
+    def initial_state(self, seed: int | None = None, options: GameOptions = ()) -> np.ndarray:
+        """The start of a game whose seed is ``seed`` (only a game with a random start reads it)
+        under the game's ``options`` (:meth:`check_options`; ``paired_boards`` is the caller's)."""
+        return self.values.initial_state(seed, **self._own(options))
+
+    def start_state(self, start: str | None, seed: int | None = None, options: GameOptions = ()) -> np.ndarray:
+        """The state a game starts from: ``start`` (a position string) with the options a position
+        does not hold applied (the values' optional ``with_options``), or :meth:`initial_state`."""
+        if start is None:
+            return self.initial_state(seed, options)
+        st = self.parse_position(start)
+        apply = getattr(self.values, "with_options", None)
+        return st if apply is None or not options else apply(st, **self._own(options))
+
+    @property
+    def random_start(self) -> bool:
+        """Whether the start is drawn from the game's seed (its values' ``RANDOM_START``)."""
+        return bool(getattr(self.values, "RANDOM_START", False))
+
+    def option_table(self) -> dict[str, tuple[str, Any]]:
+        """The options a config may set: the values' ``OPTIONS`` (name -> (what is allowed, its
+        check)) and, for a game with a random start, :data:`PAIRED_BOARDS`."""
+        table = dict(getattr(self.values, "OPTIONS", {}))
+        if self.random_start:
+            table[PAIRED_BOARDS] = (_PAIRED_HELP, schema.boolean)
+        return table
+
+    def check_options(self, data: Mapping[str, Any], at: str = "game") -> GameOptions:
+        """``data`` (a config's ``game:`` keys besides its name) as :data:`GameOptions`, every value
+        checked by the game (``paired_boards: false`` is the default and left out).
+
+        Raises:
+            ConfigError: ``unknown key game.<key> …; allowed: <the game's options>``, or ``game.<key> =
+                <value> must be <what the game allows>``.
+        """
+        table = self.option_table()
+        note = "" if table else f"; {self.name} takes no options"
+        schema.check_keys(data, tuple(table), at, note=note)
+        out = []
+        with schema.under(at):
+            for key, value in data.items():
+                checked = table[key][1](value, key)
+                if key == PAIRED_BOARDS and not checked:
+                    continue
+                out.append((key, _hashable(checked)))
+        return tuple(sorted(out))
+
+    @staticmethod
+    def paired(options: GameOptions) -> bool:
+        """Whether ``options`` ask for paired boards (:data:`PAIRED_BOARDS`)."""
+        return dict(options).get(PAIRED_BOARDS, False) is True
+
+    @staticmethod
+    def _own(options: GameOptions) -> dict[str, Any]:
+        """The options the game's values take (all but :data:`PAIRED_BOARDS`)."""
+        return {key: value for key, value in options if key != PAIRED_BOARDS}
 
     def to_move(self, st: np.ndarray) -> int:
         """The side to move of ``st``: -1 the first player, +1 the second."""
@@ -142,6 +236,29 @@ def get(name: Any, directory: str | None = None) -> Game:
     check_game(game)
     _LOADED[name] = game
     return game
+
+
+#: how a config's ``game:`` mapping names its game
+_GAME_KEYS = ("name", "module")
+
+
+def parse_game(data: Any, directory: str | None = None) -> tuple[Game, GameOptions]:
+    """A config's ``game:``: a name (:func:`get`), ``{module: ...}``, or a mapping of ``name`` (a
+    built-in game or a user's module) or ``module`` and the game's options
+    (``{name: colosseum, board_size: 8}``, :meth:`Game.check_options`).
+
+    Raises:
+        ConfigError: one line naming the bad key or value and what is allowed.
+    """
+    if not isinstance(data, Mapping):
+        return get(data, directory), ()
+    named = [key for key in _GAME_KEYS if key in data]
+    if len(named) != 1:
+        raise ConfigError(template="game = {value} must name its game once: {{name: GAME, OPTION: VALUE, ...}} "
+                                   f"(GAME: {', '.join(GAMES)}) or {{module: ...}} for {USER_GAME}", value=dict(data))
+    key = named[0]
+    game = get(data[key] if key == "name" else {"module": data[key]}, directory)
+    return game, game.check_options({k: v for k, v in data.items() if k != key})
 
 
 def _user_values(target: str, directory: str | None) -> Any:

@@ -22,7 +22,7 @@ from boopexp.agents.specs import AgentSpec
 from boopexp.errors import ConfigError
 from boopexp.game.sides import Colour, Side, TextEnum
 from boopexp.games import registry as games
-from boopexp.games.registry import DEFAULT_GAME
+from boopexp.games.registry import DEFAULT_GAME, GameOptions, options_json, options_of_json
 from boopexp.play.identity import GameKey, game_key, game_seed, pairing_name
 from boopexp.play.openings import Draw
 
@@ -111,6 +111,9 @@ class GameTask:
     start: str | Draw | None = None
     #: The game played (:mod:`boopexp.games`); only a game other than boop. is hashed and recorded.
     game: str = DEFAULT_GAME
+    #: The game's options (``initial_state(seed, **options)``, docs/games.md "Values"); hashed and
+    #: recorded only when set.
+    game_options: GameOptions = ()
 
     @property
     def ply_cap(self) -> int:
@@ -129,12 +132,12 @@ class GameTask:
     @classmethod
     def new(cls, experiment: str, config_hash: str, p1: AgentSpec, p2: AgentSpec, game_index: int,
             budget: Budget, preset: str, max_plies: int | None = None, sweep: tuple = (),
-            start: str | Draw | None = None, game: str = DEFAULT_GAME) -> GameTask:
+            start: str | Draw | None = None, game: str = DEFAULT_GAME, game_options: GameOptions = ()) -> GameTask:
         """Game ``game_index`` of the pairing ``p1 vs p2`` whose settings hash is ``config_hash``
         (:meth:`boopexp.play.settings.GameSettings.pairing_hash`): its pairing name and its seed follow
         from them. Games are made by :meth:`~boopexp.play.settings.GameSettings.task`, which calls it."""
         return cls(experiment, config_hash, pairing_name(p1.name, p2.name), game_index, p1, p2, budget, preset,
-                   game_seed(config_hash, game_index), max_plies, sweep, start, game)
+                   game_seed(config_hash, game_index), max_plies, sweep, start, game, game_options)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -254,6 +257,8 @@ class GameRecord(_RecordFields, total=False):
     start: str
     # only games other than boop. (docs/games.md): the game's name
     game: str
+    # only when the config set the game's options (docs/games.md "Values"): {option: value}
+    game_options: dict[str, Any]
 
 
 def task_from_record(record: dict) -> GameTask:
@@ -277,6 +282,7 @@ def task_from_record(record: dict) -> GameTask:
             sweep=tuple((record.get("sweep") or {}).items()),
             start=record.get("start"),
             game=record.get("game", DEFAULT_GAME),
+            game_options=options_of_json(record.get("game_options")),
         )
     except KeyError as exc:
         raise ConfigError(f"game record {record.get('pairing')!r} #{record.get('game_index')} has no {exc}") from None
@@ -345,6 +351,8 @@ def build_record(task: GameTask, winner: Side | None, moves: list[str], telemetr
         record["start"] = task.start
     if task.game != DEFAULT_GAME:  # only other games: boop.'s records stay exactly as they were
         record["game"] = task.game
+    if task.game_options:  # only games whose options were set
+        record["game_options"] = options_json(task.game_options)
     return record
 
 

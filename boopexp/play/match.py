@@ -407,13 +407,13 @@ def play_game(task: GameTask, on_ply=None, on_tree: Callable[[mcts.Tree], None] 
             player.on_tree = on_tree
     # A config's openings (or --start) give the start: a suite line or a draw until resolved
     # here, a position string in the record. The seeds do not depend on it.
-    start = resolve_start(task.start, play_game, task.game)
-    if start is None and getattr(game.values, "RANDOM_START", False):
+    start = resolve_start(task.start, play_game, task.game, task.game_options)
+    if start is None and game.random_start:
         # a game whose start is random (docs/games.md) draws it from the game's seed and records it
-        start = game.position_string(game.initial_state(task.seed))
+        start = game.position_string(game.initial_state(task.seed, task.game_options))
     if start != task.start:
         task = dataclasses.replace(task, start=start)
-    st = game.initial_state() if start is None else game.parse_position(start)
+    st = game.start_state(start, options=task.game_options)
     try:
         for player in players:
             player.begin(start)

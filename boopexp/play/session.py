@@ -152,7 +152,7 @@ class PlaySession:
         position = checked_start(self.settings.start(game_index) if start is None else start, play_game,
                                  game=self.game.name)
         self.task = self.settings.task(*session_players(agent, self.human), game_index, start=position)
-        self._start = _frozen(self.game.initial_state() if position is None else self.game.parse_position(position))
+        self._start = _frozen(self.game.start_state(position, options=settings.game_options))
         # Children 0 and 1 are the ones play_game gives p1 and p2.
         ss = np.random.SeedSequence(self.task.seed).spawn(2)
         self._player = make_player(agent, settings.budget, ss[self.human.side.opponent.seat], throttle, self.game)

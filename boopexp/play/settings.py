@@ -25,7 +25,8 @@ from typing import Any
 
 from boopexp.agents.budget import Budget
 from boopexp.agents.specs import DEFAULT_PRESET, AgentSpec
-from boopexp.games.registry import DEFAULT_GAME
+from boopexp.games import registry
+from boopexp.games.registry import DEFAULT_GAME, GameOptions, options_json
 from boopexp.play.contract import GameTask
 from boopexp.play.identity import settings_hash
 from boopexp.play.openings import Draw, Openings
@@ -64,6 +65,8 @@ class GameSettings:
             ``i``; None: the empty board. Hashed (its identity) only when set.
         game: the game played (:mod:`boopexp.games`, docs/games.md); hashed and recorded only
             when not boop.
+        game_options: the game's options (a config's ``game: {name: colosseum, board_size: 8}``,
+            :meth:`boopexp.games.registry.Game.check_options`); hashed and recorded only when set.
     """
 
     experiment: str = field(metadata={_HASHED: False})
@@ -73,6 +76,7 @@ class GameSettings:
     max_plies: int | None = optional_setting(None, int)
     openings: Openings | None = optional_setting(None, Openings.identity)
     game: str = optional_setting(DEFAULT_GAME)
+    game_options: GameOptions = optional_setting((), options_json)
 
     def to_dict(self) -> dict[str, Any]:
         """Every setting but the experiment's name, as JSON values (``serve``'s /api/opponents)."""
@@ -98,12 +102,19 @@ class GameSettings:
     def start(self, game_index: int) -> str | Draw | None:
         """Where game ``game_index`` of any pairing starts: game pair ``i`` starts from position
         ``i`` of the openings (a suite's line, or the :class:`Draw` the game's worker resolves),
-        or None: the empty board.
+        game pair ``i``'s board (``paired_boards``: the same in both seatings), or None: the empty
+        board (a game with a random start: its own seed draws it in its worker).
 
         Raises:
             ConfigError: a file suite with no position for the game.
         """
-        return None if self.openings is None else self.openings.start(self.seed, game_index)
+        if self.openings is not None:
+            return self.openings.start(self.seed, game_index)
+        if registry.Game.paired(self.game_options):  # paired boards: game pair i's, drawn here
+            game = registry.get(self.game)
+            return game.position_string(game.initial_state(registry.board_seed(self.seed, game_index),
+                                                           self.game_options))
+        return None
 
     def task(self, p1: AgentSpec, p2: AgentSpec, game_index: int, *, config_hash: str | None = None,
              sweep: tuple = (), start: str | Draw | None = None, seed: int | None = None) -> GameTask:
@@ -121,7 +132,7 @@ class GameSettings:
         """
         chash = self.pairing_hash(p1, p2) if config_hash is None else config_hash
         task = GameTask.new(self.experiment, chash, p1, p2, game_index, self.budget, self.preset, self.max_plies,
-                            sweep, self.start(game_index) if start is None else start, self.game)
+                            sweep, self.start(game_index) if start is None else start, self.game, self.game_options)
         return task if seed is None else dataclasses.replace(task, seed=seed)
 
     def replace(self, **changes: Any) -> GameSettings:

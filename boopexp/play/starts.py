@@ -28,7 +28,7 @@ from boopexp.game import notation
 from boopexp.game.position import Position
 from boopexp.game.sides import Colour
 from boopexp.games import registry
-from boopexp.games.registry import DEFAULT_GAME
+from boopexp.games.registry import DEFAULT_GAME, GameOptions
 from boopexp.play.contract import GameRecord, GameTask
 from boopexp.play.openings import (
     BALANCE_PLY_CAP,
@@ -50,11 +50,12 @@ PlayGame = Callable[[GameTask], GameRecord]
 _DRAW_TAG = 0x6F70656E  # "open"
 
 
-def resolve_start(start: str | Draw | None, play: PlayGame, game: str = DEFAULT_GAME) -> str | None:
+def resolve_start(start: str | Draw | None, play: PlayGame, game: str = DEFAULT_GAME,
+                  options: GameOptions = ()) -> str | None:
     """The position string a game of ``game`` starts from: None (the empty board), a suite line
     played (:func:`play_line`; boop.'s, or another game's position string as it is), or a
     :class:`~boopexp.play.openings.Draw` drawn (:func:`draw_opening`, its reference games played
-    by ``play``).
+    by ``play``; a game with a random start: from game pair ``i``'s board under its ``options``).
 
     Raises:
         BoopError: a line whose moves are illegal or whose game is already won.
@@ -62,7 +63,7 @@ def resolve_start(start: str | Draw | None, play: PlayGame, game: str = DEFAULT_
     if start is None:
         return None
     if isinstance(start, Draw):
-        return draw_opening(start.seed, start.plies, start.index, start.balanced, play, game)
+        return draw_opening(start.seed, start.plies, start.index, start.balanced, play, game, options)
     if game != DEFAULT_GAME:
         played = registry.get(game)
         return played.position_string(played.parse_position(start))
@@ -149,7 +150,7 @@ def _in_progress(text: str, game: str) -> None:
 
 @lru_cache(maxsize=4096)
 def draw_opening(seed: int, plies: int, index: int, balanced: Balance | None = None,
-                 play: PlayGame | None = None, game: str = DEFAULT_GAME) -> str:
+                 play: PlayGame | None = None, game: str = DEFAULT_GAME, options: GameOptions = ()) -> str:
     """Position ``index`` of the suite ``{random_plies: plies, balanced: …}`` under experiment
     ``seed``: from a generator of (seed, plies, index) alone, ``plies`` moves of the ``random``
     agent (its random move and random promotion) from the empty board, drawn again while a side
@@ -157,7 +158,9 @@ def draw_opening(seed: int, plies: int, index: int, balanced: Balance | None = N
     calls it uneven (its games played by ``play``, needed with ``balanced``). Cached: the
     pairings of a config in one worker ask the same positions. Another ``game``'s: the random
     agent's moves (its kernels' ``random_move`` and ``apply_move``), drawn again while the game
-    ends within them.
+    ends within them; a game with a random start plays them from game pair ``index``'s board
+    (:func:`boopexp.games.registry.board_seed`, the game's ``options``), the board
+    ``paired_boards`` gives that pair.
 
     Raises:
         ConfigError: no draw of :data:`~boopexp.play.openings.MAX_DRAWS` passes ``balanced``.
@@ -166,7 +169,7 @@ def draw_opening(seed: int, plies: int, index: int, balanced: Balance | None = N
     draw_ss, balance_ss = ss.spawn(2)
     rng = new_rng_state(draw_ss)
     for _attempt in range(MAX_DRAWS):
-        text = _random_plies(game, plies, rng)
+        text = _random_plies(game, plies, rng, registry.board_seed(seed, index), options)
         if text is None:
             continue
         if balanced is None:
@@ -174,7 +177,7 @@ def draw_opening(seed: int, plies: int, index: int, balanced: Balance | None = N
         (games_ss,) = balance_ss.spawn(1)  # a fresh stream per candidate, in draw order
         assert play is not None, "a balanced draw plays reference games: pass play_game"
         if balanced.accepts(balance_score(text, balanced.games, int(games_ss.generate_state(1, np.uint64)[0]), play,
-                                          game)):
+                                          game, options)):
             return text
     if balanced is None:  # a game whose random games end sooner than boop.'s (Connect Four's: ~21 plies)
         raise ConfigError(f"openings: {plies} random plies of {game} ended the game in all {MAX_DRAWS} draws "
@@ -183,9 +186,10 @@ def draw_opening(seed: int, plies: int, index: int, balanced: Balance | None = N
                       f"passes balanced {balanced.to_dict()}: widen the margin")
 
 
-def _random_plies(game: str, plies: int, rng: np.ndarray) -> str | None:
-    """The position string after ``plies`` moves of the random agent from ``game``'s start, or
-    None when the game ends within them (boop.: its random move and random promotion, REAL)."""
+def _random_plies(game: str, plies: int, rng: np.ndarray, board: int = 0, options: GameOptions = ()) -> str | None:
+    """The position string after ``plies`` moves of the random agent from ``game``'s start (a game
+    with a random start: the one seed ``board`` draws under ``options``), or None when the game
+    ends within them (boop.: its random move and random promotion, REAL)."""
     if game == DEFAULT_GAME:
         w = new_work()
         st = initial_state()
@@ -200,7 +204,7 @@ def _random_plies(game: str, plies: int, rng: np.ndarray) -> str | None:
     played = registry.get(game)
     engine = played.engine()
     work = engine.new_work()
-    st = played.initial_state()
+    st = played.initial_state(board, options) if played.random_start else played.initial_state()
     for _ in range(plies):
         code = engine.random_move(st, work.mask, rng, work)
         outcome, _ = engine.apply_move(st, code, rng, work)
@@ -209,13 +213,14 @@ def _random_plies(game: str, plies: int, rng: np.ndarray) -> str | None:
     return played.position_string(st)
 
 
-def balance_score(start: str, games: int, seed: int, play: PlayGame, game: str = DEFAULT_GAME) -> float:
+def balance_score(start: str, games: int, seed: int, play: PlayGame, game: str = DEFAULT_GAME,
+                  options: GameOptions = ()) -> float:
     """The reference evaluation of a start: the side to move's score (a win 1, a game stopped at
     :data:`BALANCE_PLY_CAP` ½) over ``games`` games of ``heuristics`` (the paper's greedy CO
     agent: one solver call a move, ties broken at random) against itself from ``start``, game
     ``g`` seeded by (``seed``, ``g``), played by ``play``. Deterministic, no budget to choose,
     a few ms a game."""
-    settings = GameSettings("openings-balance", max_plies=BALANCE_PLY_CAP, game=game)
+    settings = GameSettings("openings-balance", max_plies=BALANCE_PLY_CAP, game=game, game_options=options)
     agent = resolve_agent("heuristics", settings.preset)
     played = registry.get(game)
     me = Colour.of(played.to_move(played.parse_position(start))).side

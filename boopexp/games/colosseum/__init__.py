@@ -3,7 +3,8 @@ the COMP 424 (McGill, Winter 2022) framework plays it, checked ply by ply agains
 golden traces (``tests/test_colosseum.py``; spec/games/COLOSSEUM.md; docs/games.md, "Colosseum
 Survival").
 
-``state`` (the state layout, the wall bitboards, the seeded random start ``initial_state``),
+``state`` (the state layout, the wall bitboards, the seeded random start ``initial_state``, the
+game's options ``OPTIONS``: ``board_size``, ``size_range``, ``separation``),
 ``kernels`` (the compiled kernels of the game contract; imported by name, it loads numba),
 ``notation`` (moves ``r,c,D``, the position string, the terminal and SVG boards) and ``settings``
 (``DEFAULT_PARAMS``, ``DEVICE_COSTS``). The contract's Python values are served from here;
@@ -21,7 +22,7 @@ from boopexp.games.colosseum.notation import (
     svg,
 )
 from boopexp.games.colosseum.settings import DEFAULT_PARAMS, DEVICE_COSTS
-from boopexp.games.colosseum.state import TO_MOVE, initial_state
+from boopexp.games.colosseum.state import OPTIONS, TO_MOVE, initial_state, with_options
 
 #: the game's name in configs, records and commands
 NAME = "colosseum"
@@ -30,5 +31,5 @@ KERNELS = "boopexp.games.colosseum.kernels"
 #: the start is drawn from the game's seed (``initial_state(seed)``): a game records it
 RANDOM_START = True
 
-__all__ = ["NAME", "KERNELS", "TO_MOVE", "RANDOM_START", "initial_state", "move_text", "parse_move",
-           "position_string", "parse_position", "board_text", "svg", "DEFAULT_PARAMS", "DEVICE_COSTS"]
+__all__ = ["NAME", "KERNELS", "TO_MOVE", "RANDOM_START", "OPTIONS", "initial_state", "with_options", "move_text",
+           "parse_move", "position_string", "parse_position", "board_text", "svg", "DEFAULT_PARAMS", "DEVICE_COSTS"]

@@ -1,5 +1,6 @@
-"""The Colosseum Survival state value (18 int64: the walls as bitboards, both positions, the side
-to move, the ply, M and K), the bitboard geometry the kernels compile, and ``initial_state``.
+"""The Colosseum Survival state value (19 int64: the walls as bitboards, both positions, the side
+to move, the ply, M, K and the separation test), the bitboard geometry the kernels compile,
+``initial_state`` and the game's options (``OPTIONS``).
 
 Plain Python and numpy: the kernels (:mod:`boopexp.games.colosseum.kernels`) compile the
 bitboard walk ``reach`` below; the notation and the start's end check call it as it is. The
@@ -13,7 +14,7 @@ A wall between two cells is stored in both (side d of one, side ``d ^ 2`` of the
 board's edges are walls, and every cell outside the ``M x M`` board is walled on all four sides,
 so a walk or a region never leaves the board and no shift carries from one row into the next.
 
-Layout of a state ``s`` (``STATE_SIZE`` = 18 int64: a position is 144 bytes, copied in 18 loads):
+Layout of a state ``s`` (``STATE_SIZE`` = 19 int64: a position is 152 bytes, copied in 19 loads):
 
 =================  ==============================================================
 ``s[3*d + w]``     word ``w`` of the cells walled on side ``d`` (``WALL``, d = 0..3)
@@ -23,7 +24,13 @@ Layout of a state ``s`` (``STATE_SIZE`` = 18 int64: a position is 144 bytes, cop
 ``s[15]``          plies played (``MOVE_NUMBER``)
 ``s[16]``          the board size M (``SIZE``)
 ``s[17]``          the step limit K = (M + 1) // 2 (``MAX_STEP``)
+``s[18]``          the end test's separation test (``SEPARATION``: index in ``SEPARATIONS``)
 =================  ==============================================================
+
+The separation test is a game option (``separation``), not part of the position: every test gives
+the same outcome, only its cost differs (the Colosseum report's Experiment 3), so the position
+string leaves it out and a state carries it to every kernel that copies the state (a search's
+nodes, its playouts).
 
 A move is a destination and a wall side: code ``4*(12*r + c) + d`` (``N_MOVE_CODES`` = 576), so
 the codes ascend in the spec's enumeration order (§5: r, then c, then d).
@@ -45,7 +52,7 @@ WORD_MASK = (1 << WORD_BITS) - 1
 ROW_MASK = (1 << GRID) - 1
 #: the shift that moves the top row of a word into the bottom row of the next
 CARRY = WORD_BITS - GRID
-STATE_SIZE = 18
+STATE_SIZE = 19
 STATE_DTYPE = np.int64
 WALL = 0
 POS_A = 12
@@ -54,6 +61,12 @@ TO_MOVE = 14
 MOVE_NUMBER = 15
 SIZE = 16
 MAX_STEP = 17
+SEPARATION = 18
+#: the end test's ways of telling whether the players are separated (the game option ``separation``,
+#: ``s[SEPARATION]`` their index): the bitboard flood from A (the default), the original framework's
+#: union-find over every cell's open Right and Down sides (spec §6: agent A's cost), and a
+#: bidirectional breadth-first search between the players (the report's Experiment 3, agent B)
+SEPARATIONS = ("bitboard", "union-find", "bidirectional")
 #: the colours: A (player 0, moves first) and B
 FIRST = -1
 SECOND = 1
@@ -254,16 +267,54 @@ def world_board(gen: np.random.RandomState, size: int | None) -> np.ndarray:
 
 
 def initial_state(seed: int | None = None, board_size: int | None = None,
-                  size_range: tuple[int, int] | None = None) -> np.ndarray:
+                  size_range: tuple[int, int] | None = None, separation: str = SEPARATIONS[0]) -> np.ndarray:
     """The random start of the game whose identity seed is ``seed`` (None: ``DEFAULT_SEED``),
     drawn as the original draws it (the spec's §3) from numpy's legacy generator seeded with it,
     so a seed below 2**32 gives the original's start for that seed exactly
-    (:func:`start_draws`, whose arguments these are).
+    (:func:`start_draws`, whose arguments ``seed``, ``board_size`` and ``size_range`` are), its
+    end test's ``separation`` set (:func:`with_options`).
 
     Raises:
-        ConfigError: a board size or range outside 2..12.
+        ConfigError: a board size or range outside 2..12, an unknown separation test.
     """
-    return start_draws(seed, board_size, size_range)[0]
+    return with_options(start_draws(seed, board_size, size_range)[0], separation=separation)
+
+
+def with_options(st: np.ndarray, board_size: int | None = None, size_range: tuple[int, int] | None = None,
+                 separation: str = SEPARATIONS[0]) -> np.ndarray:
+    """``st`` (a start given as a position, e.g. a record's ``start``) with the game options that are
+    not in a position string set: ``separation``. The start's options (``board_size``,
+    ``size_range``) drew the position and are not applied again.
+
+    Raises:
+        ConfigError: an unknown separation test.
+    """
+    st[SEPARATION] = SEPARATIONS.index(schema.choice(separation, "separation", SEPARATIONS))
+    return st
+
+
+def check_size_range(value: object, key: str = "size_range") -> tuple[int, int]:
+    """``value`` as (lo, hi) if it is a pair of board sizes 2..12 with lo <= hi, else ConfigError."""
+    want = f"[lo, hi] with lo <= hi in {MIN_SIZE}..{MAX_SIZE}"
+    if not isinstance(value, (list, tuple)) or len(value) != 2:
+        raise schema.invalid(key, value, want)
+    lo, hi = (check_size(v, key) for v in value)
+    if lo > hi:
+        raise schema.invalid(key, list(value), want)
+    return lo, hi
+
+
+#: The game's options (a config's ``game: {name: colosseum, KEY: VALUE}``, ``boopexp game
+#: --game-option KEY=VALUE``; docs/games.md "Values"): name -> (what is allowed, the check that
+#: returns the value as ``initial_state`` takes it). Only the options a config sets are hashed.
+OPTIONS = {
+    "board_size": (f"an integer board size M in {MIN_SIZE}..{MAX_SIZE} (simulator.py --board_size)",
+                   check_size),
+    "size_range": (f"[lo, hi], M drawn from lo..hi, in {MIN_SIZE}..{MAX_SIZE} (autoplay: [6, 11], QUIRK-CS1)",
+                   check_size_range),
+    "separation": (" or ".join(SEPARATIONS) + " (the end test's separation test; the outcome is the same)",
+                   lambda value, key="separation": schema.choice(value, key, SEPARATIONS)),
+}
 
 
 def start_draws(seed: int | None = None, board_size: int | None = None,
@@ -287,11 +338,7 @@ def start_draws(seed: int | None = None, board_size: int | None = None,
     gen = _generator(DEFAULT_SEED if seed is None else int(seed))
     size = None if board_size is None else check_size(board_size)
     if size is None and size_range is not None:
-        if len(size_range) != 2:
-            raise schema.invalid("size_range", size_range, f"[lo, hi] in {MIN_SIZE}..{MAX_SIZE}")
-        lo, hi = (check_size(v, "size_range") for v in size_range)
-        if lo > hi:
-            raise schema.invalid("size_range", list(size_range), f"[lo, hi] with lo <= hi in {MIN_SIZE}..{MAX_SIZE}")
+        lo, hi = check_size_range(size_range)
         st = world_board(gen, int(gen.randint(lo, hi + 1)))
     else:
         st = world_board(gen, size)

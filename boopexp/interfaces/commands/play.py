@@ -102,6 +102,10 @@ _game_option = click.option(
 
 @click.command("game")
 @_game_option
+@click.option("--game-option", "game_option", multiple=True, metavar="KEY=VALUE",
+              help="Set an option of the game (repeatable), e.g. board_size=8, 'size_range=[6, 11]', "
+                   "separation=union-find, paired_boards=true for colosseum (docs/games.md \"Values\"). Part of the "
+                   "settings hash and of the record when set.")
 @click.option("--p1", required=True, metavar="AGENT", help="Blue, moves first: " + ", ".join(AGENT_NAMES))
 @click.option("--p2", required=True, metavar="AGENT", help="Red, moves second.")
 @_settings_options
@@ -117,8 +121,8 @@ _game_option = click.option(
 @_start_option
 @click.option("--show", is_flag=True, help="Render the board after each ply.")
 @click.option("--json", "as_json", is_flag=True, help="Print the game record as JSON.")
-def game(game_name, p1, p2, seed, mode, seconds, iterations, profile, throttle, preset, max_plies, p1_param, p2_param,
-         config_path, start, show, as_json):
+def game(game_name, game_option, p1, p2, seed, mode, seconds, iterations, profile, throttle, preset, max_plies,
+         p1_param, p2_param, config_path, start, show, as_json):
     """Play one game between two agents (p1 = Blue moves first) and print the result."""
     from boopexp.experiments.interrupts import Interrupts
     from boopexp.play.warmup import compile_engine
@@ -190,6 +194,16 @@ def game(game_name, p1, p2, seed, mode, seconds, iterations, profile, throttle, 
         click.echo(f"alpha-beta depth per move: median {depths[len(depths) // 2]}, min {depths[0]}, max {depths[-1]}; "
                    f"nodes per move: median {nodes[len(nodes) // 2]}")
     click.echo(f"seed {record['seed']}, host CPU {record['host_seconds']:.2f} s")
+
+
+def _game_options(name: str, base: Mapping[str, Any], items: tuple[str, ...]) -> tuple:
+    """``--game-option KEY=VALUE`` items over ``base`` (a config's options), checked by game ``name``.
+
+    Raises:
+        ConfigError: ``--game-option: <key> = <value> must be <what the game allows>``.
+    """
+    with schema.within("--game-option"):
+        return games.get(name).check_options({**base, **_parse_overrides(items, "--game-option")}, at="")
 
 
 def _no_winner(record: Mapping[str, Any]) -> str:
@@ -279,6 +293,8 @@ def _settings(agents: list[tuple[str, str, str, dict]]) -> PlaySettings:
     typed["budget"] = _budget_from_options(option["mode"], typed_budget)
     config_path = option.get("config_path")
     if config_path is None:
+        if option.get("game_option"):
+            typed["game_options"] = _game_options(typed.get("game", DEFAULT_GAME), {}, option["game_option"])
         game_params = games.get(typed.get("game", DEFAULT_GAME)).paper_params()
 
         def from_registry(name: str, overrides: Mapping[str, Any]) -> AgentSpec:
@@ -303,6 +319,10 @@ def _settings(agents: list[tuple[str, str, str, dict]]) -> PlaySettings:
         typed["budget"] = _budget_from_options(budget.mode, typed_budget, budget.to_dict())
     played = PlaySettings.of_config(config, agents)  # the agents as the config declares them
     typed = {key: value for key, value in typed.items() if key == "budget" or given(key)}
+    if option.get("game_option"):  # over the config's options of the same game
+        name = typed.get("game", config.settings.game)
+        base = dict(config.settings.game_options) if name == config.settings.game else {}
+        typed["game_options"] = _game_options(name, base, option["game_option"])
     if option.get("start") is not None:
         typed["openings"] = _start_openings(option["start"], typed.get("game", config.settings.game))
     return dataclasses.replace(played, settings=played.settings.replace(**typed))
