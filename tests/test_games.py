@@ -44,6 +44,22 @@ def test_a_connect_four_game_names_its_game_and_replays_exactly():
     assert "game" not in boop and boop["config_hash"] != record["config_hash"]
 
 
+def test_each_game_names_its_sides_and_a_game_that_names_none_is_blue_and_red():
+    from types import SimpleNamespace
+
+    from boopexp.game.sides import Colour
+
+    assert {name: registry.get(name).side_names for name in ("boop", "connect-four", "pentago-swap")} == {
+        "boop": ("blue", "red"), "connect-four": ("x", "o"), "pentago-swap": ("white", "black")}
+    pentago = registry.get("pentago-swap")
+    assert [pentago.side_name(c) for c in (Colour.BLUE, Colour.RED, "blue", "red", -1, 1)] == [
+        "white", "black", "white", "black", "white", "black"]
+    assert pentago.side_name("red", capital=True) == "Black" and registry.get("boop").side_name(-1, True) == "Blue"
+    assert registry.Game("mine", SimpleNamespace()).side_names == registry.DEFAULT_SIDE_NAMES == ("blue", "red")
+    with pytest.raises(ValueError, match="green"):
+        pentago.side_name("green")
+
+
 def test_a_tampered_connect_four_record_does_not_walk():
     record = json.loads(invoke(*CONNECT_FOUR_GAME).stdout)
     bad = dict(record, moves=record["moves"][:-1] + ["h"])
@@ -160,6 +176,8 @@ BROKEN = [
      "apply_move gave the outcome 7"),
     ("bad_h", None, lambda t: t.replace("    return score / 8.0", "    return score * 8.0"),
      "objective gave 16.0: H and f are numbers in [-1, 1]"),
+    ("bad_sides", lambda t: t.replace("SIDE_NAMES = (_MARK[-1], _MARK[1])", 'SIDE_NAMES = ("x", "X")'), None,
+     "SIDE_NAMES = ('x', 'X') must be two different words of ASCII letters or digits"),
 ]
 
 

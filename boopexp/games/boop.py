@@ -16,6 +16,8 @@ NAME = "boop"
 #: the contract's kernels module (:mod:`boopexp.engine.boop_game`)
 KERNELS = "boopexp.engine.boop_game"
 TO_MOVE = state.TO_MOVE
+#: the sides' names, the first mover's first (RULES.md §1): also what a record's ``winner_colour`` holds
+SIDE_NAMES = ("blue", "red")
 
 
 def initial_state(seed: int | None = None) -> np.ndarray:

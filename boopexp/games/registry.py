@@ -20,15 +20,18 @@ import numpy as np
 
 from boopexp import schema
 from boopexp.errors import ConfigError, exception_line
+from boopexp.game.sides import Colour
 
-__all__ = ["DEFAULT_GAME", "GAMES", "Game", "get", "parse_game", "GameOptions", "PAIRED_BOARDS", "options_json",
-           "options_of_json", "board_seed"]
+__all__ = ["DEFAULT_GAME", "DEFAULT_SIDE_NAMES", "GAMES", "Game", "get", "parse_game", "GameOptions", "PAIRED_BOARDS",
+           "options_json", "options_of_json", "board_seed"]
 
 #: the game of a config, a record or a command that names none
 DEFAULT_GAME = "boop"
 #: the built-in games: name -> the module of its Python values
 GAMES = {"boop": "boopexp.games.boop", "connect-four": "boopexp.games.connect_four",
          "pentago-swap": "boopexp.games.pentago_swap", "colosseum": "boopexp.games.colosseum"}
+#: the sides' names of a game whose values name none (``SIDE_NAMES``): boop.'s, p1's first
+DEFAULT_SIDE_NAMES = (Colour.BLUE.value, Colour.RED.value)
 
 
 #: A game's options as a task, a setting and a record hold them: ``(key, value)`` pairs sorted by
@@ -166,6 +169,26 @@ class Game:
         """The options the game's values take (all but :data:`PAIRED_BOARDS`)."""
         return {key: value for key, value in options if key != PAIRED_BOARDS}
 
+    @property
+    def side_names(self) -> tuple[str, str]:
+        """The names a reader of the game knows its sides by, p1's first (colour -1, who moves first
+        from the start; its values' ``SIDE_NAMES``: Pentago-Swap ``("white", "black")``; default
+        :data:`DEFAULT_SIDE_NAMES`)."""
+        first, second = getattr(self.values, "SIDE_NAMES", DEFAULT_SIDE_NAMES)
+        return first, second
+
+    def side_name(self, colour: Colour | str | int, capital: bool = False) -> str:
+        """The game's name of the side that plays ``colour``: a :class:`Colour` or a record's
+        ``winner_colour`` (``blue`` p1's side, ``red`` p2's, in every game), or the kernels' -1 / +1;
+        ``capital``: its first letter upper-case, to open a sentence (``Blue``, ``White``).
+
+        Raises:
+            ValueError: ``colour`` is none of those.
+        """
+        side = (Colour.of(colour) if isinstance(colour, int) else Colour(colour)).side
+        name = self.side_names[side.seat]
+        return name[:1].upper() + name[1:] if capital else name
+
     def to_move(self, st: np.ndarray) -> int:
         """The side to move of ``st``: -1 the first player, +1 the second."""
         return int(st[self.values.TO_MOVE])
@@ -295,6 +318,11 @@ def check_game(game: Game) -> None:
     if not isinstance(name, str) or name in GAMES or not name.replace("-", "_").isidentifier():
         raise ConfigError(f"{where}: NAME = {name!r} must be a name of letters, digits, '-' or '_' that is not a "
                           f"built-in game's ({', '.join(GAMES)})")
+    sides = getattr(game.values, "SIDE_NAMES", DEFAULT_SIDE_NAMES)
+    if not (isinstance(sides, (tuple, list)) and len(sides) == 2 and all(_is_word(n) for n in sides)
+            and sides[0].lower() != sides[1].lower()):
+        raise ConfigError(f"{where}: SIDE_NAMES = {sides!r} must be two different words of ASCII letters or digits "
+                          "(p1's first, e.g. ('white', 'black'); docs/games.md, 'Values')")
     from boopexp.engine import binding
     from boopexp.engine.outcome import DRAW
 
@@ -341,6 +369,11 @@ def check_game(game: Game) -> None:
     except BaseException as exc:  # noqa: BLE001 - a kernel of the user's game raised: say which
         raise ConfigError(f"{where}: its kernel {kernel} raised {exception_line(exc)}") from None
     raise ConfigError(f"{where}: a random game did not end in 1,000 plies (apply_move never gave an outcome)")
+
+
+def _is_word(name: Any) -> bool:
+    """A side's name: a word of ASCII letters or digits that starts with a letter (an export's header key)."""
+    return isinstance(name, str) and name.isascii() and name.isalnum() and name[:1].isalpha()
 
 
 def _in_range(where: str, kernel: str, value: Any) -> None:

@@ -20,6 +20,8 @@ DEFAULT_PARAMS = {"k": 4, "m": 3, "d": 0.9}
 DEVICE_COSTS = {"random_ply": 20.0, "solver_move": 2.0}
 
 _MARK = {-1: "x", 1: "o", 0: "."}
+#: the sides' names, the first mover's first (optional; default boop.'s "blue", "red")
+SIDE_NAMES = (_MARK[-1], _MARK[1])
 
 
 def initial_state(seed: int | None = None) -> np.ndarray:

@@ -12,6 +12,7 @@ compiles nothing.
 from __future__ import annotations
 
 from boopexp.games.connect_four.notation import (
+    PIECE,
     board_text,
     move_text,
     parse_move,
@@ -20,12 +21,14 @@ from boopexp.games.connect_four.notation import (
     svg,
 )
 from boopexp.games.connect_four.settings import DEFAULT_PARAMS, DEVICE_COSTS
-from boopexp.games.connect_four.state import TO_MOVE, initial_state
+from boopexp.games.connect_four.state import FIRST, SECOND, TO_MOVE, initial_state
 
 #: the game's name in configs, records and commands
 NAME = "connect-four"
 #: the contract's kernels module
 KERNELS = "boopexp.games.connect_four.kernels"
+#: the sides' names, the first mover's first: its pieces' letters, as OpenSpiel and the board write them
+SIDE_NAMES = (PIECE[FIRST], PIECE[SECOND])
 
-__all__ = ["NAME", "KERNELS", "TO_MOVE", "initial_state", "move_text", "parse_move", "position_string",
+__all__ = ["NAME", "KERNELS", "TO_MOVE", "SIDE_NAMES", "initial_state", "move_text", "parse_move", "position_string",
            "parse_position", "board_text", "svg", "DEFAULT_PARAMS", "DEVICE_COSTS"]

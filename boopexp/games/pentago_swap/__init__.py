@@ -14,6 +14,7 @@ importing this package compiles nothing.
 from __future__ import annotations
 
 from boopexp.games.pentago_swap.notation import (
+    COLOUR_NAME,
     board_text,
     move_text,
     parse_move,
@@ -22,12 +23,14 @@ from boopexp.games.pentago_swap.notation import (
     svg,
 )
 from boopexp.games.pentago_swap.settings import DEFAULT_PARAMS, DEVICE_COSTS
-from boopexp.games.pentago_swap.state import TO_MOVE, initial_state
+from boopexp.games.pentago_swap.state import BLACK, TO_MOVE, WHITE, initial_state
 
 #: the game's name in configs, records and commands
 NAME = "pentago-swap"
 #: the contract's kernels module
 KERNELS = "boopexp.games.pentago_swap.kernels"
+#: the sides' names, the first mover's first, as the board writes them
+SIDE_NAMES = (COLOUR_NAME[WHITE], COLOUR_NAME[BLACK])
 
-__all__ = ["NAME", "KERNELS", "TO_MOVE", "initial_state", "move_text", "parse_move", "position_string",
+__all__ = ["NAME", "KERNELS", "TO_MOVE", "SIDE_NAMES", "initial_state", "move_text", "parse_move", "position_string",
            "parse_position", "board_text", "svg", "DEFAULT_PARAMS", "DEVICE_COSTS"]
