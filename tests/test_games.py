@@ -49,8 +49,9 @@ def test_each_game_names_its_sides_and_a_game_that_names_none_is_blue_and_red():
 
     from boopexp.game.sides import Colour
 
-    assert {name: registry.get(name).side_names for name in ("boop", "connect-four", "pentago-swap")} == {
-        "boop": ("blue", "red"), "connect-four": ("x", "o"), "pentago-swap": ("white", "black")}
+    assert {name: registry.get(name).side_names for name in registry.GAMES} == {
+        "boop": ("blue", "red"), "connect-four": ("x", "o"), "pentago-swap": ("white", "black"),
+        "colosseum": ("A", "B")}
     pentago = registry.get("pentago-swap")
     assert [pentago.side_name(c) for c in (Colour.BLUE, Colour.RED, "blue", "red", -1, 1)] == [
         "white", "black", "white", "black", "white", "black"]

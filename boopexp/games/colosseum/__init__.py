@@ -14,6 +14,7 @@ importing this package compiles nothing.
 from __future__ import annotations
 
 from boopexp.games.colosseum.notation import (
+    PLAYER,
     board_text,
     move_text,
     parse_move,
@@ -22,7 +23,7 @@ from boopexp.games.colosseum.notation import (
     svg,
 )
 from boopexp.games.colosseum.settings import DEFAULT_PARAMS, DEVICE_COSTS
-from boopexp.games.colosseum.state import OPTIONS, TO_MOVE, initial_state, with_options
+from boopexp.games.colosseum.state import FIRST, OPTIONS, SECOND, TO_MOVE, initial_state, with_options
 
 #: the game's name in configs, records and commands
 NAME = "colosseum"
@@ -30,6 +31,9 @@ NAME = "colosseum"
 KERNELS = "boopexp.games.colosseum.kernels"
 #: the start is drawn from the game's seed (``initial_state(seed)``): a game records it
 RANDOM_START = True
+#: the sides' names, the first mover's first: the players' letters, as the board writes them
+SIDE_NAMES = (PLAYER[FIRST], PLAYER[SECOND])
 
-__all__ = ["NAME", "KERNELS", "TO_MOVE", "RANDOM_START", "OPTIONS", "initial_state", "with_options", "move_text",
-           "parse_move", "position_string", "parse_position", "board_text", "svg", "DEFAULT_PARAMS", "DEVICE_COSTS"]
+__all__ = ["NAME", "KERNELS", "TO_MOVE", "SIDE_NAMES", "RANDOM_START", "OPTIONS", "initial_state", "with_options",
+           "move_text", "parse_move", "position_string", "parse_position", "board_text", "svg", "DEFAULT_PARAMS",
+           "DEVICE_COSTS"]
