@@ -5,6 +5,7 @@ one line."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -42,6 +43,26 @@ def test_a_connect_four_game_names_its_game_and_replays_exactly():
     # and the settings hash is not boop.'s: the game is part of a pairing's identity
     boop = json.loads(invoke(*[a if a != "connect-four" else "boop" for a in CONNECT_FOUR_GAME]).stdout)
     assert "game" not in boop and boop["config_hash"] != record["config_hash"]
+
+
+@pytest.mark.parametrize("args, first, second", [
+    (CONNECT_FOUR_GAME, "x", "o"),  # its pieces' letters, OpenSpiel's names
+    (("game", "--game", "pentago-swap", "--p1", "mcts-co", "--p2", "vanilla", "--seed", "3", "--budget", "iterations",
+      "--iterations", "40", "--json"), "white", "black")], ids=["connect-four", "pentago-swap"])
+def test_a_game_says_its_own_sides_not_blue_and_red(args, first, second):
+    """The summary and ``--show`` name the game's sides (docs/games.md, "Values"); the record's
+    ``winner_colour`` keeps the records' vocabulary (blue: p1's side)."""
+    record = json.loads(invoke(*args).stdout)
+    assert record["termination"] == "victory"  # this seed's game has a winner to name
+    shown = invoke(*(a for a in args if a != "--json"), "--show")
+    assert shown.exit_code == 0, shown.output
+    lines = shown.output.splitlines()
+    assert f"ply 1: {first.capitalize()} plays {record['moves'][0]}" in lines
+    assert f"ply 2: {second.capitalize()} plays {record['moves'][1]}" in lines
+    side = {"blue": first, "red": second}[record["winner_colour"]]
+    assert (f"mcts-co vs vanilla: {record['winner']} ({record['winner_agent']}, {side}) wins in {record['plies']} "
+            "plies") in lines
+    assert not re.search(r"\b(blue|red)\b", shown.output, re.IGNORECASE), shown.output
 
 
 def test_each_game_names_its_sides_and_a_game_that_names_none_is_blue_and_red():
@@ -239,6 +260,8 @@ def test_replay_shows_another_games_boards_and_says_a_draw(tmp_path):
     shown = invoke("replay", str(out), "--pairing", "alphabeta vs alphabeta", "--game", "0", "--show")
     assert shown.exit_code == 0, shown.output
     assert shown.output.splitlines()[-1].endswith("legal moves replayed; a draw, as recorded.")
+    assert f"ply 1: X plays {record['moves'][0]}" in shown.output.splitlines()  # the game's names of its sides
+    assert f"ply 2: O plays {record['moves'][1]}" in shown.output.splitlines()
     assert "  a b c" in shown.output  # the game's own board
 
 

@@ -106,8 +106,9 @@ _game_option = click.option(
               help="Set an option of the game (repeatable), e.g. board_size=8, 'size_range=[6, 11]', "
                    "separation=union-find, paired_boards=true for colosseum (docs/games.md \"Values\"). Part of the "
                    "settings hash and of the record when set.")
-@click.option("--p1", required=True, metavar="AGENT", help="Blue, moves first: " + ", ".join(AGENT_NAMES))
-@click.option("--p2", required=True, metavar="AGENT", help="Red, moves second.")
+@click.option("--p1", required=True, metavar="AGENT",
+              help="Moves first (boop.'s Blue, Pentago-Swap's White, ...): " + ", ".join(AGENT_NAMES))
+@click.option("--p2", required=True, metavar="AGENT", help="Moves second (boop.'s Red).")
 @_settings_options
 @click.option("--max-plies", type=int, default=None,
               help="Ply cap: a game that reaches it ends without a winner (default 1000; a config's max_plies).")
@@ -123,7 +124,7 @@ _game_option = click.option(
 @click.option("--json", "as_json", is_flag=True, help="Print the game record as JSON.")
 def game(game_name, game_option, p1, p2, seed, mode, seconds, iterations, profile, throttle, preset, max_plies,
          p1_param, p2_param, config_path, start, show, as_json):
-    """Play one game between two agents (p1 = Blue moves first) and print the result."""
+    """Play one game between two agents (p1 moves first) and print the result."""
     from boopexp.experiments.interrupts import Interrupts
     from boopexp.play.warmup import compile_engine
 
@@ -138,7 +139,7 @@ def game(game_name, game_option, p1, p2, seed, mode, seconds, iterations, profil
 
     def on_ply(ply, st, text, winner):
         if show:
-            click.echo(f"ply {ply}: {_mover_word(opener[0], ply)} plays {text}", err=as_json)
+            click.echo(f"ply {ply}: {_mover_word(played_game, opener[0], ply)} plays {text}", err=as_json)
             click.echo(played_game.board_text(st, winner if winner in (-1, 1) else 0) + "\n", err=as_json)
 
     plies = [-1]  # -1: the engine is compiling
@@ -179,10 +180,8 @@ def game(game_name, game_option, p1, p2, seed, mode, seconds, iterations, profil
     elif record["winner"] is None:
         click.echo(f"{task.pairing}: no winner after {record['plies']} plies: {_no_winner(record)}")
     else:
-        click.echo(
-            f"{task.pairing}: {record['winner']} ({record['winner_agent']}, {record['winner_colour']}) wins "
-            f"in {record['plies']} plies" + _forfeit_note(record)
-        )
+        click.echo(f"{task.pairing}: {_winner_words(played_game, record)} in {record['plies']} plies"
+                   + _forfeit_note(record))
     click.echo("moves: " + " ".join(record["moves"]))
     if mcts_moves:
         its = sorted(t["iterations"] for t in mcts_moves)
@@ -412,9 +411,15 @@ def _start_openings(start: str | None, game: str = DEFAULT_GAME) -> Openings | N
     return Openings(positions=(line,), file="--start", lines=(1,))
 
 
-def _mover_word(first: Side, ply: int) -> str:
-    """``Blue`` or ``Red``: who made move ``ply`` of a game whose first move was ``first``'s."""
-    return mover(first, ply).colour.value.capitalize()
+def _mover_word(played: games.Game, first: Side, ply: int) -> str:
+    """The game's name of the side that made move ``ply`` of a game whose first move was
+    ``first``'s, capitalised (boop.: ``Blue`` or ``Red``; Pentago-Swap: ``White`` or ``Black``)."""
+    return played.side_name(mover(first, ply).colour, capital=True)
+
+
+def _winner_words(played: games.Game, record: Mapping[str, Any]) -> str:
+    """``p1 (mcts-co, white) wins``: a won game's winner, its agent and the game's name of its side."""
+    return f"{record['winner']} ({record['winner_agent']}, {played.side_name(record['winner_colour'])}) wins"
 
 
 def _forfeit_note(record: Mapping[str, Any]) -> str:
@@ -474,15 +479,14 @@ def replay(results_dir, pairing, game_index, config_hash, show, search, root_at)
     if root_at is not None:
         check_root_search(record, root_at)
 
-    opener = first_mover(record)
+    opener, played = first_mover(record), game_of(record)
 
     def on_ply(ply, text, position):
         if show:
-            click.echo(f"ply {ply}: {_mover_word(opener, ply)} plays {text}")
+            click.echo(f"ply {ply}: {_mover_word(played, opener, ply)} plays {text}")
             click.echo(position.render() + "\n")
 
     if show and record.get("start") is not None:
-        played = game_of(record)
         board = (notation.render(start_position(record).state) if played.name == DEFAULT_GAME
                  else played.board_text(played.parse_position(record["start"])))
         click.echo(f"start: {record['start']}\n{board}\n")
@@ -494,7 +498,7 @@ def replay(results_dir, pairing, game_index, config_hash, show, search, root_at)
         outcome = "a draw"
     else:
         outcome = ("no winner (ply limit)" if winner is None
-                   else f"{record['winner']} ({record['winner_agent']}, {winner}) wins")
+                   else _winner_words(played, record))
     click.echo(f"{pairing} #{game_index}: {len(record['moves'])} legal moves replayed; {outcome}, as recorded.")
     if search:
         mode = record.get("budget", {}).get("mode")
