@@ -136,7 +136,13 @@ def test_a_config_with_game_plays_that_game_with_its_defaults_and_resumes(tmp_pa
     # export names the game in a header; import walks and plays each game again with the game's own rules
     text = tmp_path / "c4.txt"
     assert invoke("export", str(out), "--out", str(text), "--format", "text").exit_code == 0
-    assert text.read_text().splitlines()[1] == '[Game "connect-four"]'
+    lines = text.read_text().splitlines()
+    assert lines[1] == '[Game "connect-four"]' and not any(line.startswith(("[Blue ", "[Red ")) for line in lines)
+    assert lines[3] == f'[X "{records[0]["p1"]}"]' and lines[4] == f'[O "{records[0]["p2"]}"]'  # its sides
+    edited = tmp_path / "edited.txt"
+    edited.write_text(text.read_text().replace(lines[3], '[X "random"]', 1))
+    refused = invoke("import", str(edited), "--out", str(tmp_path / "refused"))
+    assert refused.exit_code != 0 and "[X 'random'] disagrees with the game's record" in refused.output, refused.output
     imported = invoke("import", str(text), "--out", str(tmp_path / "imported"))
     assert imported.exit_code == 0, imported.output
     assert "4 games imported" in imported.output and "4 played again by search" in imported.output

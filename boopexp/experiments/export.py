@@ -6,7 +6,8 @@ store's writer (docs/protocol.md, "Export").
 The text format is one game per block: ``[Key "value"]`` header lines, a blank line, the moves in
 the project notation (:mod:`boopexp.game.notation`) numbered PGN-style and ended by the result,
 and a blank line. The readable headers (Event, Date, Blue, Red, Result, Termination,
-StartPosition, Seed, Settings, Pairing, GameIndex, ConfigHash, Budget) are for other tools; the
+StartPosition, Seed, Settings, Pairing, GameIndex, ConfigHash, Budget; another game names its
+players by its own sides, ``White``/``Black`` for Pentago-Swap) are for other tools; the
 ``Record`` header holds the stored record (schema 2, :func:`boopexp.play.contract.pack_record`)
 but its moves, as compact JSON, so that :func:`import_games` gives back exactly the record that
 was exported (telemetry included) and ``replay`` accepts it. Import checks that the readable
@@ -40,11 +41,14 @@ from boopexp.experiments.store import (
     write_atomically,
 )
 from boopexp.game.notation import format_position, parse_move
+from boopexp.game.sides import Colour
 from boopexp.games import registry as games
+from boopexp.games.registry import DEFAULT_GAME
 from boopexp.play.contract import first_mover, is_draw, pack_record, same_game, unpack_record
 from boopexp.play.identity import GameKey, check_seed, record_key
 
-#: The readable headers, in the order they are written (then ``Record``).
+#: The readable headers of boop.'s games, in the order they are written (then ``Record``); another
+#: game's headers name its players by its sides (:func:`headers`).
 HEADERS: tuple[str, ...] = ("Event", "Date", "Blue", "Red", "Result", "Termination", "StartPosition", "Seed",
                             "Settings", "Pairing", "GameIndex", "ConfigHash", "Budget")
 #: The header naming a game other than boop. (after ``Event``; boop.'s games have none).
@@ -88,15 +92,17 @@ def _compact(value: Any, sort_keys: bool = True) -> str:
 
 def headers(record: Mapping[str, Any]) -> dict[str, str]:
     """The readable headers of a (decoded) record: what a reader of the text file sees; a game
-    other than boop. has a ``Game`` header after ``Event`` (boop.'s games are written as they were)."""
+    other than boop. has a ``Game`` header after ``Event`` and names its players by its sides
+    (Pentago-Swap: ``[White "mcts-co"]``; boop.'s games are written as they were)."""
     settings = {k: record[k] for k in ("p1_spec", "p2_spec", "preset", "max_plies", "sweep") if k in record}
     game = record.get("game")
+    first, second = _side_headers(game)
     return {
         "Event": str(record.get("experiment", "?")),
         **({GAME_HEADER: str(game)} if game is not None else {}),
         "Date": UNKNOWN_DATE,
-        "Blue": str(record.get("p1", "?")),
-        "Red": str(record.get("p2", "?")),
+        first: str(record.get("p1", "?")),
+        second: str(record.get("p2", "?")),
         "Result": DRAW_RESULT if is_draw(record) else RESULTS[_winner(record)],
         "Termination": str(record.get("termination", "?")),
         "StartPosition": record.get("start") or _initial_position(game),
@@ -118,6 +124,16 @@ def _initial_position(game: Any) -> str:
     except ConfigError:  # not a game boopexp plays: the record's check says so, with its line
         return "?"
     return played.position_string(played.initial_state())
+
+
+def _side_headers(game: Any) -> tuple[str, str]:
+    """The headers naming p1 and p2: the game's sides, capitalised (boop.'s ``Blue``, ``Red``; a
+    game boopexp does not play, the record's check says so: boop.'s)."""
+    try:
+        played = games.get(DEFAULT_GAME if game is None else game)
+    except ConfigError:
+        played = games.get(DEFAULT_GAME)
+    return played.side_name(Colour.BLUE, capital=True), played.side_name(Colour.RED, capital=True)
 
 
 def _winner(record: Mapping[str, Any]) -> str | None:
