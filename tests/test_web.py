@@ -846,6 +846,7 @@ def test_a_connect_four_game_stored_by_a_run_is_viewed_with_the_games_own_board(
     states = [game.initial_state()]
     walk(record, lambda ply, text, position: states.append(position.state))
     assert body["game"] == "connect-four" and len(body["positions"]) == len(states) == len(record["moves"]) + 1
+    assert body["sides"] == ["x", "o"]  # the page names the sides by the game's names
     for shown, st in zip(body["positions"], states):
         assert shown["position"] == game.position_string(st) and shown["svg"] == game.svg(st)
     assert [(p["ply"], p["move"], p["side"]) for p in body["plies"]] == [

@@ -380,7 +380,9 @@ def test_a_connect_four_game_of_a_run_is_stepped_through_on_its_own_board(server
     assert browser.find_element(By.ID, "move-title").text.endswith(f"plays {record['moves'][-1]}")
     moves = [a.text for a in browser.find_elements(By.CSS_SELECTOR, "#moves a")]
     assert moves == record["moves"]
-    assert browser.find_element(By.ID, "pools").text in ("p1 has won", "p2 has won", "a draw")
+    assert browser.find_element(By.ID, "pools").text in ("x (p1) has won", "o (p2) has won", "a draw")
+    mover = "o (p2)" if last % 2 == 0 else "x (p1)"  # the game's name of the last mover
+    assert browser.find_element(By.ID, "move-title").text.startswith(f"Ply {last}: {mover} plays")
 
 
 def _circles(svg: str | None) -> list:

@@ -74,7 +74,8 @@ def game_plies(record: Mapping[str, Any]) -> dict[str, Any]:
     """The positions of ``record``'s game and what each ply did (``/api/game/plies``).
 
     Returns:
-        ``{"game": its name, "positions": [...], "plies": [...]}``: ``positions[i]`` after ply
+        ``{"game": its name, "positions": [...], "plies": [...]}`` (another game's also ``"sides"``,
+        the names of its sides, p1's first: :attr:`~boopexp.games.registry.Game.side_names`): ``positions[i]`` after ply
         ``i`` (0: the initial position) as :func:`position_view` (boop.) or :func:`game_view`
         (another game), each with its ``position`` string; ``plies[i - 1]`` for ply ``i`` as
         :func:`ply_view` (boop.) or ``{"ply", "move", "colour", "side"}``.
@@ -126,7 +127,7 @@ def _other_game_plies(record: Mapping[str, Any], game: Game) -> dict[str, Any]:
     termination, colour = record.get("termination"), record.get("winner_colour")
     outcome = DRAW if termination == "draw" else Colour(colour).code if termination == "victory" and colour else 0
     positions = [game_view(game, st, outcome if i == last else 0) for i, st in enumerate(states)]
-    return {"game": game.name, "positions": positions, "plies": plies}
+    return {"game": game.name, "sides": list(game.side_names), "positions": positions, "plies": plies}
 
 
 class SearchCache:

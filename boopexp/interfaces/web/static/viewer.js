@@ -13,8 +13,10 @@
   $("plies").textContent = String(last);
 
   const boop = data.game === "boop", drawn = record.termination === "draw";
+  // another game's side by its own name (Pentago-Swap's "white (p1)"): boop.'s pages say Blue and Red
+  const sideName = side => data.sides[side === "p1" ? 0 : 1], named = side => sideName(side) + " (" + side + ")";
   const winner = record.winner;
-  let result = winner ? record[winner] + " (" + winner + (boop ? ", " + record.winner_colour : "") + ") wins" :
+  let result = winner ? record[winner] + " (" + winner + ", " + (boop ? record.winner_colour : sideName(winner)) + ") wins" :
     drawn ? "a draw" : "no winner";
   result += " · " + record.termination + " · " + record.plies + " plies";
   if (record.forfeit) {
@@ -24,7 +26,8 @@
   }
   $("result").textContent = result;
 
-  const facts = [[boop ? "p1 (Blue)" : "p1 (moves first)", record.p1], [boop ? "p2 (Red)" : "p2", record.p2]];
+  const facts = [[boop ? "p1 (Blue)" : "p1 (" + data.sides[0] + ", moves first)", record.p1],
+    [boop ? "p2 (Red)" : "p2 (" + data.sides[1] + ")", record.p2]];
   if (!boop) facts.push(["game", data.game]);
   facts.push(["settings hash", record.config_hash],
     ["seed", record.seed], ["budget", JSON.stringify(record.budget)], ["preset", record.preset],
@@ -101,13 +104,16 @@
     if (boop) drawBoard($("board"), pos, p); else drawGame($("board"), pos);
     slider.value = input.value = String(ply);
     // the board after the winning move: who has won, not whose turn it would be
-    const won = ply === last && record.termination === "victory" ? (boop ? record.winner_colour : record.winner) : null;
-    const turn = won ? won + " has won" : ply === last && drawn ? "a draw" : pos.to_move + " to move";
+    const won = ply === last && record.termination === "victory" ?
+      (boop ? record.winner_colour : named(record.winner)) : null;
+    const turn = won ? won + " has won" : ply === last && drawn ? "a draw" :
+      (boop ? pos.to_move : named(pos.to_move)) + " to move";
     $("pools").textContent = boop ? poolsText(pos) + " · " + turn : turn;
     $("position").textContent = pos.position;
     $("move-title").textContent = !p ? "Start" : boop ? "Ply " + ply + ": " + p.colour + " plays " + p.move +
       (p.pushes.length ? " (pushes " + p.pushes.map(x => x[0] + "→" + (x[1] || "off")).join(", ") + ")" : "") +
-      (p.promoted.length ? " · promotes " + p.promoted.join(" ") : "") : "Ply " + ply + ": " + p.side + " plays " + p.move;
+      (p.promoted.length ? " · promotes " + p.promoted.join(" ") : "") :
+      "Ply " + ply + ": " + named(p.side) + " plays " + p.move;
     telemetryRows(ply);
     searchPanel(ply);
     for (const a of list.querySelectorAll("a.current")) a.classList.remove("current");
