@@ -113,9 +113,14 @@ def _point(sweep: Any) -> float:
 
 
 
-def check_study_folder(root: Path, stores: Sequence[str], study: str) -> None:
+#: Where a study's store's config lives, by default (``{study}``, ``{store}`` filled in).
+CONFIG_PATTERN = "configs/{study}-{store}.yaml"
+
+
+def check_study_folder(root: Path, stores: Sequence[str], study: str, config_pattern: str = CONFIG_PATTERN) -> None:
     """Refuse a study folder that is not one: not a folder, none of ``stores`` in it, or one of
     them holding another experiment's games (:func:`check_study_store`); nothing is read or written.
+    ``config_pattern``: where each store's config lives (the messages name it).
 
     Raises:
         ConfigError: as said, naming the folder and the study's default (results/<study>).
@@ -125,21 +130,22 @@ def check_study_folder(root: Path, stores: Sequence[str], study: str) -> None:
     if not any(has_games_files(root / name) for name in stores):
         raise ConfigError(
             f"{str(root)!r} is not the {study} study's folder: it holds none of its stores "
-            f"{', '.join(stores)} (each a results folder of configs/{study}-*.yaml); give the study's folder "
-            f"(default results/{study})"
+            f"{', '.join(stores)} (each a results folder of {config_pattern.format(study=study, store='*')}); "
+            f"give the study's folder (default results/{study})"
         )
     for name in stores:
-        check_study_store(root / name, name, study)
+        check_study_store(root / name, name, study, config_pattern)
 
 
-def check_study_store(folder: Path, store: str, study: str) -> None:
+def check_study_store(folder: Path, store: str, study: str, config_pattern: str = CONFIG_PATTERN) -> None:
     """Refuse a folder named like one of the study's stores that is not it.
 
     A store identifies itself by the experiment name its config.yaml was written with
     (``<study>-<store>``, from configs/<study>-<store>.yaml): a copy of another run's store
     under the study's folder name would otherwise be analysed as the study's (issue 20 item 11).
     A folder without games is not checked (it is reported missing). ``study``: the study's name
-    ("robustness", "knowledge"), whose default folder is results/<study>.
+    ("robustness", "knowledge"), whose default folder is results/<study>; ``config_pattern``: where
+    the store's config lives (the message names it).
 
     Raises:
         ConfigError: ``folder`` holds games of another experiment (or no config.yaml).
@@ -154,7 +160,8 @@ def check_study_store(folder: Path, store: str, study: str) -> None:
         held = "no config.yaml" if doc is None else f"the games of experiment {name!r}"
         raise ConfigError(
             f"{str(folder)!r} is not the {study} study's store {store}: it holds {held}, not those of "
-            f"{expected!r} (configs/{expected}.yaml); give the study's folder (default results/{study})"
+            f"{expected!r} ({config_pattern.format(study=study, store=store)}); give the study's folder "
+            f"(default results/{study})"
         )
 
 
