@@ -1,4 +1,5 @@
-"""``boopexp robustness``, ``boopexp knowledge``: a pre-registered study's claims and files from its stores.
+"""``boopexp robustness``, ``boopexp knowledge``, ``boopexp seed-games``: a pre-registered study's claims and
+files from its stores.
 
 One command per study (the study itself is a folder of ``boopexp/studies/``); each reads the
 study's folder (default results/<study>), writes its files and prints what :func:`_report` prints:
@@ -85,4 +86,24 @@ def knowledge(root: Path, out_dir: Path | None) -> None:
     partial = any(n.startswith("PARTIAL ANALYSIS") for n in report.notes)
     click.echo(("PARTIAL: " if partial else "") + f"{len(tested)} claim tests: "
                + (_counts(tested["verdict"]) or "none yet"))
+    click.echo(f"Wrote {written} files to {out_dir or root}/")
+
+
+@click.command("seed-games")
+@click.argument("root", required=False, default="results/seed-games", type=click.Path(path_type=Path))
+@click.option("--out", "out_dir", type=FOLDER, default=None,
+              help="Folder for rows.csv and seed-games-tables.md (default: ROOT).")
+def seed_games(root: Path, out_dir: Path | None) -> None:
+    """Test the seed reports' rows on their stores (docs/seed-games.md).
+
+    Reads ROOT/{pentago-swap,colosseum} (default results/seed-games, each from
+    configs/seed-games/<store>.yaml) and writes rows.csv and seed-games-tables.md: per row of the
+    Pentago-Swap and Colosseum Survival reports our rate, its 95% interval, the report's number,
+    the exact test's p and the verdict. A row whose store is missing is 'not run'; a folder
+    holding neither store is refused (exit 2, nothing written).
+    """
+    from boopexp.studies.seed_games.report import rebuild
+
+    report, written = _report(lambda: rebuild(root, out_dir))
+    click.echo(f"{len(report.results)} rows: " + _counts(r.verdict for r in report.results))
     click.echo(f"Wrote {written} files to {out_dir or root}/")
