@@ -144,6 +144,15 @@ def test_the_side_of_a_finding_is_judged_against_equal_agents_with_the_ties_coun
     assert result.verdict == "inconclusive"
 
 
+def test_a_direction_without_a_number_is_judged_on_the_interval_alone():
+    row = _row("above", None)
+    assert sg.evaluate(row, _frame(_games("a", "b", 70, 0, 30))).verdict == "holds"
+    assert sg.evaluate(row, _frame(_games("a", "b", 30, 0, 70))).verdict == "does not hold"
+    unclear = sg.evaluate(row, _frame(_games("a", "b", 55, 0, 45)))
+    assert unclear.verdict == "inconclusive" and math.isnan(unclear.p_value)
+    assert sg.evaluate(_row("below", None), _frame(_games("a", "b", 30, 0, 70))).verdict == "holds"
+
+
 def test_verdicts_of_no_gain_rows():
     row = _row("near", 0.497, 1000, counts="wins+ties")
     assert sg.evaluate(row, _frame(_games("a", "b", 490, 20, 490))).verdict == "holds"
@@ -184,7 +193,8 @@ def test_every_row_is_well_formed_and_named_once():
     for r in sg.ROWS:
         assert r.counts in sg.COUNTS and r.claim in sg.CLAIMS
         assert (r.store in sg.STORES) != bool(r.missing), r.row  # a row is played, or says what it needs
-        assert (r.report_rate is None) == (r.claim == "none"), r.row
+        if r.claim == "none" or r.claim not in ("above", "below"):
+            assert (r.report_rate is None) == (r.claim == "none"), r.row
 
 
 @pytest.mark.parametrize("store", sg.STORES)

@@ -55,7 +55,8 @@ class ReportRow:
         counts: what a success is (:data:`COUNTS`).
         report_rate: the report's rate (or the predicted one for our rows); None: none given.
         report_games: the report's number of games; None: not given.
-        claim: the finding tested (:data:`CLAIMS`); ``margin``: a "near" claim's half-width.
+        claim: the finding tested (:data:`CLAIMS`); ``margin``: a "near" claim's half-width. An
+            "above" or "below" row without a number is judged on its interval alone.
         reported: the report's words.
         missing: why the row is not played yet (``store`` empty).
     """
@@ -96,6 +97,8 @@ ROWS: tuple[ReportRow, ...] = (
               "predicted from E4: 100% - 60%"),
     ReportRow("PS-X2", "pentago-swap", "ps-1-1-c0", "ps-c0", "c = 0 at {1, -1} vs at {100, -100}",
               "decided wins", 0.50, None, "near", "predicted: the same agent", margin=0.10),
+    ReportRow("PS-X3", "pentago-swap", "ps-1-1-c0", "ps-1-1", "{1, -1}: c = 0 vs c = 1.4", "wins", None, None,
+              "above", "implied: the report's best agent"),
     ReportRow("CS-E1", "", "cs-b-e1", "cs-a", "B (terminal test after both moves) vs A", "wins+ties", 0.544, 1000,
               "above", "54.4% of 1,000; +38.6% simulations a turn",
               missing="agent B's terminal test after both moves (an MCTS option)"),
@@ -201,8 +204,11 @@ def judge(row: ReportRow, k: int, n: int, low: float, high: float, null: float, 
     """The row's verdict from its agreement p, its interval and the equal agents' rate (docs/seed-games.md §3)."""
     if n == 0:
         return "not run"
-    if row.claim == "none" or row.report_rate is None:
+    if row.claim == "none":
         return "not tested"
+    if row.report_rate is None:  # a direction without a number: the interval alone
+        mine, other = (low > null, high < null) if row.claim == "above" else (high < null, low > null)
+        return "holds" if mine else "does not hold" if other else "inconclusive"
     if row.claim == "never loses":
         return "holds" if k == n else "does not hold"
     if p < ALPHA:
