@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from collections import namedtuple
 
+import numpy as np
 from numba import njit
 
 from boopexp.engine.binding import work_fields, zero_work
