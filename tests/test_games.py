@@ -159,6 +159,33 @@ def test_a_config_naming_no_game_is_one_line(tmp_path):
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
+def test_a_user_games_task_carries_the_folder_a_worker_imports_it_from(tmp_path):
+    """A game found beside its config (not on PYTHONPATH) is played by pool workers that never
+    loaded the config: its task carries the folder (``GameTask.game_directory``, neither hashed nor
+    recorded), and a fresh process with nothing but the task plays the game (a worker whose
+    ``sys.path`` did not have the folder failed it: 'game module not found')."""
+    import pickle
+    import subprocess
+    import sys
+
+    from boopexp.agents.specs import resolve_agent
+    from boopexp.play.settings import GameSettings
+
+    registry.get("tictactoe.game", str(EXAMPLES))
+    settings = GameSettings("t", game="tictactoe.game")
+    task = settings.task(resolve_agent("random"), resolve_agent("heuristics"), 0)
+    assert task.game_directory == str(EXAMPLES)
+    (tmp_path / "task.pkl").write_bytes(pickle.dumps(task))
+    code = ("import pickle; from boopexp.play.match import play_game; "
+            "r = play_game(pickle.load(open('task.pkl', 'rb'))); print(r['game'], r['plies'])")
+    env = {k: v for k, v in __import__("os").environ.items() if k != "PYTHONPATH"}
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr
+    game, plies = done.stdout.split()
+    assert game == "tictactoe.game" and 5 <= int(plies) <= 9
+
+
 def test_the_example_game_plays_a_small_tournament_and_is_rated(tmp_path):
     """examples/tictactoe.yaml: a game defined outside the package (game: {module: tictactoe.game})."""
     out = tmp_path / "ttt"

@@ -87,6 +87,9 @@ class Game:
 
     name: str
     values: ModuleType
+    #: a user's game: the config's folder it may have been imported from (``get``'s ``directory``),
+    #: which a game's task carries to the worker processes (``GameTask.game_directory``)
+    directory: str | None = None
 
     def kernels(self) -> ModuleType:
         """The game's compiled kernels (imports numba)."""
@@ -255,7 +258,7 @@ def get(name: Any, directory: str | None = None) -> Game:
         schema.choice(name, "game", GAMES)
         game = _LOADED[name] = Game(name, importlib.import_module(GAMES[name]))
         return game
-    game = Game(name, _user_values(name, directory))
+    game = Game(name, _user_values(name, directory), directory)
     check_game(game)
     _LOADED[name] = game
     return game

@@ -114,6 +114,10 @@ class GameTask:
     #: The game's options (``initial_state(seed, **options)``, docs/games.md "Values"); hashed and
     #: recorded only when set.
     game_options: GameOptions = ()
+    #: A user's game: the config's folder its module is imported from when it is not on
+    #: ``PYTHONPATH`` (:attr:`boopexp.games.registry.Game.directory`), for the worker that plays the
+    #: game (a plugin agent's ``AgentSpec.directory`` does the same); neither hashed nor recorded.
+    game_directory: str | None = None
 
     @property
     def ply_cap(self) -> int:
@@ -132,12 +136,13 @@ class GameTask:
     @classmethod
     def new(cls, experiment: str, config_hash: str, p1: AgentSpec, p2: AgentSpec, game_index: int,
             budget: Budget, preset: str, max_plies: int | None = None, sweep: tuple = (),
-            start: str | Draw | None = None, game: str = DEFAULT_GAME, game_options: GameOptions = ()) -> GameTask:
+            start: str | Draw | None = None, game: str = DEFAULT_GAME, game_options: GameOptions = (),
+            game_directory: str | None = None) -> GameTask:
         """Game ``game_index`` of the pairing ``p1 vs p2`` whose settings hash is ``config_hash``
         (:meth:`boopexp.play.settings.GameSettings.pairing_hash`): its pairing name and its seed follow
         from them. Games are made by :meth:`~boopexp.play.settings.GameSettings.task`, which calls it."""
         return cls(experiment, config_hash, pairing_name(p1.name, p2.name), game_index, p1, p2, budget, preset,
-                   game_seed(config_hash, game_index), max_plies, sweep, start, game, game_options)
+                   game_seed(config_hash, game_index), max_plies, sweep, start, game, game_options, game_directory)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -399,7 +399,7 @@ def play_game(task: GameTask, on_ply=None, on_tree: Callable[[mcts.Tree], None] 
         throttle = resolve_throttle(task.budget.throttle)
     ss = np.random.SeedSequence(task.seed)
     p1_ss, p2_ss = ss.spawn(2)
-    game = games.get(task.game)
+    game = games.get(task.game, task.game_directory)
     players = (make_player(task.p1, task.budget, p1_ss, throttle, game),
                make_player(task.p2, task.budget, p2_ss, throttle, game))
     for player in players:

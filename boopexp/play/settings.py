@@ -132,7 +132,8 @@ class GameSettings:
         """
         chash = self.pairing_hash(p1, p2) if config_hash is None else config_hash
         task = GameTask.new(self.experiment, chash, p1, p2, game_index, self.budget, self.preset, self.max_plies,
-                            sweep, self.start(game_index) if start is None else start, self.game, self.game_options)
+                            sweep, self.start(game_index) if start is None else start, self.game, self.game_options,
+                            None if self.game == DEFAULT_GAME else registry.get(self.game).directory)
         return task if seed is None else dataclasses.replace(task, seed=seed)
 
     def replace(self, **changes: Any) -> GameSettings:
