@@ -35,13 +35,19 @@ GOLDEN_POSITIONS = 300
 VECTORS_PATH = data_path("BOOP_HEURISTIC_VECTORS", "../shared/reference/heuristic_vectors.jsonl")
 
 
-def load_golden(path: Path = GOLDEN_PATH):
-    """The golden positions, or None when the file is absent."""
+def load_json(path: Path):
+    """A golden data file's JSON (gzipped when it ends in ``.gz``), or None when the file is absent."""
     if not path.is_file():
         return None
     opener = gzip.open if path.suffix == ".gz" else open
     with opener(path, "rt", encoding="utf-8") as fh:
-        return json.load(fh)["positions"]
+        return json.load(fh)
+
+
+def load_golden(path: Path = GOLDEN_PATH):
+    """The golden positions, or None when the file is absent."""
+    data = load_json(path)
+    return None if data is None else data["positions"]
 
 
 def load_vectors(path: Path = VECTORS_PATH):

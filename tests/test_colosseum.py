@@ -11,14 +11,13 @@ golden test fails the run (tests/conftest.py).
 
 from __future__ import annotations
 
-import gzip
 import json
 import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from engine_helpers import data_path
+from engine_helpers import data_path, load_json
 
 from boopexp.engine.outcome import DRAW
 from boopexp.engine.rng import new_rng_state
@@ -59,14 +58,7 @@ GOLDEN_GAMES = 300
 RESULT = {"A": FIRST, "B": SECOND, "tie": DRAW}
 
 
-def _load(path):
-    if not path.is_file():
-        return None
-    with gzip.open(path, "rt", encoding="utf-8") as fh:
-        return json.load(fh)
-
-
-GOLDEN = _load(GOLDEN_PATH)
+GOLDEN = load_json(GOLDEN_PATH)
 
 
 def _need_golden():

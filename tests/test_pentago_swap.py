@@ -11,14 +11,13 @@ collected), and under CI a skipped golden test fails the run (tests/conftest.py)
 
 from __future__ import annotations
 
-import gzip
 import json
 import random
 
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from engine_helpers import data_path
+from engine_helpers import data_path, load_json
 
 from boopexp.engine.outcome import DRAW
 from boopexp.errors import IllegalMoveError, InvalidMoveError, InvalidPositionError
@@ -61,14 +60,7 @@ RESULT = {"white": WHITE, "black": BLACK, "draw": DRAW}
 PLAYER = {0: WHITE, 1: BLACK}
 
 
-def _load_golden():
-    if not GOLDEN_PATH.is_file():
-        return None
-    with gzip.open(GOLDEN_PATH, "rt", encoding="utf-8") as fh:
-        return json.load(fh)
-
-
-GOLDEN = _load_golden()
+GOLDEN = load_json(GOLDEN_PATH)
 
 
 def _need_golden():
