@@ -30,7 +30,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import numba
 import numpy as np
@@ -193,14 +193,23 @@ MetricFn = Callable[[BenchContext, float], float]
 METRICS: dict[str, MetricFn] = {}
 
 
-def metric(name: str) -> Callable[[MetricFn], MetricFn]:
-    """Register a measurement under ``name`` (its key in the report)."""
+_Fn = TypeVar("_Fn")
 
-    def deco(fn: MetricFn) -> MetricFn:
-        METRICS[name] = fn
+
+def _registrar(table: dict[str, _Fn], name: str) -> Callable[[_Fn], _Fn]:
+    """A decorator that registers its function in ``table`` under ``name`` (:func:`metric`,
+    :func:`game_metric`)."""
+
+    def deco(fn: _Fn) -> _Fn:
+        table[name] = fn
         return fn
 
     return deco
+
+
+def metric(name: str) -> Callable[[MetricFn], MetricFn]:
+    """Register a measurement under ``name`` (its key in the report)."""
+    return _registrar(METRICS, name)
 
 
 @metric("heuristic_per_s")
@@ -438,12 +447,7 @@ GAME_METRICS: dict[str, GameMetricFn] = {}
 
 def game_metric(name: str) -> Callable[[GameMetricFn], GameMetricFn]:
     """Register another game's measurement under ``name`` (boop.'s name of the same quantity)."""
-
-    def deco(fn: GameMetricFn) -> GameMetricFn:
-        GAME_METRICS[name] = fn
-        return fn
-
-    return deco
+    return _registrar(GAME_METRICS, name)
 
 
 @game_metric("heuristic_per_s")
