@@ -171,7 +171,15 @@ def test_a_user_games_task_carries_the_folder_a_worker_imports_it_from(tmp_path)
     from boopexp.agents.specs import resolve_agent
     from boopexp.play.settings import GameSettings
 
-    registry.get("tictactoe.game", str(EXAMPLES))
+    # first found on sys.path, with no config folder named (another test's way): the folder is the
+    # module's own, however it was first found (a cached game once carried None to the workers)
+    registry._LOADED.pop("tictactoe.game", None)
+    sys.path.append(str(EXAMPLES))
+    try:
+        registry.get("tictactoe.game")
+    finally:
+        sys.path.remove(str(EXAMPLES))
+    assert registry.get("tictactoe.game", "/elsewhere").directory == str(EXAMPLES)
     settings = GameSettings("t", game="tictactoe.game")
     task = settings.task(resolve_agent("random"), resolve_agent("heuristics"), 0)
     assert task.game_directory == str(EXAMPLES)

@@ -11,8 +11,10 @@ its search :mod:`boopexp.engine.mcts` itself.
 from __future__ import annotations
 
 import importlib
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -87,8 +89,9 @@ class Game:
 
     name: str
     values: ModuleType
-    #: a user's game: the config's folder it may have been imported from (``get``'s ``directory``),
-    #: which a game's task carries to the worker processes (``GameTask.game_directory``)
+    #: a user's game: the folder on ``sys.path`` its module was imported from (a config's folder, or
+    #: a ``PYTHONPATH`` entry), which a game's task carries to the worker processes
+    #: (``GameTask.game_directory``)
     directory: str | None = None
 
     def kernels(self) -> ModuleType:
@@ -258,7 +261,8 @@ def get(name: Any, directory: str | None = None) -> Game:
         schema.choice(name, "game", GAMES)
         game = _LOADED[name] = Game(name, importlib.import_module(GAMES[name]))
         return game
-    game = Game(name, _user_values(name, directory), directory)
+    values = _user_values(name, directory)
+    game = Game(name, values, _import_root(name.partition(":")[0]))
     check_game(game)
     _LOADED[name] = game
     return game
@@ -285,6 +289,18 @@ def parse_game(data: Any, directory: str | None = None) -> tuple[Game, GameOptio
     key = named[0]
     game = get(data[key] if key == "name" else {"module": data[key]}, directory)
     return game, game.check_options({k: v for k, v in data.items() if k != key})
+
+
+def _import_root(module_name: str) -> str | None:
+    """The folder on ``sys.path`` that the imported module ``module_name`` was found in (a pool
+    worker imports it from there: ``GameTask.game_directory``), derived from the module's file, so
+    it is right however the module was first found (``PYTHONPATH``, a config's folder, a cache)."""
+    module = sys.modules.get(module_name)
+    where = getattr(module, "__file__", None)
+    if where is None:
+        return None
+    depth = module_name.count(".") + (1 if hasattr(module, "__path__") else 0)
+    return str(Path(where).resolve().parents[depth])
 
 
 def _user_values(target: str, directory: str | None) -> Any:
