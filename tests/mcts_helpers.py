@@ -96,7 +96,7 @@ class Kit:
     def playout(self, e_id: int, rng: np.ndarray | None = None) -> float:
         """The compiled playout of node ``e_id`` (with ``rng`` if given, else the kit's)."""
         return float(mcts.playout(self.tree, e_id, self.params, self.rng if rng is None else rng, self.work,
-                                  self.acc, self.acc_us, self.costs, self.flags[0]))
+                                  self.acc, self.acc_us, self.costs, self.flags[0], self.flags[3]))
 
     # tree inspection ---------------------------------------------------------------------------
     @property

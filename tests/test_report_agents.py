@@ -60,7 +60,7 @@ def test_the_sqrt_rule_selects_by_c_sqrt_n_over_n_plus_one():
             expected = (tree.score[c] / tree.visits[c] + math.sqrt(100 / (tree.visits[c] + 1.0)) if rule
                         else tree.score[c] / tree.visits[c] + math.sqrt(math.log(100) / tree.visits[c]))
             assert mcts.uct_value(tree, 0, c, 1.0, math.log(100), rule == 1) == pytest.approx(expected, abs=1e-12)
-        picked[rule] = int(mcts.descend(tree, kit.params, kit.rng, kit.work, kit.flags[1], kit.flags[2]))
+        picked[rule] = int(mcts.descend(tree, kit.params, kit.rng, kit.work, *kit.flags[1:]))
         picked[rule] = {a: "A", b: "B"}.get(picked[rule], picked[rule])
     assert picked == {0: "A", 1: "B"}
 

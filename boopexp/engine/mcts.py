@@ -140,11 +140,13 @@ ACC_LA_MOVES, ACC_LA_REPLIES = 7, 8
 ACC_PROVEN, ACC_PRIOR_EVALS = 9, 10
 N_ACC = 11
 
-#: A search feature's compile-time switch, one each for ``co_lookahead``, ``prior`` and ``solver``
+#: A search feature's compile-time switch, one each for ``co_lookahead``, ``prior``, ``solver`` and
+#: the reports' options (``playout_value``, ``textbook_backup``, ``terminal_check`` 2, ``uct_rule`` 1)
 #: (:func:`feature_flags`): the kernels that call a feature's code take its switch and test
 #: ``len(switch)``, a constant numba folds before typing, so a search compiled with OFF neither
 #: compiles nor carries that feature's kernels (a cold first game of the paper's agents compiles
-#: no two-stage check, prior or MCTS-Solver: docs/cluster.md "Compile once"). The parameters still
+#: no two-stage check, prior, MCTS-Solver or the reports' playouts and backups: docs/cluster.md
+#: "Compile once"; nor does its hot loop carry their branches: benchmarks/ab.py). The parameters still
 #: decide at run time, as before: a switch only says whether the code is there.
 OFF: tuple = ()
 ON: tuple = (1,)
@@ -305,9 +307,10 @@ def backpropagate(tree, node_id, value):
 
 @njit(cache=True, _nrt=False, inline="always")
 def playout_ply(st, code, n, check, rng, work):
-    """Play ply ``n`` (1-based) of a playout: ``apply_move``, or with ``terminal_check`` 2 (``check``)
-    on an odd ply ``apply_move_unchecked``, which skips the end test (outcome 0; the Colosseum
-    report's Experiment 1: the test once both players have moved). Returns apply_move's pair."""
+    """Play ply ``n`` (1-based) of a playout with ``terminal_check`` 2 (``check`` > 1): on an odd
+    ply ``apply_move_unchecked``, which skips the end test (outcome 0; the Colosseum report's
+    Experiment 1: the test once both players have moved), else ``apply_move``. Returns apply_move's
+    pair. Called under the reports' switch only: the paper's playouts call ``apply_move``."""
     if check > 1.0 and n % 2 == 1:
         return apply_move_unchecked(st, code, rng, work)
     return apply_move(st, code, rng, work)
@@ -325,9 +328,9 @@ def settled_outcome(st):
 
 
 @inner(_nrt=False)
-def playout(tree, e_id, params, rng, work, acc, acc_us, costs, la_on):
+def playout(tree, e_id, params, rng, work, acc, acc_us, costs, la_on, report_on):
     """AGENTS.md §B.8: the value of E's state from the point of view of S = E's parent
-    (``la_on``: the two-stage check's switch, :data:`ON`)."""
+    (``la_on``, ``report_on``: the two-stage check's and the reports' switches, :data:`ON`)."""
     first_n = params[P_CO_PLAYOUT_PLIES]
     depth = params[P_PLAYOUT_DEPTH]
     discount = params[P_DISCOUNT]
@@ -361,11 +364,14 @@ def playout(tree, e_id, params, rng, work, acc, acc_us, costs, la_on):
         if code < 0:
             code = random_move(st, no_mask, rng, work)
             solver = False
-        if code < 0:  # terminal_check 2: the last, unchecked ply ended the game
+        if len(report_on) and code < 0:  # terminal_check 2: the last, unchecked ply ended the game
             winner = settled_outcome(st)
             break
         mover = st[TO_MOVE]
-        winner, n_groups = playout_ply(st, code, n + 1, check, rng, work)
+        if len(report_on):
+            winner, n_groups = playout_ply(st, code, n + 1, check, rng, work)
+        else:
+            winner, n_groups = apply_move(st, code, rng, work)
         n += 1
         acc[ACC_PLIES] += 1
         acc_us[0] += costs[C_RANDOM_PLY]
@@ -496,15 +502,15 @@ def uct_value(tree, node, c, c_uct, log_n, sqrt_rule):
 
 
 @inner(_nrt=False)
-def descend(tree, params, rng, work, prior_on, solver_on):
+def descend(tree, params, rng, work, prior_on, solver_on, report_on):
     """AGENTS.md §B.5 (``uct_descend``); with ``prior`` on, PUCT (the prior's softmax P:
     Q + prior_c · P · sqrt(N) / (1 + n)); with ``solver`` on, MCTS-Solver's selection (a proven
     child is taken at once if a win, last if a loss, and ends the descent). ``prior_on``,
-    ``solver_on``: their switches (:data:`ON`)."""
+    ``solver_on``: their switches (:data:`ON`); ``report_on``: the reports' (``uct_rule`` 1)."""
     m = params[P_PRESELECT_M]
     early = params[P_EARLY_MASK_PLIES]
     c_uct = params[P_UCT_C]
-    sqrt_rule = params[P_UCT_RULE] == UCT_SQRT
+    sqrt_rule = len(report_on) > 0 and params[P_UCT_RULE] == UCT_SQRT
     solver = len(solver_on) > 0 and params[P_SOLVER] != 0.0
     puct = len(prior_on) > 0 and params[P_PRIOR] != PRIOR_OFF
     node = ROOT
@@ -540,8 +546,10 @@ def descend(tree, params, rng, work, prior_on, solver_on):
                     u = q + explore * work.values[j] / (1.0 + tree.visits[c])
                 elif tree.visits[c] == 0:
                     u = UNVISITED_UCT
-                else:
+                elif len(report_on):
                     u = uct_value(tree, node, c, c_uct, log_n, sqrt_rule)
+                else:
+                    u = tree.score[c] / tree.visits[c] + c_uct * math.sqrt(log_n / tree.visits[c])
                 best, nb = keep_best(u, c, best, nb, work.best)
             j += 1
             c = tree.next_sibling[c]
@@ -619,17 +627,18 @@ def any_unbanned_move(st, banned, rng, codes):
 
 
 @inner(_nrt=False)
-def iterate(tree, params, rng, work, acc, acc_us, costs, la_on, prior_on, solver_on):
+def iterate(tree, params, rng, work, acc, acc_us, costs, la_on, prior_on, solver_on, report_on):
     """One MCTS iteration (AGENTS.md §B.6); with ``solver`` on, a proven node ends the descent
     like a terminal one and a new proof is backed up (:func:`prove`). ``la_on``, ``prior_on``,
-    ``solver_on``: the features' switches (:func:`feature_flags`)."""
+    ``solver_on``, ``report_on``: the features' switches (:func:`feature_flags`)."""
     acc[ACC_ITER] += 1
     acc_us[0] += costs[C_ITERATION]
     solver = params[P_SOLVER] != 0.0
-    s_id = descend(tree, params, rng, work, prior_on, solver_on)
-    textbook = params[P_TEXTBOOK_BACKUP] != 0.0
+    s_id = descend(tree, params, rng, work, prior_on, solver_on, report_on)
+    textbook = len(report_on) > 0 and params[P_TEXTBOOK_BACKUP] != 0.0
+    result = len(report_on) > 0 and params[P_PLAYOUT_VALUE] != 0.0
     if tree.terminal[s_id]:
-        if textbook:  # its value (its mean: one value added per visit) added again
+        if len(report_on) and textbook:  # its value (its mean: one value added per visit) added again
             value = tree.score[s_id] / tree.visits[s_id]
             tree.score[s_id] += value
             tree.visits[s_id] += 1
@@ -643,7 +652,7 @@ def iterate(tree, params, rng, work, acc, acc_us, costs, la_on, prior_on, solver
         # as a terminal node: its proven value backed up, its own score left alone
         tree.visits[s_id] += 1
         proven = float(tree.proven[s_id])
-        if params[P_PLAYOUT_VALUE] != 0.0:
+        if len(report_on) and result:
             proven = outcome_reward(tree, s_id, tree.proven[s_id], params)
         backpropagate(tree, tree.parent[s_id], proven)
         return
@@ -666,21 +675,23 @@ def iterate(tree, params, rng, work, acc, acc_us, costs, la_on, prior_on, solver
         banned[tree.move[c]] = False
         c = tree.next_sibling[c]
     e_id = create_node(tree, s_id, code, rng, work, acc, acc_us, costs)
-    result = params[P_PLAYOUT_VALUE] != 0.0
-    if result and tree.terminal[e_id]:
+    if len(report_on) and result and tree.terminal[e_id]:
         tree.score[e_id] = outcome_reward(tree, e_id, np.sign(tree.score[e_id]), params)
     if len(prior_on) and params[P_PRIOR] != PRIOR_OFF:
         tree.prior[e_id] = move_prior(tree, e_id, f, params, rng, work, acc, acc_us, costs)
     if len(solver_on) and solver and tree.proven[e_id] != 0:
         prove(tree, e_id, acc)
     if not tree.terminal[e_id]:
-        if result:
+        if len(report_on) and result:
             value = playout_result(tree, e_id, params, rng, work, acc, acc_us, costs, la_on)
         else:
-            value = playout(tree, e_id, params, rng, work, acc, acc_us, costs, la_on)
+            value = playout(tree, e_id, params, rng, work, acc, acc_us, costs, la_on, report_on)
         # QUIRK-A7: divided by the number of S's children (E included); textbook: whole
-        tree.score[e_id] = -value if textbook else -value / tree.n_children[s_id]
-    if textbook:
+        if len(report_on) and textbook:
+            tree.score[e_id] = -value
+        else:
+            tree.score[e_id] = -value / tree.n_children[s_id]
+    if len(report_on) and textbook:
         tree.visits[e_id] = 1
     # QUIRK-A8: E's own visit count stays 0 (textbook: its first playout is its first visit).
     backpropagate(tree, s_id, tree.score[e_id])
@@ -709,30 +720,30 @@ def install_root(tree, root_state):
 
 
 @inner(_nrt=False)
-def create_root_child(tree, code, params, rng, work, acc, acc_us, costs):
+def create_root_child(tree, code, params, rng, work, acc, acc_us, costs, report_on):
     """A child of the ROOT for ``code`` (:func:`create_node`), a terminal one valued in the agent's
-    rewards under ``playout_value`` 1 (:func:`outcome_reward`)."""
+    rewards under ``playout_value`` 1 (:func:`outcome_reward`; ``report_on``: the reports' switch)."""
     c = create_node(tree, ROOT, code, rng, work, acc, acc_us, costs)
-    if params[P_PLAYOUT_VALUE] != 0.0 and tree.terminal[c]:
+    if len(report_on) and params[P_PLAYOUT_VALUE] != 0.0 and tree.terminal[c]:
         tree.score[c] = outcome_reward(tree, c, np.sign(tree.score[c]), params)
-    if params[P_TEXTBOOK_BACKUP] != 0.0 and tree.terminal[c]:
+    if len(report_on) and params[P_TEXTBOOK_BACKUP] != 0.0 and tree.terminal[c]:
         tree.visits[c] = 1  # its value is its first visit's (textbook_backup)
 
 
 @njit(cache=True)
-def init_root(tree, root_state, params, rng, work, acc, acc_us, costs, la_on, prior_on, solver_on):
+def init_root(tree, root_state, params, rng, work, acc, acc_us, costs, la_on, prior_on, solver_on, report_on):
     """AGENTS.md §B.4 steps 1–2: the root, ALL its children up front, and the root mask
-    (``la_on``, ``prior_on``, ``solver_on``: the features' switches, :func:`feature_flags`)."""
+    (``la_on``, ``prior_on``, ``solver_on``, ``report_on``: the features' switches, :func:`feature_flags`)."""
     install_root(tree, root_state)
     # work.codes is free until the solver call below
     n_root = legal_move_codes(root_state, work.codes)
     for j in range(n_root):
-        create_root_child(tree, work.codes[j], params, rng, work, acc, acc_us, costs)
+        create_root_child(tree, work.codes[j], params, rng, work, acc, acc_us, costs, report_on)
     setup_root(tree, root_state, n_root, params, rng, work, acc, acc_us, costs, la_on, prior_on, solver_on)
 
 
 @njit(cache=True)
-def adopt_root(tree, root_state, params, rng, work, acc, acc_us, costs, la_on, prior_on, solver_on):
+def adopt_root(tree, root_state, params, rng, work, acc, acc_us, costs, la_on, prior_on, solver_on, report_on):
     """``reuse_tree``: the ROOT of a kept subtree (:func:`extract_subtree`) made a search's root as
     :func:`init_root` makes a new one: its children relinked in the legal moves' order, the kept ones
     with their statistics and subtrees, the missing ones created; then the root mask, the priors and
@@ -749,7 +760,7 @@ def adopt_root(tree, root_state, params, rng, work, acc, acc_us, costs, la_on, p
     for j in range(n_root):
         c = child_of[work.codes[j]]
         if c == NO_NODE:
-            create_root_child(tree, work.codes[j], params, rng, work, acc, acc_us, costs)
+            create_root_child(tree, work.codes[j], params, rng, work, acc, acc_us, costs, report_on)
             continue
         tree.next_sibling[c] = NO_NODE
         if tree.last_child[ROOT] == NO_NODE:
@@ -822,15 +833,16 @@ def root_priors(tree, root_state, params, rng, work, acc, acc_us, costs):
 
 # nogil: the search's kernel lets other threads run (boopexp serve answers while agents think)
 @njit(cache=True, _nrt=False, nogil=True)
-def run_iterations(tree, params, rng, work, acc, acc_us, costs, max_iters, budget_us, la_on, prior_on, solver_on):
+def run_iterations(tree, params, rng, work, acc, acc_us, costs, max_iters, budget_us, la_on, prior_on, solver_on,
+                   report_on):
     """Iterate while the device clock is under ``budget_us`` (checked before each iteration:
     an iteration in progress always completes), at most ``max_iters`` times, and while the tree
     has room for one more node. Returns the number of iterations run. ``la_on``, ``prior_on``,
-    ``solver_on``: the features' switches (:func:`feature_flags`)."""
+    ``solver_on``, ``report_on``: the features' switches (:func:`feature_flags`)."""
     capacity = tree.states.shape[0]
     done = 0
     while done < max_iters and acc_us[0] < budget_us and tree.count[0] < capacity:
-        iterate(tree, params, rng, work, acc, acc_us, costs, la_on, prior_on, solver_on)
+        iterate(tree, params, rng, work, acc, acc_us, costs, la_on, prior_on, solver_on, report_on)
         done += 1
     return done
 
@@ -969,12 +981,15 @@ def reused_tree(kept: KeptTree | None, root_state: np.ndarray) -> tuple[Tree | N
     return tree, int(extract_subtree(kept.tree, node, tree))
 
 
-def feature_flags(params: np.ndarray) -> tuple[tuple, tuple, tuple]:
-    """The switches (:data:`ON`/:data:`OFF`) of ``co_lookahead``, ``prior`` and ``solver`` for a
-    parameter vector (:func:`params_vector`): ON where the parameter is on, so a search compiles
-    the code of the features it uses, and only those."""
+def feature_flags(params: np.ndarray) -> tuple[tuple, tuple, tuple, tuple]:
+    """The switches (:data:`ON`/:data:`OFF`) of ``co_lookahead``, ``prior``, ``solver`` and the
+    reports' options for a parameter vector (:func:`params_vector`): ON where the parameter is on
+    (the reports': any of ``uct_rule`` 1, ``playout_value`` 1, ``textbook_backup``,
+    ``terminal_check`` 2), so a search compiles the code of the features it uses, and only those."""
+    report = (params[P_UCT_RULE] != 0.0 or params[P_PLAYOUT_VALUE] != 0.0 or params[P_TEXTBOOK_BACKUP] != 0.0
+              or params[P_TERMINAL_CHECK] > 1.0)
     return (ON if params[P_CO_LOOKAHEAD] != 0.0 else OFF, ON if params[P_PRIOR] != PRIOR_OFF else OFF,
-            ON if params[P_SOLVER] != 0.0 else OFF)
+            ON if params[P_SOLVER] != 0.0 else OFF, ON if report else OFF)
 
 
 def params_vector(cfg) -> np.ndarray:
