@@ -208,3 +208,94 @@ def effective_costs(data: Any, profile: DeviceProfile, where: str = "budget.cost
         for key in SOLVER_COSTS:
             out[key] = out.get(key, getattr(profile, key)) * float(scale)
     return out
+
+
+#: An agent's own ``budget:`` key (``agents.NAME.budget``, docs/runner.md "An agent's own budget")
+#: and the keys it may hold: factors of the config's budget of a move (every mode: seconds in
+#: device, cpu and wall modes, iterations in iterations mode), ``first_move_scale`` for the
+#: agent's first move of a game (default: ``scale``).
+AGENT_BUDGET_KEY = "budget"
+AGENT_BUDGET_KEYS: tuple[str, ...] = ("scale", "first_move_scale")
+#: The agent kinds that think under a budget (the others' moves take what they take).
+BUDGETED_KINDS: tuple[str, ...] = ("mcts", "alphabeta")
+
+
+@dataclass(frozen=True)
+class AgentBudget:
+    """An agent's own budget: the config's budget of a move scaled for this agent alone.
+
+    A factor, not an amount, so that it means the same in every budget mode and along a sweep
+    of the config's budget (the agent keeps its ratio to its opponent at every point).
+
+    Attributes:
+        scale: the factor of every move's budget but the first (1: the config's).
+        first_move_scale: the factor of the agent's first move of a game (its first search,
+            whoever moves first or from whichever start); None: ``scale``.
+    """
+
+    scale: float = 1.0
+    first_move_scale: float | None = None
+
+    def __post_init__(self) -> None:
+        want = "a positive factor of the config's budget of a move (1: the same)"
+        schema.number(self.scale, f"{AGENT_BUDGET_KEY}.scale", 0, open_low=True, want=want)
+        object.__setattr__(self, "scale", float(self.scale))
+        if self.first_move_scale is not None:
+            schema.number(self.first_move_scale, f"{AGENT_BUDGET_KEY}.first_move_scale", 0, open_low=True, want=want)
+            object.__setattr__(self, "first_move_scale", float(self.first_move_scale))
+
+    @property
+    def is_identity(self) -> bool:
+        """Every move the config's budget (factors 1): no budget of the agent's own."""
+        return self.scale == 1.0 and self.first == 1.0
+
+    @property
+    def first(self) -> float:
+        """The factor of the agent's first move."""
+        return self.scale if self.first_move_scale is None else self.first_move_scale
+
+    def scaled(self, budget: Budget, factor: float) -> Budget:
+        """``budget`` times ``factor``: its seconds (device, cpu, wall), or its iterations rounded
+        (at least 1); the profile, costs and throttle are the budget's. The bounds of every budget
+        hold (:data:`MAX_SECONDS`, :data:`MAX_ITERATIONS`).
+
+        Raises:
+            ConfigError: the scaled budget is out of bounds (named as this agent's ``budget``).
+        """
+        if factor == 1.0:
+            return budget
+        if budget.mode == "iterations":
+            iterations = max(1, round(budget.iterations * factor))
+            if iterations > MAX_ITERATIONS:
+                raise schema.invalid(AGENT_BUDGET_KEY, self.to_dict(), f"at most {MAX_ITERATIONS:,} iterations a move "
+                                     f"(the config's {budget.iterations:,} x {factor:g} = {iterations:,})")
+            return dataclasses.replace(budget, iterations=iterations)
+        seconds = budget.seconds * factor
+        if seconds > MAX_SECONDS:
+            raise schema.invalid(AGENT_BUDGET_KEY, self.to_dict(), f"at most {MAX_SECONDS:g} s a move "
+                                 f"(the config's {budget.seconds:g} s x {factor:g} = {seconds:g} s)")
+        return dataclasses.replace(budget, seconds=seconds)
+
+    def move_budgets(self, budget: Budget) -> tuple[Budget, Budget]:
+        """(the agent's first move's budget, every later move's) under the config's ``budget``."""
+        return self.scaled(budget, self.first), self.scaled(budget, self.scale)
+
+    def to_dict(self) -> dict[str, float]:
+        """The keys set (in agents' descriptions: hashes and game records)."""
+        out = {"scale": self.scale}
+        if self.first_move_scale is not None:
+            out["first_move_scale"] = self.first_move_scale
+        return out
+
+    @classmethod
+    def from_mapping(cls, data: Any) -> AgentBudget:
+        """Parse an agent's ``budget:`` mapping (``{scale: 1.5}``, ``{first_move_scale: 13.2}``).
+
+        Raises:
+            ConfigError: not a mapping, an unknown key (a mode's own keys such as ``seconds``
+                included: the amount is the config's), a factor that is not a positive number.
+        """
+        schema.mapping(data, AGENT_BUDGET_KEY, "a mapping like {scale: 1.5, first_move_scale: 10}")
+        schema.check_keys(data, AGENT_BUDGET_KEYS, AGENT_BUDGET_KEY,
+                          note=" (factors of the config's budget; the amount and mode are the config's)")
+        return cls(**data)

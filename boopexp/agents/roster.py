@@ -27,6 +27,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from boopexp import schema
+from boopexp.agents.budget import AGENT_BUDGET_KEY, AgentBudget
 from boopexp.agents.specs import (
     AGENT_NAMES,
     ALIASES,
@@ -37,6 +38,7 @@ from boopexp.agents.specs import (
     OPTIONS_KEY,
     AgentSpec,
     canonical_name,
+    check_agent_budget,
     check_engine,
     check_move_timeout,
     parameters_of,
@@ -50,7 +52,7 @@ from boopexp.errors import show_value as _show
 BASE_KEY = "base"
 PLUGIN_KEY = "plugin"
 #: What a plugin's factory is not given (``move_timeout_s``: its time limit per move).
-_NOT_PARAMETERS = (BASE_KEY, PLUGIN_KEY, MOVE_TIMEOUT_KEY)
+_NOT_PARAMETERS = (BASE_KEY, PLUGIN_KEY, MOVE_TIMEOUT_KEY, AGENT_BUDGET_KEY)
 
 # A declared name appears in pairing strings "<p1> vs <p2>" and in file names of tables.
 _AGENT_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*$")
@@ -163,6 +165,7 @@ def resolve(
                 raise ConfigError(f"{where}: only plugin agents have a move time limit "
                                   f"({root!r} is built in: its budget limits its moves)")
             timeout = check_move_timeout(declared[link][MOVE_TIMEOUT_KEY], where)
+    budget = _agent_budget(chain, declared)
     own = declared.get(name, {})
     base = own.get(BASE_KEY)
     if ENGINE_KEY in declared.get(root, {}):
@@ -183,9 +186,34 @@ def resolve(
     except ConfigError as exc:
         # A parameter's check (keyed by the MCTSConfig field): the key is where it is in the config.
         raise exc.replace(where=None).under(f"agents.{name}") from None
+    if budget is not None:
+        spec = dataclasses.replace(spec, budget=budget)
     if name == root:
         return spec
     return dataclasses.replace(spec, name=name, base=base)  # the root's parameters, whatever its kind
+
+
+def _agent_budget(chain: list[str], declared: Mapping[str, Mapping[str, Any]]) -> AgentBudget | None:
+    """The agent's own budget (``budget:``), its bases' first and its own keys last (``chain``:
+    the agent, its bases, the root last); None if no link sets one.
+
+    Raises:
+        ConfigError: a link's ``budget`` is not one (named ``agents.LINK.budget``), or the agent's
+            kind thinks under no budget.
+    """
+    links = [link for link in reversed(chain) if AGENT_BUDGET_KEY in declared.get(link, {})]
+    if not links:
+        return None
+    root = chain[-1]
+    kind = ("engine" if ENGINE_KEY in declared.get(root, {}) else
+            resolve_agent(root).kind if root in AGENT_NAMES else "plugin")
+    merged: dict[str, Any] = {}
+    for link in links:
+        where = f"agents.{link}.{AGENT_BUDGET_KEY}"
+        check_agent_budget(declared[link][AGENT_BUDGET_KEY], kind, where)  # each link's own mistakes named there
+        merged.update(declared[link][AGENT_BUDGET_KEY])
+    own = AgentBudget(**merged)
+    return None if own.is_identity else own  # factors of 1: the config's budget, the hash as without them
 
 
 def _engine(name: str, chain: list[str], declared: Mapping[str, Mapping[str, Any]],

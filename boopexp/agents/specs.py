@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from boopexp import schema
+from boopexp.agents.budget import AGENT_BUDGET_KEY, BUDGETED_KINDS, AgentBudget
 from boopexp.errors import ConfigError
 
 
@@ -422,6 +423,9 @@ class AgentSpec:
         engine: the command and arguments of an engine agent (kind ``engine``, docs/protocol.md).
         options: the options the engine is sent (``setoption``).
         memory_mb: the engine's address-space limit; None is :data:`DEFAULT_MEMORY_MB`.
+        budget: the agent's own budget (``agents.NAME.budget``: factors of the config's budget of
+            a move, :class:`~boopexp.agents.budget.AgentBudget`; an MCTS or alpha-beta agent);
+            None is the config's, and only another is in the hash and record.
     """
 
     name: str
@@ -436,6 +440,7 @@ class AgentSpec:
     engine: tuple[str, ...] | None = None
     options: Mapping[str, Any] | None = field(default=None, hash=False)
     memory_mb: int | None = None
+    budget: AgentBudget | None = None
 
     @property
     def move_timeout(self) -> float:
@@ -474,6 +479,8 @@ class AgentSpec:
                 out[MEMORY_KEY] = self.memory_mb
         if self.move_timeout_s is not None:  # the default is not written (hashes stay as they were)
             out[MOVE_TIMEOUT_KEY] = self.move_timeout_s
+        if self.budget is not None:  # likewise: only an agent given its own budget has the key
+            out[AGENT_BUDGET_KEY] = self.budget.to_dict()
         return out
 
     @classmethod
@@ -498,10 +505,12 @@ class AgentSpec:
                 timeout = check_move_timeout(data.get(MOVE_TIMEOUT_KEY))
                 return cls(name=name, kind=kind, base=base, plugin=plugin, kwargs=dict(kwargs),
                            move_timeout_s=timeout)
+            own = data.get(AGENT_BUDGET_KEY)
+            budget = None if own is None else check_agent_budget(own, kind)
             if kind == "alphabeta":
                 ab = schema.mapping(params, "params", "the alpha-beta parameters of the agent")
                 schema.check_keys(ab, ALPHABETA_PARAMETERS, "params")
-                return cls(name=name, kind=kind, alphabeta=AlphaBetaConfig(**ab), base=base)
+                return cls(name=name, kind=kind, alphabeta=AlphaBetaConfig(**ab), base=base, budget=budget)
             if kind == "engine":
                 command, options, memory_mb = check_engine(data.get(ENGINE_KEY), data.get(OPTIONS_KEY),
                                                            data.get(MEMORY_KEY), "agent")
@@ -511,7 +520,28 @@ class AgentSpec:
                 return cls(name=name, kind=kind, base=base)
             mcts = schema.mapping(params, "params", "the MCTS parameters of the agent")
             schema.check_keys(mcts, MCTS_PARAMETERS, "params")
-            return cls(name=name, kind=kind, mcts=MCTSConfig(**mcts), base=base)
+            return cls(name=name, kind=kind, mcts=MCTSConfig(**mcts), base=base, budget=budget)
+
+
+def check_agent_budget(data: Any, kind: str, where: str = AGENT_BUDGET_KEY) -> AgentBudget | None:
+    """The :class:`~boopexp.agents.budget.AgentBudget` of an agent's ``budget:`` mapping, for an
+    agent of ``kind`` (one that thinks under a budget: :data:`~boopexp.agents.budget.BUDGETED_KINDS`);
+    None for factors of 1 (the config's budget: the agent's description and hash as without them).
+
+    Raises:
+        ConfigError: the agent's kind has no budget (a baseline, a plugin, an engine), or the
+            mapping is not one (:meth:`AgentBudget.from_mapping`); the key named ``where``.
+    """
+    if kind not in BUDGETED_KINDS:
+        raise ConfigError(template="{key} = {value}: a " + kind + " agent thinks under no budget; only {allowed} "
+                          "agents have one", key=where, value=data, allowed=BUDGETED_KINDS)
+    prefix = where.removesuffix(AGENT_BUDGET_KEY).rstrip(".")
+    if prefix:
+        with schema.under(prefix):
+            own = AgentBudget.from_mapping(data)
+    else:
+        own = AgentBudget.from_mapping(data)
+    return None if own.is_identity else own
 
 
 def canonical_name(name: Any) -> str:

@@ -24,7 +24,7 @@ import yaml
 
 from boopexp import __version__, schema
 from boopexp.agents import roster
-from boopexp.agents.budget import Budget
+from boopexp.agents.budget import AGENT_BUDGET_KEY, Budget
 from boopexp.agents.specs import (
     DEFAULT_PRESET,
     PAPER_PARAMS,
@@ -528,6 +528,7 @@ def _parse(data: Any, source: str, directory: str | None, settings_only: bool) -
         game, game_options = games.parse_game(data.get("game", DEFAULT_GAME), directory)
         params = _parse_params(data.get("params"), preset, game.paper_params())
         agents = roster.parse_agents(data.get("agents"), preset, params, directory)
+        _check_agent_budgets(agents, budget, preset, params, directory)
         openings = parse_openings(data.get("openings"), directory, game)
         tournament = None
         if settings_only:
@@ -550,6 +551,23 @@ def _parse(data: Any, source: str, directory: str | None, settings_only: bool) -
         source=src,
         directory=directory,
     )
+
+
+def _check_agent_budgets(agents: Mapping[str, Mapping[str, Any]], budget: Budget, preset: str,
+                        params: Mapping[str, Any], directory: str | None) -> None:
+    """Refuse an agent whose own ``budget`` scales the config's ``budget`` out of its bounds
+    (a sweep checks every point: each is parsed here).
+
+    Raises:
+        ConfigError: ``agents.NAME.budget = … must be at most … s a move (…)``.
+    """
+    for name, decl in agents.items():
+        if AGENT_BUDGET_KEY not in decl:
+            continue
+        spec = roster.resolve(name, agents, preset, params, directory)
+        if spec.budget is not None:
+            with schema.under(f"agents.{name}"):
+                spec.budget.move_budgets(budget)
 
 
 def plan_entries(resolved: Mapping[str, Any], source: str = "config.yaml") -> tuple[PlanEntry, ...]:

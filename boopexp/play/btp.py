@@ -192,7 +192,8 @@ class EngineSession:
         player = self._player(self.board.to_move.side)
         player.stop = self.stop
         if budget != player.budget:
-            player.budget, player.costs = budget, device_costs(budget.device_profile(self.game.device_costs()))
+            player.budget = player.first_budget = budget  # the host's go decides every move's
+            player.costs = device_costs(budget.device_profile(self.game.device_costs()))
         try:
             code, telemetry = player.select(st)
         except Forfeit as exc:  # a plugin agent that failed: the host sees why

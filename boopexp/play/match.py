@@ -64,7 +64,12 @@ class Player:
     def __init__(self, spec: AgentSpec, budget: Budget, rng: np.ndarray, costs: np.ndarray, throttle: float,
                  game: Game):
         self.spec = spec
+        #: the budget of the agent's moves but its first (the config's, scaled by the agent's own
+        #: ``budget``: :func:`make_player`), and of its first move (:meth:`move_budget`)
         self.budget = budget
+        self.first_budget = budget
+        #: the moves this player has chosen in its game
+        self.moves_chosen = 0
         self.rng = rng
         self.costs = costs
         self.throttle = throttle
@@ -74,6 +79,13 @@ class Player:
 
     def select(self, st: np.ndarray) -> tuple[int, dict]:
         raise NotImplementedError
+
+    def move_budget(self) -> Budget:
+        """The budget of the move being chosen, counted as chosen: :attr:`first_budget` on the
+        agent's first move of its game, :attr:`budget` on every later one (docs/runner.md, "An
+        agent's own budget"). The searching players' one way to their budget."""
+        self.moves_chosen += 1
+        return self.first_budget if self.moves_chosen == 1 else self.budget
 
     def begin(self, start: str | None) -> None:
         """The game starts from the position string ``start`` (None: the empty board): an engine
@@ -104,8 +116,8 @@ class MCTSPlayer(Player):
         self.kept = self.kernels.KeptTree() if spec.mcts is not None and spec.mcts.reuse_tree else None
 
     def select(self, st):
-        return self.kernels.search(st, self.spec.mcts, self.budget, self.costs, self.rng, self.work, self.throttle,
-                                  self.on_tree, self.stop, self.kept)
+        return self.kernels.search(st, self.spec.mcts, self.move_budget(), self.costs, self.rng, self.work,
+                                   self.throttle, self.on_tree, self.stop, self.kept)
 
 
 class HeuristicsPlayer(Player):
@@ -146,7 +158,7 @@ class AlphaBetaPlayer(Player):
         self.promotion = 0
 
     def select(self, st):
-        code, group, tel = self.searcher.search(st, self.spec.alphabeta, self.budget, self.costs, self.rng,
+        code, group, tel = self.searcher.search(st, self.spec.alphabeta, self.move_budget(), self.costs, self.rng,
                                                 self.search, self.throttle, stop=self.stop)
         self.promotion = group  # an index among the move's candidate groups (0 when there are fewer than two)
         return code, tel
@@ -327,13 +339,18 @@ _PLAYERS = {"mcts": MCTSPlayer, "heuristics": HeuristicsPlayer, "random": Random
 def make_player(spec: AgentSpec, budget: Budget, seed_seq: np.random.SeedSequence, throttle: float = 1.0,
                 game: Game = BOOP) -> Player:
     """A Player for ``spec`` drawing from its own generator seeded by ``seed_seq``, playing ``game``
-    (every kind of agent plays every game: docs/games.md)."""
+    (every kind of agent plays every game: docs/games.md). ``budget`` is the game's budget of a
+    move; an agent with its own (``spec.budget``, docs/runner.md) thinks under it scaled: the one
+    place an agent's budget is made."""
     costs = device_costs(budget.device_profile(game.device_costs()))
     if spec.kind == "plugin":
         return PluginPlayer(spec, budget, seed_seq, costs, throttle, game)
     if spec.kind == "engine":
         return EnginePlayer(spec, budget, seed_seq, costs, throttle, game)
-    return _PLAYERS[spec.kind](spec, budget, new_rng_state(seed_seq), costs, throttle, game)
+    first, later = spec.budget.move_budgets(budget) if spec.budget is not None else (budget, budget)
+    player = _PLAYERS[spec.kind](spec, later, new_rng_state(seed_seq), costs, throttle, game)
+    player.first_budget = first
+    return player
 
 
 def compile_kernels(kinds: Iterable[str] = AGENT_KINDS, searches: Iterable[MCTSConfig] = (),
