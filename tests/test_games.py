@@ -327,3 +327,14 @@ def test_random_plies_openings_of_another_game_start_paired_games_that_replay(tm
         assert int(st[3]) == 3 and game.to_move(st) == 1 and first_mover(record) == "p2"
         walk(record)
     assert first_difference(records[0]) is None
+
+
+@pytest.mark.parametrize(("name", "doc"), [("connect-four", "games.md"), ("pentago-swap", "pentago-swap.md"),
+                                           ("colosseum", "games.md")])
+def test_the_docs_cite_each_games_device_costs(name, doc):
+    """The device costs a game's page gives are the ones its module charges (a calibration that
+    changes one must change the other): ``node 60, random_ply …, …`` in the costs' order."""
+    costs = registry.get(name).device_costs()
+    cited = ", ".join(f"{key} {value:g}" for key, value in costs.items())
+    text = " ".join((Path(__file__).resolve().parents[1] / "docs" / doc).read_text(encoding="utf-8").split())
+    assert cited in text, cited
