@@ -1,15 +1,21 @@
-"""What the committed-study tests share (tests/test_robustness_results.py, tests/test_knowledge_results.py):
-a store holds every planned game of its config once, and a study's committed outputs equal a rebuild."""
+"""What the committed-study tests share (tests/test_robustness_results.py, tests/test_knowledge_results.py,
+tests/test_generality_results.py): a store holds every planned game of its config once, a study's committed
+outputs equal a rebuild, and a pre-registered plan was committed before its first game
+(tests/test_knowledge_plan.py, tests/test_generality_plan.py)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
+import shutil
+import subprocess
 import warnings
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import pytest
+from report_fixtures import make_record
 
 from boopexp.experiments.store import StoreReader, has_games_files
 from boopexp.studies.stores import iter_planned
@@ -83,3 +89,89 @@ def assert_figures_rebuilt(study: Path, rebuilt: Path, tables: str, stems: set[s
     assert {p.stem for p in committed} >= stems
     for path in committed:
         assert (rebuilt / path.name).read_bytes() == path.read_bytes(), f"{study.name}/{path.name} differs"
+
+
+def _git(root: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, check=True).stdout.strip()
+
+
+def assert_plan_precedes_games(root: Path, plan: str, games: str) -> None:
+    """The plan's first commit is an ancestor of every commit that added a file matching ``games``
+    (a git pathspec, e.g. ``results/knowledge/*/games*``), and no such file was added in the plan's
+    own commit; skips (saying why) without a full git history or while no such file is committed."""
+    if shutil.which("git") is None or not (root / ".git").exists():
+        pytest.skip("not a git checkout: the history cannot be read")
+    if _git(root, "rev-parse", "--is-shallow-repository") == "true":
+        pytest.skip("a shallow clone: the plan's first commit may be missing")
+    plans = _git(root, "log", "--diff-filter=A", "--format=%H", "--", plan).splitlines()
+    results = _git(root, "log", "--diff-filter=A", "--format=%H", "--", games).splitlines()
+    if not results:
+        pytest.skip(f"no file of {games} is committed yet")
+    assert plans, f"{plan} has no commit"
+    first_plan = plans[-1]
+    for commit in results:
+        assert commit != first_plan, "the plan and games were added in one commit"
+        ancestor = subprocess.run(["git", "-C", str(root), "merge-base", "--is-ancestor", first_plan, commit])
+        assert ancestor.returncode == 0, f"{commit[:10]} adds study games before the plan's {first_plan[:10]}"
+
+
+#: A synthetic pairing of a paired study: (A, B, budget, charge, (won both, split, lost both, left out)).
+Cell = tuple[str, str, float, float, tuple[int, int, int, int]]
+
+
+def write_paired_store(root: Path, name: str, store: str, cells: list[Cell], *,
+                       item: Callable[[str, float, float], dict] = lambda agent, budget, charge: {},
+                       planned_extra: int = 0, tail: str = "", swept: bool = True,
+                       mirrors: list[tuple[str, int, int, int]] = ()) -> Path:
+    """A store of ``cells`` as boopexp run writes it: config.yaml named ``name`` with each
+    setting's plan item (``item(agent, budget, charge)`` gives an agent's spec and the item's
+    extra keys: ``{"spec": ..., "extra": ...}``), and game i of "A vs B" and of "B vs A" for every
+    pair. A split is won by the Blue seat; a pair left out has its second game without a winner.
+    ``planned_extra``: games planned, not stored. ``swept=False``: a config without a sweep, whose
+    plan items carry no budget (the document's own). ``mirrors``: (agent, p1 wins, p2 wins, no
+    winner) of mirror pairings at the cells' budget."""
+    folder = root / store
+    folder.mkdir(parents=True)
+    lines, plan = [], []
+
+    def key(*parts: object) -> str:
+        return hashlib.sha256(repr((store, *parts)).encode()).hexdigest()[:16]
+
+    def add_item(p1: str, p2: str, budget: float, charge: float, games: int) -> str:
+        h = key(p1, p2, budget, charge)
+        one, two = item(p1, budget, charge), item(p2, budget, charge)
+        plan.append({"pairing": f"{p1} vs {p2}", "p1": p1, "p2": p2, "config_hash": h, "games": games,
+                     "p1_spec": one.get("spec", {"name": p1, "kind": "mcts", "params": {}}),
+                     "p2_spec": two.get("spec", {"name": p2, "kind": "mcts", "params": {}}),
+                     **one.get("extra", {})})
+        if swept:
+            plan[-1]["budget"] = {"mode": "device", "seconds": budget, "profile": "android-2023"}
+        return h
+
+    for a, b, budget, charge, (one, half, zero, left_out) in cells:
+        outcomes = ["AA"] * one + ["AB"] * half + ["BB"] * zero + ["A-"] * left_out
+        for p1, p2, seat in ((a, b, 0), (b, a, 1)):
+            h = add_item(p1, p2, budget, charge, len(outcomes) + planned_extra)
+            for i, o in enumerate(outcomes):
+                # o[seat]: who won the game in which A has seat ``seat`` (0: Blue); 'AB': Blue won both
+                who = o[seat] if o != "AB" else ("A" if seat == 0 else "B")
+                if who == "-":
+                    winner = None
+                else:
+                    winner = "p1" if (who == "A") == (p1 == a) else "p2"
+                lines.append(json.dumps(make_record(f"{p1} vs {p2}", i, winner, config_hash=h, plies=3),
+                                        sort_keys=True))
+    budgets = {cell[2] for cell in cells} or {1.0}
+    for agent, first, second, none in mirrors:
+        (budget,) = budgets
+        h = add_item(agent, agent, budget, 1.0, first + second + none)
+        for i, winner in enumerate(["p1"] * first + ["p2"] * second + [None] * none):
+            lines.append(json.dumps(make_record(f"{agent} vs {agent}", i, winner, config_hash=h, plies=3),
+                                    sort_keys=True))
+    (folder / "games.jsonl").write_text("\n".join(lines) + "\n" + tail, encoding="utf-8")
+    doc: dict = {"name": name, "plan": plan}
+    if not swept:
+        (budget,) = budgets
+        doc["budget"] = {"mode": "device", "seconds": budget, "profile": "android-2023"}
+    (folder / "config.yaml").write_text(json.dumps(doc), encoding="utf-8")  # YAML reads JSON
+    return folder

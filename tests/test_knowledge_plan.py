@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import itertools
 import re
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from study_helpers import assert_plan_precedes_games
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "studies"))
@@ -139,25 +138,8 @@ def test_each_config_plans_the_games_the_plan_counts(design: kp.Design) -> None:
     assert config.settings.seed == 2027
 
 
-def _git(*args: str) -> str:
-    return subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True, check=True).stdout.strip()
-
-
 def test_the_plan_was_committed_before_the_first_game_of_the_study() -> None:
     """The plan's first commit is an ancestor of every commit that added a store file of
     results/knowledge/ (the issue's "the plan's commit preceding the first result's"), and no
     store file was added in the plan's own commit."""
-    if shutil.which("git") is None or not (ROOT / ".git").exists():
-        pytest.skip("not a git checkout: the history cannot be read")
-    if _git("rev-parse", "--is-shallow-repository") == "true":
-        pytest.skip("a shallow clone: the plan's first commit may be missing")
-    plan = _git("log", "--diff-filter=A", "--format=%H", "--", "docs/knowledge-plan.md").splitlines()
-    results = _git("log", "--diff-filter=A", "--format=%H", "--", "results/knowledge/*/games*").splitlines()
-    if not results:
-        pytest.skip("no game of results/knowledge/ is committed yet")
-    assert plan, "docs/knowledge-plan.md has no commit"
-    first_plan = plan[-1]
-    for commit in results:
-        assert commit != first_plan, "the plan and games were added in one commit"
-        ancestor = subprocess.run(["git", "-C", str(ROOT), "merge-base", "--is-ancestor", first_plan, commit])
-        assert ancestor.returncode == 0, f"{commit[:10]} adds study games before the plan's {first_plan[:10]}"
+    assert_plan_precedes_games(ROOT, "docs/knowledge-plan.md", "results/knowledge/*/games*")

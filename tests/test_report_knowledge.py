@@ -8,7 +8,6 @@ settings, one record a game) so the command reads them as it will read the study
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 from pathlib import Path
@@ -17,7 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
-from report_fixtures import make_record
+from study_helpers import Cell, write_paired_store
 
 from boopexp.analysis.ratings_bootstrap import bootstrap_ratings
 from boopexp.interfaces.cli import main
@@ -150,52 +149,18 @@ def test_a_pair_of_two_pairings_is_refused():
 # Synthetic stores
 
 
-def _hash(*parts: object) -> str:
-    return hashlib.sha256(repr(parts).encode()).hexdigest()[:16]
-
-
-def _spec(agent: str, charge: float) -> dict:
+def _spec(agent: str, budget: float, charge: float) -> dict:
     if agent == "alphabeta":
-        return {"name": agent, "kind": "alphabeta", "params": {"node_cost_scale": charge, "max_depth": 0}}
-    return {"name": agent, "kind": "mcts", "params": {}}
+        return {"spec": {"name": agent, "kind": "alphabeta", "params": {"node_cost_scale": charge, "max_depth": 0}}}
+    return {"spec": {"name": agent, "kind": "mcts", "params": {}}}
 
 
-def write_store(root: Path, store: str, cells: list[tuple[str, str, float, float, tuple[int, int, int, int]]],
-                *, planned_extra: int = 0, tail: str = "", swept: bool = True) -> Path:
+def write_store(root: Path, store: str, cells: list[Cell], *, planned_extra: int = 0, tail: str = "",
+                swept: bool = True) -> Path:
     """A store of ``cells`` (A, B, budget, charge, (won both, split, lost both, left out)) as
-    boopexp run writes it: config.yaml named knowledge-<store> with each setting's plan item, and
-    game i of "A vs B" and of "B vs A" for every pair. A split is won by the Blue seat; a pair
-    left out has its second game without a winner. ``planned_extra``: games planned, not stored.
-    ``swept=False``: a config without a sweep (the ladders), whose plan items carry no budget: it
-    is the document's own, as boopexp run writes it."""
-    folder = root / store
-    folder.mkdir(parents=True)
-    lines, plan = [], []
-    for a, b, budget, charge, (one, half, zero, left_out) in cells:
-        outcomes = ["AA"] * one + ["AB"] * half + ["BB"] * zero + ["A-"] * left_out
-        for p1, p2, seat in ((a, b, 0), (b, a, 1)):
-            h = _hash(store, p1, p2, budget, charge)
-            plan.append({"pairing": f"{p1} vs {p2}", "p1": p1, "p2": p2, "config_hash": h,
-                         "games": len(outcomes) + planned_extra,
-                         "p1_spec": _spec(p1, charge), "p2_spec": _spec(p2, charge)})
-            if swept:
-                plan[-1]["budget"] = {"mode": "device", "seconds": budget, "profile": "android-2023"}
-            for i, o in enumerate(outcomes):
-                # o[seat]: who won the game in which A has seat ``seat`` (0: Blue); 'AB': Blue won both
-                who = o[seat] if o != "AB" else ("A" if seat == 0 else "B")
-                if who == "-":
-                    winner = None
-                else:
-                    winner = "p1" if (who == "A") == (p1 == a) else "p2"
-                lines.append(json.dumps(make_record(f"{p1} vs {p2}", i, winner, config_hash=h, plies=3),
-                                        sort_keys=True))
-    (folder / "games.jsonl").write_text("\n".join(lines) + "\n" + tail, encoding="utf-8")
-    doc: dict = {"name": f"knowledge-{store}", "plan": plan}
-    if not swept:
-        (budget,) = {cell[2] for cell in cells}
-        doc["budget"] = {"mode": "device", "seconds": budget, "profile": "android-2023"}
-    (folder / "config.yaml").write_text(json.dumps(doc), encoding="utf-8")  # YAML reads JSON
-    return folder
+    boopexp run writes it, config.yaml named knowledge-<store> (study_helpers.write_paired_store)."""
+    return write_paired_store(root, f"knowledge-{store}", store, cells, item=_spec, planned_extra=planned_extra,
+                              tail=tail, swept=swept)
 
 
 NAN = math.nan
