@@ -10,7 +10,7 @@ JOBS   ?= 2
 comma  := ,
 
 .DEFAULT_GOAL := help
-.PHONY: help install lock lint test test-golden test-slurm bench run tables robustness knowledge seed-games reproduce openspiel clean-cache clean
+.PHONY: help install lock lint test test-golden test-slurm bench run tables robustness knowledge generality seed-games reproduce openspiel clean-cache clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -81,6 +81,9 @@ robustness: $(STAMP) ## The robustness study's claims.csv, tables and figures fr
 
 knowledge: $(STAMP) ## The knowledge study's pairings, claims, verdicts, ladder and figures from results/knowledge (docs/knowledge-plan.md)
 	$(BIN)/boopexp knowledge results/knowledge
+
+generality: $(STAMP) ## The generality study's claims per game, verdicts, ladders, gains and figures from results/generality (docs/generality-plan.md)
+	$(BIN)/boopexp generality results/generality
 
 seed-games: $(STAMP) ## The seed reports' rows (Pentago-Swap, Colosseum) beside their numbers from results/seed-games (docs/seed-games.md)
 	$(BIN)/boopexp seed-games results/seed-games

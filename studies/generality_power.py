@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import math
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 from statsmodels.stats.power import NormalIndPower
@@ -22,16 +21,19 @@ from statsmodels.stats.proportion import proportion_effectsize
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from knowledge_power import (  # noqa: E402  (one home for the pair model and its exact sign test)
+from knowledge_power import (  # noqa: E402  (one home for the pair model, its exact sign test, a design)
     ALPHA,
+    Design,
     detectable_score,
     pair_probabilities,
     power_sign_test,
+    print_designs,
 )
 from robustness_power import elo_to_p  # noqa: E402
 
-#: The four games, in the order of their move space (plan §1).
-GAMES = ("connect-four", "boop", "colosseum", "pentago-swap")
+from boopexp.studies.generality import analysis  # noqa: E402  (one home for the games and move spaces)
+
+GAMES = analysis.GAMES
 #: A game family (game=G) holds four claims: Holm's first step.
 ALPHA_GAME = ALPHA / 4
 #: The all-games family holds five claims (G1, G2, G3a, G3b, G4).
@@ -52,29 +54,14 @@ PLANNED_SCORE = 0.65
 GAIN_SE = 60.0
 
 
-@dataclass(frozen=True)
-class Design:
-    """One config of the plan: its file, its pairings, pairs per pairing and sweep points."""
-
-    config: str
-    pairings: int
-    pairs: int
-    points: int
-    budget: str
-
-    @property
-    def games(self) -> int:
-        return self.pairings * 2 * self.pairs * self.points
-
-
 def designs() -> tuple[Design, ...]:
     out = []
     for g in GAMES:
         out += [
-            Design(f"configs/generality/{g}-claims.yaml", CLAIM_PAIRINGS, CLAIM_PAIRS, 1, "1"),
-            Design(f"configs/generality/{g}-budgets.yaml", 2, SENSITIVITY_PAIRS, 2, "0.25, 4"),
-            Design(f"configs/generality/{g}-costs.yaml", 2, SENSITIVITY_PAIRS, 2, "1"),
-            Design(f"configs/generality/{g}-mirror.yaml", 2, MIRROR_PER_SIDE, 1, "1"),
+            Design(f"configs/generality/{g}-claims.yaml", CLAIM_PAIRINGS, CLAIM_PAIRS, 1),
+            Design(f"configs/generality/{g}-budgets.yaml", 2, SENSITIVITY_PAIRS, 2),  # 0.25 and 4 s
+            Design(f"configs/generality/{g}-costs.yaml", 2, SENSITIVITY_PAIRS, 2),  # solver_move x0.5, x2
+            Design(f"configs/generality/{g}-mirror.yaml", 2, MIRROR_PER_SIDE, 1),
         ]
     return tuple(out)
 
@@ -123,8 +110,8 @@ def measure_move_spaces() -> dict[str, float]:
     return out
 
 
-#: The move spaces measured by --move-space before any game of the study (plan §3).
-MOVE_SPACE = {"connect-four": 6.9, "boop": 40.1, "colosseum": 57.2, "pentago-swap": 169.3}
+#: The move spaces measured by --move-space before any game of the study (plan §3), the analysis's.
+MOVE_SPACE = analysis.MOVE_SPACE
 
 
 def main() -> None:
@@ -152,10 +139,7 @@ def main() -> None:
     if not any(math.isnan(v) for v in spaces.values()):
         print(f"G2: slope SE {slope_se(spaces):.1f} Elo per doubling at a gain SE of {GAIN_SE:.0f}; "
               f"detectable slope (80%, alpha {ALPHA_ALL:g}) {detectable_slope(spaces):.0f} Elo per doubling")
-    print("Games per design:")
-    for d in DESIGNS:
-        print(f"  {d.config}: {d.pairings} pairings x {d.pairs} pairs x 2 x {d.points} points = {d.games:,}")
-    print(f"  total {total_games():,}")
+    print_designs(DESIGNS)
 
 
 if __name__ == "__main__":

@@ -134,6 +134,14 @@ DESIGNS = (
 )
 
 
+def print_designs(designs: tuple[Design, ...]) -> None:
+    """Each design's games and their total (every study's power script prints them so)."""
+    print("Games per design:")
+    for d in designs:
+        print(f"  {d.config}: {d.pairings} pairings x {d.pairs} pairs x 2 x {d.points} points = {d.games:,}")
+    print(f"  total {sum(d.games for d in designs):,}")
+
+
 def total_games() -> int:
     return sum(d.games for d in DESIGNS)
 
@@ -159,10 +167,7 @@ def main() -> None:
               f"{power_pair_tost(pairs, alpha=ALPHA_FIRST_HOLM_STEP):.2f} (alpha 0.0125)")
     print(f"Bradley-Terry ladder at 1 s, 7 agents, 200 games a pairing: SE of a rating difference "
           f"≈ {bt_difference_se(6 * 2 * LADDER_PAIRS):.1f} Elo (games independent; pairs make it smaller)")
-    print("Games per design:")
-    for d in DESIGNS:
-        print(f"  {d.config}: {d.pairings} pairings x {d.pairs} pairs x 2 x {d.points} points = {d.games:,}")
-    print(f"  total {total_games():,}")
+    print_designs(DESIGNS)
 
 
 if __name__ == "__main__":

@@ -17,6 +17,8 @@ sys.path.insert(0, str(ROOT / "studies"))
 
 import generality_power as gp  # noqa: E402
 
+from boopexp.studies.generality import analysis as ga  # noqa: E402
+
 PLAN = (ROOT / "docs" / "generality-plan.md").read_text(encoding="utf-8")
 
 
@@ -52,6 +54,7 @@ def test_the_power_numbers_quoted_in_the_plan() -> None:
 
 
 def test_the_plan_quotes_the_measured_move_spaces_and_g2s_power() -> None:
+    assert gp.MOVE_SPACE is ga.MOVE_SPACE and gp.GAMES == ga.GAMES  # one home: the analysis's
     assert all(not math.isnan(v) and v > 1 for v in gp.MOVE_SPACE.values()), "measure them: --move-space"
     for game, value in gp.MOVE_SPACE.items():
         row = next(line for line in PLAN.splitlines() if line.startswith(f"| `{game}` |"))
@@ -111,3 +114,23 @@ def test_each_game_plays_the_planned_pairings(game: str) -> None:
     # the game's own solver_move x0.5 and x2, not budget.costs.solver_scale (which scales boop.'s)
     base = Budget().device_profile(get(game).device_costs()).solver_move
     assert docs["costs"]["sweep"] == {"budget.costs.solver_move": [pytest.approx(base / 2), pytest.approx(base * 2)]}
+
+
+@pytest.mark.parametrize("game", gp.GAMES)
+def test_every_component_the_analysis_tests_is_a_pairing_its_store_plays(game: str) -> None:
+    stores = {store: {frozenset(p) for p in _pairings(store)} for store in ga.STORES if ga.game_of(store) == game}
+    for condition, claims in ga.families():
+        for _, components in claims:
+            for c in components:
+                if ga.game_of(c.store) == game:
+                    assert frozenset((c.a, c.b)) in stores[c.store], (condition, c)
+    assert {Path(d.config).stem for d in gp.DESIGNS} == set(ga.STORES)
+    costs = _sweep(f"{game}-costs")
+    assert list(costs) == [ga.SWEPT_COST]
+    assert [round(v / ga.calibrated_solver_move(game), 6) for v in costs[ga.SWEPT_COST]] == [0.5, 2.0]
+
+
+def _sweep(stem: str) -> dict:
+    import yaml
+
+    return yaml.safe_load((ROOT / "configs" / "generality" / f"{stem}.yaml").read_text(encoding="utf-8"))["sweep"]

@@ -19,7 +19,7 @@ What every study shares lives here once:
 One folder per study, each an ``analysis`` (the stores → every claim's test, the families) and a
 ``report`` (the tables, figures and files): ``robustness`` (``boopexp robustness``,
 docs/robustness-plan.md; its ``figures`` too), ``knowledge`` (``boopexp knowledge``,
-docs/knowledge-plan.md) and
+docs/knowledge-plan.md), ``generality`` (``boopexp generality``, docs/generality-plan.md) and
 ``seed_games`` (``boopexp seed-games``, docs/seed-games.md: the seed reports' rows beside their
 numbers). ``beyond`` holds the ``rows`` of docs/beyond.md (descriptive, no claims;
 written by the script studies/beyond.py at the repository's top). docs/architecture.md ("The

@@ -257,7 +257,8 @@ def pair_counts(pairs: pd.DataFrame, store: str, a: str, b: str, budget: float, 
 
 @dataclass(frozen=True)
 class Component:
-    """One pairing a claim tests: A beats B in ``store`` at ``budget`` s and ``charge`` (NaN: none)."""
+    """One pairing a claim tests: A beats B in ``store`` at ``budget`` s and ``charge`` (NaN: none);
+    ``label`` (a game) prefixes its name where one claim spans several (names are unique in a claim)."""
 
     claim: str
     store: str
@@ -265,11 +266,12 @@ class Component:
     b: str
     budget: float
     charge: float
+    label: str = ""
 
     @property
     def name(self) -> str:
         where = f"{self.budget:g} s" + ("" if math.isnan(self.charge) else f", {charge_label(self.charge)}")
-        return f"{self.a} vs {self.b} ({where})"
+        return (f"{self.label}: " if self.label else "") + f"{self.a} vs {self.b} ({where})"
 
 
 @dataclass(frozen=True)

@@ -60,6 +60,17 @@ def score_text(x: float, low: float, high: float) -> str:
     return f"{x:.3f} [{low:.3f}, {high:.3f}]"
 
 
+def partial_notes(study: pr.StudyGames) -> list[str]:
+    """The notes that label a partial analysis: the stores without games, the incomplete ones."""
+    notes = []
+    if study.missing:
+        notes.append("PARTIAL ANALYSIS: stores without games (their claims are left out): "
+                     + ", ".join(study.missing) + ".")
+    for name, (have, planned) in sorted(study.incomplete.items()):
+        notes.append(f"PARTIAL ANALYSIS: store {name} is incomplete: {have:,} of {planned:,} planned games.")
+    return notes
+
+
 # ---------------------------------------------------------------------------------------------
 # Tables
 
@@ -179,6 +190,13 @@ def label_row(claim: str, condition: str, components: int, label: str, detail: s
             "p_negligible": math.nan, "p_negligible_holm": math.nan, "verdict": label, "detail": detail}
 
 
+def across_row(claim: str, condition: str, scales: Sequence[float], verdicts: Sequence[str],
+               label: str) -> dict[str, Any]:
+    """The row labelling a claim across a sensitivity's scales (×0.5, ×1, ×2): each scale's verdict."""
+    return label_row(claim, condition, len(scales), label, "; ".join(
+        f"{pr.charge_label(x)} {v or 'not tested'}" for x, v in zip(scales, verdicts)))
+
+
 def verdicts_table(rows: Sequence[dict[str, Any]], plan: str, notes: str) -> Table:
     """Per claim and family: the Holm-adjusted p-values and the verdict (rows of :func:`judged_rows`
     and :func:`label_row`)."""
@@ -204,6 +222,28 @@ def ladder_rows(lad: pr.Ladder) -> list[dict[str, Any]]:
                  "ci_high": fit.first_move_ci[1], "games": fit.games, "wins": 0, "losses": 0,
                  "no_winner": fit.no_winner})
     return rows
+
+
+def ladder_table(ladders: Sequence[pr.Ladder], anchor: str, *, title: str, notes: str,
+                 labelled: bool = False) -> Table:
+    """ladder.csv: every fit's rows (:func:`ladder_rows`), each fit's method in the notes;
+    ``labelled``: a first column ``game`` holding each fit's label (several ladders a budget)."""
+    rows: list[dict[str, Any]] = [({"game": lad.label} if labelled else {}) | row
+                                  for lad in ladders for row in ladder_rows(lad)]
+    columns = (("game",) if labelled else ()) + LADDER_COLUMNS
+    data = pd.DataFrame(rows, columns=list(columns))
+    display = tuple(
+        ((r["game"],) if labelled else ()) + (
+            f"{r['budget']:g} s", r["agent"], fmt_elo(r["elo"]),
+            DASH if r["agent"] == anchor else f"[{fmt_elo(r['ci_low'])}, {fmt_elo(r['ci_high'])}]", f"{r['games']:,}")
+        for r in data.to_dict("records")
+    )
+    methods = [f"{lad.label + ', ' if labelled else ''}{lad.budget:g} s: {lad.boot.fit.method}." for lad in ladders]
+    return Table(
+        name="ladder", title=title, data=data,
+        headers=(("game",) if labelled else ()) + ("budget", "agent", "Elo", "95% CI", "games"),
+        align=("l" if labelled else "") + "llrrr", rows=display, notes=(notes, *methods),
+    )
 
 
 # ---------------------------------------------------------------------------------------------

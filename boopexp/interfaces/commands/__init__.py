@@ -17,7 +17,7 @@ from boopexp.errors import ConfigError
 _COMMANDS: dict[str, tuple[str, ...]] = {
     "tables": ("tables",),
     "ratings": ("ratings",),
-    "studies": ("robustness", "knowledge", "seed_games"),
+    "studies": ("robustness", "knowledge", "generality", "seed_games"),
     "runs": ("run", "mirror", "status"),
     "bench": ("bench", "warmup"),
     "play": ("game", "calibrate", "replay", "play", "engine"),

@@ -1,5 +1,5 @@
-"""``boopexp robustness``, ``boopexp knowledge``, ``boopexp seed-games``: a pre-registered study's claims and
-files from its stores.
+"""``boopexp robustness``, ``boopexp knowledge``, ``boopexp generality``, ``boopexp seed-games``: a
+pre-registered study's claims and files from its stores.
 
 One command per study (the study itself is a folder of ``boopexp/studies/``); each reads the
 study's folder (default results/<study>), writes its files and prints what :func:`_report` prints:
@@ -83,6 +83,31 @@ def knowledge(root: Path, out_dir: Path | None) -> None:
     report, written = _report(lambda: rebuild(root, out_dir))
     verdicts = report.table("verdicts").data
     tested = verdicts[verdicts["condition"] != ACROSS_CHARGES]
+    partial = any(n.startswith("PARTIAL ANALYSIS") for n in report.notes)
+    click.echo(("PARTIAL: " if partial else "") + f"{len(tested)} claim tests: "
+               + (_counts(tested["verdict"]) or "none yet"))
+    click.echo(f"Wrote {written} files to {out_dir or root}/")
+
+
+@click.command("generality")
+@click.argument("root", required=False, default="results/generality", type=click.Path(path_type=Path))
+@click.option("--out", "out_dir", type=FOLDER, default=None,
+              help="Folder for the CSVs, generality-tables.md and the figures (default: ROOT).")
+def generality(root: Path, out_dir: Path | None) -> None:
+    """Test the generality study's claims on its stores (docs/generality-plan.md).
+
+    Reads ROOT/<game>-{claims,budgets,costs,mirror} for boop, connect-four, pentago-swap and
+    colosseum (default results/generality), forms the pairs (game i of both orders, one opening)
+    and writes games.csv (the claims per game), claims.csv, verdicts.csv, pairings.csv,
+    ladder.csv, gain.csv, first-move.csv, generality-tables.md and the ladder, gain and forest
+    figures. Missing or incomplete stores make a partial analysis, labelled as such; a folder
+    holding none of the stores is refused (exit 2, nothing written).
+    """
+    from boopexp.studies.generality.report import ACROSS_COSTS, rebuild
+
+    report, written = _report(lambda: rebuild(root, out_dir))
+    verdicts = report.table("verdicts").data
+    tested = verdicts[~verdicts["condition"].str.endswith(ACROSS_COSTS)]
     partial = any(n.startswith("PARTIAL ANALYSIS") for n in report.notes)
     click.echo(("PARTIAL: " if partial else "") + f"{len(tested)} claim tests: "
                + (_counts(tested["verdict"]) or "none yet"))

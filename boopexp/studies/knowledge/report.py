@@ -13,13 +13,11 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 from matplotlib.figure import Figure
 
-from boopexp.analysis.ratings_report import fmt_elo
-from boopexp.analysis.tables import DASH, Table, is_missing
+from boopexp.analysis.tables import Table, is_missing
 from boopexp.studies import pairs_report as prr
 from boopexp.studies import report as studies_report
 from boopexp.studies.knowledge import analysis as kn
@@ -53,8 +51,7 @@ def verdicts_table(judgement: kn.Judgement) -> Table:
     parts = {(t.claim, t.condition): len(t.parts) for t in judgement.tests}
     rows = prr.judged_rows(judgement, lambda claim, condition: parts[(claim, condition)])
     for claim, (verdicts, label) in kn.charge_robustness(judgement.judged).items():
-        rows.append(prr.label_row(claim, ACROSS_CHARGES, len(kn.CHARGES), label, "; ".join(
-            f"{kn.charge_label(c)} {v or 'not tested'}" for c, v in zip(kn.CHARGES, verdicts))))
+        rows.append(prr.across_row(claim, ACROSS_CHARGES, kn.CHARGES, verdicts, label))
     return prr.verdicts_table(rows, PLAN, (
         "Families: default (C1, C3 at 1 s; C2, C4 over the three budgets; node charge ×1), charge=0.5 and "
         "charge=2 (C1, C2), budget=0.25/1/4 (C1–C4 at that budget). supported: Holm p < 0.05; "
@@ -64,22 +61,10 @@ def verdicts_table(judgement: kn.Judgement) -> Table:
 
 
 def ladder_table(ladders: Sequence[kn.Ladder]) -> Table:
-    rows: list[dict[str, Any]] = [row for lad in ladders for row in prr.ladder_rows(lad)]
-    data = pd.DataFrame(rows, columns=list(LADDER_COLUMNS))
-    display = tuple(
-        (f"{r['budget']:g} s", r["agent"], fmt_elo(r["elo"]),
-         DASH if r["agent"] == kn.ANCHOR else f"[{fmt_elo(r['ci_low'])}, {fmt_elo(r['ci_high'])}]",
-         f"{r['games']:,}")
-        for r in data.to_dict("records")
-    )
-    methods = [f"{lad.budget:g} s: {lad.boot.fit.method}." for lad in ladders]
-    return Table(
-        name="ladder", title="The ladder: Bradley–Terry ratings per budget (reported, not a claim)",
-        data=data, headers=("budget", "agent", "Elo", "95% CI", "games"), align="llrrr", rows=display,
+    return prr.ladder_table(
+        ladders, kn.ANCHOR, title="The ladder: Bradley–Terry ratings per budget (reported, not a claim)",
         notes=(f"Anchor {kn.ANCHOR} = 0; '{BLUE_SEAT}' is the first-move term (p1 is Blue; its games: every "
-               "decided game of the budget). alphabeta×0.5 and ×2: alpha-beta at node charge ×0.5, ×2 (K3).",
-               *methods),
-    )
+               "decided game of the budget). alphabeta×0.5 and ×2: alpha-beta at node charge ×0.5, ×2 (K3)."))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -115,11 +100,7 @@ def analyse(study: kn.KnowledgeGames, *, resamples: int | None = None) -> Knowle
     judgement = kn.judge_all(pairs)
     ladders: list[kn.Ladder] = []
     notes: list[str] = []
-    if study.missing:
-        notes.append("PARTIAL ANALYSIS: stores without games (their claims are left out): "
-                     + ", ".join(study.missing) + ".")
-    for name, (have, planned) in sorted(study.incomplete.items()):
-        notes.append(f"PARTIAL ANALYSIS: store {name} is incomplete: {have:,} of {planned:,} planned games.")
+    notes += prr.partial_notes(study)
     notes += judgement.untested
     for t in kn.BUDGETS:
         lad = kn.ladder(study, t, resamples=kn.RESAMPLES if resamples is None else resamples)

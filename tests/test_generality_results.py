@@ -1,0 +1,92 @@
+"""The committed generality study: every planned game stored once, and its outputs are what
+``boopexp generality`` rebuilds from the stores, byte for byte.
+
+The plan is read from the configs (configs/generality/*.yaml), not from the stores.
+
+**Games and outputs go together** (a decision, so that nothing committed can disagree with the
+stores beside it): while results/generality/ holds no game, it must hold no output either (a
+table or figure without games would be a result without data), and the rebuild test says so and
+passes; once a store is committed, the outputs must be committed with it and equal a rebuild from
+the committed stores (a partial analysis is labelled PARTIAL in generality-tables.md and is still
+held to its stores). The lead commits each finished store with ``make generality``'s outputs.
+Only the completeness of a store that is not committed yet, and the figures when this matplotlib
+is not the one that drew them, are skipped (saying why).
+"""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import pytest
+from study_helpers import (
+    FIGURE_SUFFIXES,
+    TEXT_SUFFIXES,
+    assert_figures_rebuilt,
+    assert_store_complete,
+    assert_texts_rebuilt,
+    committed_outputs,
+)
+
+from boopexp.experiments.store import has_games_files
+from boopexp.studies.generality import analysis as ga
+from boopexp.studies.generality import report as gr
+
+ROOT = Path(__file__).resolve().parent.parent
+STUDY = ROOT / "results" / "generality"
+CONFIGS = ROOT / "configs" / "generality"
+
+
+def stored() -> list[str]:
+    return [s for s in ga.STORES if has_games_files(STUDY / s)]
+
+
+def outputs() -> list[Path]:
+    return committed_outputs(STUDY, TEXT_SUFFIXES + FIGURE_SUFFIXES) if STUDY.is_dir() else []
+
+
+@pytest.mark.parametrize("store", ga.STORES)
+def test_committed_store_is_complete_without_duplicates(store):
+    folder = STUDY / store
+    if not has_games_files(folder):
+        pytest.skip(f"results/generality/{store} is not committed yet")
+    assert_store_complete(folder, CONFIGS / f"{store}.yaml", store)
+
+
+def test_no_outputs_without_games_and_none_missing_with_them():
+    if not stored():
+        assert not outputs(), f"results/generality holds outputs but no game: {[p.name for p in outputs()]}"
+        return
+    assert (STUDY / "verdicts.csv").exists(), ("results/generality holds games but not their outputs: run "
+                                               "make generality and commit them with the stores")
+
+
+@pytest.fixture(scope="module")
+def rebuilt(tmp_path_factory) -> Path | None:
+    """The study rebuilt into a temporary folder (once), or None while no game is committed."""
+    if not stored():
+        return None
+    out = tmp_path_factory.mktemp("generality")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        gr.rebuild(STUDY, out)
+    return out
+
+
+def test_outputs_rebuild_byte_for_byte(rebuilt):
+    if rebuilt is None:
+        assert not outputs()  # nothing to rebuild, and nothing committed that would need it
+        return
+    assert_texts_rebuilt(STUDY, rebuilt)
+
+
+def test_figures_rebuild_byte_for_byte(rebuilt):
+    if rebuilt is None:
+        assert not outputs()
+        return
+    assert_figures_rebuilt(STUDY, rebuilt, "generality-tables.md", set(gr.FIGURES) - _figures_without_data(rebuilt))
+
+
+def _figures_without_data(rebuilt: Path) -> set[str]:
+    """The figures a partial study does not draw yet (no ladder, gain or claim to show)."""
+    return {stem for stem in gr.FIGURES if not (rebuilt / f"{stem}.svg").exists()}
