@@ -66,7 +66,7 @@ AGENTS: tuple[str, ...] = ("mcts-co", "mcts+SE", "mcts+EP", "mcts+SP", "mcts+S",
 MIRRORED: tuple[str, ...] = ("mcts-co", "vanilla")
 ALL_GAMES = "all games"
 PAIR_CLAIMS: tuple[str, ...] = ("G1", "G3a", "G3b", "G4")
-#: The claims with a sensitivity to the solver costs and the budget (plan §3).
+#: The claims with a sensitivity to the solver_move cost and the budget (plan §3).
 SENSITIVE: tuple[str, ...] = ("G1", "G4")
 #: The ladders' bootstrap and G2's (plan §5).
 RESAMPLES = 2000
@@ -168,7 +168,7 @@ def judge_all(pairs: pd.DataFrame, slope: cl.Outcome | None) -> pr.Judgement:
 
 
 def cost_robustness(judged: Sequence[cl.Judged]) -> dict[tuple[str, str], tuple[list[str], str]]:
-    """(game, claim) → the verdicts of G1 and G4 at solver costs ×0.5, ×1 (the game's family), ×2
+    """(game, claim) → the verdicts of G1 and G4 at solver_move cost ×0.5, ×1 (the game's family), ×2
     and the label: ``robust`` (supported at all three), ``cost-dependent`` (at some), ``supported
     at no cost scale``, or ``incomplete``."""
     by = {(j.outcome.claim, j.condition): j.verdict for j in judged}
@@ -187,7 +187,7 @@ def cost_robustness(judged: Sequence[cl.Judged]) -> dict[tuple[str, str], tuple[
 
 
 def game_games(study: pr.StudyGames, game: str) -> pd.DataFrame:
-    """The games of ``game``'s ladder: its claims and budgets stores (solver costs as calibrated)."""
+    """The games of ``game``'s ladder: its claims and budgets stores (device costs as calibrated)."""
     games = study.games
     return games[games["store"].isin([store(game, "claims"), store(game, "budgets")])]
 

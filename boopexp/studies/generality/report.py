@@ -56,7 +56,7 @@ def verdicts_table(judgement: pr.Judgement) -> Table:
         "Families: all games (G1, G2, G3a, G3b, G4 on every game), game=G (G1, G3a, G3b, G4 on G), "
         "game=G, budget=0.25/4 and game=G, costs=×0.5/×2 (G1, G4). supported: Holm p < 0.05; contradicted: "
         "Holm p opposite < 0.05; not supported: Holm p negligible < 0.05; else inconclusive. Across costs: "
-        "robust (supported at solver costs ×0.5, ×1, ×2), cost-dependent (at some), supported at no cost "
+        "robust (supported at solver_move cost ×0.5, ×1, ×2), cost-dependent (at some), supported at no cost "
         "scale, incomplete (not tested at every scale)."))
 
 
@@ -87,7 +87,7 @@ def ladder_table(ladders: Sequence[pr.Ladder]) -> Table:
         ladders, ga.ANCHOR, labelled=True,
         title="The ladder per game and budget: Bradley–Terry ratings (reported, not a claim)",
         notes=(f"Anchor {ga.ANCHOR} = 0; '{prr.BLUE_SEAT}' is the first-move term. Each game's claims and budgets "
-               "stores (solver costs as calibrated); a bootstrap of the pairs."))
+               "stores (device costs as calibrated); a bootstrap of the pairs."))
 
 
 def gain_table(gains: Sequence[ga.Gain]) -> Table:
@@ -210,7 +210,7 @@ def analyse(study: pr.StudyGames, *, resamples: int | None = None) -> Generality
     pairings = prr.pairings_table(pairs, ga.STORES, PLAN)
     for r in pairings.data.to_dict("records"):
         where = f"{r['store']}: {r['agent']} vs {r['opponent']} at {r['budget']:g} s" + (
-            "" if is_missing(r["charge"]) or r["charge"] == 1.0 else f", solver costs {pr.charge_label(r['charge'])}")
+            "" if is_missing(r["charge"]) or r["charge"] == 1.0 else f", solver_move {pr.charge_label(r['charge'])}")
         if r["flagged"]:
             notes.append(f"{where}: {r['left_out']} of {r['pairs']} pairs ({100 * r['left_out_share']:.1f}%) left "
                          "out for a game without a winner (more than 5 %).")
