@@ -14,6 +14,7 @@ from boopexp.agents.budget import DEVICE_PROFILES, Budget
 from boopexp.errors import ConfigError
 from boopexp.experiments.config import parse_config
 from boopexp.experiments.store import StoreReader, decode_record
+from boopexp.games import registry as games
 from boopexp.interfaces.cli import main
 from boopexp.play import identity
 
@@ -107,6 +108,21 @@ def test_cost_axes_are_sweepable():
                    "sweep: {budget.costs.solver_scale: [0.5, 1, 2]}\n")
     moves = [p.budget.device_profile().solver_move for p in c.plan()[::2]]
     assert moves == [3.7, 7.4, 14.8] and all(p.budget.device_profile().node == 70 for p in c.plan())
+
+
+
+@pytest.mark.parametrize("game", ["connect-four", "pentago-swap", "colosseum"])
+def test_solver_scale_scales_the_game_s_own_solver_costs(game):
+    """Another game's calibrated costs, not boop.'s, are what ``solver_scale`` multiplies (a sweep of
+    it gave every game boop.'s 3.7 and 14.8 device-us)."""
+    own = games.get(game).device_costs()
+    c = cfg(HEAD + f"game: {game}\n" + "budget: {mode: device, seconds: 0.1}\n"
+            "pairings: [[mcts-co, vanilla]]\nsweep: {budget.costs.solver_scale: [0.5, 2]}\n")
+    for point in c.plan()[::2]:
+        scale = dict(point.sweep)["budget.costs.solver_scale"]
+        played = point.budget.device_profile(own)
+        assert played.solver_move == pytest.approx(scale * own["solver_move"])
+        assert played.random_ply == own["random_ply"]
 
 
 BAD = [

@@ -178,8 +178,10 @@ class Budget:
         return {"mode": "iterations", "iterations": self.iterations}
 
     @classmethod
-    def from_mapping(cls, data: Mapping[str, Any] | None) -> Budget:
-        """Parse a YAML ``budget:`` mapping; a key the mode does not use raises ConfigError naming it."""
+    def from_mapping(cls, data: Mapping[str, Any] | None, game_costs: Mapping[str, float] | None = None) -> Budget:
+        """Parse a YAML ``budget:`` mapping; a key the mode does not use raises ConfigError naming it.
+        ``game_costs``: the game's own costs (:meth:`boopexp.games.registry.Game.device_costs`), which
+        ``costs.solver_scale`` scales (boop.: none, the profile's)."""
         if data is None:
             return cls()
         schema.mapping(data, "budget", "a mapping like {mode: device, seconds: 1.0}")
@@ -188,12 +190,14 @@ class Budget:
         values = dict(data)
         if "costs" in values:
             profile = schema.choice(values.get("profile", cls.profile), "budget.profile", DEVICE_PROFILES)
-            values["costs"] = effective_costs(values["costs"], DEVICE_PROFILES[profile])
+            base = dataclasses.replace(DEVICE_PROFILES[profile], **dict[str, Any](game_costs or {}))
+            values["costs"] = effective_costs(values["costs"], base)
         return cls(**values)
 
 
 def effective_costs(data: Any, profile: DeviceProfile, where: str = "budget.costs") -> dict[str, float]:
-    """The costs a ``budget.costs`` mapping sets: overrides, then ``solver_scale`` on both solver costs.
+    """The costs a ``budget.costs`` mapping sets: overrides, then ``solver_scale`` on both solver costs
+    (those of ``profile``, the game's costs applied: :meth:`Budget.from_mapping`).
 
     Raises:
         ConfigError: not a mapping, an unknown cost, or a value that is not a positive number.

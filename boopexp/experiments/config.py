@@ -522,10 +522,11 @@ def _parse(data: Any, source: str, directory: str | None, settings_only: bool) -
                                                "(it names the output folder)")
         seed = identity.check_seed(data["seed"])
         games_per_side = 0 if settings_only else check_games_per_side(data["games_per_side"])
-        budget = Budget.from_mapping(data.get("budget"))
+        game, game_options = games.parse_game(data.get("game", DEFAULT_GAME), directory)
+        # costs.solver_scale scales the game's own solver costs, not boop.'s
+        budget = Budget.from_mapping(data.get("budget"), game.device_costs())
         preset = schema.choice(data.get("preset", DEFAULT_PRESET), "preset", PRESETS)
         max_plies = check_max_plies(data.get("max_plies"))
-        game, game_options = games.parse_game(data.get("game", DEFAULT_GAME), directory)
         params = _parse_params(data.get("params"), preset, game.paper_params())
         agents = roster.parse_agents(data.get("agents"), preset, params, directory)
         _check_agent_budgets(agents, budget, preset, params, directory)
