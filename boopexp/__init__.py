@@ -1,5 +1,5 @@
-"""``__version__``, the errors, and ``boopexp.Position`` / ``boopexp.Move`` served lazily (importing
-the package compiles nothing).
+"""``__version__``, the errors, and ``boopexp.Position`` / ``boopexp.Move`` and the Python API
+(``boopexp.load_games``, ``play_game``, ``run``, ...) served lazily (importing the package compiles nothing).
 
 boopexp: reproduce Richoux's MCTS + combinatorial-optimisation agents for boop.
 
@@ -24,22 +24,27 @@ from boopexp.errors import (
 _GAME_NAMES = {"Move": "boopexp.game.position", "MoveResult": "boopexp.game.position",
                "Position": "boopexp.game.position", "GamePosition": "boopexp.games.position",
                "GameMoveResult": "boopexp.games.position"}
+#: the Python API (:mod:`boopexp.api`, docs/python.md), served lazily too: reading a store loads
+#: pandas and pyarrow, and only playing a game loads numba
+_API_NAMES = ("load_games", "load_moves", "play_game", "ratings", "run", "table_one", "table_two")
+_LAZY = {**_GAME_NAMES, **dict.fromkeys(_API_NAMES, "boopexp.api")}
 
 __all__ = [
     "BoopError", "ConfigError", "GameMoveResult", "GamePosition", "IllegalMoveError", "InvalidMoveError",
-    "InvalidPositionError", "Move", "MoveResult", "Position", "StoreError", "__version__",
+    "InvalidPositionError", "Move", "MoveResult", "Position", "StoreError", "__version__", *_API_NAMES,
 ]
 
 
 def __getattr__(name: str):
-    """PEP 562 lazy attributes: ``boopexp.Position`` imports :mod:`boopexp.game.position` on first use.
+    """PEP 562 lazy attributes: ``boopexp.Position`` imports :mod:`boopexp.game.position` on first
+    use, ``boopexp.load_games`` :mod:`boopexp.api`.
 
     By module name (importlib), not an import statement: the package root sits above every
     module, and this is not an import-time dependency of the modules that read ``__version__``
     (tests/test_architecture.py follows import statements).
     """
-    if name in _GAME_NAMES:
+    if name in _LAZY:
         import importlib
 
-        return getattr(importlib.import_module(_GAME_NAMES[name]), name)
+        return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'boopexp' has no attribute {name!r}")

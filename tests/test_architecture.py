@@ -159,11 +159,11 @@ def test_engine_free_modules_import_no_engine_module():
 
 #: the layer folders, lowest first; the package root (``__version__``, lazy ``Position``),
 #: ``boopexp.errors`` and ``boopexp.schema`` (the checks every config parser shares) sit below
-#: them all; ``boopexp.openspiel`` (an adapter users import by that name) and ``__main__`` are
-#: interfaces.
+#: them all; ``boopexp.openspiel`` (an adapter users import by that name), ``boopexp.api`` (the
+#: Python API, docs/python.md) and ``__main__`` are interfaces.
 LAYERS = ("engine", "game", "games", "agents", "play", "experiments", "analysis", "tuning", "studies", "interfaces")
 BASE = {"boopexp", "boopexp.errors", "boopexp.schema"}
-TOP_LEVEL_INTERFACES = {"boopexp.openspiel", "boopexp.__main__"}
+TOP_LEVEL_INTERFACES = {"boopexp.openspiel", "boopexp.__main__", "boopexp.api"}
 
 
 def layer_of(module: str) -> int:
