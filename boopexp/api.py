@@ -50,6 +50,8 @@ ConfigLike = Union[str, "os.PathLike[str]", Mapping[str, Any], "ExperimentConfig
 #: of one ``config_hash`` shares (read from one record of each), and the game's opening.
 SETTINGS_COLUMNS: tuple[str, ...] = ("game", "game_options", "budget_mode", "budget_seconds",
                                      "budget_iterations", "preset", "max_plies", "opening")
+#: A telemetry entry's keys that are not counters (:func:`load_moves` reads every other as a number).
+_NOT_COUNTERS = frozenset({"ply", "player", "agent"})
 
 
 # ---------------------------------------------------------------------------------------------
@@ -134,9 +136,9 @@ def load_moves(*paths: PathLike, warn: bool = True) -> pd.DataFrame:
         :func:`load_games`), ``ply`` (from 1), ``player`` (``p1``/``p2``), ``agent``, ``move``
         (the move in the game's notation), then the telemetry (docs/architecture.md, "The game
         record"): ``iterations``, ``solver_calls``, ``equivalent_moves``,
-        ``equivalent_candidates``, ``tree_nodes``, ``nodes_created``, ``playout_plies``,
-        ``solver_moves``, ``device_seconds``, ``host_cpu_seconds`` and the optional counters, NaN
-        where a move has none.
+        ``equivalent_candidates``, ``tree_nodes``, ``device_seconds``, ``host_cpu_seconds``,
+        ``search_depth``, ``tt_hits``, ``proven_nodes``, then every other counter the records
+        hold (``nodes_created``, ``playout_plies``, ``solver_moves``, ...), NaN where a move has none.
 
     Raises
     ------
@@ -156,8 +158,9 @@ def load_moves(*paths: PathLike, warn: bool = True) -> pd.DataFrame:
     data = _load(paths, warn)
     rows = [row for _, rows in _records(data) for row in rows]
     columns = ["config_hash", "pairing", "game_index", "ply", "player", "agent", "move", *TELEMETRY_FIELDS]
-    frame = pd.DataFrame(rows, columns=columns)
-    return frame.astype({"ply": "int64", "game_index": "int64"})
+    extra = dict.fromkeys(k for row in rows for k in row if k not in columns)  # the other counters, in order seen
+    frame = pd.DataFrame(rows, columns=[*columns, *extra])
+    return frame.astype({"ply": "int64", "game_index": "int64", **dict.fromkeys(extra, "float64")})
 
 
 def _load(paths: Sequence[Any], warn: bool) -> GameData:
@@ -192,14 +195,12 @@ def _with_settings(data: GameData, warn: bool) -> pd.DataFrame:
     import numpy as np
     import pandas as pd
 
-    from boopexp.experiments.store import StoreReader
-
     games = data.games.copy()
     paths, file_of, lines = _locations(data)
     groups = pd.MultiIndex.from_arrays([games["source"], games["config_hash"]])
     codes, unique = groups.factorize()
-    firsts = [int(np.flatnonzero(codes == g)[0]) for g in range(len(unique))]
-    samples = [_read_one(paths[file_of[r]], int(lines[r])) for r in firsts]
+    firsts = np.unique(codes, return_index=True)[1] if len(games) else np.zeros(0, dtype=np.int64)
+    samples = _read_rows(paths, file_of, lines, firsts)
     settings = pd.DataFrame([_settings_of(s) for s in samples], columns=list(SETTINGS_COLUMNS[:-1]))
     for column in settings:
         games[column] = settings[column].to_numpy()[codes] if len(games) else settings[column]
@@ -208,22 +209,29 @@ def _with_settings(data: GameData, warn: bool) -> pd.DataFrame:
     started = [g for g, s in enumerate(samples) if s.get("start")]
     if started:
         rows = np.flatnonzero(np.isin(codes, started))
-        order = rows[np.lexsort((lines[rows], file_of[rows]))]
-        for path_index in np.unique(file_of[order]).tolist():
-            these = order[file_of[order] == path_index]
-            path = paths[path_index]
-            reader = StoreReader(path.parent)
-            for row, record in zip(these, reader.records_at([(path, int(lines[r])) for r in these])):
-                opening[row] = record.get("start") or ""
+        for row, record in zip(rows, _read_rows(paths, file_of, lines, rows)):
+            opening[row] = record.get("start") or ""
     games["opening"] = pd.Series(opening, index=games.index, dtype="str")
     return games
 
 
-def _read_one(path: Path, line: int) -> dict[str, Any]:
-    """The record at ``line`` of ``path`` (a store's file)."""
+def _read_rows(paths: Sequence[Path], file_of: Any, lines: Any, rows: Any) -> list[dict[str, Any]]:
+    """The records of some game rows (by the store file and line of each: :func:`_locations`), in
+    the order of ``rows``, each file read once (``StoreReader.records_at``, in file order)."""
+    import numpy as np
+
     from boopexp.experiments.store import StoreReader
 
-    return dict(StoreReader(path.parent).record((path, line)))
+    rows = np.asarray(rows, dtype=np.int64)
+    order = np.lexsort((lines[rows], file_of[rows]))
+    found: list[dict[str, Any]] = [{} for _ in rows]
+    for f in np.unique(file_of[rows]).tolist():
+        these = order[file_of[rows[order]] == f]
+        path = paths[f]
+        records = StoreReader(path.parent).records_at([(path, int(lines[rows[i]])) for i in these])
+        for i, record in zip(these.tolist(), records):
+            found[i] = dict(record)
+    return found
 
 
 def _settings_of(record: Mapping[str, Any]) -> tuple[Any, ...]:
@@ -241,7 +249,7 @@ def _settings_of(record: Mapping[str, Any]) -> tuple[Any, ...]:
 def _records(data: GameData) -> Iterator[tuple[int, list[dict[str, Any]]]]:
     """Each counted game's ply rows (:func:`boopexp.analysis.moves.ply_rows`, with its moves), by
     row of ``data.games``, a store file's lines streamed block by block."""
-    from boopexp.analysis.moves import ply_rows
+    from boopexp.analysis.moves import number, ply_rows
     from boopexp.experiments.store import StoreReader
 
     games = data.games
@@ -249,16 +257,19 @@ def _records(data: GameData) -> Iterator[tuple[int, list[dict[str, Any]]]]:
         reader = StoreReader(f.path.parent)
         wanted = dict(zip(f.lines.tolist(), f.rows.tolist()))
         for block in reader.blocks(f.path):
-            for number, raw in block:
-                row = wanted.get(number)
+            for line, raw in block:
+                row = wanted.get(line)
                 if row is None:
                     continue
-                record = reader.decode(f.path, number, raw)
+                record = reader.decode(f.path, line, raw)
                 game = {k: games[k].iat[row] for k in ("config_hash", "pairing", "game_index", "p1", "p2")}
                 rows = ply_rows(record, game)
                 moves = record.get("moves") or []
-                for i, r in enumerate(rows):
+                entries = [e for e in record.get("telemetry") or [] if isinstance(e, dict)]
+                for i, (r, entry) in enumerate(zip(rows, entries)):
                     r["move"] = moves[i] if len(moves) == len(rows) else None
+                    # the counters ply_rows does not read (nodes_created, playout_plies, ...), as numbers
+                    r.update((k, number(v)) for k, v in entry.items() if k not in r and k not in _NOT_COUNTERS)
                 yield row, rows
 
 

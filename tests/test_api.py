@@ -71,6 +71,8 @@ def test_load_moves_is_one_row_a_ply_of_every_game():
     assert first["ply"].tolist() == list(range(1, len(first) + 1))
     assert first["player"].iloc[:2].tolist() == ["p1", "p2"]
     assert first["move"].notna().all() and (first["iterations"] > 0).all()
+    # the counters beyond the tables' (ply_rows') are read too, from the same records
+    assert (first["playout_plies"] > 0).all() and first["nodes_created"].notna().all()
 
 
 @pytest.mark.parametrize("call, words", [
