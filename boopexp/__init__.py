@@ -10,6 +10,8 @@ running ``boopexp --help``, compiles nothing.
 
 __version__ = "0.1.0"
 
+from typing import TYPE_CHECKING
+
 from boopexp.errors import (
     BoopError,
     ConfigError,
@@ -28,6 +30,12 @@ _GAME_NAMES = {"Move": "boopexp.game.position", "MoveResult": "boopexp.game.posi
 #: pandas and pyarrow, and only playing a game loads numba
 _API_NAMES = ("load_games", "load_moves", "play_game", "ratings", "run", "table_one", "table_two")
 _LAZY = {**_GAME_NAMES, **dict.fromkeys(_API_NAMES, "boopexp.api")}
+
+# What mypy sees of the API's lazy names, re-exported by __all__ (which ruff does not read through
+# *_API_NAMES: F401): a user's calls are type-checked. Types only, never run
+# (tests/test_architecture.py lets the package root, and only it, name them here).
+if TYPE_CHECKING:
+    from boopexp.api import load_games, load_moves, play_game, ratings, run, table_one, table_two  # noqa: F401
 
 __all__ = [
     "BoopError", "ConfigError", "GameMoveResult", "GamePosition", "IllegalMoveError", "InvalidMoveError",

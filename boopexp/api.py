@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
 from boopexp import schema
+from boopexp.errors import StoreError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -217,20 +218,29 @@ def _with_settings(data: GameData, warn: bool) -> pd.DataFrame:
 
 def _read_rows(paths: Sequence[Path], file_of: Any, lines: Any, rows: Any) -> list[dict[str, Any]]:
     """The records of some game rows (by the store file and line of each: :func:`_locations`), in
-    the order of ``rows``, each file read once (``StoreReader.records_at``, in file order)."""
+    the order of ``rows``: each file's lines streamed block by block (``StoreReader.blocks``), only
+    the wanted ones decoded (``StoreReader.decode``), the file left once they are all found (the
+    first game of each settings is near the start of a big segment: a few blocks, not the segment)."""
     import numpy as np
 
     from boopexp.experiments.store import StoreReader
 
     rows = np.asarray(rows, dtype=np.int64)
-    order = np.lexsort((lines[rows], file_of[rows]))
     found: list[dict[str, Any]] = [{} for _ in rows]
     for f in np.unique(file_of[rows]).tolist():
-        these = order[file_of[rows[order]] == f]
         path = paths[f]
-        records = StoreReader(path.parent).records_at([(path, int(lines[rows[i]])) for i in these])
-        for i, record in zip(these.tolist(), records):
-            found[i] = dict(record)
+        wanted: dict[int, list[int]] = {}
+        for i in np.flatnonzero(file_of[rows] == f).tolist():
+            wanted.setdefault(int(lines[rows[i]]), []).append(i)
+        reader = StoreReader(path.parent)
+        for block in reader.blocks(path):
+            for line, raw in block:
+                for i in wanted.pop(line, ()):
+                    found[i] = dict(reader.decode(path, line, raw))
+            if not wanted:
+                break
+        if wanted:
+            raise StoreError(f"{path} changed while it was read (a seal or migrate?); read it again")
     return found
 
 

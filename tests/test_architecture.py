@@ -72,6 +72,17 @@ def _resolve(name: str, modules: set[str]) -> str | None:
     return name or None
 
 
+def _types_only(tree: ast.Module, mod: str) -> set[ast.AST]:
+    """The imports of the package root under ``if TYPE_CHECKING:``: the names it serves lazily
+    (the Python API, boopexp/api.py) declared for mypy, never imported when the package is. Only
+    the root's: anywhere else a type is a dependency like any other."""
+    if mod != "boopexp":
+        return set()
+    blocks = [n for n in tree.body if isinstance(n, ast.If) and isinstance(n.test, ast.Name)
+              and n.test.id == "TYPE_CHECKING"]
+    return {inner for block in blocks for inner in ast.walk(block) if isinstance(inner, (ast.Import, ast.ImportFrom))}
+
+
 def import_graph() -> dict[str, set[str]]:
     """module -> the boopexp modules it imports, at top level or inside any function."""
     files = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
@@ -79,7 +90,10 @@ def import_graph() -> dict[str, set[str]]:
     graph: dict[str, set[str]] = {m: set() for m in modules}
     for mod, path in files.items():
         package = mod if path.name == "__init__.py" else mod.rpartition(".")[0]
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if node in _types_only(tree, mod):
+                continue
             targets: list[str] = []
             if isinstance(node, ast.Import):
                 targets = [a.name for a in node.names]
