@@ -385,7 +385,8 @@ def run(config: ConfigLike, *, out: PathLike | None = None, jobs: int = 1, progr
     jobs : int, default 1
         Worker processes; 1 plays in this process.
     progress : bool, default True
-        A progress bar (tqdm's notebook bar in Jupyter, its text bar elsewhere); False: only warnings.
+        A progress bar (tqdm's notebook widget in Jupyter with ipywidgets installed, its text bar
+        elsewhere); False: only warnings.
 
     Returns
     -------
@@ -423,13 +424,18 @@ def run(config: ConfigLike, *, out: PathLike | None = None, jobs: int = 1, progr
 
 def _auto_bar() -> Any:
     """``boopexp run``'s bar (its score per pairing, its warnings) drawn by ``tqdm.auto``: the
-    notebook's widget in Jupyter, the text bar elsewhere. The class is made here, on first use, so
-    that importing this module does not load the command line's."""
+    notebook's widget in Jupyter (with ipywidgets; without, the text bar), the text bar elsewhere.
+    The class is made here, on first use, so that importing this module does not load the
+    command line's."""
     from boopexp.interfaces.commands.runs import BarProgress
 
     class AutoBarProgress(BarProgress):
         def start(self, planned: int, skipped: int, scores: Sequence[Any]) -> None:
-            from tqdm.auto import tqdm
+            from tqdm import TqdmWarning
+
+            with warnings.catch_warnings():  # Jupyter without ipywidgets: the text bar, without a warning
+                warnings.simplefilter("ignore", TqdmWarning)
+                from tqdm.auto import tqdm
 
             self.bar = tqdm(total=planned, initial=skipped, unit="game", smoothing=0.05)
 

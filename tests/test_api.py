@@ -105,11 +105,12 @@ def test_a_missing_folder_is_boopexps_error():
         boopexp.load_games(ROOT / "results" / "no-such-store")
 
 
-def test_run_stores_what_load_games_reads_with_its_settings_and_openings(tmp_path):
+def test_run_stores_what_load_games_reads_with_its_settings_and_openings(tmp_path, capsys):
     config = {"name": "tiny", "seed": 5, "games_per_side": 2, "pairings": [["random", "heuristics"]],
               "budget": {"mode": "iterations", "iterations": 2}, "openings": {"random_plies": 2}, "max_plies": 300}
-    report = boopexp.run(config, out=tmp_path / "tiny", progress=False)
+    report = boopexp.run(config, out=tmp_path / "tiny")
     assert (report.planned, report.played, report.failed) == (4, 4, ())
+    assert "4/4" in capsys.readouterr().err  # tqdm's bar (text, outside Jupyter), with its score
     again = boopexp.run(config, out=tmp_path / "tiny", progress=False)  # resumable: nothing left to play
     assert (again.skipped, again.played) == (4, 0)
     games = boopexp.load_games(tmp_path / "tiny")  # a live log, no sealed segment
