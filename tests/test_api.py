@@ -7,6 +7,7 @@ import doctest
 import json
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pandas as pd
@@ -137,3 +138,16 @@ def test_play_is_game_zero_of_the_one_pairing_experiment():
     assert record["moves"] == boopexp.play_game("random", "heuristics", budget=budget, seed=7)["moves"]
     other = boopexp.play_game("random", "random", game="connect-four", budget=budget, seed=7)
     assert other["game"] == "connect-four"
+
+
+def test_a_folder_without_games_is_an_empty_frame_with_every_column(tmp_path):
+    from boopexp.analysis import ReportWarning
+
+    with pytest.warns(ReportWarning, match="no games"):
+        games = boopexp.load_games(tmp_path)
+    assert len(games) == 0 and set(api.SETTINGS_COLUMNS) <= set(games.columns)
+    with pytest.warns(ReportWarning):
+        assert len(boopexp.load_moves(tmp_path)) == 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        boopexp.load_games(tmp_path, warn=False)  # warn=False: silent
