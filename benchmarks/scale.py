@@ -20,6 +20,8 @@ each in a child process whose own resource usage is read with ``os.wait4``:
 * ``resume``: ``run`` with nothing left to play (the store scan of a resumed run);
 * ``dry-run``: ``run --dry-run`` (the plan against the store);
 * ``tables``, ``ratings``: the analyses, into folders under the work folder;
+* ``load-games`` (and ``live-load-games``, before the store is sealed, measured only when asked
+  for): the Python API's ``boopexp.load_games`` on the store (docs/python.md, "Speed");
 * ``merge``: the same games built as two halves (every other game), each sealed, merged into a
   new folder (``merge A B --out C``: the merge of two shards);
 * ``merge-twice``: the sealed store merged into a new folder with a sealed copy of itself whose
@@ -57,8 +59,11 @@ HOST_SECONDS = re.compile(rb'"host_seconds":([0-9.]+)')
 #: The rows of the table, in order (``merge``: the store as two sealed halves merged into a new
 #: folder; ``merge-twice``: the store and a copy played again (other host timings) merged into a
 #: new folder; ``seal-add``: 10 % more games sealed into the sealed store).
-COMMANDS = ("live-status", "live-resume", "seal", "status", "resume", "dry-run", "tables", "ratings", "merge",
-            "merge-twice", "seal-add")
+COMMANDS = ("live-status", "live-resume", "live-load-games", "seal", "status", "resume", "dry-run", "tables",
+            "ratings", "load-games", "merge", "merge-twice", "seal-add")
+#: ``load-games``, ``live-load-games``: the Python API's ``boopexp.load_games`` on the store (sealed,
+#: or before it is sealed), in a child as the commands (docs/python.md, "Speed").
+LOAD_GAMES = ["-c", "import sys, boopexp; print(len(boopexp.load_games(sys.argv[1])))"]
 
 
 def build_store(folder: Path, games: int, part: tuple[int, int] = (0, 1), extra: int = 0,
@@ -100,9 +105,11 @@ def build_store(folder: Path, games: int, part: tuple[int, int] = (0, 1), extra:
 
 
 def measure(argv: list[str], cwd: Path) -> dict[str, float]:
-    """Run ``python -m boopexp ARGV`` in a child; its wall time, CPU time and peak RSS."""
+    """Run ``python -m boopexp ARGV`` (``python -c CODE ...``: ARGV ``["-c", CODE, ...]``) in a
+    child; its wall time, CPU time and peak RSS."""
     start = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "boopexp", *argv], cwd=cwd,
+    python = argv if argv[0] == "-c" else ["-m", "boopexp", *argv]
+    proc = subprocess.Popen([sys.executable, *python], cwd=cwd,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     assert proc.stderr is not None
     err = proc.stderr.read()
@@ -125,19 +132,21 @@ def bench_size(work: Path, games: int, only: tuple[str, ...] = COMMANDS) -> dict
     print(f"{games}: built {folder} ({72 * per_pairing} games) in {time.perf_counter() - t0:.0f} s",
           file=sys.stderr)
     run = ["run", str(CONFIG), "--out", str(folder), "--games-per-side", str(per_pairing), "--jobs", "1", "--quiet"]
-    if {"live-status", "live-resume"} & set(only):
+    if {"live-status", "live-resume", "live-load-games"} & set(only):
         # What a run appending to the log leaves beside it (a writer opened and closed once).
         subprocess.run([sys.executable, "-c", "import sys; from boopexp.experiments.store import GameStore; "
                         "GameStore(sys.argv[1]).open().close()", str(folder)], cwd=ROOT, check=True)
     commands = {
         "live-status": ["status", str(folder)],
         "live-resume": run,
+        "live-load-games": [*LOAD_GAMES, str(folder)],
         "seal": ["seal", str(folder)],
         "status": ["status", str(folder)],
         "resume": run,
         "dry-run": [*run, "--dry-run"],
         "tables": ["tables", str(folder), "--out", str(work / f"tables-{games}"), "--brief"],
         "ratings": ["ratings", str(folder), "--out", str(work / f"ratings-{games}")],
+        "load-games": [*LOAD_GAMES, str(folder)],
     }
     out = {}
     for name, argv in commands.items():
@@ -204,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--work", type=Path, help="folder for the stores (default: a temporary one, removed)")
     ap.add_argument("--keep", action="store_true", help="keep the stores")
     ap.add_argument("--json", type=Path, help="also write the measurements to this file")
-    ap.add_argument("--only", nargs="+", choices=COMMANDS, default=COMMANDS[2:],
+    ap.add_argument("--only", nargs="+", choices=COMMANDS, default=[c for c in COMMANDS if not c.startswith("live-")],
                     help="measure only these commands (the store is sealed in any case)")
     args = ap.parse_args(argv)
     sizes = [*args.sizes, *([1_000_000] if args.million else [])]
