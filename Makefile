@@ -5,7 +5,7 @@ VENV   ?= .venv
 BIN     = $(VENV)/bin
 STAMP   = $(VENV)/.installed
 LOCK    = requirements/constraints.txt
-EXTRAS  = test,dask,slurm,openspiel,lint,web
+EXTRAS  = test,dask,slurm,openspiel,lint,web,docs
 JOBS   ?= 2
 comma  := ,
 
