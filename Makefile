@@ -10,7 +10,7 @@ JOBS   ?= 2
 comma  := ,
 
 .DEFAULT_GOAL := help
-.PHONY: help install lock lint test test-golden test-slurm bench run tables robustness knowledge generality seed-games reproduce openspiel clean-cache clean
+.PHONY: help install lock lint docs dist test test-golden test-slurm bench run tables robustness knowledge generality seed-games reproduce openspiel clean-cache clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -24,17 +24,28 @@ $(STAMP): pyproject.toml $(LOCK)
 
 install: $(STAMP) ## Create/update .venv: pyproject.toml's packages at the versions of requirements/constraints.txt
 
+# --allow-unsafe: setuptools is pinned too (the docs extra: make dist builds with the locked backend)
 lock: ## Re-resolve requirements/constraints.txt to the newest versions pyproject.toml allows (docs/install.md)
 	rm -rf .venv-lock && $(PYTHON) -m venv .venv-lock
 	.venv-lock/bin/python -m pip install --quiet --disable-pip-version-check pip-tools
-	.venv-lock/bin/pip-compile --quiet --upgrade --strip-extras --no-emit-index-url --no-emit-find-links \
+	.venv-lock/bin/pip-compile --quiet --upgrade --allow-unsafe --strip-extras --no-emit-index-url --no-emit-find-links \
 	  $(foreach e,$(subst $(comma), ,$(EXTRAS)),--extra $(e)) -o $(LOCK) pyproject.toml
 	rm -rf .venv-lock
 	@echo "$(LOCK) updated: now 'make install test' (a changed output means: rebuild it and say so in the commit)"
 
 lint: $(STAMP) ## ruff (style, imports, likely bugs) and mypy (types, imports, attributes): both must pass (pyproject.toml)
-	$(BIN)/ruff check boopexp tests studies examples benchmarks
+	$(BIN)/ruff check boopexp tests studies examples benchmarks docs/hooks
 	$(BIN)/mypy
+
+# The site (mkdocs.yml says what it holds and checks): nothing fetched, so it builds offline as CI
+# does; open site/index.html, or serve it for its search: python -m http.server -d site
+docs: $(STAMP) ## The documentation site into site/, built --strict: a broken link, anchor or reference fails
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
+# --no-isolation: built by the locked setuptools of .venv (the docs extra), nothing fetched
+dist: $(STAMP) ## The sdist and the wheel into dist/ (python -m build; tests/test_wheel.py installs the wheel)
+	rm -rf dist
+	$(BIN)/python -m build --no-isolation --outdir dist .
 
 # The suite in TEST_JOBS pytest-xdist worker processes (0: all in one process), a test file's tests
 # on one worker (--dist loadfile: a module's fixtures built once, its tests in their order).
@@ -106,4 +117,4 @@ clean-cache: ## Drop numba's compiled cache (needed after editing a kernel anoth
 	find boopexp -name '*.nbi' -delete -o -name '*.nbc' -delete
 
 clean: clean-cache ## Remove the virtual environment and caches (results are kept)
-	rm -rf $(VENV) .venv-lock .pytest_cache .hypothesis
+	rm -rf $(VENV) .venv-lock .pytest_cache .hypothesis site dist build

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -211,7 +212,8 @@ class Position:
             )
         return move
 
-    def play(self, move: Move | str, variant: str = "REAL", promotion="heuristic", rng=None) -> MoveResult:
+    def play(self, move: Move | str, variant: str = "REAL", promotion: str | int = "heuristic",
+             rng: Any = None) -> MoveResult:
         """Play a move and return the result; this position is unchanged.
 
         Args:
@@ -223,8 +225,9 @@ class Position:
             rng: the generator for promotion tie-breaks (int seed, numpy Generator, kernel state).
 
         Raises:
-            InvalidMoveError: unparsable move text. IllegalMoveError: occupied square, size not in
-            the pool, or a promoted group that is not a candidate.
+            InvalidMoveError: unparsable move text.
+            IllegalMoveError: occupied square, size not in the pool, or a promoted group that is not
+                a candidate.
         """
         group = None
         if isinstance(move, str):

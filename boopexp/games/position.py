@@ -203,8 +203,8 @@ class GamePosition:
         code) if it is legal here.
 
         Raises:
-            InvalidMoveError: not a move of the game. IllegalMoveError: not legal here (the
-            message lists legal moves), or the game is over.
+            InvalidMoveError: not a move of the game.
+            IllegalMoveError: not legal here (the message lists legal moves), or the game is over.
         """
         if isinstance(move, (int, np.integer)) and not isinstance(move, bool):
             code, shown = int(move), f"move code {int(move)}"
