@@ -34,7 +34,7 @@ lock: ## Re-resolve requirements/constraints.txt to the newest versions pyprojec
 	@echo "$(LOCK) updated: now 'make install test' (a changed output means: rebuild it and say so in the commit)"
 
 lint: $(STAMP) ## ruff (style, imports, likely bugs) and mypy (types, imports, attributes): both must pass (pyproject.toml)
-	$(BIN)/ruff check boopexp tests studies examples benchmarks docs/hooks
+	$(BIN)/ruff check boopexp tests studies examples benchmarks docs
 	$(BIN)/mypy
 
 # The site (mkdocs.yml says what it holds and checks): nothing fetched, so it builds offline as CI
@@ -46,6 +46,7 @@ docs: $(STAMP) ## The documentation site into site/, built --strict: a broken li
 dist: $(STAMP) ## The sdist and the wheel into dist/ (python -m build; tests/test_wheel.py installs the wheel)
 	rm -rf dist
 	$(BIN)/python -m build --no-isolation --outdir dist .
+	rm -rf build
 
 # The suite in TEST_JOBS pytest-xdist worker processes (0: all in one process), a test file's tests
 # on one worker (--dist loadfile: a module's fixtures built once, its tests in their order).
