@@ -147,14 +147,16 @@ def _ignore_signals() -> None:
 
 @contextlib.contextmanager
 def sigint_blocked() -> Iterator[None]:
-    """Block SIGINT in this thread while a pool starts its processes and threads.
+    """Block SIGINT in this thread while a pool starts its processes and threads, and hold
+    Ctrl-C and SIGTERM off this process until they have started.
 
     A terminal sends Ctrl-C to every process of its foreground group, the pool's workers too: a
     worker would die or print a KeyboardInterrupt traceback (while importing, while playing) and
     send the interrupt back as a game's result, racing the parent's own handling of it. Processes
     and threads inherit the signal mask of the thread that starts them (through fork and exec),
     so the ones started in this block are born with SIGINT blocked: the parent alone handles
-    Ctrl-C and stops them. A Ctrl-C that arrives inside the block is delivered when it ends.
+    Ctrl-C and stops them. A Ctrl-C or SIGTERM that arrives inside the block is raised when it
+    ends (:func:`signals_deferred`): the pool has started, and is stopped as a whole.
     """
     if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover - not POSIX
         yield
@@ -163,11 +165,44 @@ def sigint_blocked() -> Iterator[None]:
     # SIGINT in the calling thread (SIG_UNBLOCK, not the previous mask) and would let the
     # workers started after it see Ctrl-C: start it before blocking (it ignores SIGINT itself).
     start_resource_trackers()
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    with signals_deferred():
+        previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            yield
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous)  # a SIGINT pending here is recorded
+
+
+@contextlib.contextmanager
+def signals_deferred() -> Iterator[None]:
+    """In the main thread: SIGINT and SIGTERM that arrive inside the block are recorded, and
+    raised again as the block ends (their handlers then run as they would have; elsewhere, as is).
+
+    The mask of :func:`sigint_blocked` alone does not hold a Ctrl-C off: it blocks the signal in
+    the calling thread only, and the kernel hands a process's signal to any thread that does not
+    block it (the BLAS library's, numba's), whose C handler has Python run the handler in the main
+    thread all the same, in the middle of the block. A dask LocalCluster then got the
+    KeyboardInterrupt inside its constructor, once its start-up wait woke: it was left half-started
+    for dask's exit hook to close, which printed an "Exception ignored in atexit callback"
+    traceback after the run's one line when the start-up outlasted that wait on a loaded machine.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    arrived: list[int] = []
+
+    def record(signum: int, frame: Any) -> None:
+        if signum not in arrived:
+            arrived.append(signum)
+
+    previous = {signum: signal.signal(signum, record) for signum in (signal.SIGINT, signal.SIGTERM)}
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        for number in arrived:
+            signal.raise_signal(number)  # its handler runs now, here (a KeyboardInterrupt is raised from here)
 
 
 

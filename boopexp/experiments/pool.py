@@ -469,20 +469,27 @@ def _dask_outcomes(fn: PlayFunction, pending: Iterator[GameTask], jobs: int, sch
         quiet = stack.enter_context(_quiet_teardown())  # entered first: it ends after the client closes
         stack.enter_context(_dask_logs_silenced())
         stack.enter_context(dask.config.set(environ))
-        with sigint_blocked():  # the cluster's threads and worker processes leave Ctrl-C to this one
-            if scheduler:
-                client = stack.enter_context(connect_scheduler(scheduler))
-            elif slurm:
-                kept = bool(_SLURM_CLUSTER)
-                client = stack.enter_context(distributed.Client(_kept_slurm_cluster(jobs), set_as_default=False))
-            else:
-                # silence_logs: its workers' warnings (a task cancelled as the cluster closes) are
-                # dask's bookkeeping, not the run's; errors still show
-                cluster = stack.enter_context(
-                    distributed.LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
-                                             dashboard_address=":0", silence_logs=logging.ERROR)
-                )
-                client = stack.enter_context(distributed.Client(cluster, set_as_default=False))
+        # The cluster's threads and worker processes leave Ctrl-C to this one, which holds a signal
+        # until the cluster and its client have started (a cluster cut mid-start was left to dask's
+        # exit hook): then both are closed, quietly, as for a signal during the games.
+        try:
+            with sigint_blocked():
+                if scheduler:
+                    client = stack.enter_context(connect_scheduler(scheduler))
+                elif slurm:
+                    kept = bool(_SLURM_CLUSTER)
+                    client = stack.enter_context(distributed.Client(_kept_slurm_cluster(jobs), set_as_default=False))
+                else:
+                    # silence_logs: its workers' warnings (a task cancelled as the cluster closes) are
+                    # dask's bookkeeping, not the run's; errors still show
+                    cluster = stack.enter_context(
+                        distributed.LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
+                                                 dashboard_address=":0", silence_logs=logging.ERROR)
+                    )
+                    client = stack.enter_context(distributed.Client(cluster, set_as_default=False))
+        except KeyboardInterrupt:
+            quiet()
+            raise
         address = scheduler or client.scheduler.address
         say(slurm_banner(address, jobs, kept) if slurm else dask_banner(client), False)
         # a Slurm cluster's workers join when their jobs start: waiting for them is no trouble
