@@ -64,9 +64,10 @@ def load_factory(target: str, directory: str | None = None) -> Callable[..., Any
     return obj
 
 
-def build_agent(spec: AgentSpec, output: PluginOutput | None = None) -> Any:
+def build_agent(spec: AgentSpec, output: PluginOutput | None = None, notice: bool = True) -> Any:
     """A fresh agent object of plugin ``spec``: ``factory(**kwargs)``, called through
-    :func:`call_plugin` with the agent's time limit (what it prints goes to ``output``).
+    :func:`call_plugin` with the agent's time limit (what it prints goes to ``output``; ``notice``:
+    whether a factory left running past it is said on stderr).
 
     Raises:
         ConfigError: the module or the callable cannot be found (:func:`load_factory`).
@@ -75,7 +76,7 @@ def build_agent(spec: AgentSpec, output: PluginOutput | None = None) -> Any:
     factory = load_factory(spec.plugin or "", spec.directory)
     kwargs = dict(spec.kwargs or {})
     return call_plugin(lambda: factory(**kwargs), seconds=spec.move_timeout, output=output,
-                       timeout_error=timeout_error(spec, building=True))
+                       timeout_error=timeout_error(spec, building=True), notice=notice)
 
 
 def timeout_error(spec: AgentSpec, building: bool = False) -> str:
@@ -87,7 +88,9 @@ def timeout_error(spec: AgentSpec, building: bool = False) -> str:
 def check_plugin(spec: AgentSpec, where: str = "agents") -> None:
     """Import ``spec``'s plugin and build one agent, so that a broken plugin stops a run before
     any game (the agent built here, and what its factory printed, are thrown away; each game
-    builds its own).
+    builds its own). A factory that hangs past its time limit is said in the error's one line
+    only: the notice of a plugin left running (:func:`_abandon`) is for a game's, and came now and
+    then, only in a process where no plugin of that name had been left running yet.
 
     Raises:
         ConfigError: one line naming ``where``: import failure, no such callable, the callable
@@ -95,7 +98,7 @@ def check_plugin(spec: AgentSpec, where: str = "agents") -> None:
             an agent without ``choose``.
     """
     try:
-        agent = build_agent(spec, PluginOutput())
+        agent = build_agent(spec, PluginOutput(), notice=False)
     except ConfigError as exc:
         raise exc.within(where) from None
     except PluginFailure as exc:  # reported as a config error
@@ -127,7 +130,7 @@ class PluginFailure(Exception):
 
 
 def call_plugin(fn: Callable[..., Any], *args: Any, seconds: float, output: PluginOutput | None,
-                timeout_error: str) -> Any:
+                timeout_error: str, notice: bool = True) -> Any:
     """``fn(*args)``, a call into a plugin, kept from touching anything but its own game.
 
     The call runs in a thread of its own (:class:`_Call`) while the calling thread waits for it,
@@ -143,7 +146,8 @@ def call_plugin(fn: Callable[..., Any], *args: Any, seconds: float, output: Plug
       every :data:`REMIND_S` seconds, for :data:`GRACE_S` seconds) and fails (``timeout_error``),
       even if it answers meanwhile. One that does not stop (it catches the interruption, or it is
       blocked in a system call or in C code, where no exception can reach it) is abandoned: its
-      thread is left to run until the process ends, and :func:`_abandon` says so once on stderr.
+      thread is left to run until the process ends, and :func:`_abandon` says so once on stderr
+      (unless ``notice`` is False).
     * Prints: what ``fn`` writes to ``sys.stdout`` or ``sys.stderr`` goes to ``output`` (None:
       thrown away), never to the run's own streams (``game --json`` prints JSON, progress lines
       are not cut). Writes below Python's streams (``os.write(1, ...)``, C code, child processes)
@@ -164,7 +168,7 @@ def call_plugin(fn: Callable[..., Any], *args: Any, seconds: float, output: Plug
         raise
     if not answered:
         if not call.stop(GRACE_S):
-            _abandon(call, timeout_error)
+            _abandon(call, timeout_error, notice)
         raise PluginFailure(timeout_error, timed_out=True)
     if call.error is not None:
         raise PluginFailure(exception_line(call.error))
@@ -266,7 +270,7 @@ class _Call(threading.Thread):
 _ABANDONED: set[str] = set()
 
 
-def _abandon(call: _Call, timeout_error: str) -> None:
+def _abandon(call: _Call, timeout_error: str, notice: bool = True) -> None:
     """Leave ``call`` running: what it prints from now on is thrown away (its game is over), and
     stderr says so, once a process for each plugin: its thread may keep a CPU busy until the
     process ends (``run --jobs N``: a worker process; ``game``, ``play``, ``run --jobs 1``: the
@@ -274,7 +278,7 @@ def _abandon(call: _Call, timeout_error: str) -> None:
     with _SINKS_LOCK:
         if call.ident in _SINKS:
             _SINKS[call.ident] = PluginOutput()
-    if timeout_error in _ABANDONED:
+    if timeout_error in _ABANDONED or not notice:
         return
     _ABANDONED.add(timeout_error)
     stream = _real_stderr()
