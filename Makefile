@@ -49,10 +49,11 @@ dist: $(STAMP) ## The sdist and the wheel into dist/ (python -m build; tests/tes
 	rm -rf build
 
 # The suite in TEST_JOBS pytest-xdist worker processes (0: all in one process), a test file's tests
-# on one worker (--dist loadfile: a module's fixtures built once, its tests in their order).
+# on one worker (--dist loadfile: a module's fixtures built once, its tests in their order), the
+# files with a `slow` test first (--no-loadscope-reorder keeps tests/conftest.py's order).
 TEST_JOBS ?= 2
 test: $(STAMP) ## Run the whole test suite on TEST_JOBS (2) cores (golden data: env BOOP_GOLDEN, default ../shared/golden)
-	$(BIN)/python -m pytest -q -n $(TEST_JOBS) --dist loadfile
+	$(BIN)/python -m pytest -q -n $(TEST_JOBS) --dist loadfile --no-loadscope-reorder
 
 test-golden: $(STAMP) ## Only the golden-data tests
 	$(BIN)/python -m pytest -q -k golden

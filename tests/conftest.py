@@ -42,6 +42,26 @@ def pytest_configure(config: pytest.Config) -> None:
     )
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under pytest-xdist (``make test``): the test files that hold tests marked ``slow`` first (the
+    more, the earlier), then the others, most tests first (xdist's own order).
+
+    With ``--dist loadfile`` a worker takes the next file of this order when it is nearly idle. In
+    xdist's order (most tests first) the few long tests of tests/test_runner_chaos.py (~3.5 min on
+    a loaded machine, 10 tests) came last, for one worker alone while the other had finished: the
+    suite's long pole. The Makefile passes ``--no-loadscope-reorder``, so that xdist keeps this
+    order; one process (``TEST_JOBS=0``) keeps the files in their order.
+    """
+    if not hasattr(config, "workerinput"):  # not an xdist worker
+        return
+    by_file: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        by_file.setdefault(item.nodeid.split("::")[0], []).append(item)
+    slow = {name: sum(t.get_closest_marker("slow") is not None for t in tests) for name, tests in by_file.items()}
+    order = sorted(by_file, key=lambda name: (-slow[name], -len(by_file[name])))
+    items[:] = [item for name in order for item in by_file[name]]
+
+
 def one_line(result: Any, code: int) -> str:
     """The one ``Error: ...`` line of a CliRunner result that must exit ``code`` without a traceback."""
     assert result.exit_code == code, (result.exit_code, result.output)

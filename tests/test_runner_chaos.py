@@ -131,13 +131,13 @@ def workdir(tmp_path):
 # dask: a worker killed, then the scheduler killed, then resumed on a new one
 
 
-def _cluster(processes: Processes, cwd: Path, port: int, workers: int = 2) -> subprocess.Popen:
-    """A ``dask scheduler`` on 127.0.0.1:port and a ``dask worker`` of ``workers`` processes;
-    returns the worker's process (its children are the worker processes, each restarted by its
-    nanny)."""
+def _cluster(processes: Processes, cwd: Path, port: int, workers: int = 2, sleep: str = "0.3") -> subprocess.Popen:
+    """A ``dask scheduler`` on 127.0.0.1:port and a ``dask worker`` of ``workers`` processes, whose
+    fake games take ``sleep`` seconds each; returns the worker's process (its children are the
+    worker processes, each restarted by its nanny)."""
     # the workers unpickle conftest.fake_play_game (so does the scheduler, with the task graph)
     env = {"PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")]),
-           "BOOPEXP_TEST_FAKE_SLEEP": "0.3"}
+           "BOOPEXP_TEST_FAKE_SLEEP": sleep}
     quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
     processes.start([str(BIN / "dask"), "scheduler", "--host", "127.0.0.1", "--port", str(port),
                      "--no-dashboard"], cwd, env, **quiet)
@@ -179,7 +179,8 @@ def test_dask_worker_and_scheduler_killed_mid_run_then_resumed_gives_every_game_
     assert "dashboard" not in err  # a scheduler started with --no-dashboard has none
 
     os.killpg(worker.pid, signal.SIGKILL)
-    _cluster(processes, workdir, port)  # a new scheduler at the same address, and new workers
+    # a new scheduler at the same address, and new workers; nothing is hit mid-way now: quick games
+    _cluster(processes, workdir, port, sleep="0.02")
     again = processes.start([sys.executable, "-c", FAKE_CLI, *resume.split()[1:]], workdir,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     out, err = again.communicate(timeout=120)

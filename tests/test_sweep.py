@@ -170,6 +170,7 @@ def test_a_huge_sweep_is_refused_before_its_values_are_checked():
                                "split it into configs of at most 10,000 points each")
 
 
+@pytest.mark.slow  # ~30-60 s: 10,000 configs parsed (tests/conftest.py starts this file early)
 def test_a_sweep_of_the_largest_size_is_planned():
     c = cfg(HEAD + "budget: {mode: iterations, iterations: 2}\npairings: [[mcts-co, vanilla]]\n"
             "sweep: {budget.iterations: [" + ", ".join(map(str, range(1, 2001)))

@@ -250,6 +250,7 @@ def test_the_tuners_experiment_plans_no_games_of_its_own():
 # the search: seeded, resumable
 
 
+@pytest.mark.slow  # three tunings, ~30 s loaded (tests/conftest.py starts this file early)
 def test_same_trials_twice_and_another_seed_differs(tmp_path):
     tc = load_tune_config(_config(tmp_path))
     a = run_tuning(tc, tmp_path / "a", PoolOptions(play=play_coin))
