@@ -13,6 +13,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -65,6 +66,16 @@ def _config(tmp_path: Path, **tune) -> Path:
     path = tmp_path / "tune.yaml"
     path.write_text(yaml.safe_dump(doc, sort_keys=False), encoding="utf-8")
     return path
+
+
+@pytest.fixture(scope="module")
+def whole(tmp_path_factory) -> tuple[Path, Any]:
+    """One uninterrupted tuning of the base config (its folder, its report): the reference that
+    the tests of the seeded, resumable search compare with (it was played again by each)."""
+    tmp = tmp_path_factory.mktemp("whole")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(os, "fsync", lambda fd: None)  # as _no_fsync
+        return tmp / "o", run_tuning(load_tune_config(_config(tmp)), tmp / "o", PoolOptions(play=play_coin))
 
 
 def _trials(out: Path) -> str:
@@ -251,13 +262,13 @@ def test_the_tuners_experiment_plans_no_games_of_its_own():
 
 
 @pytest.mark.slow  # three tunings, ~30 s loaded (tests/conftest.py starts this file early)
-def test_same_trials_twice_and_another_seed_differs(tmp_path):
+def test_same_trials_twice_and_another_seed_differs(tmp_path, whole):
     tc = load_tune_config(_config(tmp_path))
-    a = run_tuning(tc, tmp_path / "a", PoolOptions(play=play_coin))
+    a_dir, a = whole
     b = run_tuning(tc, tmp_path / "b", PoolOptions(play=play_coin))
     assert a.complete and len(a.search.trials) == 6
-    assert _trials(tmp_path / "a") == _trials(tmp_path / "b")
-    assert (tmp_path / "a" / "confirmed.yaml").read_text() == (tmp_path / "b" / "confirmed.yaml").read_text()
+    assert _trials(a_dir) == _trials(tmp_path / "b")
+    assert (a_dir / "confirmed.yaml").read_text() == (tmp_path / "b" / "confirmed.yaml").read_text()
     assert a.summary == b.summary
     # TPE proposed the later trials (startup_trials = 3): not a pure random search.
     other = parse_tune_config({**_bad_doc({}), "seed": 12}, "t.yaml")
@@ -293,7 +304,7 @@ _KILLER = textwrap.dedent(
 )
 
 
-def test_resume_after_kill_equals_an_uninterrupted_run(tmp_path):
+def test_resume_after_kill_equals_an_uninterrupted_run(tmp_path, whole):
     config = _config(tmp_path)
     tc = load_tune_config(config)
     killed = tmp_path / "killed"
@@ -308,10 +319,10 @@ def test_resume_after_kill_equals_an_uninterrupted_run(tmp_path):
     assert len(stored) == 2
 
     resumed = run_tuning(tc, killed, PoolOptions(play=play_coin))
-    whole = run_tuning(tc, tmp_path / "whole", PoolOptions(play=play_coin))
+    whole_dir, uninterrupted = whole
     assert resumed.complete
-    assert _trials(killed) == _trials(tmp_path / "whole")
-    assert resumed.summary == whole.summary
+    assert _trials(killed) == _trials(whole_dir)
+    assert resumed.summary == uninterrupted.summary
     # The stale trial was finished with its own parameters; its 2 stored games were not replayed.
     assert resumed.search.played == 6 * 8 - (2 * 8 + 2)
     lines = (trial_dir(killed, 2) / "games.jsonl").read_text().splitlines()

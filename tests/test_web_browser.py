@@ -77,8 +77,10 @@ def server(root: Path) -> Iterator[str]:
         yield url
 
 
-@pytest.fixture
-def browser() -> Iterator[object]:
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[object]:
+    """One headless Chromium for the module (each start took ~6 s of a loaded machine, per test).
+    Every test serves on a port of its own, so no page state (cookies, storage) is another test's."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -92,6 +94,13 @@ def browser() -> Iterator[object]:
         yield driver
     finally:
         driver.quit()
+
+
+@pytest.fixture
+def browser(chromium) -> Iterator[object]:
+    """The module's Chromium, on a blank page after the test (no page of a stopped server left polling)."""
+    yield chromium
+    chromium.get("about:blank")
 
 
 def _wait(driver, predicate, what: str):
