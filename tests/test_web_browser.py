@@ -274,6 +274,7 @@ def _click_to_the_end(browser, legal: str = "#board rect.legal") -> int:
     return clicks
 
 
+@pytest.mark.slow  # 20-27 s loaded; the module ~100-200 s (tests/conftest.py starts it early)
 def test_a_game_against_random_played_by_clicking_is_saved_and_opens_in_the_viewer(server, browser, root: Path):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select
