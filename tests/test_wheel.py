@@ -116,16 +116,19 @@ def test_the_wheel_holds_every_file_of_the_package(wheel: Path):
 
 
 def test_the_installed_package_is_the_wheel_s_and_imports_no_numba(installed: Installed):
-    out = installed.run(command=textwrap.dedent("""
+    """Issue 38's bar: the wheel's ``boopexp.load_games`` reads the committed Table I store (800
+    games) and loads no numba."""
+    out = installed.run(command=textwrap.dedent(f"""
         import json, sys
         import boopexp
         from boopexp.analysis.paper import table1_reference
-        print(json.dumps({"file": boopexp.__file__, "numba": "numba" in sys.modules,
-                          "table1": len(table1_reference()), "path": sys.path}))
+        games = boopexp.load_games({str(ROOT / "results" / "ablation")!r})
+        print(json.dumps({{"file": boopexp.__file__, "numba": "numba" in sys.modules, "games": len(games),
+                          "table1": len(table1_reference()), "path": sys.path}}))
     """)).stdout
     found = json.loads(out)
     assert Path(found["file"]).is_relative_to(installed.venv), found["file"]
-    assert not found["numba"] and found["table1"] > 0
+    assert not found["numba"] and found["table1"] > 0 and found["games"] == 800
     assert not any(Path(p).resolve() == ROOT for p in found["path"] if p)
 
 
