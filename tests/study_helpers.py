@@ -46,6 +46,22 @@ def assert_store_complete(folder: Path, config: Path, store: str) -> None:
     )
 
 
+def assert_game_replays(folder: Path, config: Path, pairing: str, index: int) -> None:
+    """Game ``index`` of ``pairing`` that ``config`` plans, replayed from its identity, is the game
+    stored in ``folder`` move for move (timings aside)."""
+    from conftest import without_timing
+
+    from boopexp.experiments.config import load_config
+    from boopexp.play.match import play_game
+
+    plan = load_config(config)
+    task = next(t for t in plan.tasks(plan.plan()) if t.pairing == pairing and t.game_index == index)
+    stored = next(
+        r for r in StoreReader(folder).records().records
+        if (r["config_hash"], r["pairing"], r["game_index"]) == (task.config_hash, pairing, index)
+    )
+    assert without_timing(play_game(task)) == without_timing(stored)
+
 def rebuilt_study(tmp_path_factory: pytest.TempPathFactory, study: Path, stores: Iterable[str], marker: str,
                   rebuild: Callable[[Path, Path], object]) -> Path:
     """``study`` rebuilt by ``rebuild(study, out)`` into a temporary folder; skips (with the reason)

@@ -123,20 +123,10 @@ def test_committed_game_replays_identically(run, pairing, index):
     Guards determinism across engine changes (an optimisation must not change a single game)
     and across machines (device budget, seeds derived from each game's identity).
     """
-    from conftest import without_timing
-
-    from boopexp.experiments.config import load_config
-    from boopexp.play.match import play_game
+    from study_helpers import assert_game_replays
 
     folder = RESULTS / run
     if not has_games_files(folder):
         pytest.skip(f"{folder} is not in this checkout")
     # a study's store results/<study>/<store> is configs/<study>-<store>.yaml
-    config = load_config(RESULTS.parent / "configs" / f"{run.replace('/', '-')}.yaml")
-    task = next(t for t in config.tasks(config.plan()) if t.pairing == pairing and t.game_index == index)
-    stored = next(
-        r for r in StoreReader(folder).records().records
-        if (r["config_hash"], r["pairing"], r["game_index"]) == (task.config_hash, pairing, index)
-    )
-    replayed = play_game(task)
-    assert without_timing(replayed) == without_timing(stored)
+    assert_game_replays(folder, RESULTS.parent / "configs" / f"{run.replace('/', '-')}.yaml", pairing, index)

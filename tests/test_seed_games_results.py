@@ -11,9 +11,9 @@ import csv
 from pathlib import Path
 
 import pytest
-from study_helpers import assert_store_complete, assert_texts_rebuilt, rebuilt_study
+from study_helpers import assert_game_replays, assert_store_complete, assert_texts_rebuilt, rebuilt_study
 
-from boopexp.experiments.store import StoreReader, has_games_files
+from boopexp.experiments.store import has_games_files
 from boopexp.studies.seed_games import analysis as sg
 from boopexp.studies.seed_games import report as sr
 
@@ -58,21 +58,10 @@ REPLAYED = [
 def test_committed_game_replays_identically(store, pairing, index):
     """A committed game, replayed from (config, pairing, index), is the same game move for move
     (device clock, seeds from each game's identity: any machine, any load)."""
-    from conftest import without_timing
-
-    from boopexp.experiments.config import load_config
-    from boopexp.play.match import play_game
-
     folder = STUDY / store
     if not has_games_files(folder):
         pytest.skip(f"results/seed-games/{store} is not committed yet")
-    config = load_config(_config(store))
-    task = next(t for t in config.tasks(config.plan()) if t.pairing == pairing and t.game_index == index)
-    stored = next(
-        r for r in StoreReader(folder).records().records
-        if (r["config_hash"], r["pairing"], r["game_index"]) == (task.config_hash, pairing, index)
-    )
-    assert without_timing(play_game(task)) == without_timing(stored)
+    assert_game_replays(folder, _config(store), pairing, index)
 
 
 def test_the_write_up_quotes_every_row_of_rows_csv():
