@@ -120,16 +120,20 @@ def test_games_from_summaries_equal_decoding_and_tables_too(tmp_path):
 
 
 def _tally_one_by_one(games: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
-    """tables.outcome_counts as it was: PairingScore.with_game one game at a time (the oracle)."""
+    """tables.outcome_counts as it was: PairingScore.with_game one game at a time, draws too (the oracle)."""
     rows = []
-    for key, winners in games.groupby(keys, sort=True)["winner"]:
+    for key, group in games.groupby(keys, sort=True)[["winner", "termination"]]:
         tally = PairingScore.blank()
-        for winner in winners:
-            tally = tally.with_game(winner if isinstance(winner, str) else None)
+        for winner, termination in zip(group["winner"], group["termination"]):
+            tally = tally.with_game(winner if isinstance(winner, str) else None, termination)
         rows.append((*(key if isinstance(key, tuple) else (key,)), tally.done, tally.p1_wins, tally.p2_wins,
-                     tally.no_winner))
-    frame = pd.DataFrame(rows, columns=[*keys, *tables.COUNT_COLUMNS]).set_index(keys)
-    return frame.astype({c: "int64" for c in tables.COUNT_COLUMNS})
+                     tally.no_winner, tally.draws))
+    columns = [*tables.COUNT_COLUMNS, tables.DRAWS]
+    frame = pd.DataFrame(rows, columns=[*keys, *columns]).set_index(keys)
+    if not frame[tables.DRAWS].any():  # the draws column only when a game was drawn
+        frame = frame.drop(columns=tables.DRAWS)
+        columns = list(tables.COUNT_COLUMNS)
+    return frame.astype({c: "int64" for c in columns})
 
 
 @pytest.mark.parametrize("store", STORES, ids=[str(s.relative_to(RESULTS)) for s in STORES])
