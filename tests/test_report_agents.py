@@ -19,6 +19,7 @@ from boopexp.agents.specs import LATE_PARAMETERS, MCTSConfig
 from boopexp.engine import heuristic, mcts
 from boopexp.games import registry
 from boopexp.interfaces.cli import main
+from boopexp.play.contract import TELEMETRY_ORDER
 from boopexp.play.replay import first_difference
 
 MID = "b...R./.r..../..B.r./.r..b./....../R..b.. 2,2 2,1 b 3,3 16"
@@ -170,6 +171,10 @@ def test_a_reused_tree_starts_from_the_last_search_and_the_game_replays():
     reused = [m["reused_nodes"] for m in record["telemetry"] if m["player"] == "p1"]
     assert len(reused) >= 3 and reused[0] == 0 and sum(r > 0 for r in reused) >= len(reused) // 2, reused
     assert all(m["reused_nodes"] == 0 for m in record["telemetry"] if m["player"] == "p2")
+    # every move's fields in the record's order, the seconds last (an export and import keep the bytes)
+    for move in record["telemetry"]:
+        fields = [k for k in move if k in TELEMETRY_ORDER]
+        assert fields == sorted(fields, key=TELEMETRY_ORDER.index), fields
     assert first_difference(record) is None
     plain = _game("connect-four")
     assert all("reused_nodes" not in m for m in plain["telemetry"])

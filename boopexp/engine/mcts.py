@@ -1104,9 +1104,7 @@ def search(root_state: np.ndarray, cfg, budget, costs: np.ndarray, rng: np.ndarr
     if reusing:
         kept.tree = tree  # type: ignore[union-attr]
     telemetry = move_telemetry(acc, float(acc_us[0]), int(tree.count[0]), cpu0, cfg.co_lookahead != 0,
-                               bool(cfg.solver), cfg.prior != PRIOR_OFF)
-    if cfg.reuse_tree:
-        telemetry["reused_nodes"] = reused
+                               bool(cfg.solver), cfg.prior != PRIOR_OFF, reused if cfg.reuse_tree else None)
     return int(code), telemetry
 
 
@@ -1133,20 +1131,24 @@ def root_children(tree: Tree, cfg) -> list[tuple[int, int, float, bool, int, boo
 
 
 def move_telemetry(acc: np.ndarray, device_us: float, tree_nodes: int, cpu0: float, lookahead: bool = False,
-                   solver: bool = False, prior: bool = False) -> dict:
+                   solver: bool = False, prior: bool = False, reused: int | None = None) -> dict:
     """One move's telemetry (docs/architecture.md) from the counters of a search (or of a
     baseline agent's move); ``cpu0`` is ``time.process_time()`` when the move started.
 
     ``lookahead``: add the two-stage checks' counts (``lookahead_moves``, ``lookahead_replies``)
     after ``solver_moves``; ``solver``: the nodes MCTS-Solver proved (``proven_nodes``); ``prior``:
-    the prior's evaluations (``prior_evals``); only then, so that the records of the paper's
-    agents keep their form.
+    the prior's evaluations (``prior_evals``); ``reused``: the nodes a ``reuse_tree`` search
+    started from (``reused_nodes``); only then, so that the records of the paper's agents keep
+    their form. The keys come in the record's order (:data:`boopexp.play.contract.TELEMETRY_ORDER`),
+    the measured seconds last, so that a store's export and import give back its bytes.
     """
     la = {"lookahead_moves": int(acc[ACC_LA_MOVES]), "lookahead_replies": int(acc[ACC_LA_REPLIES])} if lookahead else {}
     if solver:
         la["proven_nodes"] = int(acc[ACC_PROVEN])
     if prior:
         la["prior_evals"] = int(acc[ACC_PRIOR_EVALS])
+    if reused is not None:
+        la["reused_nodes"] = int(reused)
     return {
         "iterations": int(acc[ACC_ITER]),
         "solver_calls": int(acc[ACC_SOLVER]),
