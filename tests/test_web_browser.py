@@ -220,6 +220,51 @@ def test_the_store_page_shows_its_games_a_page_at_a_time(server, browser):
     assert "pairing=mcts-co+vs+mcts-co" in browser.current_url or "mcts-co%20vs%20mcts-co" in browser.current_url
 
 
+# Holds every /api/store request until the test releases it (window.__release(offset)): the test
+# then chooses the order in which the page's poll and the page turn are answered.
+_HOLD_STORE_ANSWERS = """
+window.__held = [];
+const real = window.fetch;
+window.fetch = (url, options) => String(url).includes("/api/store?")
+  ? new Promise(done => window.__held.push({offset: new URL(String(url), location.href).searchParams.get("offset"),
+                                            go: () => done(real(url, options))}))
+  : real(url, options);
+window.__release = offset => {
+  const go = window.__held.filter(h => h.offset === offset);
+  window.__held = window.__held.filter(h => h.offset !== offset);
+  document.body.dataset.loaded = "";
+  go.forEach(h => h.go());
+  return go.length;
+};
+"""
+
+
+def test_a_poll_answered_after_the_page_turned_does_not_keep_the_old_page(server, browser):
+    """The store page polls every 2 s: a poll sent before "next" was clicked, answered before the
+    next page's own answer, holds the old page; it is not drawn, and the next page is (it was drawn
+    under the new page's key, and the new page's answer was then never drawn: stuck on page 1)."""
+    from selenium.webdriver.common.by import By
+
+    def shown(d) -> str:
+        return d.execute_script("const r = document.getElementById('games-range'); return r ? r.textContent : ''")
+
+    def held(offset: str):
+        return lambda d: d.execute_script("return window.__held.some(h => h.offset === arguments[0])", offset)
+
+    browser.get(server + "/store?store=a9-fixed&limit=50")
+    _wait(browser, lambda d: shown(d) == "games 1–50 of 200", "the first page")
+    browser.execute_script(_HOLD_STORE_ANSWERS)
+    _wait(browser, held("0"), "a poll of the first page")  # sent every 2 s
+    browser.find_element(By.ID, "games-next").click()
+    _wait(browser, held("50"), "the request of the second page")
+    for offset in ("0", "50"):  # the old poll answered first, then the turned page
+        assert browser.execute_script("return window.__release(arguments[0])", offset) >= 1
+        _wait(browser, lambda d: d.execute_script("return document.body.dataset.loaded") == "1",
+              f"the answer for offset {offset} handled")
+    assert shown(browser) == "games 51–100 of 200"
+    assert [a.text for a in browser.find_elements(By.CSS_SELECTOR, "#games a.game")][:1] == ["50"]
+
+
 def test_the_dashboard_shows_a_run_as_it_plays(server, browser, root: Path):
     from boopexp.experiments.config import load_config
     from boopexp.experiments.pool import PoolOptions

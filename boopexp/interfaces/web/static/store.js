@@ -74,8 +74,11 @@
         data.files.forEach((f, i) => { if (i) links.append(" · "); links.append(el("a", {href: fileURL(f), text: f})); });
         $("files").replaceChildren(el("h2", {text: "Tables and figures"}), links);
       }
-      const page = offset + " " + data.games_total;
-      if (page !== shown) { games(data.games); pager(data); shown = page; }
+      // the page this answer holds: an answer to a poll sent before the page turned holds the old
+      // page and is not drawn (keyed on the request's offset, it drew the old games under the new
+      // page's key, and the turned page's own answer was then never drawn)
+      const page = data.offset + " " + data.games_total;
+      if (data.offset === offset && page !== shown) { games(data.games); pager(data); shown = page; }
       $("updated").textContent = s.total.done + " / " + s.total.planned + " games · updated " + new Date().toLocaleTimeString();
       document.body.dataset.loaded = "1";
     } catch (err) {
