@@ -53,7 +53,7 @@ dist: $(STAMP) ## The sdist and the wheel into dist/ (python -m build; tests/tes
 # files with a `slow` test first (--no-loadscope-reorder keeps tests/conftest.py's order).
 TEST_JOBS ?= 2
 test: $(STAMP) ## Run the whole test suite on TEST_JOBS (2) cores (golden data: env BOOP_GOLDEN, default ../shared/golden)
-	$(BIN)/python -m pytest -q -n $(TEST_JOBS) --dist loadfile --no-loadscope-reorder
+	$(BIN)/python -m pytest -q -n $(TEST_JOBS) --dist loadfile --no-loadscope-reorder --durations=30
 
 test-golden: $(STAMP) ## Only the golden-data tests
 	$(BIN)/python -m pytest -q -k golden
