@@ -12,6 +12,7 @@ compact form, schema 2 (:func:`pack_record`, :func:`unpack_record`, docs/runner.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypedDict, cast, get_args
@@ -376,10 +377,18 @@ def first_mover(record: Mapping[str, Any]) -> Side:
     start = record.get("start")
     game = record.get("game")
     if game is not None and isinstance(start, str):
-        played = games.get(game)
-        return Side.P2 if played.to_move(played.parse_position(start)) > 0 else Side.P1
+        return _start_mover(game, start)
     fields = start.split() if isinstance(start, str) else []
     return Side.P2 if len(fields) >= 4 and fields[3] == "r" else Side.P1
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _start_mover(game: str, start: str) -> Side:
+    """The side to move in ``game``'s position ``start`` (:func:`first_mover`), parsed once per
+    start: a store's export and import ask it of each record several times, and a Colosseum
+    position takes milliseconds to parse (a malformed one raises each time: nothing cached)."""
+    played = games.get(game)
+    return Side.P2 if played.to_move(played.parse_position(start)) > 0 else Side.P1
 
 
 def mover(first: Side, ply: int) -> Side:

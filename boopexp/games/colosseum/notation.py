@@ -127,6 +127,7 @@ def parse_position(text: str) -> np.ndarray:
         raise InvalidPositionError(f"{text!r}: the walls {fields[1]!r} must be {size} rows of {size} hex digits "
                                    "separated by '/'")
     st = empty_board(size)  # the edges walled: the digits must say so too
+    words = st.tolist()  # read and set as Python ints (has_wall of numpy items is ~10 times slower)
     interior = 0
     for r, row in enumerate(rows):
         for c, ch in enumerate(row):
@@ -136,21 +137,22 @@ def parse_position(text: str) -> np.ndarray:
                 raise InvalidPositionError(f"{text!r}: {ch!r} at ({r}, {c}) is not a hex digit 0-9 a-f") from None
             cell = GRID * r + c
             for d in range(4):
-                edge = has_wall(st, cell, d)
+                edge = has_wall(words, cell, d)
                 if edge and not digit >> d & 1:
                     raise InvalidPositionError(f"{text!r}: ({r}, {c}) must have its {SIDES[d]} edge walled")
                 if digit >> d & 1 and not edge:
                     w, b = cell_bit(cell)
-                    st[WALL + 3 * d + w] |= b
+                    words[WALL + 3 * d + w] |= b
                     interior += 1
     for cell in (GRID * r + c for r in range(size) for c in range(size)):
         for d in (1, 2):  # each interior side once: its Right and Down neighbours agree
             other = cell + (1 if d == 1 else GRID)
             if (d == 1 and cell % GRID == size - 1) or (d == 2 and cell // GRID == size - 1):
                 continue
-            if has_wall(st, cell, d) != has_wall(st, other, d ^ 2):
+            if has_wall(words, cell, d) != has_wall(words, other, d ^ 2):
                 raise InvalidPositionError(f"{text!r}: the wall between {_rc(cell)} and {_rc(other)} is stored on one "
                                            "side only (a wall sets both cells' flags)")
+    st[:] = words
     st[POS_A] = _cell(text, fields[2], size, "A")
     st[POS_B] = _cell(text, fields[3], size, "B")
     if st[POS_A] == st[POS_B]:

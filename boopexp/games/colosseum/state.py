@@ -38,6 +38,8 @@ the codes ascend in the spec's enumeration order (§5: r, then c, then d).
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from boopexp import schema
@@ -96,8 +98,9 @@ def cell_bit(cell: int) -> tuple[int, int]:
     return cell // WORD_BITS, 1 << (cell % WORD_BITS)
 
 
-def has_wall(st: np.ndarray, cell: int, d: int) -> bool:
-    """Whether side ``d`` of the cell index ``cell`` is a wall (or an edge)."""
+def has_wall(st: np.ndarray | list[int], cell: int, d: int) -> bool:
+    """Whether side ``d`` of the cell index ``cell`` is a wall (or an edge) (``st``: a state, or
+    its ``tolist()``, much faster to read one word at a time)."""
     w, b = cell_bit(cell)
     return bool(int(st[WALL + 3 * d + w]) & b)
 
@@ -207,7 +210,12 @@ def legal_moves(st: np.ndarray) -> list[int]:
 def empty_board(size: int) -> np.ndarray:
     """An M x M board with its edges walled (every cell outside it walled all round), no player
     placed, A to move."""
-    check_size(size)
+    return _empty_board(check_size(size)).copy()
+
+
+@functools.cache
+def _empty_board(size: int) -> np.ndarray:
+    """:func:`empty_board`'s board, built once per size (callers get a copy)."""
     st = np.zeros(STATE_SIZE, dtype=STATE_DTYPE)
     for r in range(GRID):
         for c in range(GRID):
