@@ -1,5 +1,5 @@
-"""The committed generality study: every planned game stored once, and its outputs are what
-``boopexp generality`` rebuilds from the stores, byte for byte.
+"""The committed generality study: every planned game stored once, one game of each store replays
+exactly, and its outputs are what ``boopexp generality`` rebuilds from the stores, byte for byte.
 
 The plan is read from the configs (configs/generality/*.yaml), not from the stores.
 
@@ -16,6 +16,7 @@ is not the one that drew them, are skipped (saying why).
 from __future__ import annotations
 
 import warnings
+import zlib
 from pathlib import Path
 
 import pytest
@@ -23,11 +24,13 @@ from study_helpers import (
     FIGURE_SUFFIXES,
     TEXT_SUFFIXES,
     assert_figures_rebuilt,
+    assert_game_replays,
     assert_store_complete,
     assert_texts_rebuilt,
     committed_outputs,
 )
 
+from boopexp.experiments.config import load_config
 from boopexp.experiments.store import has_games_files
 from boopexp.studies.generality import analysis as ga
 from boopexp.studies.generality import report as gr
@@ -51,6 +54,20 @@ def test_committed_store_is_complete_without_duplicates(store):
     if not has_games_files(folder):
         pytest.skip(f"results/generality/{store} is not committed yet")
     assert_store_complete(folder, CONFIGS / f"{store}.yaml", store)
+
+
+@pytest.mark.parametrize("store", ga.STORES)
+def test_a_committed_game_of_each_store_replays_identically(store):
+    """One game of each committed store (its plan's task at a place fixed by the store's name),
+    played again from its identity, is the stored game move for move."""
+    folder = STUDY / store
+    if not has_games_files(folder):
+        pytest.skip(f"results/generality/{store} is not committed yet")
+    config = CONFIGS / f"{store}.yaml"
+    plan = load_config(config)
+    tasks = list(plan.tasks(plan.plan()))
+    task = tasks[zlib.crc32(store.encode()) % len(tasks)]
+    assert_game_replays(folder, config, task.pairing, task.game_index)
 
 
 def test_no_outputs_without_games_and_none_missing_with_them():
