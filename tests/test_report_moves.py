@@ -21,6 +21,7 @@ from boopexp.analysis.records import load_results
 from boopexp.errors import StoreError
 from boopexp.experiments.store import StoreReader, has_games_files, seal
 from boopexp.experiments.tally import PairingScore
+from boopexp.play.contract import is_draw
 from boopexp.play.identity import pairing_agents
 
 RESULTS = Path(__file__).resolve().parent.parent / "results"
@@ -44,7 +45,7 @@ def _oracle(dirs: list[Path]) -> dict[str, dict[str, float]]:
             game = {"config_hash": key[0], "pairing": key[1], "game_index": key[2],
                     "p1": record.get("p1") if isinstance(record.get("p1"), str) else names[0],
                     "p2": record.get("p2") if isinstance(record.get("p2"), str) else names[1]}
-            decided[key] = record["winner"] is not None
+            decided[key] = record["winner"] is not None or is_draw(record)  # finished: not the ply cap
             rows += moves.ply_rows(record, game)
     plies = pd.DataFrame(rows)
     out: dict[str, dict[str, float]] = {}

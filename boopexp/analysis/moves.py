@@ -15,7 +15,8 @@ values. Measured on the committed round robin's games (7,200, 21 MB of JSON): py
 What is kept (:class:`MoveStats`): per agent, the number of moves, the distribution of each of
 :data:`DISTRIBUTION_FIELDS` as distinct values and their counts (the median and quartiles are
 exact, computed as pandas computes them: :func:`quantile`), and for :data:`SIDE_FIELDS` the sum
-over each side of each decided game (the paper's "per agent and per game"), averaged. The
+over each side of each finished game (a winner or a draw: not stopped at the ply cap; the
+paper's "per agent and per game"), averaged. The
 iterations figure draws from the moves in their order while there are at most
 :data:`ORDERED_MOVES_LIMIT` of them (every committed store), else from the distribution.
 """
@@ -50,7 +51,7 @@ TELEMETRY_FIELDS: tuple[str, ...] = (
 #: Fields whose distribution per agent the telemetry table and the iterations figure read.
 DISTRIBUTION_FIELDS: tuple[str, ...] = ("iterations", "solver_calls", "tree_nodes", "device_seconds",
                                         *OPTIONAL_FIELDS)
-#: Fields summed over one side of one decided game (equivalent moves "per agent and per game").
+#: Fields summed over one side of one finished game (equivalent moves "per agent and per game").
 SIDE_FIELDS: tuple[str, ...] = ("equivalent_moves", "equivalent_candidates")
 #: Up to this many moves with iterations, the iterations figure is drawn from the moves themselves,
 #: in order (as it always was: every committed store is below it); above it, from their distribution.
@@ -221,7 +222,7 @@ class MoveStats:
         return quantile(*self.distribution(agent, field_name), q)
 
     def side_mean(self, agent: str, field_name: str) -> float:
-        """The mean over the agent's sides of decided games of ``field_name`` summed over the
+        """The mean over the agent's sides of finished games of ``field_name`` summed over the
         side's moves; a side with a move lacking the field is left out (NaN: no complete side).
         The sums are of counters (integers), so the order of the additions does not matter."""
         total, sides = self._sides.get((agent, field_name), (0.0, 0))
@@ -323,7 +324,8 @@ def collect(files: Sequence[MoveFile], names: Sequence[str], sides: np.ndarray, 
         files: where each counted game's moves are, in reading order.
         names: agent names; ``sides`` holds indices into it.
         sides: each game's p1 and p2 (by row number: shape (games, 2)).
-        decided: whether each game (by row number) has a winner.
+        decided: whether each game (by row number) finished: a winner or a draw
+            (:func:`boopexp.analysis.tables.finished`), not the ply cap.
         game_rows: a game's row (by its row number) as :func:`ply_rows` reads it.
         blocks: a store file's numbered lines, block by block (``StoreReader.blocks``).
         decode: one stored line as its record (schema 1), checked (``StoreReader.decode``).
