@@ -78,6 +78,21 @@ def rebuilt_study(tmp_path_factory: pytest.TempPathFactory, study: Path, stores:
     return out
 
 
+def doc_rows(text: str, header: str) -> list[list[str]] | None:
+    """The body rows (cells stripped) of the first Markdown table in ``text`` whose header line
+    starts ``header`` (None: no such table): how a study's write-up test reads the tables it checks."""
+    lines = text.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.startswith(header)), None)
+    if start is None:
+        return None
+    rows = []
+    for line in lines[start + 2:]:
+        if not line.startswith("|"):
+            break
+        rows.append([cell.strip() for cell in line.strip().strip("|").split("|")])
+    return rows
+
+
 def committed_outputs(study: Path, suffixes: tuple[str, ...]) -> list[Path]:
     return sorted(p for p in study.iterdir() if p.is_file() and p.suffix in suffixes)
 

@@ -28,6 +28,7 @@ from study_helpers import (
     assert_store_complete,
     assert_texts_rebuilt,
     committed_outputs,
+    doc_rows,
 )
 
 from boopexp.experiments.config import load_config
@@ -38,6 +39,10 @@ from boopexp.studies.generality import report as gr
 ROOT = Path(__file__).resolve().parent.parent
 STUDY = ROOT / "results" / "generality"
 CONFIGS = ROOT / "configs" / "generality"
+WRITE_UP = ROOT / "docs" / "generality.md"
+#: the header of the verdict grid (a claim per row, a game per column) that generality-tables.md
+#: opens with and docs/generality.md quotes
+GRID = "| claim | connect-four | boop | colosseum | pentago-swap | all games |"
 
 
 def stored() -> list[str]:
@@ -107,3 +112,18 @@ def test_figures_rebuild_byte_for_byte(rebuilt):
 def _figures_without_data(rebuilt: Path) -> set[str]:
     """The figures a partial study does not draw yet (no ladder, gain or claim to show)."""
     return {stem for stem in gr.FIGURES if not (rebuilt / f"{stem}.svg").exists()}
+
+
+def test_the_write_up_quotes_the_committed_verdicts():
+    """docs/generality.md's verdict grid is the one ``boopexp generality`` built from the committed
+    stores (generality-tables.md, itself rebuilt byte for byte above), and the write-up says
+    "Status: **partial**" exactly while a store of the plan is not committed."""
+    if not (STUDY / "generality-tables.md").exists():
+        pytest.skip("results/generality/generality-tables.md is not committed yet (make generality)")
+    if not WRITE_UP.exists():
+        pytest.skip("docs/generality.md is not written yet")
+    text = WRITE_UP.read_text(encoding="utf-8")
+    built = doc_rows((STUDY / "generality-tables.md").read_text(encoding="utf-8"), GRID)
+    assert built, f"generality-tables.md has no table {GRID!r}"
+    assert doc_rows(text, GRID) == built
+    assert ("Status: **partial**" in text) == (len(stored()) < len(ga.STORES))

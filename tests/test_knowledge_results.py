@@ -33,7 +33,13 @@ import math
 from pathlib import Path
 
 import pytest
-from study_helpers import assert_figures_rebuilt, assert_store_complete, assert_texts_rebuilt, rebuilt_study
+from study_helpers import (
+    assert_figures_rebuilt,
+    assert_store_complete,
+    assert_texts_rebuilt,
+    doc_rows,
+    rebuilt_study,
+)
 
 from boopexp.analysis.tables import DASH, fmt_p
 from boopexp.experiments.store import has_games_files
@@ -72,20 +78,6 @@ def test_figures_rebuild_byte_for_byte(rebuilt):
 
 # ---------------------------------------------------------------------------------------------
 # The write-up
-
-
-def doc_rows(text: str, header: str) -> list[list[str]] | None:
-    """The body rows of the first Markdown table whose header line starts ``header`` (None: no such table)."""
-    lines = text.splitlines()
-    start = next((i for i, line in enumerate(lines) if line.startswith(header)), None)
-    if start is None:
-        return None
-    rows = []
-    for line in lines[start + 2:]:
-        if not line.startswith("|"):
-            break
-        rows.append([cell.strip() for cell in line.strip().strip("|").split("|")])
-    return rows
 
 
 def _elo(value: float) -> str:

@@ -10,7 +10,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from study_helpers import assert_figures_rebuilt, assert_store_complete, assert_texts_rebuilt, rebuilt_study
+from study_helpers import (
+    assert_figures_rebuilt,
+    assert_store_complete,
+    assert_texts_rebuilt,
+    doc_rows,
+    rebuilt_study,
+)
 
 from boopexp.experiments.store import has_games_files
 from boopexp.studies.robustness import analysis as rb
@@ -47,13 +53,8 @@ def test_figures_rebuild_byte_for_byte(rebuilt):
 
 def _doc_rows(first_header: str) -> list[list[str]]:
     """The body rows of the Markdown table of docs/robustness.md whose header starts ``first_header``."""
-    lines = (ROOT / "docs" / "robustness.md").read_text(encoding="utf-8").splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith(f"| {first_header} |"))
-    rows = []
-    for line in lines[start + 2:]:
-        if not line.startswith("|"):
-            break
-        rows.append([cell.strip() for cell in line.strip("|").split("|")])
+    rows = doc_rows((ROOT / "docs" / "robustness.md").read_text(encoding="utf-8"), f"| {first_header} |")
+    assert rows is not None, f"docs/robustness.md has no table whose header starts '| {first_header} |'"
     return rows
 
 
