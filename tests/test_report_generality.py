@@ -10,6 +10,7 @@ played.
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -206,6 +207,10 @@ def test_the_command_writes_every_file_and_rebuilds_byte_for_byte(synthetic, tmp
                            + [f"{s}.{ext}" for s in gr.FIGURES for ext in ("png", "svg")])
     for name in names:
         assert (first / name).read_bytes() == (second / name).read_bytes(), name
+    # the pair counts print as whole numbers beside G2's row, which has none
+    tables = (first / "generality-tables.md").read_text(encoding="utf-8")
+    assert "| G2 |" in tables and not re.search(r"\| \d+\.0/\d+\.0/\d+\.0 \|", tables)
+    assert re.search(r"\| \d+/\d+/\d+ \|", tables)
 
 
 def test_a_partial_study_is_labelled(tmp_path):

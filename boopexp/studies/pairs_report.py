@@ -153,7 +153,8 @@ def claims_table(tests: Sequence[pr.ClaimTest], extra: Sequence[cl.Outcome] = ()
     display = tuple(
         (r["claim"] if r["role"] == "claim" else "", r["condition"] if r["role"] == "claim" else "",
          r["component"] + (" (deciding)" if r["role"] == "deciding" and len(data) else ""),
-         DASH if is_missing(r["won_both"]) else f"{r['won_both']}/{r['split']}/{r['lost_both']}",
+         # whole numbers: a claim without pair counts (G2) makes the columns float
+         DASH if is_missing(r["won_both"]) else f"{r['won_both']:.0f}/{r['split']:.0f}/{r['lost_both']:.0f}",
          score_text(r["estimate"], r["ci_low"], r["ci_high"]),
          fmt_p(r["p_value"]), fmt_p(r["p_opposite"]), fmt_p(r["p_negligible"]))
         for r in data.to_dict("records")
