@@ -11,6 +11,7 @@ are ``(size-1)*36 + square``. The tiny positions used throughout:
 from __future__ import annotations
 
 import ast
+import dataclasses
 import math
 
 import numpy as np
@@ -380,6 +381,29 @@ def test_a9_fix_is_off_by_default_and_reaches_the_kernel():
     assert cfg_of("mcts-co").fix_a9 is False
     assert mcts.params_vector(cfg_of("mcts-co"))[P_FIX_A9] == 0.0
     assert mcts.params_vector(cfg_of("mcts-co", fix_a9=True))[P_FIX_A9] == 1.0
+
+
+def test_search_plan_is_kept_per_frozen_config_and_never_shared_between_configs():
+    """search() reads its config through search_plan, computed once per frozen config: the same
+    config gives the same plan object; every other config its own values (a plan cached by the
+    agent or the config's type would hand it the first config's vector); a mutable stand-in is
+    read afresh each call (a cached plan would keep its first values)."""
+    import types
+
+    cfg = cfg_of("mcts-co", fix_a9=True, co_lookahead=1, solver=True)
+    plan = mcts.search_plan(cfg)
+    assert mcts.search_plan(cfg) is plan
+    assert list(plan.params) == list(mcts.params_vector(cfg))
+    assert plan.flags == mcts.feature_flags(mcts.params_vector(cfg))
+    assert (plan.solver, plan.lookahead, plan.prior, plan.reuse) == (True, True, False, False)
+    assert mcts.search_plan(cfg_of("vanilla")).flags == (mcts.OFF,) * 4
+    for _ in range(3):
+        other = cfg_of("mcts-co", fix_a9=False)
+        assert mcts.search_plan(other).params[P_FIX_A9] == 0.0
+    stand_in = types.SimpleNamespace(**{f.name: getattr(cfg, f.name) for f in dataclasses.fields(cfg)})
+    assert mcts.search_plan(stand_in).params[P_FIX_A9] == 1.0
+    stand_in.fix_a9 = False
+    assert mcts.search_plan(stand_in).params[P_FIX_A9] == 0.0
 
 
 # ------------------------------------------------------------------------------------------

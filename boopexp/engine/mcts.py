@@ -156,18 +156,26 @@ ON: tuple = (1,)
 PROVEN_U = 1e300
 
 
+def _filled(capacity: int, value: int) -> np.ndarray:
+    """``np.full(capacity, value, dtype=np.int64)`` at a third of its cost (numpy's ``full`` is
+    Python code: a search makes five of these per move, :func:`new_tree`)."""
+    out = np.empty(capacity, dtype=np.int64)
+    out.fill(value)
+    return out
+
+
 def new_tree(capacity: int) -> Tree:
     return Tree(
         states=np.zeros((capacity, STATE_SIZE), dtype=STATE_DTYPE),
-        parent=np.full(capacity, NO_PARENT, dtype=np.int64),
-        move=np.full(capacity, NO_MOVE, dtype=np.int64),
+        parent=_filled(capacity, NO_PARENT),
+        move=_filled(capacity, NO_MOVE),
         player=np.zeros(capacity, dtype=np.int64),
         score=np.zeros(capacity, dtype=np.float64),
         visits=np.zeros(capacity, dtype=np.int64),
         terminal=np.zeros(capacity, dtype=np.bool_),
-        first_child=np.full(capacity, NO_NODE, dtype=np.int64),
-        last_child=np.full(capacity, NO_NODE, dtype=np.int64),
-        next_sibling=np.full(capacity, NO_NODE, dtype=np.int64),
+        first_child=_filled(capacity, NO_NODE),
+        last_child=_filled(capacity, NO_NODE),
+        next_sibling=_filled(capacity, NO_NODE),
         n_children=np.zeros(capacity, dtype=np.int64),
         masked=np.zeros(capacity, dtype=np.bool_),
         proven=np.zeros(capacity, dtype=np.int8),
@@ -992,6 +1000,43 @@ def feature_flags(params: np.ndarray) -> tuple[tuple, tuple, tuple, tuple]:
             ON if params[P_SOLVER] != 0.0 else OFF, ON if report else OFF)
 
 
+class SearchPlan(namedtuple("SearchPlan", "params flags solver final_rule lookahead prior reuse")):
+    """What :func:`search` reads of its MCTSConfig, once per config (:func:`search_plan`): the
+    kernels' vector (:func:`params_vector`), the switches (:func:`feature_flags`), ``solver``,
+    :func:`final_choice`'s ``(selection, c_uct, sqrt_rule)``, and the telemetry's and
+    ``reuse_tree``'s booleans, as plain Python values."""
+
+    __slots__ = ()
+
+
+#: the plans of the configs searched, by ``id``: ``(config, plan)``, the config kept so that its id
+#: stays its own (a search per move of a whole game reads the same few configs)
+_PLANS: dict[int, tuple[object, SearchPlan]] = {}
+#: configs remembered at most (a tuner's many configs: the table starts again when full)
+MAX_PLANS = 256
+
+
+def search_plan(cfg) -> SearchPlan:
+    """``cfg``'s :class:`SearchPlan`, computed on the first search of a frozen config (a
+    ``dataclass(frozen=True)`` such as MCTSConfig, whose fields never change) and kept: the per-move
+    work of building the vector (~20 getattr) is then a dict look-up. Any other config (a mutable
+    stand-in) gets a new plan per call. The plan's vector is shared by the searches of ``cfg``: the
+    kernels only read it."""
+    hit = _PLANS.get(id(cfg))
+    if hit is not None and hit[0] is cfg:
+        return hit[1]
+    params = params_vector(cfg)
+    plan = SearchPlan(params, feature_flags(params), bool(cfg.solver),
+                      (bool(params[P_FINAL_RULE] != 0.0), float(params[P_UCT_C]), bool(params[P_UCT_RULE] == UCT_SQRT)),
+                      bool(cfg.co_lookahead != 0), bool(cfg.prior != PRIOR_OFF), bool(cfg.reuse_tree))
+    dc_params = getattr(type(cfg), "__dataclass_params__", None)
+    if dc_params is not None and dc_params.frozen:
+        if len(_PLANS) >= MAX_PLANS:
+            _PLANS.clear()
+        _PLANS[id(cfg)] = (cfg, plan)
+    return plan
+
+
 def params_vector(cfg) -> np.ndarray:
     """The MCTSConfig as the float vector the kernels read: ``cfg.<name>`` at index ``P_<NAME>``
     (:mod:`boopexp.engine.params`), a boolean as 0.0 / 1.0.
@@ -1050,8 +1095,8 @@ def search(root_state: np.ndarray, cfg, budget, costs: np.ndarray, rng: np.ndarr
             search's tree is kept for the next; a new tree otherwise.
     """
     work = work or new_work()
-    params = params_vector(cfg)
-    flags = feature_flags(params)
+    plan = search_plan(cfg)
+    params, flags = plan.params, plan.flags
     acc = np.zeros(N_ACC, dtype=np.int64)
     acc_us = np.zeros(1, dtype=np.float64)
     cpu0 = time.process_time()
@@ -1060,7 +1105,7 @@ def search(root_state: np.ndarray, cfg, budget, costs: np.ndarray, rng: np.ndarr
     # The tree starts small and grows on demand (a device budget's worst case, every iteration
     # creating a node at the cheapest cost, would pre-allocate far more than a search uses).
     # Capacity never changes which nodes are created, so it never changes a game.
-    reusing = bool(cfg.reuse_tree) and kept is not None
+    reusing = plan.reuse and kept is not None
     kept_tree, reused = reused_tree(kept, root_state) if reusing else (None, 0)
     if kept_tree is not None:
         tree = kept_tree
@@ -1097,14 +1142,13 @@ def search(root_state: np.ndarray, cfg, budget, costs: np.ndarray, rng: np.ndarr
         # iteration is always run instead (documented in docs/agents.md).
         tree = _with_room(tree)
         run_iterations(tree, params, rng, work, acc, acc_us, costs, 1, np.inf, *flags)
-    code = final_choice(tree, int(root_state[TO_MOVE]), rng, work, bool(cfg.solver), params[P_FINAL_RULE] != 0.0,
-                        params[P_UCT_C], params[P_UCT_RULE] == UCT_SQRT)
+    code = final_choice(tree, int(root_state[TO_MOVE]), rng, work, plan.solver, *plan.final_rule)
     if on_tree is not None:
         on_tree(tree)
     if reusing:
         kept.tree = tree  # type: ignore[union-attr]
-    telemetry = move_telemetry(acc, float(acc_us[0]), int(tree.count[0]), cpu0, cfg.co_lookahead != 0,
-                               bool(cfg.solver), cfg.prior != PRIOR_OFF, reused if cfg.reuse_tree else None)
+    telemetry = move_telemetry(acc, float(acc_us[0]), int(tree.count[0]), cpu0, plan.lookahead, plan.solver,
+                               plan.prior, reused if plan.reuse else None)
     return int(code), telemetry
 
 
