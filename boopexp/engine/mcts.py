@@ -1,5 +1,6 @@
 """MCTS_GHOST: the tree (documented ``Tree`` fields, ``ROOT``, ``NO_PARENT``, ``NO_NODE``), the
-search driver and ``params_vector`` (an ``MCTSConfig`` as the vector the kernels read).
+search driver and ``params_vector`` (an ``MCTSConfig`` as the vector the kernels read;
+``search_plan``: that vector and the switches, once per config).
 
 MCTS_GHOST with the three CO injections (AGENTS.md §B), compiled.
 
