@@ -31,6 +31,7 @@ import statistics
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -134,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         for side in sides.values():
             side.stop()
-    table = {}
+    table: dict[str, dict[str, Any]] = {}
     for name in runs["before"]:
         before, after = runs["before"][name], runs["after"][name]
         ratios = [a / b for a, b in zip(after, before)]
