@@ -21,7 +21,12 @@ When the maximum-likelihood estimate does not exist — some group of agents nev
 game to the others (e.g. an agent that won every game), so the likelihood keeps growing as their
 rating goes to infinity — half a virtual win is added each way to every ordered pairing that
 played (a Haldane-style correction) and the fit says so (``corrected``); those ratings are then
-finite but shrunk and should be read as lower bounds of the gap.
+finite but shrunk and should be read as lower bounds of the gap. Whether it exists is decided
+with the first-move term in the model (a linear program, :func:`_mle_exists`): a seat that almost
+never wins can separate the games while every agent both beat and lost to another. As a
+backstop, a fit that runs beyond :data:`DIVERGED_ELO` is corrected the same way, the rule the
+bootstrap applies to each resample (:mod:`boopexp.analysis.ratings_bootstrap`), so a point
+estimate and its bootstrap intervals are always one estimator.
 
 Games without a winner (stopped at the ply cap) are left out of the fit and counted.
 
@@ -199,12 +204,19 @@ def fit_ratings(
 
     # a draw is half a win each way (module docstring); without one these are the counts themselves
     fit_wins, fit_losses = (wins + 0.5 * draws, losses + 0.5 * draws) if draws.any() else (wins, losses)
-    corrected = not _mle_exists(fit_wins, fit_losses)
+    corrected = not _mle_exists(fit_wins, fit_losses, index[anchor])
+    beyond = False
+    if not corrected:
+        theta, cov, ok = _point_fit(fit_wins, fit_losses, index[anchor])
+        # a backstop, the bootstrap's own rule (ratings_bootstrap._fit_batch): a fit that ran beyond
+        # DIVERGED_ELO is corrected as each such resample is, so the point and the resamples stay
+        # one estimator even where the linear program could not answer
+        beyond = corrected = not ok
     if corrected:
         has = played > 0
         fit_wins = fit_wins + HALDANE * has
         fit_losses = fit_losses + HALDANE * has
-    theta, cov = _point_fit(fit_wins, fit_losses, index[anchor])
+        theta, cov, _ = _point_fit(fit_wins, fit_losses, index[anchor])
 
     elo = np.zeros(n_agents)
     se = np.zeros(n_agents)
@@ -234,7 +246,9 @@ def fit_ratings(
         "Newton's method (analytic gradient and Hessian); 95% intervals from the likelihood's curvature "
         "(Wald, inverse observed information), relative to the anchor"
         + ("; a draw counts as half a win for each side" if draws.any() else "")
-        + ("; the MLE did not exist, so half a virtual win was added each way to every pairing "
+        + (f"; the MLE lay beyond the fit's limit of {DIVERGED_ELO:g} Elo (a near-separation), so half a virtual "
+           "win was added each way to every pairing that played" if beyond else
+           "; the MLE did not exist, so half a virtual win was added each way to every pairing "
            "that played" if corrected else "")
     )
     return Ratings(
@@ -296,20 +310,37 @@ def _check_identifiable(names: list[str], played: np.ndarray, anchor: int) -> No
         "plays each pairing both ways) or add mirror games")
 
 
-def _mle_exists(wins: np.ndarray, losses: np.ndarray) -> bool:
-    """Whether the Bradley–Terry MLE is finite: the 'beat' graph is strongly connected (Zermelo/Ford).
+def _mle_exists(wins: np.ndarray, losses: np.ndarray, anchor: int) -> bool:
+    """Whether the Bradley–Terry MLE with the first-move term is finite: the cells are not separated.
 
-    An edge j -> i means i beat j at least once (either seat). If some group of agents never
-    lost to the rest, the group's rating can grow without bound. Mirror games and the first-move
-    term need at least one P1 win and one P2 win overall.
+    Without the first-move term this is Zermelo's condition (the 'beat' graph is strongly
+    connected), but with it a direction that raises some ratings and lowers f can improve every
+    cell at once while the beat graph is connected (a seat that almost never wins, an agent that
+    wins every game it starts: Pentago-Swap's 0.25 s ladder, whose fit ran past 3,000 Elo). The
+    MLE of a grouped logistic model is infinite exactly when some direction d of (ratings, f)
+    moves no mixed cell (x·d = 0), no cell of P1 wins only down (x·d >= 0), no cell of P2 wins only
+    up (x·d <= 0) and at least one cell strictly (Albert & Anderson 1984; the linear program of
+    Konis 2007): that program is solved here by ``scipy.optimize.linprog`` (HiGHS).
     """
-    from scipy.sparse.csgraph import connected_components
+    from scipy.optimize import linprog
 
-    beat = (losses.T + wins) > 0  # beat[i, j]: i beat j (i as P1 winning, or i as P2 winning)
-    beaten_by = beat.T.copy()
-    np.fill_diagonal(beaten_by, False)
-    n, _ = connected_components(beaten_by, directed=True, connection="strong")
-    return n == 1 and wins.sum() > 0 and losses.sum() > 0
+    cells = np.argwhere((wins + losses) > 0)
+    x = design_matrix([(int(i), int(j)) for i, j in cells], wins.shape[0], anchor) / ELO_SCALE
+    w = wins[cells[:, 0], cells[:, 1]]
+    lo = losses[cells[:, 0], cells[:, 1]]
+    mixed, up, down = (w > 0) & (lo > 0), (w > 0) & (lo == 0), (w == 0) & (lo > 0)
+    # maximise the one-sided cells' total move, each in its own direction, within the box |d| <= 1
+    gain = x[up].sum(axis=0) - x[down].sum(axis=0)
+    a_ub = np.vstack([-x[up], x[down]])
+    a_eq = x[mixed]
+    result = linprog(-gain, A_ub=a_ub if len(a_ub) else None, b_ub=np.zeros(len(a_ub)) if len(a_ub) else None,
+                     A_eq=a_eq if len(a_eq) else None, b_eq=np.zeros(len(a_eq)) if len(a_eq) else None,
+                     bounds=(-1.0, 1.0), method="highs")
+    return bool(result.status != 0 or -result.fun <= SEPARATION_TOLERANCE)  # no answer: the fit's own check decides
+
+
+#: The linear program's optimum above which the cells are separated (the optimum is 0 or at least ~1/k).
+SEPARATION_TOLERANCE = 1e-7
 
 
 def design_matrix(keys: Sequence[tuple[int, int]], n_agents: int, anchor: int) -> np.ndarray:
@@ -377,16 +408,17 @@ def information(design: np.ndarray, games: np.ndarray, p: np.ndarray) -> np.ndar
     return np.einsum("bc,ci,cj->bij", games * p * (1.0 - p), design, design)
 
 
-def _point_fit(wins: np.ndarray, losses: np.ndarray, anchor: int) -> tuple[np.ndarray, np.ndarray]:
-    """The maximum-likelihood (ratings without the anchor, f) and their covariance, in Elo."""
+def _point_fit(wins: np.ndarray, losses: np.ndarray, anchor: int) -> tuple[np.ndarray, np.ndarray, bool]:
+    """The maximum-likelihood (ratings without the anchor, f), their covariance, in Elo, and whether
+    the fit stayed within :data:`DIVERGED_ELO` (:func:`fit_bradley_terry`'s ``ok``)."""
     cells = np.argwhere((wins + losses) > 0)  # row-major: the bootstrap's cell order too
     design = design_matrix([(int(i), int(j)) for i, j in cells], wins.shape[0], anchor)
     w = wins[cells[:, 0], cells[:, 1]][None, :]
     l_ = losses[cells[:, 0], cells[:, 1]][None, :]
-    theta, _ = fit_bradley_terry(design, w, l_)
+    theta, ok = fit_bradley_terry(design, w, l_)
     info = information(design, w + l_, logistic(theta @ design.T))[0]
     try:
         cov = np.linalg.inv(info)
     except np.linalg.LinAlgError:
         cov = np.full_like(info, np.nan)
-    return theta[0], cov
+    return theta[0], cov, bool(ok[0])

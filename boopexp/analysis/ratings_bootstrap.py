@@ -15,9 +15,10 @@ The resampled fits are computed together by the point fit's own fitter,
 :func:`boopexp.analysis.ratings.fit_bradley_terry` (Newton's method on a stack of (resamples ×
 cells) count arrays, ``numpy.linalg.solve`` on a batch of small Hessians): 2,000 resamples of a
 9-agent round robin take well under a second. A resample in which the maximum-likelihood
-estimate does not exist (some group of agents never lost in it) gets half a virtual win each way
-on every played cell, as the point fit does (:data:`boopexp.analysis.ratings.HALDANE`); how many
-resamples needed it is reported.
+estimate does not exist (its games are separated: the fit runs past
+:data:`boopexp.analysis.ratings.DIVERGED_ELO`) gets half a virtual win each way on every played
+cell, as the point fit does (:data:`boopexp.analysis.ratings.HALDANE`; the point fit decides by
+the same rule, plus an exact test of separation); how many resamples needed it is reported.
 
 **Pairs** (docs/knowledge-plan.md §5): given each game's pair (``pairs=``, e.g. game i of
 "A vs B" and game i of "B vs A", which start from one opening), the bootstrap resamples the

@@ -88,9 +88,10 @@ def ratings_table(fit: Ratings) -> Table:
     ]
     if fit.corrected:
         notes.append(
-            "Warning: some agents never lost (or never won) a decided game against the others, so the "
-            "maximum-likelihood ratings are infinite; half a virtual win was added each way to every "
-            "pairing that played. Their ratings are finite but shrunk: read them as bounds."
+            "Warning: the decided games are separated (some agents never lost, or never won, against the "
+            "others, alone or once the first move's advantage is counted), so the maximum-likelihood ratings "
+            "are infinite; half a virtual win was added each way to every pairing that played. Their "
+            "ratings are finite but shrunk: read them as bounds."
         )
     return Table(
         name="ratings",

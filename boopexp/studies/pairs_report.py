@@ -214,6 +214,16 @@ def verdicts_table(rows: Sequence[dict[str, Any]], plan: str, notes: str) -> Tab
     )
 
 
+def corrected_note(lad: pr.Ladder) -> str | None:
+    """The note under a ladder whose bootstrap corrected some resamples (or None): how many
+    resamples had no finite maximum (their games were separated) and got half a virtual win."""
+    if not lad.boot.corrected_resamples:
+        return None
+    where = f"ladder{' of ' + lad.label if lad.label else ''} at {lad.budget:g} s"
+    return (f"{where}: {lad.boot.corrected_resamples} of {lad.boot.resamples} resamples needed half a virtual "
+            "win (their games were separated: the fit had no finite maximum).")
+
+
 def ladder_rows(lad: pr.Ladder) -> list[dict[str, Any]]:
     """ladder.csv's rows of one fit: each agent, then the Blue-seat term."""
     fit = lad.boot.fit

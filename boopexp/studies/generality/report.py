@@ -193,9 +193,8 @@ def analyse(study: pr.StudyGames, *, resamples: int | None = None) -> Generality
                 notes.append(lad)
                 continue
             ladders.append(lad)
-            if lad.boot.corrected_resamples:
-                notes.append(f"ladder of {g} at {t:g} s: {lad.boot.corrected_resamples} of {lad.boot.resamples} "
-                             "resamples needed half a virtual win (a group of agents never lost in them).")
+            if (note := prr.corrected_note(lad)) is not None:
+                notes.append(note)
             if t == 1.0 and ga.FOCUS in lad.boot.agents:
                 gains.append(ga.gain(lad, g, ga.MOVE_SPACE[g]))
     slope = None

@@ -108,9 +108,8 @@ def analyse(study: kn.KnowledgeGames, *, resamples: int | None = None) -> Knowle
             notes.append(lad)
         else:
             ladders.append(lad)
-            if lad.boot.corrected_resamples:
-                notes.append(f"ladder at {t:g} s: {lad.boot.corrected_resamples} of {lad.boot.resamples} resamples "
-                             "needed half a virtual win (a group of agents never lost in them).")
+            if (note := prr.corrected_note(lad)) is not None:
+                notes.append(note)
     pairings = pairings_table(pairs)
     for r in pairings.data.to_dict("records"):
         where = f"{r['store']}: {r['agent']} vs {r['opponent']} at {r['budget']:g} s" + (
