@@ -18,6 +18,7 @@ Most kernels count no references (``_nrt=False``: :mod:`boopexp.engine`, docs/en
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from collections import namedtuple
@@ -1010,32 +1011,31 @@ class SearchPlan(namedtuple("SearchPlan", "params flags solver final_rule lookah
     __slots__ = ()
 
 
-#: the plans of the configs searched, by ``id``: ``(config, plan)``, the config kept so that its id
-#: stays its own (a search per move of a whole game reads the same few configs)
-_PLANS: dict[int, tuple[object, SearchPlan]] = {}
-#: configs remembered at most (a tuner's many configs: the table starts again when full)
+#: configs whose plans are kept at most, least recently used first out (a tuner's many configs)
 MAX_PLANS = 256
 
 
 def search_plan(cfg) -> SearchPlan:
     """``cfg``'s :class:`SearchPlan`, computed on the first search of a frozen config (a
-    ``dataclass(frozen=True)`` such as MCTSConfig, whose fields never change) and kept: the per-move
-    work of building the vector (~20 getattr) is then a dict look-up. Any other config (a mutable
-    stand-in) gets a new plan per call. The plan's vector is shared by the searches of ``cfg``: the
-    kernels only read it."""
-    hit = _PLANS.get(id(cfg))
-    if hit is not None and hit[0] is cfg:
-        return hit[1]
-    params = params_vector(cfg)
-    plan = SearchPlan(params, feature_flags(params), bool(cfg.solver),
-                      (bool(params[P_FINAL_RULE] != 0.0), float(params[P_UCT_C]), bool(params[P_UCT_RULE] == UCT_SQRT)),
-                      bool(cfg.co_lookahead != 0), bool(cfg.prior != PRIOR_OFF), bool(cfg.reuse_tree))
+    ``dataclass(frozen=True)`` such as MCTSConfig, whose fields never change) and kept
+    (``functools.lru_cache`` on the config: equal configs share one plan): the per-move work of
+    building the vector (~20 getattr) is then a look-up (~1 us: hashing the config's fields). Any
+    other config (a mutable stand-in) gets a new plan per call. The plan's vector is shared by the
+    searches of equal configs: the kernels only read it."""
     dc_params = getattr(type(cfg), "__dataclass_params__", None)
     if dc_params is not None and dc_params.frozen:
-        if len(_PLANS) >= MAX_PLANS:
-            _PLANS.clear()
-        _PLANS[id(cfg)] = (cfg, plan)
-    return plan
+        return _kept_plan(cfg)
+    return _new_plan(cfg)
+
+
+def _new_plan(cfg) -> SearchPlan:
+    params = params_vector(cfg)
+    return SearchPlan(params, feature_flags(params), bool(cfg.solver),
+                      (bool(params[P_FINAL_RULE] != 0.0), float(params[P_UCT_C]), bool(params[P_UCT_RULE] == UCT_SQRT)),
+                      bool(cfg.co_lookahead != 0), bool(cfg.prior != PRIOR_OFF), bool(cfg.reuse_tree))
+
+
+_kept_plan = functools.lru_cache(maxsize=MAX_PLANS)(_new_plan)
 
 
 def params_vector(cfg) -> np.ndarray:
