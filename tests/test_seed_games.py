@@ -207,12 +207,12 @@ def test_the_configs_plan_every_row_of_their_store_both_ways(store):
     assert rows
     for r in rows:
         if r.agent == r.opponent:
-            assert plan[f"{r.agent} vs {r.agent}"] >= 1000 if store == "colosseum" else 100
+            assert plan[f"{r.agent} vs {r.agent}"] >= 1000 if store.startswith("colosseum") else 100
         else:
             forward, back = plan[f"{r.agent} vs {r.opponent}"], plan[f"{r.opponent} vs {r.agent}"]
             assert forward == back  # seats alternate
             assert forward + back >= (r.report_games or 100), r.row
-    if store == "colosseum":
+    if store.startswith("colosseum"):
         assert all(n >= 500 for n in plan.values())  # 1,000 games a row (COLOSSEUM.md §12.3)
 
 
@@ -228,6 +228,24 @@ def test_e1b_gives_the_persistent_agent_the_reports_first_move_ratio(row, factor
     assert first.seconds == pytest.approx(36 * factor, rel=1e-3) and later == config.settings.budget
     assert agent.mcts == config.agent("ps-persistent").mcts and agent.mcts.reuse_tree
     assert opponent.name == "ps-submitted" and opponent.budget is None
+
+
+@pytest.mark.parametrize(("row", "store", "options"), [
+    ("CS-E1c", "colosseum-cpu", {"size_range": (6, 11)}),
+    ("CS-E1cu", "colosseum-cpu-uf", {"size_range": (6, 11), "separation": "union-find"})])
+def test_e1_on_the_cpu_clock_is_e1_s_agent_b_without_its_factor(row, store, options):
+    """CS-E1c and CS-E1cu: B is CS-E1's B (A's parameters, E1's end test) with no budget of its
+    own, on the cpu clock, the same boards as the device rows; CS-E1cu with the original's
+    union-find end test (docs/seed-games.md §7)."""
+    cpu = load_config(REPO / "configs" / "seed-games" / f"{store}.yaml")
+    device = load_config(REPO / "configs" / "seed-games" / "colosseum.yaml")
+    r = next(r for r in sg.ROWS if r.row == row)
+    assert r.store == store
+    b, a = cpu.agent(r.agent), cpu.agent(r.opponent)
+    assert a.budget is None and b.budget is None
+    assert a.mcts == device.agent("cs-a").mcts and b.mcts == device.agent("cs-b-e1").mcts
+    assert cpu.settings.budget.mode == "cpu" and cpu.settings.budget.seconds == 0.01
+    assert dict(cpu.settings.game_options) == options
 
 
 @pytest.mark.parametrize(("row", "scale", "terminal_check"), [("CS-E1", 1.335, 2), ("CS-E1r", 1.386, 2),

@@ -28,8 +28,10 @@ from boopexp.experiments.store import has_games_files
 from boopexp.studies.stores import check_study_folder, read_outcomes
 
 STUDY = "seed-games"
-#: The study's stores: one per game, each ``results/seed-games/<store>`` from configs/seed-games/<store>.yaml.
-STORES = ("pentago-swap", "colosseum")
+#: The study's stores, each ``results/seed-games/<store>`` from configs/seed-games/<store>.yaml: one
+#: per game, and Colosseum's E1 on the cpu clock with our end test and with the union-find one
+#: (docs/seed-games.md §7, added after the plan).
+STORES = ("pentago-swap", "colosseum", "colosseum-cpu", "colosseum-cpu-uf")
 CONFIG_PATTERN = "configs/{study}/{store}.yaml"
 
 #: What a row counts as the agent's success: its wins; its wins and ties (Colosseum's autoplay,
@@ -132,6 +134,18 @@ ROWS: tuple[ReportRow, ...] = (
               "B (bidirectional separation test: 2.906 x A's budget, the report's +190.6 %) vs A", "wins+ties",
               0.534, 1000, "above", "53.4% of 1,000; +190.6% simulations a turn"),
     ReportRow("CS-C0", "colosseum", "cs-a", "cs-a", "control: A vs A (B of E1, E3 at A's budget)",
+              "wins+ties", None, None, "none", "(ours: what equal agents score)"),
+    # E1 on the cpu clock (docs/seed-games.md §7, fixed after the plan, before its games): B gets the
+    # same CPU time a move as A and plays the simulations its own code buys.
+    ReportRow("CS-E1c", "colosseum-cpu", "cs-b-e1c", "cs-a",
+              "B (terminal test after both moves; the same 0.01 CPU-s a move as A; our bitboard end test) vs A",
+              "wins+ties", 0.544, 1000, "above", "54.4% of 1,000; +38.6% simulations a turn"),
+    ReportRow("CS-C0c", "colosseum-cpu", "cs-a", "cs-a", "control on the cpu clock (bitboard end test): A vs A",
+              "wins+ties", None, None, "none", "(ours: what equal agents score)"),
+    ReportRow("CS-E1cu", "colosseum-cpu-uf", "cs-b-e1c", "cs-a",
+              "B (terminal test after both moves; the same 0.01 CPU-s a move as A; the union-find end test) vs A",
+              "wins+ties", 0.544, 1000, "above", "54.4% of 1,000; +38.6% simulations a turn"),
+    ReportRow("CS-C0cu", "colosseum-cpu-uf", "cs-a", "cs-a", "control on the cpu clock (union-find end test): A vs A",
               "wins+ties", None, None, "none", "(ours: what equal agents score)"),
     ReportRow("CS-E4", "colosseum", "cs-a", "random", "A (the final agent on the device clock) vs random",
               "wins+ties", 0.95, None, "at least", "wins almost every time (read: at least 95%)"),
