@@ -17,7 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 from boopexp.errors import ConfigError
-from boopexp.experiments.export import CSV_COLUMNS, export_games, game_text, import_games
+from boopexp.experiments.export import CSV_COLUMNS, FIXED_HEADERS, export_games, game_text, headers, import_games
 from boopexp.experiments.store import GameStore, StoreReader, has_games_files, segment_data, segment_paths
 from boopexp.interfaces.cli import main
 from boopexp.play import replay
@@ -127,6 +127,15 @@ def test_csv_is_one_row_per_game(tmp_path):
     assert [(r["pairing"], int(r["game_index"]), r["winner"]) for r in rows] == \
         [(r["pairing"], r["game_index"], r["winner"] or "") for r in records]
     assert {r["store"] for r in rows} == {str(ABLATION), str(RESULTS / "mirror")}
+
+
+def test_fixed_headers_are_every_header_but_the_two_sides():
+    """FIXED_HEADERS (what a game's side names may not be, games.registry) is what a block has
+    besides its players' headers, a boop. game's (Blue, Red) and another game's."""
+    record = dict(StoreReader(ABLATION).records().records[0])
+    assert set(headers(record)) | {"Game", "Record"} == {*FIXED_HEADERS, "Blue", "Red"}
+    pentago = dict(next(iter(StoreReader(RESULTS / "seed-games" / "pentago-swap").records().records)))
+    assert set(headers(pentago)) | {"Record"} == {*FIXED_HEADERS, "White", "Black"}
 
 
 def test_a_game_red_opens_is_numbered_from_one_ellipsis():

@@ -241,6 +241,8 @@ BROKEN = [
      "objective gave 16.0: H and f are numbers in [-1, 1]"),
     ("bad_sides", lambda t: t.replace("SIDE_NAMES = (_MARK[-1], _MARK[1])", 'SIDE_NAMES = ("x", "X")'), None,
      "SIDE_NAMES = ('x', 'X') must be two different words of ASCII letters or digits"),
+    ("header_sides", lambda t: t.replace("SIDE_NAMES = (_MARK[-1], _MARK[1])", 'SIDE_NAMES = ("seed", "x")'), None,
+     "SIDE_NAMES = ('seed', 'x') would name a player's export header Seed"),
 ]
 
 

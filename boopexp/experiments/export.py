@@ -55,6 +55,10 @@ HEADERS: tuple[str, ...] = ("Event", "Date", "Blue", "Red", "Result", "Terminati
 GAME_HEADER = "Game"
 #: The header holding the record itself (compact JSON, without its moves).
 RECORD_HEADER = "Record"
+#: every header of a game's block but its two sides' (the game's side names, capitalised): a game
+#: whose side would take one of these names is refused by the contract check (games.registry)
+FIXED_HEADERS = ("Event", GAME_HEADER, "Date", "Result", "Termination", "StartPosition", "Seed", "Settings",
+                 "Pairing", "GameIndex", "ConfigHash", "Budget", RECORD_HEADER)
 #: PGN's unknown date: records hold no date (their games are a function of their settings).
 UNKNOWN_DATE = "????.??.??"
 #: Result tokens: Blue (p1) won, Red (p2) won, no winner (the ply cap).

@@ -342,6 +342,13 @@ def check_game(game: Game) -> None:
             and sides[0].lower() != sides[1].lower()):
         raise ConfigError(f"{where}: SIDE_NAMES = {sides!r} must be two different words of ASCII letters or digits "
                           "(p1's first, e.g. ('white', 'black'); docs/games.md, 'Values')")
+    from boopexp.experiments.export import FIXED_HEADERS
+
+    taken = [game.side_name(c, capital=True) for c in (Colour.BLUE, Colour.RED)]
+    if any(h in FIXED_HEADERS for h in taken):
+        raise ConfigError(f"{where}: SIDE_NAMES = {sides!r} would name a player's export header "
+                          f"{', '.join(h for h in taken if h in FIXED_HEADERS)}, which the export format has "
+                          f"already ({', '.join(FIXED_HEADERS)}); choose other names")
     from boopexp.engine import binding
     from boopexp.engine.outcome import DRAW
 
