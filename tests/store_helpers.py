@@ -1,5 +1,5 @@
 """Helpers of the store's tests: a name of the store patched in every room of the package, the
-summaries a store's reader gives."""
+summaries a store's reader gives, a sample of a committed store's games."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 import boopexp.experiments.store as store_package
-from boopexp.experiments.store import COLUMNS, StoreReader
+from boopexp.experiments.store import COLUMNS, StoreReader, segment_data, segment_paths
 
 
 def store_rooms() -> list[Any]:
@@ -34,3 +34,24 @@ def summaries(folder: Path) -> list[dict[str, Any]]:
     the line left out): what :func:`~boopexp.experiments.store.game_summary` of each decoded record
     gives, in reading order."""
     return [{k: v for k, v in r.items() if k != "line"} for r in StoreReader(folder).outcomes(COLUMNS).records()]
+
+
+#: the most games of one committed store that a per-game family of tests reads (every k-th line:
+#: every pairing of a store, each a hundred games or more, is in the sample;
+#: tests/test_export.py's test_the_round_trip_sample_takes_every_pairing_of_every_store holds it)
+SAMPLE_GAMES = 500
+
+
+def stored_lines(folder: Path) -> bytes:
+    """A store's lines as stored: its segments in order, then its live log."""
+    data = b"".join(segment_data(p) for p in segment_paths(folder))
+    log = folder / "games.jsonl"
+    return data + (log.read_bytes() if log.exists() else b"")
+
+
+def sampled_store(folder: Path, out: Path) -> Path:
+    """A store (a live log) of every k-th line of ``folder``'s, at most :data:`SAMPLE_GAMES` of them."""
+    lines = stored_lines(folder).splitlines(keepends=True)
+    out.mkdir()
+    (out / "games.jsonl").write_bytes(b"".join(lines[::-(-len(lines) // SAMPLE_GAMES)]))
+    return out

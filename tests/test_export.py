@@ -15,10 +15,11 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from store_helpers import SAMPLE_GAMES, sampled_store, stored_lines
 
 from boopexp.errors import ConfigError
 from boopexp.experiments.export import CSV_COLUMNS, FIXED_HEADERS, export_games, game_text, headers, import_games
-from boopexp.experiments.store import GameStore, StoreReader, has_games_files, segment_data, segment_paths
+from boopexp.experiments.store import GameStore, StoreReader, has_games_files
 from boopexp.interfaces.cli import main
 from boopexp.play import replay
 from tests.conftest import one_line
@@ -34,39 +35,19 @@ def invoke(*args: str):
     return CliRunner().invoke(main, [str(a) for a in args])
 
 
-def _stored_lines(folder: Path) -> bytes:
-    """A store's lines as stored: its segments in order, then its live log."""
-    data = b"".join(segment_data(p) for p in segment_paths(folder))
-    log = folder / "games.jsonl"
-    return data + (log.read_bytes() if log.exists() else b"")
-
-
 def test_the_committed_stores_are_found():
     assert ABLATION in STORES and len(STORES) >= 10
 
 
-#: the most games of one committed store the round trip below exports and imports (every k-th
-#: line: every pairing of a store, each a hundred games or more, is in the sample)
-ROUND_TRIP_SAMPLE = 500
-
-
-def _sampled_store(folder: Path, out: Path) -> Path:
-    """A store (a live log) of every k-th line of ``folder``'s, at most ROUND_TRIP_SAMPLE of them."""
-    lines = _stored_lines(folder).splitlines(keepends=True)
-    out.mkdir()
-    (out / "games.jsonl").write_bytes(b"".join(lines[::-(-len(lines) // ROUND_TRIP_SAMPLE)]))
-    return out
-
-
 def test_the_round_trip_sample_takes_every_pairing_of_every_store(tmp_path):
-    """The sample holds at most ROUND_TRIP_SAMPLE games and every (pairing, settings) of the store."""
+    """The sample holds at most SAMPLE_GAMES games and every (pairing, settings) of the store."""
     def pairings(lines: list[bytes]) -> set[tuple[str, str]]:
         return {(r["pairing"], r["config_hash"]) for r in map(json.loads, lines)}
 
     for i, folder in enumerate(STORES):
-        lines = _stored_lines(folder).splitlines()
-        sample = (_sampled_store(folder, tmp_path / str(i)) / "games.jsonl").read_bytes().splitlines()
-        assert len(sample) <= ROUND_TRIP_SAMPLE and (sample == lines or len(lines) > ROUND_TRIP_SAMPLE)
+        lines = stored_lines(folder).splitlines()
+        sample = (sampled_store(folder, tmp_path / str(i)) / "games.jsonl").read_bytes().splitlines()
+        assert len(sample) <= SAMPLE_GAMES and (sample == lines or len(lines) > SAMPLE_GAMES)
         assert pairings(sample) == pairings(lines), folder
 
 
@@ -74,11 +55,11 @@ def test_the_round_trip_sample_takes_every_pairing_of_every_store(tmp_path):
 def test_round_trip_of_every_committed_store(tmp_path, folder, monkeypatch):
     """export then import gives back every game exactly: the decoded records are equal (moves,
     winner, identity, settings, telemetry) and, the store having no duplicate, the lines too —
-    on every k-th game of each store (ROUND_TRIP_SAMPLE: the records of a pairing share their
+    on every k-th game of each store (SAMPLE_GAMES: the records of a pairing share their
     form; the 42,000 games took minutes of CI). (The format is tested here: playing the games is
     tested below.)"""
     monkeypatch.setattr(replay, "check_replays", lambda record, search: None)
-    sample = _sampled_store(folder, tmp_path / "sample")
+    sample = sampled_store(folder, tmp_path / "sample")
     text = tmp_path / "games.txt"
     exported = export_games([sample], text, "text")
     report = import_games(text, tmp_path / "store")
