@@ -34,6 +34,11 @@ GAMES = {"boop": "boopexp.games.boop", "connect-four": "boopexp.games.connect_fo
          "pentago-swap": "boopexp.games.pentago_swap", "colosseum": "boopexp.games.colosseum"}
 #: the sides' names of a game whose values name none (``SIDE_NAMES``): boop.'s, p1's first
 DEFAULT_SIDE_NAMES = (Colour.BLUE.value, Colour.RED.value)
+#: the export format's headers besides its two players' (``experiments.export.FIXED_HEADERS``, whose
+#: test holds them to the headers it writes): a game's side, capitalised, may not be one of them,
+#: or its player's header would overwrite it
+EXPORT_HEADERS = ("Event", "Game", "Date", "Result", "Termination", "StartPosition", "Seed", "Settings", "Pairing",
+                  "GameIndex", "ConfigHash", "Budget", "Record")
 
 
 #: A game's options as a task, a setting and a record hold them: ``(key, value)`` pairs sorted by
@@ -342,13 +347,11 @@ def check_game(game: Game) -> None:
             and sides[0].lower() != sides[1].lower()):
         raise ConfigError(f"{where}: SIDE_NAMES = {sides!r} must be two different words of ASCII letters or digits "
                           "(p1's first, e.g. ('white', 'black'); docs/games.md, 'Values')")
-    from boopexp.experiments.export import FIXED_HEADERS
-
     taken = [game.side_name(c, capital=True) for c in (Colour.BLUE, Colour.RED)]
-    if any(h in FIXED_HEADERS for h in taken):
+    if any(h in EXPORT_HEADERS for h in taken):
         raise ConfigError(f"{where}: SIDE_NAMES = {sides!r} would name a player's export header "
-                          f"{', '.join(h for h in taken if h in FIXED_HEADERS)}, which the export format has "
-                          f"already ({', '.join(FIXED_HEADERS)}); choose other names")
+                          f"{', '.join(h for h in taken if h in EXPORT_HEADERS)}, which the export format has "
+                          f"already ({', '.join(EXPORT_HEADERS)}); choose other names")
     from boopexp.engine import binding
     from boopexp.engine.outcome import DRAW
 
