@@ -18,8 +18,9 @@ from click.testing import CliRunner
 from store_helpers import SAMPLE_GAMES, sampled_store, stored_lines
 
 from boopexp.errors import ConfigError
-from boopexp.experiments.export import CSV_COLUMNS, FIXED_HEADERS, export_games, game_text, headers, import_games
+from boopexp.experiments.export import CSV_COLUMNS, export_games, game_text, headers, import_games
 from boopexp.experiments.store import GameStore, StoreReader, has_games_files
+from boopexp.games.registry import EXPORT_HEADERS
 from boopexp.interfaces.cli import main
 from boopexp.play import replay
 from tests.conftest import one_line
@@ -110,13 +111,15 @@ def test_csv_is_one_row_per_game(tmp_path):
     assert {r["store"] for r in rows} == {str(ABLATION), str(RESULTS / "mirror")}
 
 
-def test_fixed_headers_are_every_header_but_the_two_sides():
-    """FIXED_HEADERS (what a game's side names may not be, games.registry) is what a block has
+def test_export_headers_are_every_header_but_the_two_sides():
+    """games.registry.EXPORT_HEADERS (what a game's side names may not be) is what a block has
     besides its players' headers, a boop. game's (Blue, Red) and another game's."""
     record = dict(StoreReader(ABLATION).records().records[0])
-    assert set(headers(record)) | {"Game", "Record"} == {*FIXED_HEADERS, "Blue", "Red"}
+    assert set(headers(record)) | {"Game", "Record"} == {*EXPORT_HEADERS, "Blue", "Red"}
     pentago = dict(next(iter(StoreReader(RESULTS / "seed-games" / "pentago-swap").records().records)))
-    assert set(headers(pentago)) | {"Record"} == {*FIXED_HEADERS, "White", "Black"}
+    assert set(headers(pentago)) | {"Record"} == {*EXPORT_HEADERS, "White", "Black"}
+    # in the order a block is written (the Record last, game_text)
+    assert [h for h in headers(pentago) if h not in ("White", "Black")] + ["Record"] == list(EXPORT_HEADERS)
 
 
 def test_a_game_red_opens_is_numbered_from_one_ellipsis():

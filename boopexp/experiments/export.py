@@ -43,21 +43,14 @@ from boopexp.experiments.store import (
 from boopexp.game.notation import format_position, parse_move
 from boopexp.game.sides import Colour
 from boopexp.games import registry as games
-from boopexp.games.registry import DEFAULT_GAME, EXPORT_HEADERS
+from boopexp.games.registry import DEFAULT_GAME
 from boopexp.play.contract import first_mover, is_draw, pack_record, same_game, unpack_record
 from boopexp.play.identity import GameKey, check_seed, record_key
 
-#: The readable headers of boop.'s games, in the order they are written (then ``Record``); another
-#: game's headers name its players by its sides (:func:`headers`).
-HEADERS: tuple[str, ...] = ("Event", "Date", "Blue", "Red", "Result", "Termination", "StartPosition", "Seed",
-                            "Settings", "Pairing", "GameIndex", "ConfigHash", "Budget")
 #: The header naming a game other than boop. (after ``Event``; boop.'s games have none).
 GAME_HEADER = "Game"
 #: The header holding the record itself (compact JSON, without its moves).
 RECORD_HEADER = "Record"
-#: every header of a game's block but its two sides' (the game's side names, capitalised): the
-#: game contract reserves them (a game's side may not take one), so they are kept in games.registry
-FIXED_HEADERS = EXPORT_HEADERS
 #: PGN's unknown date: records hold no date (their games are a function of their settings).
 UNKNOWN_DATE = "????.??.??"
 #: Result tokens: Blue (p1) won, Red (p2) won, no winner (the ply cap).

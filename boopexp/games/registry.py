@@ -34,9 +34,11 @@ GAMES = {"boop": "boopexp.games.boop", "connect-four": "boopexp.games.connect_fo
          "pentago-swap": "boopexp.games.pentago_swap", "colosseum": "boopexp.games.colosseum"}
 #: the sides' names of a game whose values name none (``SIDE_NAMES``): boop.'s, p1's first
 DEFAULT_SIDE_NAMES = (Colour.BLUE.value, Colour.RED.value)
-#: the export format's headers besides its two players' (``experiments.export.FIXED_HEADERS``, whose
-#: test holds them to the headers it writes): a game's side, capitalised, may not be one of them,
-#: or its player's header would overwrite it
+#: **the** export format's headers (:mod:`boopexp.experiments.export`) but its two players', which
+#: follow ``Date`` and are named by the game's sides, capitalised (boop.'s ``Blue``, ``Red``), in the
+#: order they are written; ``Game`` for a game other than boop. only. A side may not take one of
+#: these names, or its player's header would overwrite it (tests/test_export.py holds the list to
+#: the headers a block is written with)
 EXPORT_HEADERS = ("Event", "Game", "Date", "Result", "Termination", "StartPosition", "Seed", "Settings", "Pairing",
                   "GameIndex", "ConfigHash", "Budget", "Record")
 
